@@ -1,0 +1,67 @@
+// Allocators: one per device type. A DataPtr owns memory through a deleter and its context.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+#include "ember/device.h"
+
+namespace ember {
+
+// Owning pointer to device memory; `deleter(ctx)` frees it. `ctx` may differ from `data`
+// (e.g. a Python object kept alive for a tensor that borrows a numpy array).
+class DataPtr {
+ public:
+  using Deleter = void (*)(void*);
+  DataPtr() = default;
+  DataPtr(void* data, void* ctx, Deleter deleter, Device device)
+      : data_(data), ctx_(ctx), deleter_(deleter), device_(device) {}
+  DataPtr(const DataPtr&) = delete;
+  DataPtr& operator=(const DataPtr&) = delete;
+  DataPtr(DataPtr&& o) noexcept { *this = std::move(o); }
+  DataPtr& operator=(DataPtr&& o) noexcept {
+    if (this != &o) {
+      reset();
+      data_ = std::exchange(o.data_, nullptr);
+      ctx_ = std::exchange(o.ctx_, nullptr);
+      deleter_ = std::exchange(o.deleter_, nullptr);
+      device_ = o.device_;
+    }
+    return *this;
+  }
+  ~DataPtr() { reset(); }
+
+  void* get() const { return data_; }
+  Device device() const { return device_; }
+  void reset() {
+    if (deleter_) deleter_(ctx_);
+    data_ = ctx_ = nullptr;
+    deleter_ = nullptr;
+  }
+
+ private:
+  void* data_ = nullptr;
+  void* ctx_ = nullptr;
+  Deleter deleter_ = nullptr;
+  Device device_;
+};
+
+class Allocator {
+ public:
+  virtual ~Allocator() = default;
+  virtual DataPtr allocate(size_t nbytes) = 0;
+};
+
+// The allocator for a device; raises a clear error for devices this build lacks.
+Allocator* get_allocator(Device device);
+void register_allocator(DeviceType type, Allocator* allocator);
+
+// Bytes currently held by live CPU tensors, and the peak since the last reset.
+struct MemoryStats {
+  int64_t allocated_bytes;
+  int64_t peak_allocated_bytes;
+};
+MemoryStats cpu_memory_stats();
+void reset_cpu_peak_memory_stats();
+
+}  // namespace ember

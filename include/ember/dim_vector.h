@@ -1,0 +1,100 @@
+// DimVector: sizes/strides with inline room for 6 dims, so most tensors need no heap allocation.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <memory>
+#include <span>
+
+namespace ember {
+
+using IntArrayRef = std::span<const int64_t>;
+
+class DimVector {
+ public:
+  static constexpr size_t kInline = 6;
+
+  DimVector() = default;
+  explicit DimVector(size_t n, int64_t value = 0) { resize(n, value); }
+  DimVector(std::initializer_list<int64_t> l) { assign(l.begin(), l.size()); }
+  DimVector(IntArrayRef r) { assign(r.data(), r.size()); }
+  DimVector(const DimVector& o) { assign(o.data(), o.size()); }
+  DimVector(DimVector&& o) noexcept { steal(o); }
+  DimVector& operator=(const DimVector& o) {
+    if (this != &o) assign(o.data(), o.size());
+    return *this;
+  }
+  DimVector& operator=(DimVector&& o) noexcept {
+    if (this != &o) { heap_.reset(); steal(o); }
+    return *this;
+  }
+
+  int64_t* data() { return heap_ ? heap_.get() : inline_; }
+  const int64_t* data() const { return heap_ ? heap_.get() : inline_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  int64_t& operator[](size_t i) { return data()[i]; }
+  int64_t operator[](size_t i) const { return data()[i]; }
+  int64_t* begin() { return data(); }
+  int64_t* end() { return data() + size_; }
+  const int64_t* begin() const { return data(); }
+  const int64_t* end() const { return data() + size_; }
+  int64_t& back() { return data()[size_ - 1]; }
+  operator IntArrayRef() const { return {data(), size_}; }
+
+  void resize(size_t n, int64_t value = 0) {
+    reserve(n);
+    for (size_t i = size_; i < n; ++i) data()[i] = value;
+    size_ = n;
+  }
+  void push_back(int64_t v) {
+    reserve(size_ + 1);
+    data()[size_++] = v;
+  }
+  void insert(size_t pos, int64_t v) {
+    reserve(size_ + 1);
+    int64_t* d = data();
+    std::memmove(d + pos + 1, d + pos, (size_ - pos) * sizeof(int64_t));
+    d[pos] = v;
+    ++size_;
+  }
+  void erase(size_t pos) {
+    int64_t* d = data();
+    std::memmove(d + pos, d + pos + 1, (size_ - pos - 1) * sizeof(int64_t));
+    --size_;
+  }
+  bool operator==(const DimVector& o) const {
+    return size_ == o.size_ && std::equal(begin(), end(), o.begin());
+  }
+
+ private:
+  void reserve(size_t n) {
+    if (n <= capacity_) return;
+    size_t cap = std::max(n, capacity_ * 2);
+    std::unique_ptr<int64_t[]> h(new int64_t[cap]);
+    std::memcpy(h.get(), data(), size_ * sizeof(int64_t));
+    heap_ = std::move(h);
+    capacity_ = cap;
+  }
+  void assign(const int64_t* p, size_t n) {
+    if (n > capacity_) { heap_.reset(); capacity_ = kInline; reserve(n); }
+    std::memmove(data(), p, n * sizeof(int64_t));
+    size_ = n;
+  }
+  void steal(DimVector& o) {
+    size_ = o.size_;
+    capacity_ = o.capacity_;
+    if (o.heap_) heap_ = std::move(o.heap_);
+    else std::memcpy(inline_, o.inline_, size_ * sizeof(int64_t));
+    o.size_ = 0;
+    o.capacity_ = kInline;
+  }
+
+  int64_t inline_[kInline];
+  std::unique_ptr<int64_t[]> heap_;
+  size_t size_ = 0;
+  size_t capacity_ = kInline;
+};
+
+}  // namespace ember

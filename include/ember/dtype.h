@@ -1,0 +1,134 @@
+// Scalar types and dtype dispatch.
+#pragma once
+#include <cstdint>
+#include <string_view>
+
+#include "ember/errors.h"
+#include "ember/float_types.h"
+
+namespace ember {
+
+enum class ScalarType : int8_t {
+  Bool, UInt8, Int8, Int16, Int32, Int64,
+  Float16, BFloat16, Float32, Float64, Float8_e4m3fn, Float8_e5m2,
+};
+inline constexpr int kNumScalarTypes = 12;
+
+inline constexpr ScalarType kBool = ScalarType::Bool;
+inline constexpr ScalarType kUInt8 = ScalarType::UInt8;
+inline constexpr ScalarType kInt8 = ScalarType::Int8;
+inline constexpr ScalarType kInt16 = ScalarType::Int16;
+inline constexpr ScalarType kInt32 = ScalarType::Int32;
+inline constexpr ScalarType kInt64 = ScalarType::Int64;
+inline constexpr ScalarType kFloat16 = ScalarType::Float16;
+inline constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
+inline constexpr ScalarType kFloat32 = ScalarType::Float32;
+inline constexpr ScalarType kFloat64 = ScalarType::Float64;
+inline constexpr ScalarType kFloat8_e4m3fn = ScalarType::Float8_e4m3fn;
+inline constexpr ScalarType kFloat8_e5m2 = ScalarType::Float8_e5m2;
+
+// Facts about one dtype; `name` is torch's spelling ("float32"), `legacy_name` the tensor type ("Float").
+struct DTypeInfo {
+  std::string_view name;
+  std::string_view legacy_name;
+  int8_t itemsize;
+  bool is_floating_point;
+  bool is_signed;
+};
+
+const DTypeInfo& dtype_info(ScalarType t);
+inline size_t element_size(ScalarType t) { return size_t(dtype_info(t).itemsize); }
+inline bool is_floating_point(ScalarType t) { return dtype_info(t).is_floating_point; }
+inline bool is_integral(ScalarType t, bool include_bool) {
+  return !is_floating_point(t) && (include_bool || t != kBool);
+}
+inline std::string_view dtype_name(ScalarType t) { return dtype_info(t).name; }
+
+// The process-wide default float dtype (torch.get_default_dtype()).
+ScalarType default_dtype();
+void set_default_dtype(ScalarType t);
+
+template <ScalarType T> struct CppTypeOf;
+template <> struct CppTypeOf<kBool> { using type = bool; };
+template <> struct CppTypeOf<kUInt8> { using type = uint8_t; };
+template <> struct CppTypeOf<kInt8> { using type = int8_t; };
+template <> struct CppTypeOf<kInt16> { using type = int16_t; };
+template <> struct CppTypeOf<kInt32> { using type = int32_t; };
+template <> struct CppTypeOf<kInt64> { using type = int64_t; };
+template <> struct CppTypeOf<kFloat16> { using type = Half; };
+template <> struct CppTypeOf<kBFloat16> { using type = BFloat16; };
+template <> struct CppTypeOf<kFloat32> { using type = float; };
+template <> struct CppTypeOf<kFloat64> { using type = double; };
+template <> struct CppTypeOf<kFloat8_e4m3fn> { using type = Float8_e4m3fn; };
+template <> struct CppTypeOf<kFloat8_e5m2> { using type = Float8_e5m2; };
+
+template <typename T> inline constexpr ScalarType scalar_type_of = ScalarType::Bool;
+template <> inline constexpr ScalarType scalar_type_of<uint8_t> = kUInt8;
+template <> inline constexpr ScalarType scalar_type_of<int8_t> = kInt8;
+template <> inline constexpr ScalarType scalar_type_of<int16_t> = kInt16;
+template <> inline constexpr ScalarType scalar_type_of<int32_t> = kInt32;
+template <> inline constexpr ScalarType scalar_type_of<int64_t> = kInt64;
+template <> inline constexpr ScalarType scalar_type_of<Half> = kFloat16;
+template <> inline constexpr ScalarType scalar_type_of<BFloat16> = kBFloat16;
+template <> inline constexpr ScalarType scalar_type_of<float> = kFloat32;
+template <> inline constexpr ScalarType scalar_type_of<double> = kFloat64;
+template <> inline constexpr ScalarType scalar_type_of<Float8_e4m3fn> = kFloat8_e4m3fn;
+template <> inline constexpr ScalarType scalar_type_of<Float8_e5m2> = kFloat8_e5m2;
+
+// Calls fn(T{}) with T the C++ type of `t`: dispatch with a templated lambda,
+//   visit_dtype(t, [&]<typename T>(T) { ... });
+template <typename Fn>
+decltype(auto) visit_dtype(ScalarType t, Fn&& fn) {
+  switch (t) {
+    case kBool: return fn(bool{});
+    case kUInt8: return fn(uint8_t{});
+    case kInt8: return fn(int8_t{});
+    case kInt16: return fn(int16_t{});
+    case kInt32: return fn(int32_t{});
+    case kInt64: return fn(int64_t{});
+    case kFloat16: return fn(Half{});
+    case kBFloat16: return fn(BFloat16{});
+    case kFloat32: return fn(float{});
+    case kFloat64: return fn(double{});
+    case kFloat8_e4m3fn: return fn(Float8_e4m3fn{});
+    case kFloat8_e5m2: return fn(Float8_e5m2{});
+  }
+  throw Error("unknown dtype");
+}
+
+// Value conversion between element types with torch's CPU semantics: floats to narrow
+// integers go through int32 (out-of-range gives INT32_MIN's low bits), NaN to bool is true.
+template <typename To, typename From>
+inline To convert(From v) {
+  if constexpr (std::is_same_v<To, From>) {
+    return v;
+  } else if constexpr (std::is_same_v<To, bool>) {
+    if constexpr (std::is_integral_v<From>) return v != 0;
+    else return static_cast<float>(v) != 0.0f || std::isnan(static_cast<float>(v));
+  } else if constexpr (std::is_integral_v<To>) {
+    if constexpr (std::is_integral_v<From>) {
+      return static_cast<To>(v);
+    } else {
+      using Wide = std::conditional_t<std::is_same_v<From, double>, double, float>;
+      Wide w = static_cast<Wide>(v);
+      if constexpr (sizeof(To) == 8) {
+        if (!(w >= -0x1p63 && w < 0x1p63)) return static_cast<To>(INT64_MIN);
+        return static_cast<To>(static_cast<int64_t>(w));
+      } else {
+        if (!(w >= -0x1p31 && w < 0x1p31)) return static_cast<To>(INT32_MIN);
+        return static_cast<To>(static_cast<int32_t>(w));
+      }
+    }
+  } else if constexpr (std::is_same_v<To, double>) {
+    if constexpr (std::is_same_v<From, bool> || std::is_integral_v<From>) return static_cast<double>(v);
+    else return static_cast<double>(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, float>) {
+    return static_cast<float>(v);
+  } else {
+    // Half, BFloat16 and float8 are built from float; doubles and int64 round through float.
+    if constexpr (std::is_same_v<From, bool>) return To(v ? 1.0f : 0.0f);
+    else return To(static_cast<float>(v));
+  }
+}
+
+}  // namespace ember

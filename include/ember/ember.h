@@ -1,0 +1,11 @@
+// The whole public C++ API: #include <ember/ember.h>
+#pragma once
+#include "ember/allocator.h"
+#include "ember/creation.h"
+#include "ember/device.h"
+#include "ember/dtype.h"
+#include "ember/errors.h"
+#include "ember/print.h"
+#include "ember/random.h"
+#include "ember/scalar.h"
+#include "ember/tensor.h"

@@ -1,0 +1,23 @@
+// Shape and stride reasoning shared by ops: broadcasting, density, dense stride inference.
+#pragma once
+#include "ember/tensor.h"
+
+namespace ember {
+
+// torch's broadcasting; raises "The size of tensor a (3) must match ..." on mismatch.
+DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b);
+
+// True when the elements exactly fill a block of memory, each once (any dim order).
+bool is_non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides);
+// Dense strides that keep the dim order of `strides` (stride-0 dims stay in place).
+DimVector infer_dense_strides(IntArrayRef sizes, IntArrayRef strides);
+
+enum class Overlap { None, Full, Partial, TooHard };
+// Whether a tensor refers to one memory location from several indices (e.g. expanded dims).
+Overlap internal_overlap(const Tensor& t);
+// How the memory of two tensors relates.
+Overlap overlap(const Tensor& a, const Tensor& b);
+// Raises torch's error when writing to `t` would hit one location from several elements.
+void check_no_internal_overlap(const Tensor& t);
+
+}  // namespace ember

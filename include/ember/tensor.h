@@ -1,0 +1,136 @@
+// Tensor: a cheap handle to a TensorImpl (storage + sizes, strides, offset, dtype).
+#pragma once
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "ember/device.h"
+#include "ember/dim_vector.h"
+#include "ember/dtype.h"
+#include "ember/scalar.h"
+#include "ember/storage.h"
+
+namespace ember {
+
+struct TensorImpl {
+  Storage storage;
+  DimVector sizes;
+  DimVector strides;
+  int64_t storage_offset = 0;
+  int64_t numel = 1;
+  ScalarType dtype = kFloat32;
+  bool is_contiguous = true;
+  bool requires_grad = false;
+
+  TensorImpl(Storage s, DimVector sz, DimVector st, int64_t offset, ScalarType dt);
+  // Recomputes numel and contiguity after sizes/strides change.
+  void refresh_metadata();
+};
+
+struct TensorOptions {
+  std::optional<ScalarType> dtype;
+  Device device = kCPU;
+  bool requires_grad = false;
+  bool pin_memory = false;
+
+  TensorOptions() = default;
+  TensorOptions(ScalarType t) : dtype(t) {}
+  TensorOptions(Device d) : device(d) {}
+  TensorOptions with_dtype(ScalarType t) const { auto o = *this; o.dtype = t; return o; }
+  TensorOptions with_device(Device d) const { auto o = *this; o.device = d; return o; }
+  TensorOptions with_requires_grad(bool r) const { auto o = *this; o.requires_grad = r; return o; }
+  ScalarType dtype_or_default() const { return dtype.value_or(default_dtype()); }
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  // A tensor that views `storage` with the given geometry.
+  static Tensor make(Storage storage, DimVector sizes, DimVector strides, int64_t offset,
+                     ScalarType dtype);
+
+  // ---- properties
+  bool defined() const { return impl_ != nullptr; }
+  TensorImpl* impl() const { return impl_.get(); }
+  IntArrayRef sizes() const { return impl_->sizes; }
+  IntArrayRef strides() const { return impl_->strides; }
+  int64_t size(int64_t dim) const;
+  int64_t stride(int64_t dim) const;
+  int64_t dim() const { return int64_t(impl_->sizes.size()); }
+  int64_t numel() const { return impl_->numel; }
+  ScalarType dtype() const { return impl_->dtype; }
+  Device device() const { return impl_->storage.device(); }
+  int64_t storage_offset() const { return impl_->storage_offset; }
+  bool is_contiguous() const { return impl_->is_contiguous; }
+  size_t element_size() const { return ember::element_size(dtype()); }
+  size_t nbytes() const { return size_t(numel()) * element_size(); }
+  bool is_floating_point() const { return ember::is_floating_point(dtype()); }
+  const Storage& storage() const { return impl_->storage; }
+  void* data_ptr() const {
+    return static_cast<char*>(impl_->storage.data()) + impl_->storage_offset * int64_t(element_size());
+  }
+  template <typename T>
+  T* data_ptr() const { return static_cast<T*>(data_ptr()); }
+  bool requires_grad() const { return impl_->requires_grad; }
+  Tensor& requires_grad_(bool requires_grad = true);
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+
+  Scalar item() const;
+  std::string repr() const;  // torch's repr
+
+  // ---- views (share storage with this tensor)
+  Tensor view(IntArrayRef sizes) const;
+  Tensor view(ScalarType dtype) const;
+  Tensor reshape(IntArrayRef sizes) const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor t() const;
+  Tensor mT() const;
+  Tensor permute(IntArrayRef dims) const;
+  Tensor squeeze() const;
+  Tensor squeeze(IntArrayRef dims) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor unflatten(int64_t dim, IntArrayRef sizes) const;
+  Tensor expand(IntArrayRef sizes) const;
+  Tensor expand_as(const Tensor& other) const { return expand(other.sizes()); }
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
+               int64_t step = 1) const;
+  Tensor unfold(int64_t dim, int64_t size, int64_t step) const;
+  Tensor as_strided(IntArrayRef sizes, IntArrayRef strides,
+                    std::optional<int64_t> storage_offset = std::nullopt) const;
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> split_with_sizes(IntArrayRef split_sizes, int64_t dim = 0) const;
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  std::vector<Tensor> unbind(int64_t dim = 0) const;
+  Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
+  Tensor movedim(IntArrayRef source, IntArrayRef destination) const;
+  Tensor alias() const;
+
+  // ---- copies
+  Tensor contiguous() const;
+  Tensor clone() const;
+  Tensor to(ScalarType dtype, bool copy = false) const;
+  Tensor to(Device device, bool copy = false) const;
+  Tensor& copy_(const Tensor& src);
+  Tensor& fill_(const Scalar& value);
+  Tensor& zero_() { return fill_(0); }
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+// Wraps a negative dim and checks its range, raising IndexError as torch does.
+int64_t wrap_dim(int64_t dim, int64_t ndim);
+// Strides of a contiguous tensor of these sizes.
+DimVector contiguous_strides(IntArrayRef sizes);
+// Product of sizes; raises on negative sizes.
+int64_t checked_numel(IntArrayRef sizes);
+
+}  // namespace ember

@@ -1,0 +1,102 @@
+// Shared pieces of the Python bindings: type casters for dtype, device and Scalar, and
+// helpers that turn Python arguments (sizes, indices) into C++ values.
+#pragma once
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "ember/ember.h"
+
+namespace nb = nanobind;
+
+namespace ember::py {
+
+// The singleton Python object for each dtype (ember.float32 ...).
+nb::handle dtype_object(ScalarType t);
+// The dtype an object names: an ember dtype, or the Python types bool, int, float.
+std::optional<ScalarType> dtype_from_object(nb::handle h);
+// A device from a device object, a string ("cuda:1") or an int (a CUDA index); None gives nullopt.
+std::optional<Device> device_from_object(nb::handle h);
+// TensorOptions from the keyword arguments every factory takes.
+TensorOptions make_options(std::optional<ScalarType> dtype, nb::handle device, bool requires_grad,
+                           bool pin_memory = false);
+nb::object device_object(Device d);
+
+// Sizes given as varargs (2, 3), one sequence ((2, 3) or [2, 3] or a Size), or a keyword.
+DimVector sizes_from_args(const nb::args& args, const char* fn);
+DimVector int_list(nb::handle seq, const char* what);
+// Builds an ember.Size (a tuple subclass) from sizes.
+nb::object make_size(IntArrayRef sizes);
+
+// Python value for a Scalar: bool, int or float.
+nb::object scalar_to_python(const Scalar& s);
+
+// Keyword arguments shared by factory functions.
+#define EMBER_FACTORY_KWARGS_PLAIN                                                               \
+  nb::arg("out") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("layout") = nb::none(),   \
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("pin_memory") = false
+
+void init_dtype(nb::module_& m);
+void init_device(nb::module_& m);
+void init_tensor(nb::module_& m);
+void init_views(nb::class_<Tensor>& cls);
+void init_indexing(nb::class_<Tensor>& cls);
+Tensor index_view(const Tensor& self, nb::handle index);
+void init_interop(nb::module_& m, nb::class_<Tensor>& cls);
+void init_creation(nb::module_& m);
+void init_random(nb::module_& m);
+
+}  // namespace ember::py
+
+NAMESPACE_BEGIN(NB_NAMESPACE)
+NAMESPACE_BEGIN(detail)
+
+template <> struct type_caster<ember::ScalarType> {
+  NB_TYPE_CASTER(ember::ScalarType, const_name("dtype"))
+  bool from_python(handle src, uint8_t, cleanup_list*) noexcept {
+    auto t = ember::py::dtype_from_object(src);
+    if (!t) return false;
+    value = *t;
+    return true;
+  }
+  static handle from_cpp(ember::ScalarType t, rv_policy, cleanup_list*) noexcept {
+    return ember::py::dtype_object(t).inc_ref();
+  }
+};
+
+template <> struct type_caster<ember::Scalar> {
+  NB_TYPE_CASTER(ember::Scalar, const_name("bool | int | float"))
+  bool from_python(handle src, uint8_t flags, cleanup_list*) noexcept {
+    PyObject* o = src.ptr();
+    if (PyBool_Check(o)) { value = ember::Scalar(o == Py_True); return true; }
+    if (PyLong_Check(o)) {
+      int overflow = 0;
+      long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+      if (overflow) { PyErr_Clear(); return false; }
+      value = ember::Scalar(int64_t(v));
+      return true;
+    }
+    if (PyFloat_Check(o)) { value = ember::Scalar(PyFloat_AS_DOUBLE(o)); return true; }
+    if (!(flags & uint8_t(cast_flags::convert))) return false;
+    if (PyIndex_Check(o)) {  // numpy integers
+      long long v = PyLong_AsLongLong(o);
+      if (v == -1 && PyErr_Occurred()) { PyErr_Clear(); return false; }
+      value = ember::Scalar(int64_t(v));
+      return true;
+    }
+    if (PyNumber_Check(o) && Py_TYPE(o)->tp_as_number->nb_float) {  // numpy floats
+      double v = PyFloat_AsDouble(o);
+      if (v == -1.0 && PyErr_Occurred()) { PyErr_Clear(); return false; }
+      value = ember::Scalar(v);
+      return true;
+    }
+    return false;
+  }
+  static handle from_cpp(const ember::Scalar& s, rv_policy, cleanup_list*) noexcept {
+    return ember::py::scalar_to_python(s).release();
+  }
+};
+
+NAMESPACE_END(detail)
+NAMESPACE_END(NB_NAMESPACE)

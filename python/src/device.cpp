@@ -1,0 +1,62 @@
+// ember.device and the CUDA availability queries.
+#include "bindings.h"
+
+namespace ember::py {
+
+std::optional<Device> device_from_object(nb::handle h) {
+  if (h.is_none()) return std::nullopt;
+  if (nb::isinstance<Device>(h)) return nb::cast<Device>(h);
+  if (PyUnicode_Check(h.ptr())) return Device(nb::cast<std::string_view>(h));
+  if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
+    int64_t i = nb::cast<int64_t>(h);
+    EMBER_CHECK(i >= 0, Error, "Device index must not be negative");
+    return Device(DeviceType::CUDA, int8_t(i));
+  }
+  throw TypeError(str("expected a device, a device string or an index, got ",
+                      nb::inst_name(h).c_str()));
+}
+
+TensorOptions make_options(std::optional<ScalarType> dtype, nb::handle device, bool requires_grad, bool pin_memory) {
+  TensorOptions o;
+  o.dtype = dtype;
+  if (auto d = device_from_object(device)) o.device = *d;
+  o.requires_grad = requires_grad;
+  o.pin_memory = pin_memory;
+  return o;
+}
+
+nb::object device_object(Device d) { return nb::cast(d); }
+
+void init_device(nb::module_& m) {
+  nb::class_<Device>(m, "device")
+      .def("__init__", [](Device* self, nb::handle spec) {
+        auto d = device_from_object(spec);
+        EMBER_CHECK(d, TypeError, "device() received an invalid combination of arguments: got None");
+        new (self) Device(*d);
+      }, nb::arg("type"))
+      .def("__init__", [](Device* self, const std::string& type, int64_t index) {
+        EMBER_CHECK(type.find(':') == std::string::npos, ValueError,
+                    "type (string) must not include an index because index was passed explicitly: ", type);
+        EMBER_CHECK(index >= 0, Error, "Device index must not be negative");
+        Device d(type);
+        d.index = int8_t(index);
+        new (self) Device(d);
+      }, nb::arg("type"), nb::arg("index"))
+      .def_prop_ro("type", [](const Device& d) { return std::string(device_type_name(d.type)); })
+      .def_prop_ro("index", [](const Device& d) -> std::optional<int> {
+        return d.has_index() ? std::optional<int>(d.index) : std::nullopt;
+      })
+      .def("__str__", &Device::str)
+      .def("__repr__", [](const Device& d) {
+        std::string s = "device(type='" + std::string(device_type_name(d.type)) + "'";
+        if (d.has_index()) s += ", index=" + std::to_string(d.index);
+        return s + ")";
+      })
+      .def("__eq__", [](const Device& a, nb::handle b) { return nb::isinstance<Device>(b) && nb::cast<Device>(b) == a; })
+      .def("__hash__", [](const Device& d) { return int(d.type) * 256 + d.index; });
+
+  m.def("_cuda_is_available", [] { return false; });
+  m.def("_cuda_device_count", [] { return 0; });
+}
+
+}  // namespace ember::py

@@ -1,0 +1,100 @@
+// Basic indexing: integers, slices, None, Ellipsis and bools, for reads and writes.
+#include "bindings.h"
+
+namespace ember::py {
+
+namespace {
+
+bool consumes_dim(PyObject* o) { return o != Py_None && o != Py_Ellipsis && !PyBool_Check(o); }
+
+Tensor select_checked(const Tensor& t, int64_t dim, int64_t index, int64_t real_dim) {
+  EMBER_CHECK(t.dim() > dim, IndexError, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
+  int64_t size = t.sizes()[size_t(dim)];
+  EMBER_CHECK(index >= -size && index < size, IndexError, "index ", index, " is out of bounds for dimension ",
+              real_dim, " with size ", size);
+  return t.select(dim, index);
+}
+
+// Applies one index item at working dim `dim`; returns the dims it advanced.
+Tensor apply_item(const Tensor& t, PyObject* o, int64_t& dim, int64_t& real_dim, int64_t ellipsis_dims) {
+  if (PyLong_Check(o) && !PyBool_Check(o)) {
+    int overflow = 0;
+    long long i = PyLong_AsLongLongAndOverflow(o, &overflow);
+    EMBER_CHECK(!overflow, IndexError, "index is too large for a tensor index");
+    Tensor r = select_checked(t, dim, i, real_dim);
+    ++real_dim;
+    return r;
+  }
+  if (PySlice_Check(o)) {
+    Py_ssize_t start, stop, step;
+    if (PySlice_Unpack(o, &start, &stop, &step) < 0) throw nb::python_error();
+    EMBER_CHECK(step > 0, ValueError, "step must be greater than zero");
+    auto* s = reinterpret_cast<PySliceObject*>(o);
+    Tensor r = t.slice(dim, s->start == Py_None ? std::nullopt : std::optional<int64_t>(start),
+                       s->stop == Py_None ? std::nullopt : std::optional<int64_t>(stop), step);
+    ++dim;
+    ++real_dim;
+    return r;
+  }
+  if (o == Py_None || PyBool_Check(o)) {
+    Tensor r = t.unsqueeze(dim);
+    if (o == Py_False) r = r.slice(dim, 0, 0, 1);
+    ++dim;
+    ++real_dim;
+    return r;
+  }
+  if (o == Py_Ellipsis) {
+    dim += ellipsis_dims;
+    real_dim += ellipsis_dims;
+    return t;
+  }
+  if (nb::isinstance<Tensor>(nb::handle(o)) || PyList_Check(o)) {
+    throw NotImplementedError("indexing with tensors or lists (advanced indexing) is not supported yet; "
+                              "use integers, slices, None and ...");
+  }
+  throw IndexError(str("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+                       "indices (got ", Py_TYPE(o)->tp_name, ")"));
+}
+
+}  // namespace
+
+Tensor index_view(const Tensor& self, nb::handle index) {
+  PyObject* o = index.ptr();
+  if (!PyTuple_Check(o)) {
+    int64_t dim = 0, real_dim = 0;
+    if (o == Py_Ellipsis) return self.alias();
+    EMBER_CHECK(!consumes_dim(o) || self.dim() >= 1, IndexError, "invalid index of a 0-dim tensor. Use `tensor.item()` "
+                "in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
+    return apply_item(self, o, dim, real_dim, 0);
+  }
+  Py_ssize_t n = PyTuple_GET_SIZE(o);
+  int64_t consumed = 0, ellipses = 0;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* item = PyTuple_GET_ITEM(o, i);
+    consumed += consumes_dim(item);
+    ellipses += item == Py_Ellipsis;
+  }
+  EMBER_CHECK(ellipses <= 1, IndexError, "an index can only have a single ellipsis ('...')");
+  EMBER_CHECK(consumed <= self.dim(), IndexError, "too many indices for tensor of dimension ", self.dim());
+  Tensor result = self.alias();
+  int64_t dim = 0, real_dim = 0;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    result = apply_item(result, PyTuple_GET_ITEM(o, i), dim, real_dim, self.dim() - consumed);
+  }
+  return result;
+}
+
+void init_indexing(nb::class_<Tensor>& cls) {
+  cls.def("__getitem__", &index_view)
+      .def("__setitem__", [](Tensor& self, nb::handle index, nb::handle value) {
+        Tensor target = index_view(self, index);
+        if (nb::isinstance<Tensor>(value)) {
+          target.copy_(nb::cast<const Tensor&>(value));
+        } else {
+          target.fill_(nb::cast<Scalar>(value));
+        }
+      });
+}
+
+}  // namespace ember::py

@@ -1,0 +1,285 @@
+// Data in and out of tensors: Python lists and scalars, numpy (shared memory), DLPack,
+// tolist(), and the storage objects.
+#include <nanobind/ndarray.h>
+
+#include "bindings.h"
+
+namespace ember::py {
+
+namespace {
+
+using AnyArray = nb::ndarray<nb::ro>;
+
+nb::dlpack::dtype to_dlpack(ScalarType t) {
+  using Code = nb::dlpack::dtype_code;
+  auto bits = uint8_t(element_size(t) * 8);
+  Code code = Code::Int;
+  switch (t) {
+    case kBool: code = Code::Bool; break;
+    case kUInt8: code = Code::UInt; break;
+    case kFloat16: case kFloat32: case kFloat64: code = Code::Float; break;
+    case kBFloat16: code = Code::Bfloat; break;
+    case kFloat8_e4m3fn: code = Code::Float8_E4M3FN; break;
+    case kFloat8_e5m2: code = Code::Float8_E5M2; break;
+    default: break;
+  }
+  return {uint8_t(code), bits, 1};
+}
+
+std::optional<ScalarType> from_dlpack_dtype(nb::dlpack::dtype d) {
+  for (int i = 0; i < kNumScalarTypes; ++i) {
+    if (to_dlpack(ScalarType(i)) == d) return ScalarType(i);
+  }
+  return std::nullopt;
+}
+
+// A tensor over an imported array's memory; the array stays alive as long as the storage.
+Tensor tensor_from_array(const AnyArray& arr, const char* source) {
+  auto dtype = from_dlpack_dtype(arr.dtype());
+  EMBER_CHECK(dtype, TypeError, "can't convert ", source, " of this dtype. The only supported types are: float64, "
+              "float32, float16, bfloat16, float8_e4m3fn, float8_e5m2, int64, int32, int16, int8, uint8, and bool.");
+  DimVector sizes, strides;
+  for (size_t i = 0; i < arr.ndim(); ++i) {
+    sizes.push_back(int64_t(arr.shape(i)));
+    strides.push_back(arr.stride(i));
+    EMBER_CHECK(arr.stride(i) >= 0, ValueError, "At least one stride in the given numpy array is negative, and tensors "
+                "with negative strides are not currently supported. (You can probably work around this by making a "
+                "copy of your array  with array.copy().) ");
+  }
+  EMBER_CHECK(arr.device_type() == nb::device::cpu::value, Error, "only CPU arrays can be imported in this build");
+  auto* keep = new AnyArray(arr);
+  return from_blob(const_cast<void*>(arr.data()), sizes, strides, *dtype, kCPU, keep, [](void* p) {
+    nb::gil_scoped_acquire gil;
+    delete static_cast<AnyArray*>(p);
+  });
+}
+
+template <typename Framework>
+nb::ndarray<Framework> export_array(const Tensor& t) {
+  EMBER_CHECK(t.device().is_cpu(), TypeError, "can't convert ", t.device().str(),
+              " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
+  auto* keep = new Tensor(t);
+  nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<Tensor*>(p); });
+  std::vector<size_t> shape(t.sizes().begin(), t.sizes().end());
+  return nb::ndarray<Framework>(t.data_ptr(), shape.size(), shape.data(), owner, t.strides().data(),
+                                to_dlpack(t.dtype()), nb::device::cpu::value);
+}
+
+nb::object to_numpy(const Tensor& t, bool force) {
+  EMBER_CHECK(force || !t.requires_grad(), Error,
+              "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
+  ScalarType dt = t.dtype();
+  EMBER_CHECK(dt != kBFloat16 && dt != kFloat8_e4m3fn && dt != kFloat8_e5m2, TypeError,
+              "Got unsupported ScalarType ", dtype_info(dt).legacy_name);
+  return export_array<nb::numpy>(t).cast();
+}
+
+bool is_numpy_array(nb::handle h) {
+  PyTypeObject* tp = Py_TYPE(h.ptr());
+  return std::string_view(tp->tp_name) == "numpy.ndarray";
+}
+
+// ---- Python data -> tensor
+
+enum class Kind { Bool = 0, Int = 1, Float = 2 };
+
+ScalarType kind_dtype(Kind k) { return k == Kind::Bool ? kBool : k == Kind::Int ? kInt64 : default_dtype(); }
+
+bool is_sequence(PyObject* o) { return PyList_Check(o) || PyTuple_Check(o); }
+
+// Shape of nested sequences, read along the first elements (as torch does).
+DimVector infer_shape(PyObject* o) {
+  DimVector sizes;
+  while (is_sequence(o)) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    sizes.push_back(n);
+    if (n == 0) break;
+    o = PySequence_Fast_ITEMS(o)[0];
+  }
+  if (!is_sequence(o) && nb::isinstance<Tensor>(nb::handle(o))) {
+    for (int64_t s : nb::cast<const Tensor&>(nb::handle(o)).sizes()) sizes.push_back(s);
+  }
+  return sizes;
+}
+
+struct Filler {
+  const DimVector& sizes;
+  Kind kind = Kind::Bool;
+  bool any_leaf = false;
+
+  // Visits every leaf, checking lengths; fn(leaf).
+  template <typename Fn>
+  void walk(PyObject* o, size_t depth, Fn&& fn) {
+    if (depth < sizes.size() && is_sequence(o)) {
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+      EMBER_CHECK(n == sizes[depth], ValueError, "expected sequence of length ", sizes[depth], " at dim ", depth,
+                  " (got ", n, ")");
+      PyObject** items = PySequence_Fast_ITEMS(o);
+      for (Py_ssize_t i = 0; i < n; ++i) walk(items[i], depth + 1, fn);
+      return;
+    }
+    if (nb::isinstance<Tensor>(nb::handle(o))) {
+      const Tensor& t = nb::cast<const Tensor&>(nb::handle(o));
+      EMBER_CHECK(t.dim() == int64_t(sizes.size() - depth), ValueError, "expected sequence of length ",
+                  sizes[depth], " at dim ", depth, " (got a tensor of ", t.dim(), " dims)");
+      Tensor c = t.contiguous();
+      for (int64_t i = 0; i < c.numel(); ++i) fn(nb::handle(), &c, i);
+      return;
+    }
+    EMBER_CHECK(depth == sizes.size(), ValueError, "expected sequence of length ", sizes[depth], " at dim ", depth,
+                " (got scalar)");
+    fn(nb::handle(o), nullptr, 0);
+  }
+
+  void note_kind(nb::handle leaf, const Tensor* t) {
+    Kind k;
+    if (t) {
+      k = t->dtype() == kBool ? Kind::Bool : t->is_floating_point() ? Kind::Float : Kind::Int;
+    } else {
+      PyObject* o = leaf.ptr();
+      if (PyBool_Check(o)) k = Kind::Bool;
+      else if (PyLong_Check(o) || (PyIndex_Check(o) && !PyFloat_Check(o))) k = Kind::Int;
+      else if (PyFloat_Check(o) || PyNumber_Check(o)) k = Kind::Float;
+      else throw TypeError(str("new(): invalid data type '", Py_TYPE(o)->tp_name, "'"));
+    }
+    kind = std::max(kind, k);
+    any_leaf = true;
+  }
+};
+
+template <typename T>
+T leaf_value(nb::handle leaf, const Tensor* t, int64_t i) {
+  if (t) {
+    return visit_dtype(t->dtype(), [&]<typename S>(S) { return convert<T>(t->data_ptr<S>()[i]); });
+  }
+  PyObject* o = leaf.ptr();
+  if (PyBool_Check(o)) return convert<T>(o == Py_True);
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    EMBER_CHECK(!overflow, Error, "Overflow when unpacking long");
+    return convert<T>(int64_t(v));
+  }
+  if (PyFloat_Check(o)) return convert<T>(PyFloat_AS_DOUBLE(o));
+  if (PyIndex_Check(o)) return convert<T>(int64_t(nb::cast<int64_t>(leaf)));
+  double v = PyFloat_AsDouble(o);
+  if (v == -1.0 && PyErr_Occurred()) throw nb::python_error();
+  return convert<T>(v);
+}
+
+Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype) {
+  PyObject* o = data.ptr();
+  DimVector sizes = infer_shape(o);
+  Filler filler{sizes};
+  if (!dtype) {
+    filler.walk(o, 0, [&](nb::handle leaf, const Tensor* t, int64_t) { filler.note_kind(leaf, t); });
+    dtype = filler.any_leaf ? kind_dtype(filler.kind) : default_dtype();
+  }
+  Tensor out = empty(sizes, TensorOptions(*dtype));
+  visit_dtype(*dtype, [&]<typename T>(T) {
+    T* p = out.data_ptr<T>();
+    int64_t k = 0;
+    filler.walk(o, 0, [&](nb::handle leaf, const Tensor* t, int64_t i) { p[k++] = leaf_value<T>(leaf, t, i); });
+  });
+  return out;
+}
+
+// ---- tensor -> Python data
+
+nb::object element_object(const Tensor& t, const char* p) {
+  return visit_dtype(t.dtype(), [&]<typename T>(T) -> nb::object {
+    T v = *reinterpret_cast<const T*>(p);
+    if constexpr (std::is_same_v<T, bool>) return nb::bool_(v);
+    else if constexpr (std::is_integral_v<T>) return nb::int_(int64_t(v));
+    else return nb::float_(convert<double>(v));
+  });
+}
+
+nb::object tolist_at(const Tensor& t, size_t dim, const char* p) {
+  if (dim == size_t(t.dim())) return element_object(t, p);
+  int64_t n = t.sizes()[dim], step = t.strides()[dim] * int64_t(t.element_size());
+  PyObject* list = PyList_New(Py_ssize_t(n));
+  for (int64_t i = 0; i < n; ++i) PyList_SET_ITEM(list, i, tolist_at(t, dim + 1, p + i * step).release().ptr());
+  return nb::steal(list);
+}
+
+// untyped_storage() / storage(): the buffer behind a tensor.
+struct StorageView {
+  Storage storage;
+  std::optional<ScalarType> dtype;  // set for typed storage
+  size_t itemsize() const { return dtype ? element_size(*dtype) : 1; }
+};
+
+}  // namespace
+
+void init_interop(nb::module_& m, nb::class_<Tensor>& cls) {
+  cls.def("numpy", [](const Tensor& t, bool force) { return to_numpy(t, force); }, nb::arg("force") = false)
+      .def("__array__", [](const Tensor& t, nb::handle dtype, nb::handle) {
+        nb::object arr = to_numpy(t, false);
+        return dtype.is_none() ? arr : arr.attr("astype")(dtype);
+      }, nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none())
+      .def("__dlpack__", [](const Tensor& t, const nb::kwargs& kwargs) {
+        return export_array<nb::no_framework>(t).cast().attr("__dlpack__")(**kwargs);
+      })
+      .def("__dlpack_device__", [](const Tensor& t) { return nb::make_tuple(1, 0); })
+      .def("tolist", [](const Tensor& t) { return tolist_at(t, 0, static_cast<const char*>(t.data_ptr())); })
+      .def("untyped_storage", [](const Tensor& t) { return StorageView{t.storage(), std::nullopt}; })
+      .def("storage", [](const Tensor& t) { return StorageView{t.storage(), t.dtype()}; });
+
+  nb::class_<StorageView>(m, "UntypedStorage")
+      .def("data_ptr", [](const StorageView& s) { return reinterpret_cast<uintptr_t>(s.storage.data()); })
+      .def("nbytes", [](const StorageView& s) { return s.storage.nbytes(); })
+      .def("size", [](const StorageView& s) { return s.storage.nbytes() / s.itemsize(); })
+      .def("__len__", [](const StorageView& s) { return s.storage.nbytes() / s.itemsize(); })
+      .def("element_size", &StorageView::itemsize)
+      .def_prop_ro("dtype", [](const StorageView& s) { return s.dtype.value_or(kUInt8); })
+      .def_prop_ro("device", [](const StorageView& s) { return device_object(s.storage.device()); });
+
+  m.def("tensor", [](nb::handle data, std::optional<ScalarType> dtype, nb::handle device, bool requires_grad, bool pin_memory) {
+    TensorOptions options = make_options(dtype, device, requires_grad, pin_memory);
+    Tensor t;
+    if (nb::isinstance<Tensor>(data)) {
+      t = nb::cast<const Tensor&>(data).to(dtype.value_or(nb::cast<const Tensor&>(data).dtype())).clone();
+    } else if (is_numpy_array(data)) {
+      t = tensor_from_array(nb::cast<AnyArray>(data), "np.ndarray");
+      t = t.to(dtype.value_or(t.dtype()), true);
+    } else {
+      t = tensor_from_data(data, dtype);
+    }
+    if (!options.device.is_cpu()) t = t.to(options.device);
+    if (requires_grad) t.requires_grad_(true);
+    return t;
+  }, nb::arg("data"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+     nb::arg("requires_grad") = false, nb::arg("pin_memory") = false);
+
+  m.def("as_tensor", [](nb::handle data, std::optional<ScalarType> dtype, nb::handle device) {
+    auto dev = device_from_object(device);
+    Tensor t;
+    if (nb::isinstance<Tensor>(data)) t = nb::cast<const Tensor&>(data);
+    else if (is_numpy_array(data)) t = tensor_from_array(nb::cast<AnyArray>(data), "np.ndarray");
+    else t = tensor_from_data(data, dtype);
+    if (dtype) t = t.to(*dtype);
+    if (dev) t = t.to(*dev);
+    return t;
+  }, nb::arg("data"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
+
+  m.def("from_numpy", [](nb::handle arr) {
+    EMBER_CHECK(is_numpy_array(arr), TypeError, "expected np.ndarray (got ", Py_TYPE(arr.ptr())->tp_name, ")");
+    AnyArray a;
+    try {
+      a = nb::cast<AnyArray>(arr);
+    } catch (const nb::cast_error&) {
+      throw TypeError(str("can't convert np.ndarray of type ", nb::str(arr.attr("dtype")).c_str(),
+                          ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, "
+                          "uint8, and bool."));
+    }
+    return tensor_from_array(a, "np.ndarray");
+  }, nb::arg("ndarray"));
+
+  m.def("from_dlpack", [](nb::handle ext) {
+    if (nb::isinstance<Tensor>(ext)) return nb::cast<Tensor>(ext);
+    return tensor_from_array(nb::cast<AnyArray>(ext), "a DLPack capsule");
+  }, nb::arg("ext_tensor"));
+}
+
+}  // namespace ember::py

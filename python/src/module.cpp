@@ -1,0 +1,46 @@
+// The extension module ember._C: one init function per area.
+#include "bindings.h"
+#include "ember/parallel.h"
+
+NB_MODULE(_C, m) {
+  using namespace ember;
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const IndexError& e) {
+      PyErr_SetString(PyExc_IndexError, e.what());
+    } catch (const TypeError& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    } catch (const ValueError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const NotImplementedError& e) {
+      PyErr_SetString(PyExc_NotImplementedError, e.what());
+    } catch (const DeviceUnavailableError& e) {
+      PyErr_SetString(PyExc_AssertionError, e.what());
+    }
+  });
+  py::init_dtype(m);
+  py::init_device(m);
+  py::init_tensor(m);
+  py::init_creation(m);
+  py::init_random(m);
+
+  m.def("_set_printoptions", [](std::optional<int> precision, std::optional<int64_t> threshold,
+                                std::optional<int64_t> edgeitems, std::optional<int64_t> linewidth,
+                                std::optional<std::string> profile, std::optional<bool> sci_mode) {
+    set_printoptions(precision, threshold, edgeitems, linewidth,
+                     profile ? std::optional<std::string_view>(*profile) : std::nullopt, sci_mode);
+  });
+  m.def("_get_printoptions", [] {
+    const PrintOptions& o = print_options();
+    nb::dict d;
+    d["precision"] = o.precision;
+    d["threshold"] = o.threshold == INT64_MAX ? nb::object(nb::float_(INFINITY)) : nb::object(nb::int_(o.threshold));
+    d["edgeitems"] = o.edgeitems;
+    d["linewidth"] = o.linewidth;
+    d["sci_mode"] = o.sci_mode ? nb::object(nb::bool_(*o.sci_mode)) : nb::none();
+    return d;
+  });
+  m.def("set_num_threads", &set_num_threads, nb::arg("int"));
+  m.def("get_num_threads", &get_num_threads);
+}

@@ -1,0 +1,92 @@
+// Random sampling: Generator, manual_seed, rand/randn/randint/randperm/normal and in-place samplers.
+#include "bindings.h"
+
+namespace ember::py {
+
+namespace {
+
+Generator* gen_ptr(std::optional<Generator*> g) { return g ? *g : nullptr; }
+
+}  // namespace
+
+void init_random(nb::module_& m) {
+  nb::class_<Generator>(m, "Generator")
+      .def("__init__", [](Generator* self, nb::handle device) {
+        auto d = device_from_object(device);
+        EMBER_CHECK(!d || d->is_cpu(), DeviceUnavailableError, "Generator on ", d->str(), " needs CUDA support");
+        new (self) Generator();
+        self->seed();
+      }, nb::arg("device") = "cpu")
+      .def("manual_seed", [](Generator& g, int64_t seed) -> Generator& {
+        g.manual_seed(uint64_t(seed));
+        return g;
+      }, nb::arg("seed"), nb::rv_policy::reference)
+      .def("initial_seed", &Generator::initial_seed)
+      .def("seed", &Generator::seed)
+      .def("get_state", &Generator::get_state)
+      .def("set_state", [](Generator& g, const Tensor& s) -> Generator& {
+        g.set_state(s);
+        return g;
+      }, nb::arg("new_state"), nb::rv_policy::reference)
+      .def_prop_ro("device", [](const Generator&) { return device_object(kCPU); });
+
+  m.attr("default_generator") = nb::cast(&default_generator(), nb::rv_policy::reference);
+  m.def("manual_seed", [](int64_t seed) -> Generator& {
+    manual_seed(uint64_t(seed));
+    return default_generator();
+  }, nb::arg("seed"), nb::rv_policy::reference);
+  m.def("initial_seed", [] { return initial_seed(); });
+  m.def("seed", [] { return default_generator().seed(); });
+  m.def("get_rng_state", [] { return default_generator().get_state(); });
+  m.def("set_rng_state", [](const Tensor& s) { default_generator().set_state(s); }, nb::arg("new_state"));
+
+  auto def_sampler = [&](const char* name, Tensor (*fn)(IntArrayRef, const TensorOptions&, Generator*)) {
+    m.def(name, [fn](const nb::args& size, std::optional<Generator*> gen, nb::handle out, std::optional<ScalarType> dtype,
+                     nb::handle, nb::handle device, bool requires_grad, bool pin_memory) {
+      return fn(sizes_from_args(size, "size"), make_options(dtype, device, requires_grad, pin_memory), gen_ptr(gen));
+    }, nb::arg("size"), nb::arg("generator") = nb::none(), nb::arg("out") = nb::none(), nb::arg("dtype") = nb::none(),
+       nb::arg("layout") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,
+       nb::arg("pin_memory") = false);
+  };
+  def_sampler("rand", [](IntArrayRef s, const TensorOptions& o, Generator* g) { return rand(s, o, g); });
+  def_sampler("randn", [](IntArrayRef s, const TensorOptions& o, Generator* g) { return randn(s, o, g); });
+
+  // randint(high, size) or randint(low, high, size)
+  m.def("randint", [](const nb::args& args, std::optional<Generator*> gen, nb::handle, std::optional<ScalarType> dtype,
+                      nb::handle, nb::handle device, bool requires_grad) {
+    EMBER_CHECK(args.size() == 2 || args.size() == 3, TypeError,
+                "randint() expects (high, size) or (low, high, size), got ", args.size(), " arguments");
+    int64_t low = args.size() == 3 ? nb::cast<int64_t>(args[0]) : 0;
+    int64_t high = nb::cast<int64_t>(args[args.size() - 2]);
+    return randint(low, high, int_list(args[args.size() - 1], "size"), make_options(dtype, device, requires_grad),
+                   gen_ptr(gen));
+  }, nb::arg("args"), nb::arg("generator") = nb::none(), nb::arg("out") = nb::none(), nb::arg("dtype") = nb::none(),
+     nb::arg("layout") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+
+  m.def("randperm", [](int64_t n, std::optional<Generator*> gen, nb::handle, std::optional<ScalarType> dtype, nb::handle,
+                       nb::handle device, bool requires_grad, bool) {
+    return randperm(n, make_options(dtype, device, requires_grad), gen_ptr(gen));
+  }, nb::arg("n"), nb::kw_only(), nb::arg("generator") = nb::none(), EMBER_FACTORY_KWARGS_PLAIN);
+
+  m.def("normal", [](double mean, double std, nb::handle size, std::optional<Generator*> gen, nb::handle,
+                     std::optional<ScalarType> dtype, nb::handle, nb::handle device, bool requires_grad, bool) {
+    return normal(mean, std, int_list(size, "size"), make_options(dtype, device, requires_grad), gen_ptr(gen));
+  }, nb::arg("mean"), nb::arg("std"), nb::arg("size"), nb::kw_only(), nb::arg("generator") = nb::none(),
+     EMBER_FACTORY_KWARGS_PLAIN);
+
+  auto cls = nb::borrow<nb::object>(m.attr("Tensor"));
+  nb::setattr(cls, "uniform_", nb::cpp_function([](Tensor& t, double from, double to, std::optional<Generator*> g) -> Tensor& {
+    return uniform_(t, from, to, gen_ptr(g));
+  }, nb::is_method(), nb::name("uniform_"), nb::arg("from") = 0.0, nb::arg("to") = 1.0, nb::arg("generator") = nb::none(),
+     nb::rv_policy::reference));
+  nb::setattr(cls, "normal_", nb::cpp_function([](Tensor& t, double mean, double std, std::optional<Generator*> g) -> Tensor& {
+    return normal_(t, mean, std, gen_ptr(g));
+  }, nb::is_method(), nb::name("normal_"), nb::arg("mean") = 0.0, nb::arg("std") = 1.0, nb::arg("generator") = nb::none(),
+     nb::rv_policy::reference));
+  nb::setattr(cls, "random_", nb::cpp_function([](Tensor& t, int64_t from, std::optional<int64_t> to, std::optional<Generator*> g) -> Tensor& {
+    return to ? random_(t, from, *to, gen_ptr(g)) : random_(t, 0, from, gen_ptr(g));
+  }, nb::is_method(), nb::name("random_"), nb::arg("from"), nb::arg("to") = nb::none(), nb::arg("generator") = nb::none(),
+     nb::rv_policy::reference));
+}
+
+}  // namespace ember::py

@@ -1,0 +1,178 @@
+// ember.Tensor: properties, conversions and copies. Views, indexing and interop have their own files.
+#include "bindings.h"
+
+#include <nanobind/stl/pair.h>
+
+namespace ember::py {
+
+namespace {
+
+PyTypeObject* g_size_type = &PyTuple_Type;
+
+nb::object stride_tuple(const Tensor& t) {
+  IntArrayRef s = t.strides();
+  PyObject* tup = PyTuple_New(Py_ssize_t(s.size()));
+  for (size_t i = 0; i < s.size(); ++i) PyTuple_SET_ITEM(tup, i, PyLong_FromLongLong(s[i]));
+  return nb::steal(tup);
+}
+
+// to(dtype) / to(device) / to(device, dtype) / to(other) / to(dtype=..., device=..., copy=...)
+Tensor tensor_to(const Tensor& self, const nb::args& args, const nb::kwargs& kwargs) {
+  std::optional<ScalarType> dtype;
+  std::optional<Device> device;
+  bool copy = false;
+  for (nb::handle a : args) {
+    if (auto t = dtype_from_object(a)) dtype = t;
+    else if (nb::isinstance<Tensor>(a)) {
+      const Tensor& other = nb::cast<const Tensor&>(a);
+      dtype = other.dtype();
+      device = other.device();
+    } else if (!a.is_none()) {
+      device = device_from_object(a);
+    }
+  }
+  for (auto [k, v] : kwargs) {
+    std::string key = nb::cast<std::string>(k);
+    if (key == "dtype") dtype = v.is_none() ? std::nullopt : dtype_from_object(v);
+    else if (key == "device") device = device_from_object(v);
+    else if (key == "copy") copy = nb::cast<bool>(v);
+    else if (key == "non_blocking" || key == "memory_format") continue;
+    else throw TypeError(str("to() got an unexpected keyword argument '", key, "'"));
+  }
+  Tensor out = self;
+  if (device) out = out.to(*device, copy);
+  if (dtype) out = out.to(*dtype, copy && !device);
+  if (copy && out.is_same(self)) out = self.clone();
+  return out;
+}
+
+// Python's view of a tensor's type string: 'torch.FloatTensor'.
+std::string type_string(const Tensor& t) {
+  std::string prefix = t.device().is_cuda() ? "torch.cuda." : "torch.";
+  return prefix + std::string(dtype_info(t.dtype()).legacy_name) + "Tensor";
+}
+
+ScalarType dtype_from_type_string(const std::string& s) {
+  for (int i = 0; i < kNumScalarTypes; ++i) {
+    auto t = ScalarType(i);
+    if (s == "torch." + std::string(dtype_info(t).legacy_name) + "Tensor") return t;
+  }
+  throw ValueError(str("invalid type: '", s, "'"));
+}
+
+}  // namespace
+
+nb::object make_size(IntArrayRef sizes) {
+  PyObject* tup = g_size_type->tp_alloc(g_size_type, Py_ssize_t(sizes.size()));
+  if (!tup) throw nb::python_error();
+  for (size_t i = 0; i < sizes.size(); ++i) PyTuple_SET_ITEM(tup, i, PyLong_FromLongLong(sizes[i]));
+  return nb::steal(tup);
+}
+
+nb::object scalar_to_python(const Scalar& s) {
+  if (s.is_bool()) return nb::bool_(s.to_bool());
+  if (s.is_integral()) return nb::int_(s.to_int());
+  return nb::float_(s.to_double());
+}
+
+void init_tensor(nb::module_& m) {
+  m.def("_set_size_type", [](nb::handle cls) {
+    EMBER_CHECK(PyType_Check(cls.ptr()) && PyType_IsSubtype((PyTypeObject*)cls.ptr(), &PyTuple_Type), TypeError,
+                "Size must be a tuple subclass");
+    Py_INCREF(cls.ptr());
+    g_size_type = (PyTypeObject*)cls.ptr();
+  });
+
+  auto cls = nb::class_<Tensor>(m, "Tensor");
+  cls.def_prop_ro("shape", [](const Tensor& t) { return make_size(t.sizes()); })
+      .def("size", [](const Tensor& t) { return make_size(t.sizes()); })
+      .def("size", [](const Tensor& t, int64_t d) { return t.size(d); }, nb::arg("dim"))
+      .def("stride", [](const Tensor& t) { return stride_tuple(t); })
+      .def("stride", [](const Tensor& t, int64_t d) { return t.stride(d); }, nb::arg("dim"))
+      .def_prop_ro("ndim", &Tensor::dim)
+      .def("dim", &Tensor::dim)
+      .def("ndimension", &Tensor::dim)
+      .def("numel", &Tensor::numel)
+      .def("nelement", &Tensor::numel)
+      .def_prop_ro("dtype", &Tensor::dtype)
+      .def_prop_ro("device", [](const Tensor& t) { return device_object(t.device()); })
+      .def_prop_ro("is_cuda", [](const Tensor& t) { return t.device().is_cuda(); })
+      .def_prop_ro("is_cpu", [](const Tensor& t) { return t.device().is_cpu(); })
+      .def_prop_ro("is_sparse", [](const Tensor&) { return false; })
+      .def_prop_ro("is_quantized", [](const Tensor&) { return false; })
+      .def_prop_ro("layout", [](const Tensor&) { return nb::module_::import_("ember").attr("strided"); })
+      .def("element_size", &Tensor::element_size)
+      .def_prop_ro("itemsize", &Tensor::element_size)
+      .def_prop_ro("nbytes", &Tensor::nbytes)
+      .def("storage_offset", &Tensor::storage_offset)
+      .def("is_contiguous", [](const Tensor& t, nb::handle) { return t.is_contiguous(); },
+           nb::arg("memory_format") = nb::none())
+      .def("is_floating_point", &Tensor::is_floating_point)
+      .def("is_complex", [](const Tensor&) { return false; })
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
+      .def("_storage_data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage().data()); })
+      .def("_storage_nbytes", [](const Tensor& t) { return t.storage().nbytes(); })
+      .def("_is_view_of_same_storage", [](const Tensor& a, const Tensor& b) { return a.storage().is_alias_of(b.storage()); })
+      .def_prop_rw("requires_grad", &Tensor::requires_grad,
+                   [](Tensor& t, bool r) { t.requires_grad_(r); })
+      .def("requires_grad_", [](Tensor& t, bool r) { return t.requires_grad_(r); }, nb::arg("requires_grad") = true)
+      .def_prop_ro("is_leaf", [](const Tensor&) { return true; })
+      .def("item", &Tensor::item)
+      .def("__len__", [](const Tensor& t) {
+        EMBER_CHECK(t.dim() > 0, TypeError, "len() of a 0-d tensor");
+        return t.sizes()[0];
+      })
+      .def("__repr__", [](const Tensor& t) { return tensor_repr(t); })
+      .def("__bool__", [](const Tensor& t) {
+        EMBER_CHECK(t.numel() == 1, Error, "Boolean value of Tensor with ", t.numel() == 0 ? "no values" : "more than one value",
+                    " is ambiguous");
+        return t.item().to_bool();
+      })
+      .def("__float__", [](const Tensor& t) { return t.item().to_double(); })
+      .def("__int__", [](const Tensor& t) { return t.item().to_int(); })
+      .def("__index__", [](const Tensor& t) {
+        EMBER_CHECK(!t.is_floating_point() && t.numel() == 1, TypeError,
+                    "only integer tensors of a single element can be converted to an index");
+        return t.item().to_int();
+      })
+      // ---- copies and conversions
+      .def("contiguous", [](const Tensor& t, nb::handle) { return t.contiguous(); }, nb::arg("memory_format") = nb::none())
+      .def("clone", [](const Tensor& t, nb::handle) { return t.clone(); }, nb::arg("memory_format") = nb::none())
+      .def("to", &tensor_to)
+      .def("cpu", [](const Tensor& t) { return t.to(kCPU); })
+      .def("cuda", [](const Tensor& t, nb::handle device, bool) {
+        auto d = device_from_object(device);
+        return t.to(d ? *d : Device(DeviceType::CUDA));
+      }, nb::arg("device") = nb::none(), nb::arg("non_blocking") = false)
+      .def("copy_", [](Tensor& t, const Tensor& src, bool) -> Tensor& { return t.copy_(src); },
+           nb::arg("src"), nb::arg("non_blocking") = false, nb::rv_policy::reference)
+      .def("fill_", [](Tensor& t, const Scalar& v) -> Tensor& { return t.fill_(v); }, nb::arg("value"),
+           nb::rv_policy::reference)
+      .def("fill_", [](Tensor& t, const Tensor& v) -> Tensor& {
+        EMBER_CHECK(v.dim() == 0, Error, "fill_ only supports 0-dimension value tensor but got tensor with ", v.dim(),
+                    " dimensions.");
+        return t.fill_(v.item());
+      }, nb::arg("value"), nb::rv_policy::reference)
+      .def("zero_", [](Tensor& t) -> Tensor& { return t.zero_(); }, nb::rv_policy::reference)
+      .def("type", [](const Tensor& t, nb::handle dtype) -> nb::object {
+        if (dtype.is_none()) return nb::str(type_string(t).c_str());
+        if (PyUnicode_Check(dtype.ptr())) return nb::cast(t.to(dtype_from_type_string(nb::cast<std::string>(dtype))));
+        auto d = dtype_from_object(dtype);
+        EMBER_CHECK(d, TypeError, "type() expects a dtype or a type string");
+        return nb::cast(t.to(*d));
+      }, nb::arg("dtype") = nb::none());
+  const std::pair<const char*, ScalarType> casts[] = {
+      {"float", kFloat32}, {"double", kFloat64}, {"half", kFloat16}, {"bfloat16", kBFloat16},
+      {"long", kInt64},    {"int", kInt32},      {"short", kInt16},  {"char", kInt8},
+      {"byte", kUInt8},    {"bool", kBool},
+  };
+  for (auto [name, t] : casts) {
+    cls.def(name, [t](const Tensor& self) { return self.to(t); });
+  }
+
+  init_views(cls);
+  init_indexing(cls);
+  init_interop(m, cls);
+}
+
+}  // namespace ember::py

@@ -1,0 +1,105 @@
+// View methods of ember.Tensor.
+#include "bindings.h"
+
+namespace ember::py {
+
+namespace {
+
+nb::tuple to_tuple(const std::vector<Tensor>& ts) {
+  PyObject* tup = PyTuple_New(Py_ssize_t(ts.size()));
+  for (size_t i = 0; i < ts.size(); ++i) PyTuple_SET_ITEM(tup, i, nb::cast(ts[i]).release().ptr());
+  return nb::steal<nb::tuple>(tup);
+}
+
+// An int or a sequence of ints, as movedim and squeeze take them.
+DimVector int_or_list(nb::handle h, const char* what) {
+  if (PyLong_Check(h.ptr())) return DimVector{nb::cast<int64_t>(h)};
+  return int_list(h, what);
+}
+
+}  // namespace
+
+DimVector int_list(nb::handle seq, const char* what) {
+  if (PyLong_Check(seq.ptr())) return DimVector{nb::cast<int64_t>(seq)};
+  EMBER_CHECK(PyTuple_Check(seq.ptr()) || PyList_Check(seq.ptr()), TypeError, what,
+              " must be a tuple of ints, but got ", nb::inst_name(seq).c_str());
+  PyObject* fast = seq.ptr();
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  DimVector out(static_cast<size_t>(n));
+  PyObject** items = PySequence_Fast_ITEMS(fast);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* item = items[i];
+    if (PyLong_Check(item)) {
+      out[size_t(i)] = PyLong_AsLongLong(item);
+    } else if (PyIndex_Check(item) && !PyBool_Check(item)) {
+      out[size_t(i)] = nb::cast<int64_t>(nb::handle(item));
+    } else {
+      throw TypeError(str(what, " must be tuple of ints, but found element of type ", nb::inst_name(item).c_str(),
+                          " at pos ", i));
+    }
+  }
+  return out;
+}
+
+DimVector sizes_from_args(const nb::args& args, const char* what) {
+  if (args.size() == 1 && (PyTuple_Check(args[0].ptr()) || PyList_Check(args[0].ptr()))) {
+    return int_list(args[0], what);
+  }
+  return int_list(args, what);
+}
+
+void init_views(nb::class_<Tensor>& cls) {
+  cls.def("view", [](const Tensor& t, const nb::args& args) {
+       if (args.size() == 1) {
+         if (auto d = dtype_from_object(args[0])) return t.view(*d);
+       }
+       return t.view(sizes_from_args(args, "size"));
+     })
+      .def("view_as", [](const Tensor& t, const Tensor& o) { return t.view(o.sizes()); })
+      .def("reshape", [](const Tensor& t, const nb::args& args) { return t.reshape(sizes_from_args(args, "shape")); })
+      .def("reshape_as", [](const Tensor& t, const Tensor& o) { return t.reshape(o.sizes()); })
+      .def("transpose", &Tensor::transpose, nb::arg("dim0"), nb::arg("dim1"))
+      .def("swapaxes", &Tensor::transpose, nb::arg("axis0"), nb::arg("axis1"))
+      .def("swapdims", &Tensor::transpose, nb::arg("dim0"), nb::arg("dim1"))
+      .def("t", &Tensor::t)
+      .def_prop_ro("T", [](const Tensor& t) {
+        if (t.dim() == 2) return t.transpose(0, 1);
+        DimVector dims(static_cast<size_t>(t.dim()));
+        for (int64_t i = 0; i < t.dim(); ++i) dims[size_t(i)] = t.dim() - 1 - i;
+        return t.permute(dims);
+      })
+      .def_prop_ro("mT", &Tensor::mT)
+      .def("permute", [](const Tensor& t, const nb::args& args) { return t.permute(sizes_from_args(args, "dims")); })
+      .def("squeeze", [](const Tensor& t, nb::handle dim) {
+        return dim.is_none() ? t.squeeze() : t.squeeze(int_or_list(dim, "dim"));
+      }, nb::arg("dim") = nb::none())
+      .def("unsqueeze", &Tensor::unsqueeze, nb::arg("dim"))
+      .def("flatten", &Tensor::flatten, nb::arg("start_dim") = 0, nb::arg("end_dim") = -1)
+      .def("unflatten", [](const Tensor& t, int64_t dim, nb::handle sizes) {
+        return t.unflatten(dim, int_list(sizes, "sizes"));
+      }, nb::arg("dim"), nb::arg("sizes"))
+      .def("expand", [](const Tensor& t, const nb::args& args) { return t.expand(sizes_from_args(args, "size")); })
+      .def("expand_as", &Tensor::expand_as, nb::arg("other"))
+      .def("narrow", &Tensor::narrow, nb::arg("dim"), nb::arg("start"), nb::arg("length"))
+      .def("select", &Tensor::select, nb::arg("dim"), nb::arg("index"))
+      .def("unfold", &Tensor::unfold, nb::arg("dimension"), nb::arg("size"), nb::arg("step"))
+      .def("as_strided", [](const Tensor& t, nb::handle size, nb::handle stride, std::optional<int64_t> offset) {
+        return t.as_strided(int_list(size, "size"), int_list(stride, "stride"), offset);
+      }, nb::arg("size"), nb::arg("stride"), nb::arg("storage_offset") = nb::none())
+      .def("split", [](const Tensor& t, nb::handle split, int64_t dim) {
+        if (PyLong_Check(split.ptr())) return to_tuple(t.split(nb::cast<int64_t>(split), dim));
+        return to_tuple(t.split_with_sizes(int_list(split, "split_size_or_sections"), dim));
+      }, nb::arg("split_size"), nb::arg("dim") = 0)
+      .def("chunk", [](const Tensor& t, int64_t chunks, int64_t dim) { return to_tuple(t.chunk(chunks, dim)); },
+           nb::arg("chunks"), nb::arg("dim") = 0)
+      .def("unbind", [](const Tensor& t, int64_t dim) { return to_tuple(t.unbind(dim)); }, nb::arg("dim") = 0)
+      .def("diagonal", &Tensor::diagonal, nb::arg("offset") = 0, nb::arg("dim1") = 0, nb::arg("dim2") = 1)
+      .def("movedim", [](const Tensor& t, nb::handle src, nb::handle dst) {
+        return t.movedim(int_or_list(src, "source"), int_or_list(dst, "destination"));
+      }, nb::arg("source"), nb::arg("destination"))
+      .def("moveaxis", [](const Tensor& t, nb::handle src, nb::handle dst) {
+        return t.movedim(int_or_list(src, "source"), int_or_list(dst, "destination"));
+      }, nb::arg("source"), nb::arg("destination"));
+}
+
+}  // namespace ember::py

@@ -1,0 +1,37 @@
+#include "ember/dtype.h"
+
+#include <atomic>
+
+namespace ember {
+
+const DTypeInfo& dtype_info(ScalarType t) {
+  static const DTypeInfo table[kNumScalarTypes] = {
+      {"bool", "Bool", 1, false, false},
+      {"uint8", "Byte", 1, false, false},
+      {"int8", "Char", 1, false, true},
+      {"int16", "Short", 2, false, true},
+      {"int32", "Int", 4, false, true},
+      {"int64", "Long", 8, false, true},
+      {"float16", "Half", 2, true, true},
+      {"bfloat16", "BFloat16", 2, true, true},
+      {"float32", "Float", 4, true, true},
+      {"float64", "Double", 8, true, true},
+      {"float8_e4m3fn", "Float8_e4m3fn", 1, true, true},
+      {"float8_e5m2", "Float8_e5m2", 1, true, true},
+  };
+  return table[int(t)];
+}
+
+namespace {
+std::atomic<ScalarType> g_default_dtype{kFloat32};
+}
+
+ScalarType default_dtype() { return g_default_dtype.load(std::memory_order_relaxed); }
+
+void set_default_dtype(ScalarType t) {
+  EMBER_CHECK(t == kFloat32 || t == kFloat64 || t == kFloat16 || t == kBFloat16, TypeError,
+              "only floating-point types are supported as the default type");
+  g_default_dtype.store(t);
+}
+
+}  // namespace ember

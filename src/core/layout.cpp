@@ -1,0 +1,102 @@
+#include "ember/layout.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace ember {
+
+DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b) {
+  size_t n = std::max(a.size(), b.size());
+  DimVector out(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t offset = int64_t(n) - 1 - int64_t(i);
+    int64_t da = int64_t(a.size()) - 1 - offset, db = int64_t(b.size()) - 1 - offset;
+    int64_t sa = da >= 0 ? a[da] : 1, sb = db >= 0 ? b[db] : 1;
+    EMBER_CHECK(sa == sb || sa == 1 || sb == 1, Error, "The size of tensor a (", sa,
+                ") must match the size of tensor b (", sb, ") at non-singleton dimension ", i);
+    out[i] = sa == 1 ? sb : sa;
+  }
+  return out;
+}
+
+bool is_non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides) {
+  size_t n = sizes.size();
+  if (n == 1) return sizes[0] < 2 || strides[0] == 1;
+  DimVector perm(n);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
+    if (sizes[a] < 2) return false;
+    if (sizes[b] < 2) return true;
+    return strides[a] < strides[b];
+  });
+  int64_t require = 1;
+  for (int64_t d : perm) {
+    if (sizes[d] < 2) return true;
+    if (strides[d] != require) return false;
+    require *= sizes[d];
+  }
+  return true;
+}
+
+DimVector infer_dense_strides(IntArrayRef sizes, IntArrayRef strides) {
+  int64_t n = int64_t(sizes.size());
+  DimVector perm(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) perm[i] = n - 1 - i;  // innermost first
+  auto should_swap = [&](int64_t d0, int64_t d1) {
+    int64_t s0 = strides[d0], s1 = strides[d1];
+    if (s0 == 0 || s1 == 0) return 0;
+    if (s0 < s1) return -1;
+    if (s0 > s1) return 1;
+    return sizes[d0] > sizes[d1] ? 1 : 0;
+  };
+  for (int64_t i = 1; i < n; ++i) {  // stable insertion sort
+    int64_t d1 = i;
+    for (int64_t d0 = i - 1; d0 >= 0; --d0) {
+      int cmp = should_swap(perm[d0], perm[d1]);
+      if (cmp > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (cmp < 0) {
+        break;
+      }
+    }
+  }
+  DimVector out(static_cast<size_t>(n));
+  int64_t cur = 1;
+  for (int64_t i = 0; i < n; ++i) {
+    out[perm[i]] = cur;
+    if (sizes[perm[i]] > 1) cur *= sizes[perm[i]];
+  }
+  return out;
+}
+
+Overlap internal_overlap(const Tensor& t) {
+  if (t.is_contiguous() || is_non_overlapping_and_dense(t.sizes(), t.strides())) return Overlap::None;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.strides()[d] == 0 && t.sizes()[d] > 1) return Overlap::Full;
+  }
+  return Overlap::TooHard;
+}
+
+Overlap overlap(const Tensor& a, const Tensor& b) {
+  if (!a.storage().is_alias_of(b.storage()) || a.numel() == 0 || b.numel() == 0) return Overlap::None;
+  bool dense_a = a.is_contiguous() || is_non_overlapping_and_dense(a.sizes(), a.strides());
+  bool dense_b = b.is_contiguous() || is_non_overlapping_and_dense(b.sizes(), b.strides());
+  if (!dense_a || !dense_b) return Overlap::TooHard;
+  auto* a0 = static_cast<char*>(a.data_ptr());
+  auto* b0 = static_cast<char*>(b.data_ptr());
+  auto* a1 = a0 + a.nbytes();
+  auto* b1 = b0 + b.nbytes();
+  if (a0 == b0 && a1 == b1 && std::equal(a.strides().begin(), a.strides().end(), b.strides().begin(), b.strides().end())) {
+    return Overlap::Full;
+  }
+  return (a0 < b1 && b0 < a1) ? Overlap::Partial : Overlap::None;
+}
+
+void check_no_internal_overlap(const Tensor& t) {
+  EMBER_CHECK(internal_overlap(t) != Overlap::Full, Error,
+              "unsupported operation: more than one element of the written-to tensor refers to a single "
+              "memory location. Please clone() the tensor before performing the operation.");
+}
+
+}  // namespace ember

@@ -1,0 +1,87 @@
+#include "ember/tensor.h"
+
+#include "ember/print.h"
+
+namespace ember {
+
+TensorImpl::TensorImpl(Storage s, DimVector sz, DimVector st, int64_t offset, ScalarType dt)
+    : storage(std::move(s)), sizes(std::move(sz)), strides(std::move(st)), storage_offset(offset), dtype(dt) {
+  refresh_metadata();
+}
+
+void TensorImpl::refresh_metadata() {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  numel = n;
+  // torch's rule: size-1 dims may have any stride; empty tensors are contiguous.
+  bool contiguous = true;
+  if (n != 0) {
+    int64_t expected = 1;
+    for (size_t i = sizes.size(); i-- > 0;) {
+      if (sizes[i] == 1) continue;
+      if (strides[i] != expected) { contiguous = false; break; }
+      expected *= sizes[i];
+    }
+  }
+  is_contiguous = contiguous;
+}
+
+Tensor Tensor::make(Storage storage, DimVector sizes, DimVector strides, int64_t offset, ScalarType dtype) {
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), std::move(sizes), std::move(strides), offset, dtype));
+}
+
+int64_t wrap_dim(int64_t dim, int64_t ndim) {
+  int64_t n = ndim == 0 ? 1 : ndim;  // 0-dim tensors accept dims -1 and 0
+  if (dim < -n || dim >= n) {
+    throw IndexError(str("Dimension out of range (expected to be in range of [", -n, ", ", n - 1,
+                         "], but got ", dim, ")"));
+  }
+  return dim < 0 ? dim + n : dim;
+}
+
+DimVector contiguous_strides(IntArrayRef sizes) {
+  DimVector strides(sizes.size());
+  int64_t s = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= std::max<int64_t>(sizes[i], 1);
+  }
+  return strides;
+}
+
+int64_t checked_numel(IntArrayRef sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) {
+    EMBER_CHECK(s >= 0, Error, "Trying to create tensor with negative dimension ", s, ": ",
+                IntList{sizes.data(), sizes.size()});
+    n *= s;
+  }
+  return n;
+}
+
+int64_t Tensor::size(int64_t d) const { return impl_->sizes[wrap_dim(d, dim())]; }
+int64_t Tensor::stride(int64_t d) const { return impl_->strides[wrap_dim(d, dim())]; }
+
+Tensor& Tensor::requires_grad_(bool requires_grad) {
+  EMBER_CHECK(!requires_grad || is_floating_point(), Error,
+              "only Tensors of floating point dtype can require gradients");
+  impl_->requires_grad = requires_grad;
+  return *this;
+}
+
+Scalar Tensor::item() const {
+  EMBER_CHECK(numel() == 1, Error, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
+  EMBER_CHECK(device().is_cpu(), Error, "item() of a ", device().str(), " tensor is not supported yet");
+  return visit_dtype(dtype(), [&]<typename T>(T) -> Scalar {
+    T v = *data_ptr<T>();
+    if constexpr (std::is_same_v<T, bool>) return Scalar(v);
+    else if constexpr (std::is_integral_v<T>) return Scalar(int64_t(v));
+    else return Scalar(convert<double>(v));
+  });
+}
+
+std::string Tensor::repr() const { return tensor_repr(*this); }
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << tensor_repr(t); }
+
+}  // namespace ember

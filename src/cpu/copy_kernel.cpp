@@ -1,0 +1,91 @@
+#include "copy_kernel.h"
+
+#include <cstring>
+
+#include "strided_loop.h"
+
+namespace ember::cpu {
+
+namespace {
+
+template <typename D, typename S>
+void convert_row(char* dst, const char* src, int64_t n, int64_t ds, int64_t ss) {
+  if (ds == sizeof(D) && ss == sizeof(S)) {  // contiguous: let the compiler vectorise
+    auto* d = reinterpret_cast<D*>(dst);
+    auto* s = reinterpret_cast<const S*>(src);
+    if constexpr (std::is_same_v<D, S>) std::memcpy(d, s, size_t(n) * sizeof(D));
+    else for (int64_t i = 0; i < n; ++i) d[i] = convert<D>(s[i]);
+    return;
+  }
+  if (ss == 0) {  // broadcast source (fill)
+    D v = convert<D>(*reinterpret_cast<const S*>(src));
+    for (int64_t i = 0; i < n; ++i) *reinterpret_cast<D*>(dst + i * ds) = v;
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    *reinterpret_cast<D*>(dst + i * ds) = convert<D>(*reinterpret_cast<const S*>(src + i * ss));
+  }
+}
+
+// Copies in square tiles when the two inner dims are transposed between dst and src,
+// so both sides are read and written in cache-line-sized runs.
+template <typename D, typename S>
+bool try_transposed_copy(const StridedPlan<2>& plan) {
+  if (plan.ndim() != 2) return false;
+  int64_t n0 = plan.sizes[0], n1 = plan.sizes[1];
+  int64_t d0 = plan.strides[0][0], d1 = plan.strides[0][1];
+  int64_t s0 = plan.strides[1][0], s1 = plan.strides[1][1];
+  if (!(s1 < s0 && s1 == int64_t(sizeof(S)) && d0 == int64_t(sizeof(D)))) return false;
+  if (n0 < 16 || n1 < 16) return false;
+  constexpr int64_t T = 32;
+  int64_t tiles0 = (n0 + T - 1) / T, tiles1 = (n1 + T - 1) / T;
+  parallel_for(0, tiles0 * tiles1, 16, [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      int64_t i0 = (t % tiles0) * T, i1 = (t / tiles0) * T;
+      int64_t e0 = std::min(n0, i0 + T), e1 = std::min(n1, i1 + T);
+      for (int64_t i = i0; i < e0; ++i) {
+        char* dst = plan.base[0] + i * d0 + i1 * d1;
+        const char* src = plan.base[1] + i * s0 + i1 * s1;
+        for (int64_t j = 0; j < e1 - i1; ++j) {
+          *reinterpret_cast<D*>(dst + j * d1) = convert<D>(*reinterpret_cast<const S*>(src + j * s1));
+        }
+      }
+    }
+  });
+  return true;
+}
+
+template <typename D, typename S>
+void run_copy(const StridedPlan<2>& plan) {
+  if (try_transposed_copy<D, S>(plan)) return;
+  parallel_rows(plan, kParallelGrain, [](const std::array<char*, 2>& p, int64_t n, const std::array<int64_t, 2>& st) {
+    convert_row<D, S>(p[0], p[1], n, st[0], st[1]);
+  });
+}
+
+}  // namespace
+
+void copy_kernel(const Tensor& dst, const Tensor& src) {
+  if (dst.numel() == 0) return;
+  auto plan = make_plan<2>(dst.sizes(), {dst.strides(), src.strides()},
+                           {int64_t(dst.element_size()), int64_t(src.element_size())},
+                           {static_cast<char*>(dst.data_ptr()), static_cast<char*>(src.data_ptr())});
+  visit_dtype(dst.dtype(), [&]<typename D>(D) {
+    visit_dtype(src.dtype(), [&]<typename S>(S) { run_copy<D, S>(plan); });
+  });
+}
+
+void fill_kernel(const Tensor& dst, const Scalar& value) {
+  if (dst.numel() == 0) return;
+  visit_dtype(dst.dtype(), [&]<typename D>(D) {
+    D v = value.to<D>();
+    DimVector zero_strides(dst.sizes().size(), 0);
+    auto plan = make_plan<2>(dst.sizes(), {dst.strides(), IntArrayRef(zero_strides)},
+                             {int64_t(sizeof(D)), 0}, {static_cast<char*>(dst.data_ptr()), reinterpret_cast<char*>(&v)});
+    parallel_rows(plan, kParallelGrain, [](const std::array<char*, 2>& p, int64_t n, const std::array<int64_t, 2>& st) {
+      convert_row<D, D>(p[0], p[1], n, st[0], 0);
+    });
+  });
+}
+
+}  // namespace ember::cpu

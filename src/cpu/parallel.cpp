@@ -1,0 +1,130 @@
+#include "ember/parallel.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "ember/errors.h"
+
+namespace ember {
+
+namespace {
+
+thread_local bool t_in_parallel = false;
+
+// Workers sleep on a condition variable (no spinning, so they never steal cycles from
+// another library's threads) and wake for each job generation.
+class ThreadPool {
+ public:
+  explicit ThreadPool(int n) { resize(n); }
+  ~ThreadPool() { stop(); }
+
+  int size() const { return int(workers_.size()) + 1; }
+
+  void resize(int n) {
+    stop();
+    stopping_ = false;
+    for (int i = 1; i < n; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
+  }
+
+  void run(int nchunks, const std::function<void(int)>& job) {
+    std::lock_guard<std::mutex> run_lock(run_mutex_);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      job_ = &job;
+      nchunks_ = nchunks;
+      pending_ = nchunks - 1;
+      error_ = nullptr;
+      ++generation_;
+    }
+    cv_.notify_all();
+    run_chunk(0);
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_cv_.wait(lock, [this] { return pending_ == 0; });
+    job_ = nullptr;
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  void run_chunk(int chunk) {
+    t_in_parallel = true;
+    try {
+      (*job_)(chunk);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!error_) error_ = std::current_exception();
+    }
+    t_in_parallel = false;
+  }
+
+  void worker_loop(int id) {
+    uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        cv_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+        if (stopping_) return;
+        seen = generation_;
+        if (id >= nchunks_) continue;
+      }
+      run_chunk(id);
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (--pending_ == 0) done_cv_.notify_one();
+    }
+  }
+
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    for (auto& w : workers_) w.join();
+    workers_.clear();
+  }
+
+  std::vector<std::thread> workers_;
+  std::mutex run_mutex_, mutex_;
+  std::condition_variable cv_, done_cv_;
+  const std::function<void(int)>* job_ = nullptr;
+  int nchunks_ = 0, pending_ = 0;
+  uint64_t generation_ = 0;
+  bool stopping_ = false;
+  std::exception_ptr error_;
+};
+
+ThreadPool& pool() {
+  static ThreadPool p(int(std::max(1u, std::thread::hardware_concurrency())));
+  return p;
+}
+
+}  // namespace
+
+int get_num_threads() { return pool().size(); }
+
+void set_num_threads(int n) {
+  EMBER_CHECK(n > 0, Error, "set_num_threads expects a positive integer, got ", n);
+  pool().resize(n);
+}
+
+void parallel_for(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+  int64_t range = end - begin;
+  if (range <= 0) return;
+  int nthreads = t_in_parallel ? 1 : get_num_threads();
+  int64_t nchunks = std::min<int64_t>(nthreads, (range + std::max<int64_t>(grain, 1) - 1) / std::max<int64_t>(grain, 1));
+  if (nchunks <= 1) {
+    fn(begin, end);
+    return;
+  }
+  int64_t chunk = (range + nchunks - 1) / nchunks;
+  pool().run(int(nchunks), [&](int i) {
+    int64_t b = begin + i * chunk, e = std::min(end, b + chunk);
+    if (b < e) fn(b, e);
+  });
+}
+
+}  // namespace ember

@@ -1,0 +1,186 @@
+// Creation ops: empty, zeros, ones, full, arange, linspace, logspace, eye, *_like, from data.
+#include "ember/creation.h"
+
+#include <cmath>
+
+#include "ember/layout.h"
+
+namespace ember {
+
+namespace {
+
+Tensor finish(Tensor t, const TensorOptions& options) {
+  if (options.requires_grad) t.requires_grad_(true);
+  return t;
+}
+
+template <typename Fn>
+void fill_with(Tensor& t, Fn&& value_at) {
+  visit_dtype(t.dtype(), [&]<typename T>(T) {
+    T* p = t.data_ptr<T>();
+    for (int64_t i = 0, n = t.numel(); i < n; ++i) p[i] = value_at.template operator()<T>(i);
+  });
+}
+
+}  // namespace
+
+Tensor empty(IntArrayRef sizes, const TensorOptions& options) {
+  int64_t n = checked_numel(sizes);
+  ScalarType dtype = options.dtype_or_default();
+  EMBER_CHECK(!options.pin_memory, DeviceUnavailableError,
+              "pin_memory=True needs a CUDA device; this build or machine has none");
+  Storage storage = Storage::allocate(size_t(n) * element_size(dtype), options.device);
+  return finish(Tensor::make(std::move(storage), DimVector(sizes), contiguous_strides(sizes), 0, dtype), options);
+}
+
+Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options) {
+  EMBER_CHECK(sizes.size() == strides.size(), Error, "mismatch in length of strides and shape");
+  checked_numel(sizes);
+  int64_t span = 1;  // elements the storage must hold
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) { span = 0; break; }
+    span += (sizes[i] - 1) * strides[i];
+  }
+  ScalarType dtype = options.dtype_or_default();
+  Storage storage = Storage::allocate(size_t(span) * element_size(dtype), options.device);
+  return finish(Tensor::make(std::move(storage), DimVector(sizes), DimVector(strides), 0, dtype), options);
+}
+
+Tensor zeros(IntArrayRef sizes, const TensorOptions& options) { return full(sizes, 0, options.with_dtype(options.dtype_or_default())); }
+Tensor ones(IntArrayRef sizes, const TensorOptions& options) { return full(sizes, 1, options.with_dtype(options.dtype_or_default())); }
+
+Tensor full(IntArrayRef sizes, const Scalar& fill_value, const TensorOptions& options) {
+  TensorOptions o = options.with_dtype(options.dtype.value_or(fill_value.natural_dtype()));
+  Tensor t = empty(sizes, o.with_requires_grad(false));
+  t.fill_(fill_value);
+  return finish(t, options);
+}
+
+Tensor empty_like(const Tensor& t, const TensorOptions& options) {
+  TensorOptions o = options;
+  if (!o.dtype) o.dtype = t.dtype();
+  if (t.is_contiguous()) return empty(t.sizes(), o);
+  if (is_non_overlapping_and_dense(t.sizes(), t.strides())) return empty_strided(t.sizes(), t.strides(), o);
+  return empty_strided(t.sizes(), infer_dense_strides(t.sizes(), t.strides()), o);
+}
+
+Tensor empty_like(const Tensor& t) { return empty_like(t, TensorOptions(t.dtype()).with_device(t.device())); }
+
+Tensor zeros_like(const Tensor& t, std::optional<ScalarType> dtype) { return full_like(t, 0, dtype); }
+Tensor ones_like(const Tensor& t, std::optional<ScalarType> dtype) { return full_like(t, 1, dtype); }
+
+Tensor full_like(const Tensor& t, const Scalar& fill_value, std::optional<ScalarType> dtype) {
+  Tensor out = empty_like(t, TensorOptions(dtype.value_or(t.dtype())).with_device(t.device()));
+  out.fill_(fill_value);
+  return out;
+}
+
+Tensor arange(const Scalar& end, const TensorOptions& options) { return arange(0, end, 1, options); }
+
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const TensorOptions& options) {
+  bool all_int = !start.is_floating_point() && !end.is_floating_point() && !step.is_floating_point();
+  ScalarType dtype = options.dtype.value_or(all_int ? kInt64 : default_dtype());
+  double xstart = start.to_double(), xend = end.to_double(), xstep = step.to_double();
+  EMBER_CHECK(xstep != 0, Error, "step must be nonzero");
+  EMBER_CHECK(std::isfinite(xstart) && std::isfinite(xend), Error, "unsupported range: ", xstart, " -> ", xend);
+  EMBER_CHECK((xstep > 0 && xend >= xstart) || (xstep < 0 && xend <= xstart), Error,
+              "upper bound and lower bound inconsistent with step sign");
+  double size_d;
+  if (all_int && is_integral(dtype, true)) {
+    int64_t s = start.to_int(), e = end.to_int(), st = step.to_int();
+    int64_t sgn = (st > 0) - (st < 0);
+    size_d = std::ceil(double(e - s + st - sgn) / double(st));
+  } else {
+    size_d = std::ceil((xend - xstart) / xstep);
+  }
+  EMBER_CHECK(size_d >= 0 && size_d <= double(INT64_MAX), Error,
+              "invalid size, possible overflow?");
+  int64_t n = int64_t(size_d);
+  Tensor t = empty(DimVector{n}, options.with_dtype(dtype).with_requires_grad(false));
+  visit_dtype(dtype, [&]<typename T>(T) {
+    T* p = t.data_ptr<T>();
+    if constexpr (std::is_integral_v<T>) {
+      int64_t s = start.to_int(), st = step.to_int();
+      if (all_int) { for (int64_t i = 0; i < n; ++i) p[i] = convert<T>(s + st * i); return; }
+    }
+    for (int64_t i = 0; i < n; ++i) p[i] = convert<T>(xstart + xstep * double(i));
+  });
+  return finish(t, options);
+}
+
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const TensorOptions& options) {
+  EMBER_CHECK(steps >= 0, Error, "number of steps must be non-negative");
+  Tensor t = empty(DimVector{steps}, options.with_requires_grad(false));
+  // As torch: the first half counts up from start, the second half down from end.
+  visit_dtype(t.dtype(), [&]<typename T>(T) {
+    using Step = std::conditional_t<std::is_same_v<T, double>, double, std::conditional_t<std::is_integral_v<T>, double, float>>;
+    T* p = t.data_ptr<T>();
+    Step s = Step(start.to_double()), e = Step(end.to_double());
+    if (steps == 1) { p[0] = convert<T>(s); return; }
+    Step step = (e - s) / Step(steps - 1);
+    int64_t half = steps / 2;
+    for (int64_t i = 0; i < steps; ++i) {
+      p[i] = convert<T>(i < half ? Step(s + step * Step(i)) : Step(e - step * Step(steps - i - 1)));
+    }
+  });
+  return finish(t, options);
+}
+
+Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base, const TensorOptions& options) {
+  EMBER_CHECK(steps >= 0, Error, "number of steps must be non-negative");
+  Tensor t = empty(DimVector{steps}, options.with_requires_grad(false));
+  double s = start.to_double(), e = end.to_double();
+  double step = steps > 1 ? (e - s) / double(steps - 1) : 0.0;
+  int64_t half = steps / 2;
+  fill_with(t, [&]<typename T>(int64_t i) {
+    double exponent = i < half ? s + step * double(i) : e - step * double(steps - i - 1);
+    return convert<T>(std::pow(base, steps == 1 ? s : exponent));
+  });
+  return finish(t, options);
+}
+
+Tensor eye(int64_t n, std::optional<int64_t> m_opt, const TensorOptions& options) {
+  EMBER_CHECK(n >= 0, Error, "n must be greater or equal to 0, got ", n);
+  int64_t m = m_opt.value_or(n);
+  EMBER_CHECK(m >= 0, Error, "m must be greater or equal to 0, got ", m);
+  Tensor t = zeros(DimVector{n, m}, options.with_requires_grad(false));
+  t.diagonal().fill_(1);
+  return finish(t, options);
+}
+
+template <typename T>
+Tensor tensor(const std::vector<T>& values, IntArrayRef sizes, const TensorOptions& options) {
+  EMBER_CHECK(checked_numel(sizes) == int64_t(values.size()), ValueError, "tensor: ", values.size(),
+              " values cannot fill shape ", IntList{sizes.data(), sizes.size()});
+  Tensor t = empty(sizes, options.with_dtype(options.dtype.value_or(scalar_type_of<T>)).with_requires_grad(false));
+  fill_with(t, [&]<typename D>(int64_t i) { return convert<D>(values[size_t(i)]); });
+  return finish(t, options);
+}
+
+#define EMBER_INSTANTIATE_TENSOR(T) \
+  template Tensor tensor<T>(const std::vector<T>&, IntArrayRef, const TensorOptions&);
+EMBER_INSTANTIATE_TENSOR(uint8_t)
+EMBER_INSTANTIATE_TENSOR(int8_t)
+EMBER_INSTANTIATE_TENSOR(int16_t)
+EMBER_INSTANTIATE_TENSOR(int32_t)
+EMBER_INSTANTIATE_TENSOR(int64_t)
+EMBER_INSTANTIATE_TENSOR(float)
+EMBER_INSTANTIATE_TENSOR(double)
+#undef EMBER_INSTANTIATE_TENSOR
+
+Tensor scalar_tensor(const Scalar& value, const TensorOptions& options) {
+  return full(DimVector{}, value, options);
+}
+
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device, void* ctx,
+                 DataPtr::Deleter deleter) {
+  int64_t span = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) { span = 0; break; }
+    span += (sizes[i] - 1) * strides[i];
+  }
+  Storage storage = Storage::borrow(DataPtr(data, ctx, deleter, device), size_t(span) * element_size(dtype));
+  return Tensor::make(std::move(storage), DimVector(sizes), DimVector(strides), 0, dtype);
+}
+
+}  // namespace ember

@@ -1,0 +1,246 @@
+// Sampling ops on the mt19937 generator, drawing numbers in the same order and with the
+// same transforms as torch's CPU kernels, so a seed gives torch's values.
+#include "ember/random.h"
+
+#include <cmath>
+#include <numbers>
+#include <sstream>
+
+#include "ember/creation.h"
+
+namespace ember {
+
+namespace {
+
+// Mantissa digits of each float type: the number of random bits a uniform sample uses.
+template <typename T> constexpr int digits = std::numeric_limits<T>::digits;
+template <> constexpr int digits<Half> = 11;
+template <> constexpr int digits<BFloat16> = 8;
+template <> constexpr int digits<Float8_e4m3fn> = 4;
+template <> constexpr int digits<Float8_e5m2> = 3;
+
+uint64_t random64(GeneratorState& g) {
+  uint64_t hi = g.engine(), lo = g.engine();
+  return (hi << 32) | lo;
+}
+
+// Uniform in [from, to) for element type T, computed in float (double for double).
+template <typename T>
+auto uniform_sample(GeneratorState& g, double from, double to) {
+  using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  uint64_t bits = std::is_same_v<T, double> ? random64(g) : uint64_t(g.engine());
+  constexpr uint64_t mask = (uint64_t(1) << digits<T>) - 1;
+  Acc x = Acc(bits & mask) * (Acc(1) / Acc(uint64_t(1) << digits<T>));
+  return x * (Acc(to) - Acc(from)) + Acc(from);
+}
+
+// Box-Muller on doubles with the spare sample cached in the generator.
+double normal_sample(GeneratorState& g, double mean, double std) {
+  if (g.next_double_normal) {
+    double v = *g.next_double_normal;
+    g.next_double_normal.reset();
+    return v * std + mean;
+  }
+  double u1 = uniform_sample<double>(g, 0, 1), u2 = uniform_sample<double>(g, 0, 1);
+  double r = std::sqrt(-2.0 * std::log1p(-u2));
+  double theta = 2.0 * std::numbers::pi * u1;
+  g.next_double_normal = r * std::sin(theta);
+  return r * std::cos(theta) * std + mean;
+}
+
+// torch's normal_fill: uniform samples first, then Box-Muller over blocks of 16.
+template <typename T>
+void normal_fill_16(T* data, T mean, T std) {
+  for (int j = 0; j < 8; ++j) {
+    T u1 = T(1) - data[j];
+    T u2 = data[j + 8];
+    T radius = std::sqrt(T(-2) * std::log(u1));
+    T theta = T(2.0f * std::numbers::pi) * u2;
+    data[j] = radius * std::cos(theta) * std + mean;
+    data[j + 8] = radius * std::sin(theta) * std + mean;
+  }
+}
+
+template <typename T>
+void normal_fill(GeneratorState& g, T* data, int64_t size, T mean, T std) {
+  for (int64_t i = 0; i < size; ++i) data[i] = T(uniform_sample<T>(g, 0, 1));
+  for (int64_t i = 0; i < size - 15; i += 16) normal_fill_16(data + i, mean, std);
+  if (size % 16 != 0) {  // redo the last 16 values
+    data += size - 16;
+    for (int i = 0; i < 16; ++i) data[i] = T(uniform_sample<T>(g, 0, 1));
+    normal_fill_16(data, mean, std);
+  }
+}
+
+// Runs fn(element_index) for each element in memory order of a contiguous tensor, or
+// fills a contiguous temporary and copies it in otherwise.
+template <typename Fn>
+void fill_in_order(Tensor& self, Fn&& fill_contiguous) {
+  if (self.is_contiguous()) {
+    fill_contiguous(self);
+    return;
+  }
+  Tensor tmp = empty(self.sizes(), TensorOptions(self.dtype()));
+  fill_contiguous(tmp);
+  self.copy_(tmp);
+}
+
+GeneratorState& state_of(Generator* gen) { return (gen ? *gen : default_generator()).state(); }
+
+void check_float(const Tensor& t, const char* op) {
+  EMBER_CHECK(t.is_floating_point(), Error, op, " expects a floating point tensor, got ", dtype_name(t.dtype()));
+}
+
+}  // namespace
+
+Generator::Generator(uint64_t seed) : state_(std::make_shared<GeneratorState>()) { manual_seed(seed); }
+
+void Generator::manual_seed(uint64_t seed) {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->seed = seed;
+  state_->engine.seed(uint32_t(seed & 0xffffffffu));
+  state_->next_double_normal.reset();
+  state_->next_float_normal.reset();
+}
+
+uint64_t Generator::seed() {
+  std::random_device rd;
+  uint64_t s = (uint64_t(rd()) << 32) | rd();
+  manual_seed(s);
+  return s;
+}
+
+Tensor Generator::get_state() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  std::ostringstream os;
+  os << state_->seed << ' ' << state_->engine << ' ' << state_->next_double_normal.has_value() << ' '
+     << (state_->next_double_normal ? *state_->next_double_normal : 0.0);
+  std::string s = os.str();
+  std::vector<uint8_t> bytes(s.begin(), s.end());
+  return tensor(bytes, DimVector{int64_t(bytes.size())});
+}
+
+void Generator::set_state(const Tensor& state) {
+  EMBER_CHECK(state.dtype() == kUInt8 && state.dim() == 1, TypeError,
+              "expected a torch.ByteTensor of one dimension as the generator state");
+  Tensor c = state.contiguous();
+  std::istringstream is(std::string(c.data_ptr<char>(), size_t(c.numel())));
+  uint64_t seed;
+  bool has_normal;
+  double normal;
+  std::mt19937 engine;
+  is >> seed >> engine >> has_normal >> normal;
+  EMBER_CHECK(!is.fail(), Error, "Generator.set_state: the state tensor is not a generator state");
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->seed = seed;
+  state_->engine = engine;
+  state_->next_double_normal = has_normal ? std::optional<double>(normal) : std::nullopt;
+}
+
+Generator& default_generator() {
+  static Generator g = [] {
+    Generator gen;
+    gen.seed();
+    return gen;
+  }();
+  return g;
+}
+
+void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
+uint64_t initial_seed() { return default_generator().initial_seed(); }
+
+Tensor& uniform_(Tensor& self, double from, double to, Generator* gen) {
+  check_float(self, "uniform_");
+  EMBER_CHECK(from <= to, Error, "uniform_ expects to return a [from, to) range, but found from=", from,
+              " > to=", to);
+  GeneratorState& g = state_of(gen);
+  std::lock_guard<std::mutex> lock(g.mutex);
+  fill_in_order(self, [&](Tensor& t) {
+    visit_dtype(t.dtype(), [&]<typename T>(T) {
+      if constexpr (!std::is_integral_v<T>) {
+        T* p = t.data_ptr<T>();
+        for (int64_t i = 0, n = t.numel(); i < n; ++i) p[i] = T(uniform_sample<T>(g, from, to));
+      }
+    });
+  });
+  return self;
+}
+
+Tensor& normal_(Tensor& self, double mean, double std, Generator* gen) {
+  check_float(self, "normal_");
+  EMBER_CHECK(std >= 0.0, Error, "normal expects std >= 0.0, but found std ", std);
+  GeneratorState& g = state_of(gen);
+  std::lock_guard<std::mutex> lock(g.mutex);
+  int64_t n = self.numel();
+  fill_in_order(self, [&](Tensor& t) {
+    visit_dtype(t.dtype(), [&]<typename T>(T) {
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        if (n >= 16) {
+          normal_fill<T>(g, t.data_ptr<T>(), n, T(mean), T(std));
+          return;
+        }
+      }
+      if constexpr (!std::is_integral_v<T>) {
+        T* p = t.data_ptr<T>();
+        for (int64_t i = 0; i < n; ++i) p[i] = T(float(normal_sample(g, mean, std)));
+      }
+    });
+  });
+  return self;
+}
+
+Tensor& random_(Tensor& self, int64_t from, int64_t to, Generator* gen) {
+  EMBER_CHECK(from < to, Error, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
+  GeneratorState& g = state_of(gen);
+  std::lock_guard<std::mutex> lock(g.mutex);
+  uint64_t range = uint64_t(to) - uint64_t(from);
+  fill_in_order(self, [&](Tensor& t) {
+    visit_dtype(t.dtype(), [&]<typename T>(T) {
+      T* p = t.data_ptr<T>();
+      for (int64_t i = 0, n = t.numel(); i < n; ++i) {
+        uint64_t r = range >= (uint64_t(1) << 32) ? random64(g) : uint64_t(g.engine());
+        p[i] = convert<T>(int64_t(r % range) + from);
+      }
+    });
+  });
+  return self;
+}
+
+Tensor rand(IntArrayRef sizes, const TensorOptions& options, Generator* gen) {
+  Tensor t = empty(sizes, options.with_requires_grad(false));
+  uniform_(t, 0.0, 1.0, gen);
+  return options.requires_grad ? t.requires_grad_(true) : t;
+}
+
+Tensor randn(IntArrayRef sizes, const TensorOptions& options, Generator* gen) {
+  return normal(0.0, 1.0, sizes, options, gen);
+}
+
+Tensor normal(double mean, double std, IntArrayRef sizes, const TensorOptions& options, Generator* gen) {
+  Tensor t = empty(sizes, options.with_requires_grad(false));
+  normal_(t, mean, std, gen);
+  return options.requires_grad ? t.requires_grad_(true) : t;
+}
+
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, const TensorOptions& options, Generator* gen) {
+  Tensor t = empty(sizes, options.with_dtype(options.dtype.value_or(kInt64)));
+  random_(t, low, high, gen);
+  return t;
+}
+
+Tensor randperm(int64_t n, const TensorOptions& options, Generator* gen) {
+  EMBER_CHECK(n >= 0, Error, "Trying to create tensor with negative dimension ", n, ": [", n, "]");
+  Tensor t = arange(0, n, 1, options.with_dtype(options.dtype.value_or(kInt64)));
+  GeneratorState& g = state_of(gen);
+  std::lock_guard<std::mutex> lock(g.mutex);
+  visit_dtype(t.dtype(), [&]<typename T>(T) {
+    T* p = t.data_ptr<T>();
+    for (int64_t i = 0; i < n - 1; ++i) {  // Fisher-Yates, as torch draws it
+      int64_t z = int64_t(uint64_t(g.engine()) % uint64_t(n - i));
+      std::swap(p[i], p[z + i]);
+    }
+  });
+  return t;
+}
+
+}  // namespace ember

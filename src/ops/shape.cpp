@@ -1,0 +1,479 @@
+// View ops: each returns a tensor that shares storage with its input, with torch's strides.
+#include <algorithm>
+#include <numeric>
+#include <optional>
+
+#include "ember/tensor.h"
+
+namespace ember {
+
+namespace {
+
+IntList list(IntArrayRef r) { return {r.data(), r.size()}; }
+
+Tensor make_view(const Tensor& base, DimVector sizes, DimVector strides, int64_t offset) {
+  return Tensor::make(base.storage(), std::move(sizes), std::move(strides), offset, base.dtype());
+}
+
+// Resolves one -1 entry in `shape` against numel (torch's infer_size).
+DimVector infer_size(IntArrayRef shape, int64_t numel) {
+  DimVector res(shape);
+  int64_t newsize = 1;
+  std::optional<size_t> infer_dim;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == -1) {
+      EMBER_CHECK(!infer_dim, Error, "only one dimension can be inferred");
+      infer_dim = d;
+    } else {
+      EMBER_CHECK(shape[d] >= 0, Error, "invalid shape dimension ", shape[d]);
+      newsize *= shape[d];
+    }
+  }
+  bool ok = numel == newsize || (infer_dim && newsize > 0 && numel % newsize == 0);
+  if (infer_dim && newsize == 0) {
+    EMBER_CHECK(false, Error, "cannot reshape tensor of 0 elements into shape ", list(shape),
+                " because the unspecified dimension size -1 can be any value and is ambiguous");
+  }
+  EMBER_CHECK(ok, Error, "shape '", list(shape), "' is invalid for input of size ", numel);
+  if (infer_dim) res[*infer_dim] = numel / newsize;
+  return res;
+}
+
+// Strides that let a tensor of (oldshape, oldstride) be viewed as newshape, if any exist.
+std::optional<DimVector> compute_view_strides(IntArrayRef oldshape, IntArrayRef oldstride,
+                                              IntArrayRef newshape) {
+  DimVector newstride(newshape.size());
+  if (oldshape.empty()) {
+    std::fill(newstride.begin(), newstride.end(), 1);
+    return newstride;
+  }
+  int64_t numel = 1;
+  for (int64_t s : oldshape) numel *= s;
+  if (numel == 0 && std::equal(oldshape.begin(), oldshape.end(), newshape.begin(), newshape.end())) {
+    return DimVector(oldstride);
+  }
+  if (numel == 0) {
+    for (int64_t d = int64_t(newshape.size()) - 1; d >= 0; --d) {
+      newstride[d] = d == int64_t(newshape.size()) - 1 ? 1 : std::max<int64_t>(newshape[d + 1], 1) * newstride[d + 1];
+    }
+    return newstride;
+  }
+  int64_t view_d = int64_t(newshape.size()) - 1;
+  int64_t chunk_base_stride = oldstride.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t tensor_d = int64_t(oldshape.size()) - 1; tensor_d >= 0; --tensor_d) {
+    tensor_numel *= oldshape[tensor_d];
+    // At the start of each contiguous chunk of the old tensor, match a run of new dims to it.
+    if (tensor_d == 0 || (oldshape[tensor_d - 1] != 1 && oldstride[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || newshape[view_d] == 1)) {
+        newstride[view_d] = view_numel * chunk_base_stride;
+        view_numel *= newshape[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (tensor_d > 0) {
+        chunk_base_stride = oldstride[tensor_d - 1];
+        tensor_numel = view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return newstride;
+}
+
+void check_no_duplicates(IntArrayRef dims, int64_t ndim, const char* what) {
+  std::vector<bool> seen(size_t(std::max<int64_t>(ndim, 1)), false);
+  for (int64_t d : dims) {
+    EMBER_CHECK(!seen[size_t(d)], Error, what);
+    seen[size_t(d)] = true;
+  }
+}
+
+}  // namespace
+
+Tensor Tensor::alias() const { return make_view(*this, impl_->sizes, impl_->strides, storage_offset()); }
+
+Tensor Tensor::view(IntArrayRef shape) const {
+  DimVector sizes = infer_size(shape, numel());
+  auto strides = compute_view_strides(impl_->sizes, impl_->strides, sizes);
+  EMBER_CHECK(strides, Error,
+              "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+              "across two contiguous subspaces). Use .reshape(...) instead.");
+  return make_view(*this, std::move(sizes), std::move(*strides), storage_offset());
+}
+
+Tensor Tensor::reshape(IntArrayRef shape) const {
+  DimVector sizes = infer_size(shape, numel());
+  if (auto strides = compute_view_strides(impl_->sizes, impl_->strides, sizes)) {
+    return make_view(*this, std::move(sizes), std::move(*strides), storage_offset());
+  }
+  return clone().view(sizes);
+}
+
+Tensor Tensor::view(ScalarType new_dtype) const {
+  int64_t old_size = int64_t(element_size()), new_size = int64_t(ember::element_size(new_dtype));
+  DimVector sizes = impl_->sizes, strides = impl_->strides;
+  int64_t offset = storage_offset();
+  if (old_size != new_size) {
+    auto names = ember::str(dtype_info(dtype()).legacy_name, " as ", dtype_info(new_dtype).legacy_name);
+    EMBER_CHECK(dim() > 0, Error, "self.dim() cannot be 0 to view ", names, " (different element sizes)");
+    EMBER_CHECK(strides.back() == 1, Error, "self.stride(-1) must be 1 to view ", names,
+                " (different element sizes), but got ", strides.back());
+    if (new_size < old_size) {
+      int64_t ratio = old_size / new_size;
+      for (size_t i = 0; i + 1 < strides.size(); ++i) strides[i] *= ratio;
+      sizes.back() *= ratio;
+      offset *= ratio;
+    } else {
+      int64_t ratio = new_size / old_size;
+      EMBER_CHECK(sizes.back() % ratio == 0, Error, "self.size(-1) must be divisible by ", ratio, " to view ",
+                  names, " (different element sizes), but got ", sizes.back());
+      EMBER_CHECK(offset % ratio == 0, Error, "self.storage_offset() must be divisible by ", ratio,
+                  " to view ", names, " (different element sizes), but got ", offset);
+      for (size_t i = 0; i + 1 < strides.size(); ++i) {
+        EMBER_CHECK(strides[i] % ratio == 0, Error, "self.stride(", i, ") must be divisible by ", ratio,
+                    " to view ", names, " (different element sizes), but got ", strides[i]);
+        strides[i] /= ratio;
+      }
+      sizes.back() /= ratio;
+      offset /= ratio;
+    }
+  }
+  return Tensor::make(storage(), std::move(sizes), std::move(strides), offset, new_dtype);
+}
+
+Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
+  int64_t n = dim();
+  dim0 = wrap_dim(dim0, n);
+  dim1 = wrap_dim(dim1, n);
+  DimVector sizes = impl_->sizes, strides = impl_->strides;
+  if (n > 0) {
+    std::swap(sizes[dim0], sizes[dim1]);
+    std::swap(strides[dim0], strides[dim1]);
+  }
+  return make_view(*this, std::move(sizes), std::move(strides), storage_offset());
+}
+
+Tensor Tensor::t() const {
+  EMBER_CHECK(dim() <= 2, Error, "t() expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
+  return dim() < 2 ? alias() : transpose(0, 1);
+}
+
+Tensor Tensor::mT() const {
+  EMBER_CHECK(dim() >= 2, Error, "tensor.mT is only supported on matrices or batches of matrices. Got ",
+              dim(), "-D tensor.");
+  return transpose(-2, -1);
+}
+
+Tensor Tensor::permute(IntArrayRef dims) const {
+  int64_t n = dim();
+  EMBER_CHECK(int64_t(dims.size()) == n, Error,
+              "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the "
+              "desired ordering of dimensions i.e. input.dim() = ", n, " is not equal to len(dims) = ", dims.size());
+  DimVector wrapped(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) wrapped[i] = wrap_dim(dims[i], n);
+  check_no_duplicates(wrapped, n, "permute(): duplicate dims are not allowed.");
+  DimVector sizes(dims.size()), strides(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) {
+    sizes[i] = impl_->sizes[wrapped[i]];
+    strides[i] = impl_->strides[wrapped[i]];
+  }
+  return make_view(*this, std::move(sizes), std::move(strides), storage_offset());
+}
+
+Tensor Tensor::squeeze() const {
+  DimVector sizes, strides;
+  for (int64_t i = 0; i < dim(); ++i) {
+    if (impl_->sizes[i] != 1) {
+      sizes.push_back(impl_->sizes[i]);
+      strides.push_back(impl_->strides[i]);
+    }
+  }
+  return make_view(*this, std::move(sizes), std::move(strides), storage_offset());
+}
+
+Tensor Tensor::squeeze(IntArrayRef dims) const {
+  int64_t n = dim();
+  std::vector<bool> drop(size_t(std::max<int64_t>(n, 1)), false);
+  for (int64_t d : dims) drop[size_t(wrap_dim(d, n))] = true;
+  DimVector sizes, strides;
+  for (int64_t i = 0; i < n; ++i) {
+    if (drop[size_t(i)] && impl_->sizes[i] == 1) continue;
+    sizes.push_back(impl_->sizes[i]);
+    strides.push_back(impl_->strides[i]);
+  }
+  return make_view(*this, std::move(sizes), std::move(strides), storage_offset());
+}
+
+Tensor Tensor::unsqueeze(int64_t d) const {
+  d = wrap_dim(d, dim() + 1);
+  DimVector sizes = impl_->sizes, strides = impl_->strides;
+  int64_t new_stride = d >= dim() ? 1 : sizes[d] * strides[d];
+  sizes.insert(size_t(d), 1);
+  strides.insert(size_t(d), new_stride);
+  return make_view(*this, std::move(sizes), std::move(strides), storage_offset());
+}
+
+Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
+  start_dim = wrap_dim(start_dim, dim());
+  end_dim = wrap_dim(end_dim, dim());
+  EMBER_CHECK(start_dim <= end_dim, Error, "flatten() has invalid args: start_dim cannot come after end_dim");
+  if (dim() == 0) return reshape(DimVector{1});
+  if (start_dim == end_dim) return *this;
+  DimVector shape;
+  int64_t flat = 1;
+  for (int64_t i = 0; i < dim(); ++i) {
+    if (i < start_dim || i > end_dim) shape.push_back(impl_->sizes[i]);
+    else flat *= impl_->sizes[i];
+    if (i == end_dim) shape.push_back(flat);
+  }
+  return reshape(shape);
+}
+
+Tensor Tensor::unflatten(int64_t d, IntArrayRef new_sizes) const {
+  d = wrap_dim(d, dim());
+  EMBER_CHECK(!new_sizes.empty(), Error, "unflatten: sizes must be non-empty");
+  int64_t dim_size = impl_->sizes[d];
+  int64_t known = 1, inferred = -1;
+  for (size_t i = 0; i < new_sizes.size(); ++i) {
+    if (new_sizes[i] == -1) {
+      EMBER_CHECK(inferred < 0, Error, "only one dimension can be inferred");
+      inferred = int64_t(i);
+    } else {
+      known *= new_sizes[i];
+    }
+  }
+  DimVector sizes_resolved(new_sizes);
+  if (inferred >= 0 && known != 0 && dim_size % known == 0) sizes_resolved[inferred] = dim_size / known;
+  int64_t prod = 1;
+  for (int64_t s : sizes_resolved) prod *= s;
+  EMBER_CHECK(prod == dim_size, Error, "unflatten: Provided sizes ", list(new_sizes),
+              " don't multiply up to the size of dim ", d, " (", dim_size, ") in the input tensor");
+  DimVector shape;
+  for (int64_t i = 0; i < dim(); ++i) {
+    if (i == d) for (int64_t s : sizes_resolved) shape.push_back(s);
+    else shape.push_back(impl_->sizes[i]);
+  }
+  return view(shape);
+}
+
+Tensor Tensor::expand(IntArrayRef target) const {
+  int64_t ndim = int64_t(target.size()), old_ndim = dim();
+  EMBER_CHECK(ndim >= old_ndim, Error, "expand(", dtype_info(dtype()).legacy_name,
+              "Tensor{", list(sizes()), "}, size=", list(target),
+              "): the number of sizes provided (", ndim, ") must be greater or equal to the number of dimensions in the tensor (",
+              old_ndim, ")");
+  DimVector sizes(static_cast<size_t>(ndim)), strides(static_cast<size_t>(ndim));
+  for (int64_t i = ndim - 1; i >= 0; --i) {
+    int64_t old_dim = old_ndim - ndim + i;  // the matching dim of this tensor, if any
+    int64_t size = old_dim >= 0 ? impl_->sizes[old_dim] : 1;
+    int64_t stride = old_dim >= 0 ? impl_->strides[old_dim] : 0;
+    int64_t want = target[i];
+    if (want == -1) {
+      EMBER_CHECK(old_dim >= 0, Error, "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension ", i);
+      want = size;
+    }
+    if (size != want) {
+      EMBER_CHECK(size == 1, Error, "The expanded size of the tensor (", want,
+                  ") must match the existing size (", size, ") at non-singleton dimension ", i,
+                  ".  Target sizes: ", list(target), ".  Tensor sizes: ", list(this->sizes()));
+      stride = 0;
+    }
+    EMBER_CHECK(want >= 0, Error, "Trying to create tensor with negative dimension ", want, ": ", list(target));
+    sizes[i] = want;
+    strides[i] = stride;
+  }
+  return make_view(*this, std::move(sizes), std::move(strides), storage_offset());
+}
+
+Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
+  EMBER_CHECK(dim() > 0, Error, "narrow() cannot be applied to a 0-dim tensor.");
+  EMBER_CHECK(length >= 0, Error, "narrow(): length must be non-negative.");
+  d = wrap_dim(d, dim());
+  int64_t cur = impl_->sizes[d];
+  EMBER_CHECK(start >= -cur && start <= cur, IndexError, "start out of range (expected to be in range of [", -cur,
+              ", ", cur, "], but got ", start, ")");
+  if (start < 0) start += cur;
+  EMBER_CHECK(start <= cur - length, Error, "start (", start, ") + length (", length,
+              ") exceeds dimension size (", cur, ").");
+  return slice(d, start, start + length, 1);
+}
+
+Tensor Tensor::select(int64_t d, int64_t index) const {
+  EMBER_CHECK(dim() > 0, IndexError, "select() cannot be applied to a 0-dim tensor.");
+  d = wrap_dim(d, dim());
+  int64_t size = impl_->sizes[d];
+  EMBER_CHECK(index >= -size && index < size, IndexError, "select(): index ", index,
+              " out of range for tensor of size ", list(sizes()), " at dimension ", d);
+  if (index < 0) index += size;
+  DimVector sizes = impl_->sizes, strides = impl_->strides;
+  int64_t offset = storage_offset() + index * strides[d];
+  sizes.erase(size_t(d));
+  strides.erase(size_t(d));
+  return make_view(*this, std::move(sizes), std::move(strides), offset);
+}
+
+Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<int64_t> end_opt, int64_t step) const {
+  EMBER_CHECK(dim() > 0, IndexError, "slice() cannot be applied to a 0-dim tensor.");
+  EMBER_CHECK(step > 0, ValueError, "step must be greater than zero");
+  d = wrap_dim(d, dim());
+  int64_t size = impl_->sizes[d];
+  // Python slice semantics: clamp after wrapping negatives.
+  auto clamp_index = [size](int64_t i) {
+    if (i < 0) i += size;
+    return std::clamp<int64_t>(i, 0, size);
+  };
+  int64_t start = start_opt ? clamp_index(*start_opt) : 0;
+  int64_t end = end_opt ? clamp_index(*end_opt) : size;
+  if (end < start) end = start;
+  DimVector sizes = impl_->sizes, strides = impl_->strides;
+  int64_t offset = storage_offset() + start * strides[d];
+  sizes[d] = (end - start + step - 1) / step;
+  strides[d] *= step;
+  return make_view(*this, std::move(sizes), std::move(strides), offset);
+}
+
+Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
+  int64_t n = dim();
+  d = wrap_dim(d, n);
+  int64_t max_size = n == 0 ? 1 : impl_->sizes[d];
+  EMBER_CHECK(size <= max_size, Error, "maximum size for tensor at dimension ", d, " is ", max_size,
+              " but size is ", size);
+  EMBER_CHECK(step > 0, Error, "step is ", step, " but must be > 0");
+  DimVector sizes = impl_->sizes, strides = impl_->strides;
+  if (n == 0) {
+    sizes.push_back(size);
+    strides.push_back(1);
+  } else {
+    sizes.push_back(size);
+    strides.push_back(strides[d]);
+    sizes[d] = (impl_->sizes[d] - size) / step + 1;
+    strides[d] *= step;
+  }
+  return make_view(*this, std::move(sizes), std::move(strides), storage_offset());
+}
+
+Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> offset_opt) const {
+  int64_t offset = offset_opt.value_or(storage_offset());
+  EMBER_CHECK(sizes.size() == strides.size(), Error, "mismatch in length of strides and shape");
+  EMBER_CHECK(offset >= 0, Error, "Tensor: invalid storage offset ", offset);
+  int64_t max_index = 0;
+  bool empty = false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    EMBER_CHECK(sizes[i] >= 0, Error, "Trying to create tensor with negative dimension ", sizes[i], ": ", list(sizes));
+    EMBER_CHECK(strides[i] >= 0, Error, "as_strided: Negative strides are not supported at the moment, got strides: ",
+                list(strides));
+    if (sizes[i] == 0) empty = true;
+    max_index += (sizes[i] - 1) * strides[i];
+  }
+  int64_t itemsize = int64_t(element_size());
+  int64_t needed = empty ? 0 : (offset + max_index + 1) * itemsize;
+  EMBER_CHECK(needed <= int64_t(storage().nbytes()), Error, "setStorage: sizes ", list(sizes), ", strides ",
+              list(strides), ", storage offset ", offset, ", and itemsize ", itemsize, " requiring a storage size of ",
+              needed, " are out of bounds for storage of size ", storage().nbytes());
+  return make_view(*this, DimVector(sizes), DimVector(strides), offset);
+}
+
+std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
+  EMBER_CHECK(dim() != 0, Error, "split expects at least a 1-dimensional tensor");
+  EMBER_CHECK(split_size >= 0, Error, "split expects split_size be non-negative, but got split_size=", split_size);
+  int64_t dim_size = size(d);
+  EMBER_CHECK(split_size > 0 || dim_size == 0, Error,
+              "split_size can only be 0 if dimension size is 0, but got dimension size of ", dim_size);
+  int64_t num_splits = split_size == 0 ? 1 : std::max<int64_t>((dim_size + split_size - 1) / split_size, 1);
+  int64_t last = split_size - (split_size * num_splits - dim_size);
+  std::vector<Tensor> out;
+  out.reserve(size_t(num_splits));
+  for (int64_t i = 0; i < num_splits; ++i) {
+    out.push_back(narrow(d, i * split_size, i < num_splits - 1 ? split_size : last));
+  }
+  return out;
+}
+
+std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t d) const {
+  EMBER_CHECK(dim() != 0, Error, "split expects at least a 1-dimensional tensor");
+  int64_t dim_size = size(d), total = 0;
+  for (int64_t s : split_sizes) {
+    EMBER_CHECK(s >= 0, Error, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=",
+                list(split_sizes));
+    total += s;
+  }
+  EMBER_CHECK(total == dim_size, Error, "split_with_sizes expects split_sizes to sum exactly to ", dim_size,
+              " (input tensor's size at dimension ", wrap_dim(d, dim()), "), but got split_sizes=", list(split_sizes));
+  std::vector<Tensor> out;
+  int64_t start = 0;
+  for (int64_t s : split_sizes) {
+    out.push_back(narrow(d, start, s));
+    start += s;
+  }
+  return out;
+}
+
+std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
+  EMBER_CHECK(dim() > 0, Error, "chunk expects at least a 1-dimensional tensor");
+  EMBER_CHECK(chunks > 0, Error, "chunk expects `chunks` to be greater than 0, got: ", chunks);
+  int64_t dim_size = size(d);
+  int64_t split_size = (dim_size + chunks - 1) / chunks;
+  if (split_size == 0 && dim_size == 0) {
+    DimVector sizes(size_t(chunks), 0);
+    return split_with_sizes(sizes, d);
+  }
+  return split(split_size, d);
+}
+
+std::vector<Tensor> Tensor::unbind(int64_t d) const {
+  EMBER_CHECK(dim() > 0, Error, "Dimension specified as 0 but tensor has no dimensions");
+  d = wrap_dim(d, dim());
+  std::vector<Tensor> out;
+  for (int64_t i = 0; i < impl_->sizes[d]; ++i) out.push_back(select(d, i));
+  return out;
+}
+
+Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
+  dim1 = wrap_dim(dim1, dim());
+  dim2 = wrap_dim(dim2, dim());
+  EMBER_CHECK(dim1 != dim2, Error, "diagonal dimensions cannot be identical ", dim1, ", ", dim2);
+  int64_t diag_size;
+  int64_t storage_off = storage_offset();
+  if (offset >= 0) diag_size = std::max<int64_t>(std::min(impl_->sizes[dim1], impl_->sizes[dim2] - offset), 0);
+  else diag_size = std::max<int64_t>(std::min(impl_->sizes[dim1] + offset, impl_->sizes[dim2]), 0);
+  if (diag_size > 0) storage_off += offset >= 0 ? offset * impl_->strides[dim2] : -offset * impl_->strides[dim1];
+  DimVector sizes = impl_->sizes, strides = impl_->strides;
+  int64_t diag_stride = strides[dim1] + strides[dim2];
+  sizes.erase(size_t(std::max(dim1, dim2)));
+  strides.erase(size_t(std::max(dim1, dim2)));
+  sizes.erase(size_t(std::min(dim1, dim2)));
+  strides.erase(size_t(std::min(dim1, dim2)));
+  sizes.push_back(diag_size);
+  strides.push_back(diag_stride);
+  return make_view(*this, std::move(sizes), std::move(strides), storage_off);
+}
+
+Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const {
+  int64_t n = dim();
+  EMBER_CHECK(source.size() == destination.size(), Error,
+              "movedim: Invalid source or destination dims: source (", list(source),
+              " dims) should contain the same number of dims as destination (", list(destination), " dims)");
+  DimVector src(source.size()), dst(destination.size());
+  for (size_t i = 0; i < source.size(); ++i) {
+    src[i] = wrap_dim(source[i], n);
+    dst[i] = wrap_dim(destination[i], n);
+  }
+  check_no_duplicates(src, n, ember::str("movedim: repeated dim in `source` (", list(source), ")").c_str());
+  check_no_duplicates(dst, n, ember::str("movedim: repeated dim in `destination` (", list(destination), ")").c_str());
+  DimVector order(size_t(n), -1);
+  std::vector<bool> src_used(size_t(std::max<int64_t>(n, 1)), false);
+  for (size_t i = 0; i < src.size(); ++i) {
+    order[dst[i]] = src[i];
+    src_used[size_t(src[i])] = true;
+  }
+  int64_t next_src = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (order[i] != -1) continue;
+    while (src_used[size_t(next_src)]) ++next_src;
+    order[i] = next_src++;
+  }
+  return permute(order);
+}
+
+}  // namespace ember
