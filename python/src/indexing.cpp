@@ -1,11 +1,31 @@
 // Basic indexing: integers, slices, None, Ellipsis and bools, for reads and writes.
 #include "bindings.h"
+#include "ember/layout.h"
 
 namespace ember::py {
 
 namespace {
 
 bool consumes_dim(PyObject* o) { return o != Py_None && o != Py_Ellipsis && !PyBool_Check(o); }
+
+// Bool indices (x[True], x[0, False]) act as one advanced index: together they add a single
+// dim of size 1 (0 if any is False), and reading through them copies, as in torch.
+struct BoolIndex {
+  bool present = false;
+  bool all_true = true;
+  int64_t position = 0;  // result dim where the new dim goes
+};
+
+// The copy torch makes for a bool index: dense, keeping the dim order, with the new dim
+// treated as broadcast (stride 0) so it keeps its place, as torch's TensorIterator does.
+Tensor copy_for_bool_index(const Tensor& v, int64_t pos) {
+  DimVector strides(v.strides());
+  strides[size_t(pos)] = 0;
+  Tensor out = empty_strided(v.sizes(), infer_dense_strides(v.sizes(), strides),
+                             TensorOptions(v.dtype()).with_device(v.device()));
+  out.copy_(v);
+  return out;
+}
 
 Tensor select_checked(const Tensor& t, int64_t dim, int64_t index, int64_t real_dim) {
   EMBER_CHECK(t.dim() > dim, IndexError, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
@@ -37,9 +57,8 @@ Tensor apply_item(const Tensor& t, PyObject* o, int64_t& dim, int64_t& real_dim,
     ++real_dim;
     return r;
   }
-  if (o == Py_None || PyBool_Check(o)) {
+  if (o == Py_None) {
     Tensor r = t.unsqueeze(dim);
-    if (o == Py_False) r = r.slice(dim, 0, 0, 1);
     ++dim;
     ++real_dim;
     return r;
@@ -59,13 +78,18 @@ Tensor apply_item(const Tensor& t, PyObject* o, int64_t& dim, int64_t& real_dim,
 
 }  // namespace
 
-Tensor index_view(const Tensor& self, nb::handle index) {
+Tensor index_view(const Tensor& self, nb::handle index, bool for_write) {
   PyObject* o = index.ptr();
   if (!PyTuple_Check(o)) {
-    int64_t dim = 0, real_dim = 0;
     if (o == Py_Ellipsis) return self.alias();
+    if (PyBool_Check(o)) {
+      Tensor v = self.unsqueeze(0);
+      if (o == Py_False) v = v.slice(0, 0, 0, 1);
+      return for_write ? v : copy_for_bool_index(v, 0);
+    }
     EMBER_CHECK(!consumes_dim(o) || self.dim() >= 1, IndexError, "invalid index of a 0-dim tensor. Use `tensor.item()` "
                 "in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
+    int64_t dim = 0, real_dim = 0;
     return apply_item(self, o, dim, real_dim, 0);
   }
   Py_ssize_t n = PyTuple_GET_SIZE(o);
@@ -79,22 +103,39 @@ Tensor index_view(const Tensor& self, nb::handle index) {
   EMBER_CHECK(consumed <= self.dim(), IndexError, "too many indices for tensor of dimension ", self.dim());
   Tensor result = self.alias();
   int64_t dim = 0, real_dim = 0;
+  BoolIndex bools;
+  Py_ssize_t last_bool = -2;
   for (Py_ssize_t i = 0; i < n; ++i) {
-    result = apply_item(result, PyTuple_GET_ITEM(o, i), dim, real_dim, self.dim() - consumed);
+    PyObject* item = PyTuple_GET_ITEM(o, i);
+    if (PyBool_Check(item)) {
+      // Consecutive bools keep their place; separated ones move the new dim to the front.
+      if (!bools.present) bools.position = dim;
+      else if (last_bool != i - 1) bools.position = 0;
+      bools.present = true;
+      bools.all_true &= item == Py_True;
+      last_bool = i;
+      ++real_dim;
+      continue;
+    }
+    result = apply_item(result, item, dim, real_dim, self.dim() - consumed);
   }
-  return result;
+  if (!bools.present) return result;
+  result = result.unsqueeze(bools.position);
+  if (!bools.all_true) result = result.slice(bools.position, 0, 0, 1);
+  return for_write ? result : copy_for_bool_index(result, bools.position);
 }
 
 void init_indexing(nb::class_<Tensor>& cls) {
-  cls.def("__getitem__", &index_view)
+  cls.def("__getitem__", [](const Tensor& self, nb::handle index) { return index_view(self, index, false); },
+          nb::arg("index").none())
       .def("__setitem__", [](Tensor& self, nb::handle index, nb::handle value) {
-        Tensor target = index_view(self, index);
+        Tensor target = index_view(self, index, true);
         if (nb::isinstance<Tensor>(value)) {
           target.copy_(nb::cast<const Tensor&>(value));
         } else {
           target.fill_(nb::cast<Scalar>(value));
         }
-      });
+      }, nb::arg("index").none(), nb::arg("value"));
 }
 
 }  // namespace ember::py

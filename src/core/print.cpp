@@ -60,9 +60,8 @@ class Formatter {
         double d = std::get<double>(v);
         if (std::isfinite(d) && d != 0.0) finite.push_back(d);
       }
-      if (!finite.empty()) measure(finite);
+      if (!finite.empty()) measure(finite, opts.sci_mode);
     }
-    if (opts.sci_mode) sci_mode_ = *opts.sci_mode;
   }
 
   size_t width() const { return max_width_; }
@@ -87,19 +86,15 @@ class Formatter {
   }
 
  private:
-  void measure(const std::vector<double>& vals) {
+  // Chooses int/sci mode (unless sci_mode is forced) and the widest element's width.
+  void measure(const std::vector<double>& vals, std::optional<bool> forced_sci) {
     double lo = std::fabs(vals[0]), hi = lo;
     for (double v : vals) {
       lo = std::min(lo, std::fabs(v));
       hi = std::max(hi, std::fabs(v));
       if (v != std::ceil(v)) int_mode_ = false;
     }
-    bool wide_range = hi / lo > 1000.0 || hi > 1.0e8;
-    if (int_mode_) {
-      sci_mode_ = wide_range;
-    } else {
-      sci_mode_ = wide_range || lo < 1.0e-4;
-    }
+    sci_mode_ = forced_sci.value_or(hi / lo > 1000.0 || hi > 1.0e8 || lo < 1.0e-4);
     for (double v : vals) {
       size_t len = sci_mode_ ? format_float(v, 'e', precision_).size()
                    : int_mode_ ? format_float(v, 'f', 0).size() + 1

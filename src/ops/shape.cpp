@@ -107,7 +107,7 @@ Tensor Tensor::reshape(IntArrayRef shape) const {
   if (auto strides = compute_view_strides(impl_->sizes, impl_->strides, sizes)) {
     return make_view(*this, std::move(sizes), std::move(*strides), storage_offset());
   }
-  return clone().view(sizes);
+  return contiguous().view(sizes);  // not viewable, so not contiguous: this copies
 }
 
 Tensor Tensor::view(ScalarType new_dtype) const {
