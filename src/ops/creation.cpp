@@ -86,10 +86,10 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
   EMBER_CHECK((xstep > 0 && xend >= xstart) || (xstep < 0 && xend <= xstart), Error,
               "upper bound and lower bound inconsistent with step sign");
   double size_d;
-  if (all_int && is_integral(dtype, true)) {
+  if (dtype == kInt64) {  // exact integer arithmetic, as torch does for int64 output
     int64_t s = start.to_int(), e = end.to_int(), st = step.to_int();
     int64_t sgn = (st > 0) - (st < 0);
-    size_d = std::ceil(double(e - s + st - sgn) / double(st));
+    size_d = double((e - s + st - sgn) / st);
   } else {
     size_d = std::ceil((xend - xstart) / xstep);
   }

@@ -12,25 +12,20 @@ namespace ember {
 
 namespace {
 
-// Mantissa digits of each float type: the number of random bits a uniform sample uses.
-template <typename T> constexpr int digits = std::numeric_limits<T>::digits;
-template <> constexpr int digits<Half> = 11;
-template <> constexpr int digits<BFloat16> = 8;
-template <> constexpr int digits<Float8_e4m3fn> = 4;
-template <> constexpr int digits<Float8_e5m2> = 3;
-
 uint64_t random64(GeneratorState& g) {
   uint64_t hi = g.engine(), lo = g.engine();
   return (hi << 32) | lo;
 }
 
-// Uniform in [from, to) for element type T, computed in float (double for double).
+// Uniform in [from, to) for element type T: 53 random bits for double, else 24 bits as a
+// float that the caller rounds to T (torch samples half and bfloat16 this way too).
 template <typename T>
 auto uniform_sample(GeneratorState& g, double from, double to) {
   using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  constexpr int digits = std::numeric_limits<Acc>::digits;
   uint64_t bits = std::is_same_v<T, double> ? random64(g) : uint64_t(g.engine());
-  constexpr uint64_t mask = (uint64_t(1) << digits<T>) - 1;
-  Acc x = Acc(bits & mask) * (Acc(1) / Acc(uint64_t(1) << digits<T>));
+  constexpr uint64_t mask = (uint64_t(1) << digits) - 1;
+  Acc x = Acc(bits & mask) * (Acc(1) / Acc(uint64_t(1) << digits));
   return x * (Acc(to) - Acc(from)) + Acc(from);
 }
 
