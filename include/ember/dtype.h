@@ -97,7 +97,7 @@ decltype(auto) visit_dtype(ScalarType t, Fn&& fn) {
 }
 
 // Value conversion between element types with torch's CPU semantics: floats to narrow
-// integers go through int32 (out-of-range gives INT32_MIN's low bits), NaN to bool is true.
+// integers truncate through int32 (out of range gives INT32_MIN's low bits); NaN to bool is true.
 template <typename To, typename From>
 inline To convert(From v) {
   if constexpr (std::is_same_v<To, From>) {
@@ -111,7 +111,8 @@ inline To convert(From v) {
     } else {
       using Wide = std::conditional_t<std::is_same_v<From, double>, double, float>;
       Wide w = static_cast<Wide>(v);
-      if constexpr (sizeof(To) == 8) {
+      // double -> uint8 truncates through int64 in torch's CPU kernels; the rest through int32.
+      if constexpr (sizeof(To) == 8 || (std::is_same_v<To, uint8_t> && std::is_same_v<From, double>)) {
         if (!(w >= -0x1p63 && w < 0x1p63)) return static_cast<To>(INT64_MIN);
         return static_cast<To>(static_cast<int64_t>(w));
       } else {

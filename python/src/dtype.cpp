@@ -74,7 +74,9 @@ struct IInfo {
   }
 
   std::string repr() const {
-    return str("iinfo(min=", min, ", max=", max, ", dtype=", dtype_name(dtype), ")");
+    std::ostringstream os;  // torch prints the limits as doubles ("%g")
+    os << "iinfo(min=" << double(min) << ", max=" << double(max) << ", dtype=" << dtype_name(dtype) << ")";
+    return os.str();
   }
 };
 

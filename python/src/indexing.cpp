@@ -93,13 +93,8 @@ Tensor index_view(const Tensor& self, nb::handle index, bool for_write) {
     return apply_item(self, o, dim, real_dim, 0);
   }
   Py_ssize_t n = PyTuple_GET_SIZE(o);
-  int64_t consumed = 0, ellipses = 0;
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject* item = PyTuple_GET_ITEM(o, i);
-    consumed += consumes_dim(item);
-    ellipses += item == Py_Ellipsis;
-  }
-  EMBER_CHECK(ellipses <= 1, IndexError, "an index can only have a single ellipsis ('...')");
+  int64_t consumed = 0;
+  for (Py_ssize_t i = 0; i < n; ++i) consumed += consumes_dim(PyTuple_GET_ITEM(o, i));
   EMBER_CHECK(consumed <= self.dim(), IndexError, "too many indices for tensor of dimension ", self.dim());
   Tensor result = self.alias();
   int64_t dim = 0, real_dim = 0;

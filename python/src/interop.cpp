@@ -218,8 +218,8 @@ void init_interop(nb::module_& m, nb::class_<Tensor>& cls) {
         nb::object arr = to_numpy(t, false);
         return dtype.is_none() ? arr : arr.attr("astype")(dtype);
       }, nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none())
-      .def("__dlpack__", [](const Tensor& t, const nb::kwargs& kwargs) {
-        return export_array<nb::no_framework>(t).cast().attr("__dlpack__")(**kwargs);
+      .def("__dlpack__", [](const Tensor& t, const nb::kwargs&) {  // a "dltensor" capsule
+        return export_array<nb::no_framework>(t).cast();
       })
       .def("__dlpack_device__", [](const Tensor& t) { return nb::make_tuple(1, 0); })
       .def("tolist", [](const Tensor& t) { return tolist_at(t, 0, static_cast<const char*>(t.data_ptr())); })

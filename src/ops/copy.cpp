@@ -34,8 +34,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
   return *this;
 }
 
-Tensor& Tensor::fill_(const Scalar& value) {
-  check_no_internal_overlap(*this);
+Tensor& Tensor::fill_(const Scalar& value) {  // overlapping (expanded) targets are fine: one value
   cpu::fill_kernel(*this, value);
   return *this;
 }

@@ -46,7 +46,9 @@ Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, const TensorOptions
   return finish(Tensor::make(std::move(storage), DimVector(sizes), DimVector(strides), 0, dtype), options);
 }
 
-Tensor zeros(IntArrayRef sizes, const TensorOptions& options) { return full(sizes, 0, options.with_dtype(options.dtype_or_default())); }
+Tensor zeros(IntArrayRef sizes, const TensorOptions& options) {
+  for (int64_t s : sizes) EMBER_CHECK(s >= 0, Error, "zeros: Dimension size must be non-negative.");
+  return full(sizes, 0, options.with_dtype(options.dtype_or_default())); }
 Tensor ones(IntArrayRef sizes, const TensorOptions& options) { return full(sizes, 1, options.with_dtype(options.dtype_or_default())); }
 
 Tensor full(IntArrayRef sizes, const Scalar& fill_value, const TensorOptions& options) {

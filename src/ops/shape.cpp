@@ -30,11 +30,9 @@ DimVector infer_size(IntArrayRef shape, int64_t numel) {
     }
   }
   bool ok = numel == newsize || (infer_dim && newsize > 0 && numel % newsize == 0);
-  if (infer_dim && newsize == 0) {
-    EMBER_CHECK(false, Error, "cannot reshape tensor of 0 elements into shape ", list(shape),
-                " because the unspecified dimension size -1 can be any value and is ambiguous");
-  }
   EMBER_CHECK(ok, Error, "shape '", list(shape), "' is invalid for input of size ", numel);
+  EMBER_CHECK(!infer_dim || newsize != 0, Error, "cannot reshape tensor of 0 elements into shape ", list(shape),
+              " because the unspecified dimension size -1 can be any value and is ambiguous");
   if (infer_dim) res[*infer_dim] = numel / newsize;
   return res;
 }
@@ -160,6 +158,7 @@ Tensor Tensor::t() const {
 }
 
 Tensor Tensor::mT() const {
+  if (dim() == 0) return alias();  // torch: identity on 0-dim tensors
   EMBER_CHECK(dim() >= 2, Error, "tensor.mT is only supported on matrices or batches of matrices. Got ",
               dim(), "-D tensor.");
   return transpose(-2, -1);
@@ -259,7 +258,7 @@ Tensor Tensor::unflatten(int64_t d, IntArrayRef new_sizes) const {
 
 Tensor Tensor::expand(IntArrayRef target) const {
   int64_t ndim = int64_t(target.size()), old_ndim = dim();
-  EMBER_CHECK(ndim >= old_ndim, Error, "expand(", dtype_info(dtype()).legacy_name,
+  EMBER_CHECK(ndim >= old_ndim, Error, "expand(torch.", dtype_info(dtype()).legacy_name,
               "Tensor{", list(sizes()), "}, size=", list(target),
               "): the number of sizes provided (", ndim, ") must be greater or equal to the number of dimensions in the tensor (",
               old_ndim, ")");
