@@ -28,9 +28,7 @@ Tensor copy_for_bool_index(const Tensor& v, int64_t pos) {
 }
 
 Tensor select_checked(const Tensor& t, int64_t dim, int64_t index, int64_t real_dim) {
-  EMBER_CHECK(t.dim() > dim, IndexError, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
-  int64_t size = t.sizes()[size_t(dim)];
+  int64_t size = dim < t.dim() ? t.sizes()[size_t(dim)] : 0;  // past the last dim (after repeated ...): size 0
   EMBER_CHECK(index >= -size && index < size, IndexError, "index ", index, " is out of bounds for dimension ",
               real_dim, " with size ", size);
   return t.select(dim, index);
