@@ -56,12 +56,17 @@ class Allocator {
 Allocator* get_allocator(Device device);
 void register_allocator(DeviceType type, Allocator* allocator);
 
-// Bytes currently held by live CPU tensors, and the peak since the last reset.
+// CPU memory statistics, like torch.cuda's: bytes held by live tensors, their peak since the
+// last reset, bytes reserved from the system (live blocks and the cache) and bytes cached.
 struct MemoryStats {
   int64_t allocated_bytes;
   int64_t peak_allocated_bytes;
+  int64_t reserved_bytes;
+  size_t cached_bytes;
 };
 MemoryStats cpu_memory_stats();
 void reset_cpu_peak_memory_stats();
+// Returns cached free blocks to the system.
+void cpu_empty_cache();
 
 }  // namespace ember

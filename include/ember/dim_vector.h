@@ -6,10 +6,34 @@
 #include <initializer_list>
 #include <memory>
 #include <span>
+#include <vector>
 
 namespace ember {
 
-using IntArrayRef = std::span<const int64_t>;
+// A non-owning view of int64 values: sizes, strides, dims. Built from a brace list
+// ({2, 3}, valid for the call it is passed to), a vector, a DimVector or a pointer and length.
+class IntArrayRef {
+ public:
+  constexpr IntArrayRef() = default;
+  constexpr IntArrayRef(const int64_t* data, size_t size) : data_(data), size_(size) {}
+  constexpr IntArrayRef(std::initializer_list<int64_t> l) : data_(l.begin()), size_(l.size()) {}
+  IntArrayRef(const std::vector<int64_t>& v) : data_(v.data()), size_(v.size()) {}
+  constexpr IntArrayRef(std::span<const int64_t> s) : data_(s.data()), size_(s.size()) {}
+
+  constexpr const int64_t* data() const { return data_; }
+  constexpr size_t size() const { return size_; }
+  constexpr bool empty() const { return size_ == 0; }
+  constexpr const int64_t* begin() const { return data_; }
+  constexpr const int64_t* end() const { return data_ + size_; }
+  constexpr int64_t operator[](size_t i) const { return data_[i]; }
+  constexpr int64_t front() const { return data_[0]; }
+  constexpr int64_t back() const { return data_[size_ - 1]; }
+  std::vector<int64_t> vec() const { return {begin(), end()}; }
+
+ private:
+  const int64_t* data_ = nullptr;
+  size_t size_ = 0;
+};
 
 class DimVector {
  public:

@@ -9,7 +9,8 @@ from . import _C
 from ._C import *  # noqa: F401,F403  (dtypes, Tensor, factories, random)
 from ._C import Tensor, dtype, device, Generator, finfo, iinfo
 from ._size import Size
-from . import cuda
+from . import cpu, cuda
+from .cpu import empty_cache
 from ._printing import set_printoptions, get_printoptions
 from ._functional import *  # noqa: F401,F403
 

@@ -41,6 +41,17 @@ NB_MODULE(_C, m) {
     d["sci_mode"] = o.sci_mode ? nb::object(nb::bool_(*o.sci_mode)) : nb::none();
     return d;
   });
+  m.def("_cpu_memory_stats", [] {
+    MemoryStats s = cpu_memory_stats();
+    nb::dict d;
+    d["allocated_bytes.all.current"] = s.allocated_bytes;
+    d["allocated_bytes.all.peak"] = s.peak_allocated_bytes;
+    d["reserved_bytes.all.current"] = s.reserved_bytes;
+    d["cached_bytes"] = s.cached_bytes;
+    return d;
+  });
+  m.def("_cpu_reset_peak_memory_stats", &reset_cpu_peak_memory_stats);
+  m.def("_cpu_empty_cache", &cpu_empty_cache);
   m.def("set_num_threads", &set_num_threads, nb::arg("int"));
   m.def("get_num_threads", &get_num_threads);
 }

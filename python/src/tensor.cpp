@@ -60,6 +60,31 @@ ScalarType dtype_from_type_string(const std::string& s) {
   throw ValueError(str("invalid type: '", s, "'"));
 }
 
+// Hot read-only attributes as plain CPython getters: cheaper than nanobind properties.
+PyObject* get_shape(PyObject* self, void*) {
+  try {
+    return make_size(nb::inst_ptr<Tensor>(self)->sizes()).release().ptr();
+  } catch (nb::python_error& e) {
+    e.restore();
+    return nullptr;
+  }
+}
+
+PyObject* get_dtype(PyObject* self, void*) {
+  return dtype_object(nb::inst_ptr<Tensor>(self)->dtype()).inc_ref().ptr();
+}
+
+PyObject* get_ndim(PyObject* self, void*) { return PyLong_FromLongLong(nb::inst_ptr<Tensor>(self)->dim()); }
+
+PyGetSetDef tensor_getset[] = {
+    {"shape", get_shape, nullptr, "The tensor's size, an ember.Size.", nullptr},
+    {"dtype", get_dtype, nullptr, "The element type.", nullptr},
+    {"ndim", get_ndim, nullptr, "The number of dimensions.", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr},
+};
+
+PyType_Slot tensor_slots[] = {{Py_tp_getset, tensor_getset}, {0, nullptr}};
+
 }  // namespace
 
 nb::object make_size(IntArrayRef sizes) {
@@ -83,18 +108,15 @@ void init_tensor(nb::module_& m) {
     g_size_type = (PyTypeObject*)cls.ptr();
   });
 
-  auto cls = nb::class_<Tensor>(m, "Tensor");
-  cls.def_prop_ro("shape", [](const Tensor& t) { return make_size(t.sizes()); })
-      .def("size", [](const Tensor& t) { return make_size(t.sizes()); })
+  auto cls = nb::class_<Tensor>(m, "Tensor", nb::type_slots(tensor_slots));
+  cls.def("size", [](const Tensor& t) { return make_size(t.sizes()); })
       .def("size", [](const Tensor& t, int64_t d) { return t.size(d); }, nb::arg("dim"))
       .def("stride", [](const Tensor& t) { return stride_tuple(t); })
       .def("stride", [](const Tensor& t, int64_t d) { return t.stride(d); }, nb::arg("dim"))
-      .def_prop_ro("ndim", &Tensor::dim)
       .def("dim", &Tensor::dim)
       .def("ndimension", &Tensor::dim)
       .def("numel", &Tensor::numel)
       .def("nelement", &Tensor::numel)
-      .def_prop_ro("dtype", &Tensor::dtype)
       .def_prop_ro("device", [](const Tensor& t) { return device_object(t.device()); })
       .def_prop_ro("is_cuda", [](const Tensor& t) { return t.device().is_cuda(); })
       .def_prop_ro("is_cpu", [](const Tensor& t) { return t.device().is_cpu(); })

@@ -79,6 +79,10 @@ void fill_kernel(const Tensor& dst, const Scalar& value) {
   if (dst.numel() == 0) return;
   visit_dtype(dst.dtype(), [&]<typename D>(D) {
     D v = value.to<D>();
+    if (dst.is_contiguous() && dst.numel() < kParallelGrain) {  // the common small case, without planning
+      std::fill_n(dst.data_ptr<D>(), dst.numel(), v);
+      return;
+    }
     DimVector zero_strides(dst.sizes().size(), 0);
     auto plan = make_plan<2>(dst.sizes(), {dst.strides(), IntArrayRef(zero_strides)},
                              {int64_t(sizeof(D)), 0}, {static_cast<char*>(dst.data_ptr()), reinterpret_cast<char*>(&v)});

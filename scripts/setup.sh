@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what Ember needs on a fresh Debian machine and builds the Python package.
+# Safe to re-run: every step is skipped or is a no-op when already done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v ccache >/dev/null || need_apt+=(ccache)
+[ -f /usr/include/gtest/gtest.h ] || need_apt+=(libgtest-dev)
+command -v g++ >/dev/null || need_apt+=(g++)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+PIP="python3 -m pip"
+# torch==2.13.0 (CPU build) is the reference in tests and the peer in benchmarks.
+python3 -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '2.13.0')" 2>/dev/null \
+  || $PIP install -q "torch==2.13.0"
+$PIP install -q "scikit-build-core>=0.10" "nanobind>=2.0" numpy pytest cmake ninja
+
+# Incremental rebuild in build/ (ccache speeds up clean builds too).
+$PIP install -q --no-build-isolation .
