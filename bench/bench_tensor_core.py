@@ -22,16 +22,20 @@ def main():
     torch.set_num_threads(ember.get_num_threads())
     print(f"threads: ember {ember.get_num_threads()}, torch {torch.get_num_threads()}")
     ratios = {}
-    xe, xt = ember.zeros(4, 4), torch.zeros(4, 4)
-    ratios["zeros(1)"] = compare("zeros(1)", lambda: ember.zeros(1), lambda: torch.zeros(1))
-    ratios["empty(3, 4)"] = compare("empty(3, 4)", lambda: ember.empty(3, 4), lambda: torch.empty(3, 4))
-    ratios["tensor([1., 2.])"] = compare("tensor([1., 2.])", lambda: ember.tensor([1.0, 2.0]), lambda: torch.tensor([1.0, 2.0]))
-    ratios[".shape"] = compare("x.shape", lambda: xe.shape, lambda: xt.shape)
-    ratios["x[0]"] = compare("x[0]", lambda: xe[0], lambda: xt[0])
-    ratios["x.T"] = compare("x.T", lambda: xe.T, lambda: xt.T)
-    ratios["x.view(16)"] = compare("x.view(16)", lambda: xe.view(16), lambda: xt.view(16))
-    ratios["x.transpose(0, 1)"] = compare("x.transpose(0, 1)", lambda: xe.transpose(0, 1), lambda: xt.transpose(0, 1))
-    ratios["x[1:, None, ::2]"] = compare("x[1:, None, ::2]", lambda: xe[1:, None, ::2], lambda: xt[1:, None, ::2])
+    env = {"ember": ember, "torch": torch, "xe": ember.zeros(4, 4), "xt": torch.zeros(4, 4)}
+    micro = [
+        ("zeros(1)", "ember.zeros(1)", "torch.zeros(1)"),
+        ("empty(3, 4)", "ember.empty(3, 4)", "torch.empty(3, 4)"),
+        ("tensor([1., 2.])", "ember.tensor([1.0, 2.0])", "torch.tensor([1.0, 2.0])"),
+        ("x.shape", "xe.shape", "xt.shape"),
+        ("x[0]", "xe[0]", "xt[0]"),
+        ("x.T", "xe.T", "xt.T"),
+        ("x.view(16)", "xe.view(16)", "xt.view(16)"),
+        ("x.transpose(0, 1)", "xe.transpose(0, 1)", "xt.transpose(0, 1)"),
+        ("x[1:, None, ::2]", "xe[1:, None, ::2]", "xt[1:, None, ::2]"),
+    ]
+    for name, e_stmt, t_stmt in micro:
+        ratios[name] = compare(name, e_stmt, t_stmt, globals=env)
 
     n = 4096
     be, bt = ember.randn(n, n), torch.randn(n, n)

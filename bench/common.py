@@ -1,38 +1,30 @@
 """Benchmark helpers: time ember and torch in one process, report medians and ratios."""
 import statistics
 import time
+import timeit
 
 
-def median_time(fn, *, repeat=7, min_time=0.05):
-    """Median seconds per call of fn over `repeat` rounds of enough calls to last `min_time`."""
-    fn()
-    n = 1
-    while True:
-        start = time.perf_counter()
-        for _ in range(n):
-            fn()
-        if time.perf_counter() - start >= min_time / 4 or n >= 1 << 20:
-            break
+def median_time(fn, *, repeat=7, min_time=0.05, globals=None):
+    """Median seconds per call over `repeat` rounds. `fn` is a callable or a statement string
+    (strings are timed with timeit, without a Python call around them)."""
+    timer = timeit.Timer(fn, globals=globals) if isinstance(fn, str) else timeit.Timer(fn)
+    n, elapsed = 1, 0.0
+    while elapsed < min_time / 4 and n < 1 << 22:
         n *= 2
-    n = max(1, int(n * (min_time / 4) / max(time.perf_counter() - start, 1e-9)))
-    rounds = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(n):
-            fn()
-        rounds.append((time.perf_counter() - start) / n)
-    return statistics.median(rounds)
+        elapsed = timer.timeit(n)
+    n = max(1, int(n * (min_time / 4) / max(elapsed, 1e-9)))
+    return statistics.median(timer.timeit(n) / n for _ in range(repeat))
 
 
-def compare(name, ember_fn, torch_fn, **kw):
-    """Times both (interleaved rounds), prints a row, returns ember speed / torch speed."""
+def compare(name, ember_fn, torch_fn, *, globals=None, **kw):
+    """Times both (three interleaved rounds each), prints a row, returns ember speed / torch speed."""
     te, tt = [], []
     for _ in range(3):
-        te.append(median_time(ember_fn, **kw))
-        tt.append(median_time(torch_fn, **kw))
+        te.append(median_time(ember_fn, globals=globals, **kw))
+        tt.append(median_time(torch_fn, globals=globals, **kw))
     e, t = statistics.median(te), statistics.median(tt)
     ratio = t / e
-    print(f"{name:38s} ember {fmt(e):>10s}  torch {fmt(t):>10s}  speed ratio {ratio:6.2f}x  (time ratio {e / t:.2f})")
+    print(f"{name:34s} ember {fmt(e):>10s}  torch {fmt(t):>10s}  speed ratio {ratio:6.2f}x  (time ratio {e / t:.2f})")
     return ratio
 
 

@@ -23,9 +23,12 @@ struct TensorImpl {
   ScalarType dtype = kFloat32;
   bool is_contiguous = true;
   bool requires_grad = false;
+  // The Python ember.Size of `sizes`, made by the bindings on first read of .shape; any change
+  // of sizes must go through refresh_metadata(), which drops it.
+  std::shared_ptr<void> py_size;
 
   TensorImpl(Storage s, DimVector sz, DimVector st, int64_t offset, ScalarType dt);
-  // Recomputes numel and contiguity after sizes/strides change.
+  // Recomputes numel and contiguity (and drops cached shape objects) after sizes/strides change.
   void refresh_metadata();
 };
 

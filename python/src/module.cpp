@@ -4,6 +4,9 @@
 
 NB_MODULE(_C, m) {
   using namespace ember;
+  // dtype singletons are module attributes that other modules (user code, test globals) still
+  // reference when the interpreter shuts down; nanobind would report them as leaks.
+  nb::set_leak_warnings(false);
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);

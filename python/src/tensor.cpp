@@ -60,14 +60,29 @@ ScalarType dtype_from_type_string(const std::string& s) {
   throw ValueError(str("invalid type: '", s, "'"));
 }
 
+// Drops a Python reference held from C++ (safe from threads without the GIL, and at exit).
+void release_py_object(void* o) {
+  if (!Py_IsInitialized()) return;
+  PyGILState_STATE g = PyGILState_Ensure();
+  Py_DECREF(static_cast<PyObject*>(o));
+  PyGILState_Release(g);
+}
+
 // Hot read-only attributes as plain CPython getters: cheaper than nanobind properties.
+// The Size is immutable, so one object per tensor is built and then shared.
 PyObject* get_shape(PyObject* self, void*) {
-  try {
-    return make_size(nb::inst_ptr<Tensor>(self)->sizes()).release().ptr();
-  } catch (nb::python_error& e) {
-    e.restore();
-    return nullptr;
+  TensorImpl* impl = nb::inst_ptr<Tensor>(self)->impl();
+  if (!impl->py_size) {
+    try {
+      impl->py_size = std::shared_ptr<void>(make_size(impl->sizes).release().ptr(), &release_py_object);
+    } catch (nb::python_error& e) {
+      e.restore();
+      return nullptr;
+    }
   }
+  PyObject* size = static_cast<PyObject*>(impl->py_size.get());
+  Py_INCREF(size);
+  return size;
 }
 
 PyObject* get_dtype(PyObject* self, void*) {

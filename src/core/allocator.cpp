@@ -5,10 +5,12 @@
 
 #include <sys/mman.h>
 
+#include <array>
 #include <atomic>
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <vector>
 
 #include "ember/errors.h"
 
@@ -30,13 +32,48 @@ struct BlockHeader {
 
 size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
 
+// Recently freed small blocks, per thread and per 64-byte size class: creating and dropping
+// small tensors in a loop then costs no malloc/free (glibc's aligned_alloc is slow).
+class SmallBlockCache {
+ public:
+  static constexpr size_t kMaxBytes = 4096;
+  static constexpr size_t kPerClass = 32;
+
+  void* take(size_t block_size) {
+    auto& list = lists_[block_size / kAlignment];
+    if (list.empty()) return nullptr;
+    void* p = list.back();
+    list.pop_back();
+    return p;
+  }
+  bool give(void* p, size_t block_size) {
+    auto& list = lists_[block_size / kAlignment];
+    if (list.size() >= kPerClass) return false;
+    list.push_back(p);
+    return true;
+  }
+  SmallBlockCache() { alive = true; }
+  ~SmallBlockCache() {
+    alive = false;  // blocks freed later in this thread's exit go straight to free()
+    for (auto& list : lists_) for (void* p : list) std::free(p);
+  }
+
+  static thread_local bool alive;
+
+ private:
+  std::array<std::vector<void*>, kMaxBytes / kAlignment + 1> lists_;
+};
+
+thread_local bool SmallBlockCache::alive = false;
+thread_local SmallBlockCache t_small_cache;
+
 class CPUAllocator final : public Allocator {
  public:
   DataPtr allocate(size_t nbytes) override {
     size_t total = kHeader + nbytes;
     bool large = total >= kLargeBlock;
     size_t block_size = large ? round_up(total, kHugePage) : round_up(total, kAlignment);
-    void* base = large ? take_large(block_size) : std::aligned_alloc(kAlignment, block_size);  // may grow block_size
+    void* base = large ? take_large(block_size) : take_small(block_size);  // may grow block_size
     if (!base) {
       throw Error(str("DefaultCPUAllocator: not enough memory: you tried to allocate ", nbytes, " bytes."));
     }
@@ -47,19 +84,16 @@ class CPUAllocator final : public Allocator {
 
   MemoryStats stats() {
     std::lock_guard<std::mutex> lock(mutex_);
-    return {allocated_, peak_, reserved_, cached_};
+    return {allocated_.load(), peak_.load(), reserved_.load(), cached_};
   }
 
-  void reset_peak() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    peak_ = allocated_;
-  }
+  void reset_peak() { peak_.store(allocated_.load()); }
 
   void empty_cache() {
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto& [size, ptr] : free_) {
       munmap(ptr, size);
-      reserved_ -= int64_t(size);
+      reserved_.fetch_sub(int64_t(size), std::memory_order_relaxed);
     }
     free_.clear();
     cached_ = 0;
@@ -74,24 +108,34 @@ class CPUAllocator final : public Allocator {
   static void release(void* base) { instance().free_block(static_cast<BlockHeader*>(base)); }
 
   void note_alloc(size_t nbytes, size_t block_size, bool large) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    allocated_ += int64_t(nbytes);
-    peak_ = std::max(peak_, allocated_);
-    if (!large) reserved_ += int64_t(block_size);
+    int64_t now = allocated_.fetch_add(int64_t(nbytes), std::memory_order_relaxed) + int64_t(nbytes);
+    int64_t peak = peak_.load(std::memory_order_relaxed);
+    while (now > peak && !peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+    }
+    if (!large) reserved_.fetch_add(int64_t(block_size), std::memory_order_relaxed);
+  }
+
+  static void* take_small(size_t block_size) {
+    if (block_size <= SmallBlockCache::kMaxBytes) {
+      if (void* p = t_small_cache.take(block_size)) return p;
+    }
+    return std::aligned_alloc(kAlignment, block_size);
   }
 
   void free_block(BlockHeader* h) {
     BlockHeader header = *h;
-    std::lock_guard<std::mutex> lock(mutex_);
-    allocated_ -= int64_t(header.requested);
+    allocated_.fetch_sub(int64_t(header.requested), std::memory_order_relaxed);
     if (!header.large) {
-      reserved_ -= int64_t(header.block_size);
-      std::free(h);
+      reserved_.fetch_sub(int64_t(header.block_size), std::memory_order_relaxed);
+      bool cached = header.block_size <= SmallBlockCache::kMaxBytes && SmallBlockCache::alive &&
+                    t_small_cache.give(h, header.block_size);
+      if (!cached) std::free(h);
       return;
     }
+    std::lock_guard<std::mutex> lock(mutex_);
     if (cached_ + header.block_size > kMaxCached) {
       munmap(h, header.block_size);
-      reserved_ -= int64_t(header.block_size);
+      reserved_.fetch_sub(int64_t(header.block_size), std::memory_order_relaxed);
       return;
     }
     free_.emplace(header.block_size, h);
@@ -113,10 +157,7 @@ class CPUAllocator final : public Allocator {
       }
     }
     void* p = map_huge(size);
-    if (p) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      reserved_ += int64_t(size);
-    }
+    if (p) reserved_.fetch_add(int64_t(size), std::memory_order_relaxed);
     return p;
   }
 
@@ -136,8 +177,8 @@ class CPUAllocator final : public Allocator {
 
   std::mutex mutex_;
   std::multimap<size_t, void*> free_;
-  size_t cached_ = 0;
-  int64_t allocated_ = 0, peak_ = 0, reserved_ = 0;
+  size_t cached_ = 0;  // guarded by mutex_, like free_
+  std::atomic<int64_t> allocated_{0}, peak_{0}, reserved_{0};
 };
 
 Allocator* g_allocators[2] = {&CPUAllocator::instance(), nullptr};

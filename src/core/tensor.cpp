@@ -10,6 +10,7 @@ TensorImpl::TensorImpl(Storage s, DimVector sz, DimVector st, int64_t offset, Sc
 }
 
 void TensorImpl::refresh_metadata() {
+  py_size.reset();
   int64_t n = 1;
   for (int64_t s : sizes) n *= s;
   numel = n;

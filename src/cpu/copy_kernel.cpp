@@ -2,6 +2,10 @@
 
 #include <cstring>
 
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
+
 #include "strided_loop.h"
 
 namespace ember::cpu {
@@ -27,6 +31,29 @@ void convert_row(char* dst, const char* src, int64_t n, int64_t ds, int64_t ss) 
   }
 }
 
+#ifdef __AVX2__
+// dst[c * dst_stride + r] = src[r * src_stride + c] for an 8x8 block of 4-byte elements.
+inline void transpose_8x8(const char* src, int64_t src_stride, char* dst, int64_t dst_stride) {
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(reinterpret_cast<const float*>(src + i * src_stride));
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  for (int i = 0; i < 4; ++i) {
+    t[i] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x20);
+    t[i + 4] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x31);
+  }
+  for (int i = 0; i < 8; ++i) _mm256_storeu_ps(reinterpret_cast<float*>(dst + i * dst_stride), t[i]);
+}
+#endif
+
 // Copies in square tiles when the two inner dims are transposed between dst and src,
 // so both sides are read and written in cache-line-sized runs.
 template <typename D, typename S>
@@ -43,6 +70,18 @@ bool try_transposed_copy(const StridedPlan<2>& plan) {
     for (int64_t t = b; t < e; ++t) {
       int64_t i0 = (t % tiles0) * T, i1 = (t / tiles0) * T;
       int64_t e0 = std::min(n0, i0 + T), e1 = std::min(n1, i1 + T);
+#ifdef __AVX2__
+      if constexpr (std::is_same_v<D, S> && sizeof(D) == 4) {  // whole 8x8 blocks in registers
+        if (e0 - i0 == T && e1 - i1 == T) {
+          for (int64_t i = i0; i < e0; i += 8) {
+            for (int64_t j = i1; j < e1; j += 8) {
+              transpose_8x8(plan.base[1] + i * s0 + j * s1, s0, plan.base[0] + i * d0 + j * d1, d1);
+            }
+          }
+          continue;
+        }
+      }
+#endif
       for (int64_t i = i0; i < e0; ++i) {
         char* dst = plan.base[0] + i * d0 + i1 * d1;
         const char* src = plan.base[1] + i * s0 + i1 * s1;
