@@ -103,37 +103,24 @@ inline float f8_bits_to_f32(uint8_t b) {
 
 }  // namespace detail
 
-// Each type stores raw bits; arithmetic goes through float.
-struct Half {
-  uint16_t x = 0;
-  Half() = default;
-  Half(float f) : x(detail::f32_to_f16_bits(f)) {}
-  static Half from_bits(uint16_t b) { Half h; h.x = b; return h; }
-  operator float() const { return detail::f16_bits_to_f32(x); }
+// A float type stored as raw bits; conversion to and from float defines it, and arithmetic
+// goes through float.
+template <typename Bits, Bits (*Encode)(float), float (*Decode)(Bits)>
+struct SmallFloat {
+  Bits x = 0;
+  SmallFloat() = default;
+  SmallFloat(float f) : x(Encode(f)) {}
+  static SmallFloat from_bits(Bits b) {
+    SmallFloat h;
+    h.x = b;
+    return h;
+  }
+  operator float() const { return Decode(x); }
 };
 
-struct BFloat16 {
-  uint16_t x = 0;
-  BFloat16() = default;
-  BFloat16(float f) : x(detail::f32_to_bf16_bits(f)) {}
-  static BFloat16 from_bits(uint16_t b) { BFloat16 h; h.x = b; return h; }
-  operator float() const { return detail::bf16_bits_to_f32(x); }
-};
-
-struct Float8_e4m3fn {
-  uint8_t x = 0;
-  Float8_e4m3fn() = default;
-  Float8_e4m3fn(float f) : x(detail::f32_to_f8_bits<4, 3, true>(f)) {}
-  static Float8_e4m3fn from_bits(uint8_t b) { Float8_e4m3fn h; h.x = b; return h; }
-  operator float() const { return detail::f8_bits_to_f32<4, 3, true>(x); }
-};
-
-struct Float8_e5m2 {
-  uint8_t x = 0;
-  Float8_e5m2() = default;
-  Float8_e5m2(float f) : x(detail::f32_to_f8_bits<5, 2, false>(f)) {}
-  static Float8_e5m2 from_bits(uint8_t b) { Float8_e5m2 h; h.x = b; return h; }
-  operator float() const { return detail::f8_bits_to_f32<5, 2, false>(x); }
-};
+using Half = SmallFloat<uint16_t, detail::f32_to_f16_bits, detail::f16_bits_to_f32>;
+using BFloat16 = SmallFloat<uint16_t, detail::f32_to_bf16_bits, detail::bf16_bits_to_f32>;
+using Float8_e4m3fn = SmallFloat<uint8_t, detail::f32_to_f8_bits<4, 3, true>, detail::f8_bits_to_f32<4, 3, true>>;
+using Float8_e5m2 = SmallFloat<uint8_t, detail::f32_to_f8_bits<5, 2, false>, detail::f8_bits_to_f32<5, 2, false>>;
 
 }  // namespace ember

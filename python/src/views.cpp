@@ -64,6 +64,12 @@ void init_views(nb::class_<Tensor>& cls) {
       .def("t", &Tensor::t)
       .def_prop_ro("T", [](const Tensor& t) {
         if (t.dim() == 2) return t.transpose(0, 1);
+        const char* msg = t.dim() == 0
+            ? "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases."
+            : "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will "
+              "throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+              "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.";
+        if (PyErr_WarnEx(PyExc_UserWarning, msg, 1) < 0) throw nb::python_error();
         DimVector dims(static_cast<size_t>(t.dim()));
         for (int64_t i = 0; i < t.dim(); ++i) dims[size_t(i)] = t.dim() - 1 - i;
         return t.permute(dims);

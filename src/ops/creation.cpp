@@ -36,11 +36,7 @@ Tensor empty(IntArrayRef sizes, const TensorOptions& options) {
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options) {
   EMBER_CHECK(sizes.size() == strides.size(), Error, "mismatch in length of strides and shape");
   checked_numel(sizes);
-  int64_t span = 1;  // elements the storage must hold
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] == 0) { span = 0; break; }
-    span += (sizes[i] - 1) * strides[i];
-  }
+  int64_t span = storage_span(sizes, strides);
   ScalarType dtype = options.dtype_or_default();
   Storage storage = Storage::allocate(size_t(span) * element_size(dtype), options.device);
   return finish(Tensor::make(std::move(storage), DimVector(sizes), DimVector(strides), 0, dtype), options);
@@ -176,11 +172,7 @@ Tensor scalar_tensor(const Scalar& value, const TensorOptions& options) {
 
 Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device, void* ctx,
                  DataPtr::Deleter deleter) {
-  int64_t span = 1;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] == 0) { span = 0; break; }
-    span += (sizes[i] - 1) * strides[i];
-  }
+  int64_t span = storage_span(sizes, strides);
   Storage storage = Storage::borrow(DataPtr(data, ctx, deleter, device), size_t(span) * element_size(dtype));
   return Tensor::make(std::move(storage), DimVector(sizes), DimVector(strides), 0, dtype);
 }

@@ -3,6 +3,7 @@
 #include <numeric>
 #include <optional>
 
+#include "ember/layout.h"
 #include "ember/tensor.h"
 
 namespace ember {
@@ -356,17 +357,14 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<
   int64_t offset = offset_opt.value_or(storage_offset());
   EMBER_CHECK(sizes.size() == strides.size(), Error, "mismatch in length of strides and shape");
   EMBER_CHECK(offset >= 0, Error, "Tensor: invalid storage offset ", offset);
-  int64_t max_index = 0;
-  bool empty = false;
   for (size_t i = 0; i < sizes.size(); ++i) {
     EMBER_CHECK(sizes[i] >= 0, Error, "Trying to create tensor with negative dimension ", sizes[i], ": ", list(sizes));
     EMBER_CHECK(strides[i] >= 0, Error, "as_strided: Negative strides are not supported at the moment, got strides: ",
                 list(strides));
-    if (sizes[i] == 0) empty = true;
-    max_index += (sizes[i] - 1) * strides[i];
   }
+  int64_t span = storage_span(sizes, strides);
   int64_t itemsize = int64_t(element_size());
-  int64_t needed = empty ? 0 : (offset + max_index + 1) * itemsize;
+  int64_t needed = span == 0 ? 0 : (offset + span) * itemsize;
   EMBER_CHECK(needed <= int64_t(storage().nbytes()), Error, "setStorage: sizes ", list(sizes), ", strides ",
               list(strides), ", storage offset ", offset, ", and itemsize ", itemsize, " requiring a storage size of ",
               needed, " are out of bounds for storage of size ", storage().nbytes());
