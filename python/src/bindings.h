@@ -30,6 +30,9 @@ DimVector int_list(nb::handle seq, const char* what);
 // Builds an ember.Size (a tuple subclass) from sizes.
 nb::object make_size(IntArrayRef sizes);
 
+// `self` when an op returned the tensor itself (x.to(x.dtype) is x, as in torch), else a new object.
+nb::object same_or_new(nb::handle self, Tensor result);
+
 // Python value for a Scalar: bool, int or float.
 nb::object scalar_to_python(const Scalar& s);
 

@@ -252,7 +252,7 @@ void init_interop(nb::module_& m, nb::class_<Tensor>& cls) {
   }, nb::arg("data"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
      nb::arg("requires_grad") = false, nb::arg("pin_memory") = false);
 
-  m.def("as_tensor", [](nb::handle data, std::optional<ScalarType> dtype, nb::handle device) {
+  m.def("as_tensor", [](nb::handle data, std::optional<ScalarType> dtype, nb::handle device) -> nb::object {
     auto dev = device_from_object(device);
     Tensor t;
     if (nb::isinstance<Tensor>(data)) t = nb::cast<const Tensor&>(data);
@@ -260,7 +260,7 @@ void init_interop(nb::module_& m, nb::class_<Tensor>& cls) {
     else t = tensor_from_data(data, dtype);
     if (dtype) t = t.to(*dtype);
     if (dev) t = t.to(*dev);
-    return t;
+    return nb::isinstance<Tensor>(data) ? same_or_new(data, t) : nb::cast(t);
   }, nb::arg("data"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
 
   m.def("from_numpy", [](nb::handle arr) {

@@ -102,6 +102,11 @@ PyType_Slot tensor_slots[] = {{Py_tp_getset, tensor_getset}, {0, nullptr}};
 
 }  // namespace
 
+nb::object same_or_new(nb::handle self, Tensor result) {
+  if (result.is_same(nb::cast<const Tensor&>(self))) return nb::borrow(self);
+  return nb::cast(std::move(result));
+}
+
 nb::object make_size(IntArrayRef sizes) {
   PyObject* tup = g_size_type->tp_alloc(g_size_type, Py_ssize_t(sizes.size()));
   if (!tup) throw nb::python_error();
@@ -173,10 +178,13 @@ void init_tensor(nb::module_& m) {
         return t.item().to_int();
       })
       // ---- copies and conversions
-      .def("contiguous", [](const Tensor& t, nb::handle) { return t.contiguous(); }, nb::arg("memory_format") = nb::none())
+      .def("contiguous", [](nb::handle self, nb::handle) { return same_or_new(self, nb::cast<const Tensor&>(self).contiguous()); },
+           nb::arg("memory_format") = nb::none())
       .def("clone", [](const Tensor& t, nb::handle) { return t.clone(); }, nb::arg("memory_format") = nb::none())
-      .def("to", &tensor_to)
-      .def("cpu", [](const Tensor& t) { return t.to(kCPU); })
+      .def("to", [](nb::handle self, const nb::args& args, const nb::kwargs& kwargs) {
+        return same_or_new(self, tensor_to(nb::cast<const Tensor&>(self), args, kwargs));
+      })
+      .def("cpu", [](nb::handle self) { return same_or_new(self, nb::cast<const Tensor&>(self).to(kCPU)); })
       .def("cuda", [](const Tensor& t, nb::handle device, bool) {
         auto d = device_from_object(device);
         return t.to(d ? *d : Device(DeviceType::CUDA));
@@ -191,12 +199,13 @@ void init_tensor(nb::module_& m) {
         return t.fill_(v.item());
       }, nb::arg("value"), nb::rv_policy::reference)
       .def("zero_", [](Tensor& t) -> Tensor& { return t.zero_(); }, nb::rv_policy::reference)
-      .def("type", [](const Tensor& t, nb::handle dtype) -> nb::object {
+      .def("type", [](nb::handle self, nb::handle dtype) -> nb::object {
+        const Tensor& t = nb::cast<const Tensor&>(self);
         if (dtype.is_none()) return nb::str(type_string(t).c_str());
-        if (PyUnicode_Check(dtype.ptr())) return nb::cast(t.to(dtype_from_type_string(nb::cast<std::string>(dtype))));
-        auto d = dtype_from_object(dtype);
+        std::optional<ScalarType> d = PyUnicode_Check(dtype.ptr())
+            ? std::optional<ScalarType>(dtype_from_type_string(nb::cast<std::string>(dtype))) : dtype_from_object(dtype);
         EMBER_CHECK(d, TypeError, "type() expects a dtype or a type string");
-        return nb::cast(t.to(*d));
+        return same_or_new(self, t.to(*d));
       }, nb::arg("dtype") = nb::none());
   const std::pair<const char*, ScalarType> casts[] = {
       {"float", kFloat32}, {"double", kFloat64}, {"half", kFloat16}, {"bfloat16", kBFloat16},
@@ -204,7 +213,7 @@ void init_tensor(nb::module_& m) {
       {"byte", kUInt8},    {"bool", kBool},
   };
   for (auto [name, t] : casts) {
-    cls.def(name, [t](const Tensor& self) { return self.to(t); });
+    cls.def(name, [t](nb::handle self) { return same_or_new(self, nb::cast<const Tensor&>(self).to(t)); });
   }
 
   init_views(cls);

@@ -100,3 +100,29 @@ def test_size_type():
     assert isinstance(s[1:], ember.Size)
     assert ember.zeros(2, 3).size() == s and ember.zeros(2, 3).size(-1) == 3
     assert ember.zeros(s).shape == s
+
+
+def test_as_tensor_shares_numpy_and_tensors():
+    arr = np.arange(4.0)
+    e = ember.as_tensor(arr)
+    arr[0] = 9
+    assert e[0].item() == 9
+    x = ember.ones(3)
+    assert ember.as_tensor(x) is x
+    assert ember.as_tensor(arr, dtype=ember.float32).dtype is ember.float32
+    assert ember.as_tensor([1, 2]).tolist() == [1, 2]
+
+
+def test_type_and_to_variants():
+    x = ember.arange(3)
+    t = torch.arange(3)
+    assert x.type() == t.type() == "torch.LongTensor"
+    assert x.float().type() == t.float().type()
+    assert x.type(ember.float64).dtype is ember.float64
+    assert x.type("torch.DoubleTensor").dtype is ember.float64
+    assert x.to(ember.zeros(1, dtype=ember.float16)).dtype is ember.float16
+    assert x.to("cpu", ember.float32).dtype is ember.float32
+    assert x.to(device="cpu") is x
+    y = x.to("cpu", copy=True)
+    assert y is not x and not y._is_view_of_same_storage(x)
+    assert x.cpu() is x
