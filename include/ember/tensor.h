@@ -23,6 +23,7 @@ struct TensorImpl {
   ScalarType dtype = kFloat32;
   bool is_contiguous = true;
   bool requires_grad = false;
+  bool is_wrapped_number = false;  // a 0-dim tensor made from a Python number (type promotion)
   // The Python ember.Size of `sizes`, made by the bindings on first read of .shape; any change
   // of sizes must go through refresh_metadata(), which drops it.
   std::shared_ptr<void> py_size;

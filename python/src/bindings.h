@@ -51,6 +51,7 @@ Tensor index_view(const Tensor& self, nb::handle index, bool for_write);
 void init_interop(nb::module_& m, nb::class_<Tensor>& cls);
 void init_creation(nb::module_& m);
 void init_random(nb::module_& m);
+void init_ops(nb::module_& m, nb::class_<Tensor>& cls);
 
 }  // namespace ember::py
 

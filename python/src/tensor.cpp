@@ -219,6 +219,7 @@ void init_tensor(nb::module_& m) {
   init_views(cls);
   init_indexing(cls);
   init_interop(m, cls);
+  init_ops(m, cls);
 }
 
 }  // namespace ember::py

@@ -8,7 +8,7 @@ namespace ember {
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b) {
   size_t n = std::max(a.size(), b.size());
   DimVector out(n);
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = n; i-- > 0;) {  // from the last dim, so errors name the one torch names
     int64_t offset = int64_t(n) - 1 - int64_t(i);
     int64_t da = int64_t(a.size()) - 1 - offset, db = int64_t(b.size()) - 1 - offset;
     int64_t sa = da >= 0 ? a[da] : 1, sb = db >= 0 ? b[db] : 1;

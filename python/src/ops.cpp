@@ -1,0 +1,99 @@
+// Arithmetic and comparison ops: module functions, Tensor methods, operators and in-place forms.
+#include "bindings.h"
+
+namespace ember::py {
+
+namespace {
+
+// A tensor operand from a Tensor or a Python number (a wrapped number); nullopt for anything else.
+std::optional<Tensor> operand(nb::handle h) {
+  if (nb::isinstance<Tensor>(h)) return nb::cast<Tensor>(h);
+  Scalar s;
+  if (nb::try_cast<Scalar>(h, s)) return wrapped_scalar(s);
+  return std::nullopt;
+}
+
+Tensor require_operand(nb::handle h, const char* op) {
+  auto t = operand(h);
+  EMBER_CHECK(t, TypeError, op, "(): argument 'other' must be Tensor or Number, not ", Py_TYPE(h.ptr())->tp_name);
+  return *t;
+}
+
+// One binary op: fn(a, b, alpha) and out_fn(out, a, b, alpha); alpha is 1 where the op has none.
+struct BinaryDef {
+  const char* name;
+  Tensor (*fn)(const Tensor&, const Tensor&, const Scalar&);
+  Tensor& (*out_fn)(Tensor&, const Tensor&, const Tensor&, const Scalar&);
+  const char* op = nullptr;        // __op__
+  const char* rop = nullptr;       // __rop__
+  const char* inplace = nullptr;   // name_
+  const char* iop = nullptr;       // __iop__
+};
+
+// Operators give NotImplemented for operands they do not know, so Python can try the other side.
+template <bool Reflected>
+nb::object apply_operator(const BinaryDef& d, const Tensor& self, nb::handle other) {
+  auto t = operand(other);
+  if (!t) return nb::borrow(Py_NotImplemented);
+  return nb::cast(Reflected ? d.fn(*t, self, 1) : d.fn(self, *t, 1));
+}
+
+void def_binary(nb::module_& m, nb::class_<Tensor>& cls, const BinaryDef& d) {
+  m.def(d.name, [d](const Tensor& a, nb::handle b, const Scalar& alpha, nb::handle out) -> nb::object {
+    Tensor other = require_operand(b, d.name);
+    if (out.is_none()) return nb::cast(d.fn(a, other, alpha));
+    d.out_fn(nb::cast<Tensor&>(out), a, other, alpha);
+    return nb::borrow(out);  // torch returns the out tensor itself
+  }, nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha") = 1, nb::arg("out") = nb::none());
+  cls.def(d.name, [d](const Tensor& a, nb::handle b, const Scalar& alpha) { return d.fn(a, require_operand(b, d.name), alpha); },
+          nb::arg("other"), nb::kw_only(), nb::arg("alpha") = 1);
+  if (d.op) cls.def(d.op, [d](const Tensor& a, nb::handle b) { return apply_operator<false>(d, a, b); }, nb::arg("other").none());
+  if (d.rop) cls.def(d.rop, [d](const Tensor& a, nb::handle b) { return apply_operator<true>(d, a, b); }, nb::arg("other").none());
+  auto in_place = [d](nb::handle self, nb::handle other, const Scalar& alpha) {
+    Tensor& t = nb::cast<Tensor&>(self);
+    d.out_fn(t, t, require_operand(other, d.inplace), alpha);
+    return nb::borrow(self);
+  };
+  if (d.inplace) cls.def(d.inplace, in_place, nb::arg("other"), nb::kw_only(), nb::arg("alpha") = 1);
+  if (d.iop) cls.def(d.iop, [in_place](nb::handle self, nb::handle other) { return in_place(self, other, 1); }, nb::arg("other"));
+}
+
+// Adapters for ops without alpha, so every binary op fits BinaryDef.
+template <Tensor (*F)(const Tensor&, const Tensor&)>
+Tensor no_alpha(const Tensor& a, const Tensor& b, const Scalar&) { return F(a, b); }
+template <Tensor& (*F)(Tensor&, const Tensor&, const Tensor&)>
+Tensor& no_alpha_out(Tensor& o, const Tensor& a, const Tensor& b, const Scalar&) { return F(o, a, b); }
+
+// Comparisons have no out= form yet: compute, then copy into out.
+template <Tensor (*F)(const Tensor&, const Tensor&)>
+Tensor& compare_out(Tensor& o, const Tensor& a, const Tensor& b, const Scalar&) { return o.copy_(F(a, b)); }
+
+}  // namespace
+
+void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
+  const BinaryDef defs[] = {
+      {"add", &add, &add_out, "__add__", "__radd__", "add_", "__iadd__"},
+      {"sub", &sub, &sub_out, "__sub__", "__rsub__", "sub_", "__isub__"},
+      {"mul", &no_alpha<mul>, &no_alpha_out<mul_out>, "__mul__", "__rmul__", "mul_", "__imul__"},
+      {"div", &no_alpha<div>, &no_alpha_out<div_out>, "__truediv__", "__rtruediv__", "div_", "__itruediv__"},
+      {"true_divide", &no_alpha<div>, &no_alpha_out<div_out>},
+      {"multiply", &no_alpha<mul>, &no_alpha_out<mul_out>},
+      {"divide", &no_alpha<div>, &no_alpha_out<div_out>},
+      {"eq", &no_alpha<eq>, &compare_out<eq>, "__eq__"},
+      {"ne", &no_alpha<ne>, &compare_out<ne>, "__ne__"},
+      {"lt", &no_alpha<lt>, &compare_out<lt>, "__lt__"},
+      {"le", &no_alpha<le>, &compare_out<le>, "__le__"},
+      {"gt", &no_alpha<gt>, &compare_out<gt>, "__gt__"},
+      {"ge", &no_alpha<ge>, &compare_out<ge>, "__ge__"},
+  };
+  for (const BinaryDef& d : defs) def_binary(m, cls, d);
+
+  m.def("result_type", [](nb::handle a, nb::handle b) {
+    const Tensor ops[2] = {require_operand(a, "result_type"), require_operand(b, "result_type")};
+    return result_type(ops);
+  }, nb::arg("tensor1"), nb::arg("tensor2"));
+  m.def("promote_types", &promote_types, nb::arg("type1"), nb::arg("type2"));
+  m.def("can_cast", &can_cast, nb::arg("from_"), nb::arg("to"));
+}
+
+}  // namespace ember::py

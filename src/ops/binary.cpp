@@ -1,0 +1,72 @@
+// Binary elementwise ops: each plans a TensorIterator and runs one kernel.
+#include "../cpu/binary_kernels.h"
+#include "ember/ops.h"
+#include "ember/type_promotion.h"
+
+namespace ember {
+
+namespace {
+
+using cpu::BinaryOp;
+
+Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1) {
+  if (op == BinaryOp::Sub) {
+    EMBER_CHECK(!(a.dtype() == kBool && b.dtype() == kBool), Error,
+                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                "`logical_xor()` operator instead.");
+    EMBER_CHECK(a.dtype() != kBool && b.dtype() != kBool, Error,
+                "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
+                "mask, use the `~` or `logical_not()` operator instead.");
+  }
+  const Tensor inputs[2] = {a, b};
+  ElementwiseConfig config;
+  config.bool_output = op >= BinaryOp::Eq;
+  config.int_to_float = op == BinaryOp::Div;
+  TensorIterator it(out, inputs, config);
+  if ((op == BinaryOp::Add || op == BinaryOp::Sub) && !is_floating_point(it.common_dtype())) {
+    EMBER_CHECK(!alpha.is_floating_point(), Error, "For integral input tensors, argument alpha must not be a floating point number.");
+  }
+  cpu::binary_kernel(op, it, alpha);
+  return it.finish();
+}
+
+}  // namespace
+
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) { return run(BinaryOp::Add, {}, a, b, alpha); }
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) { return run(BinaryOp::Sub, {}, a, b, alpha); }
+Tensor mul(const Tensor& a, const Tensor& b) { return run(BinaryOp::Mul, {}, a, b); }
+Tensor div(const Tensor& a, const Tensor& b) { return run(BinaryOp::Div, {}, a, b); }
+Tensor eq(const Tensor& a, const Tensor& b) { return run(BinaryOp::Eq, {}, a, b); }
+Tensor ne(const Tensor& a, const Tensor& b) { return run(BinaryOp::Ne, {}, a, b); }
+Tensor lt(const Tensor& a, const Tensor& b) { return run(BinaryOp::Lt, {}, a, b); }
+Tensor le(const Tensor& a, const Tensor& b) { return run(BinaryOp::Le, {}, a, b); }
+Tensor gt(const Tensor& a, const Tensor& b) { return run(BinaryOp::Gt, {}, a, b); }
+Tensor ge(const Tensor& a, const Tensor& b) { return run(BinaryOp::Ge, {}, a, b); }
+
+Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  run(BinaryOp::Add, out, a, b, alpha);
+  return out;
+}
+Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  run(BinaryOp::Sub, out, a, b, alpha);
+  return out;
+}
+Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  run(BinaryOp::Mul, out, a, b);
+  return out;
+}
+Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  run(BinaryOp::Div, out, a, b);
+  return out;
+}
+
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, wrapped_scalar(b)); }
+Tensor operator-(const Tensor& a, const Scalar& b) { return sub(a, wrapped_scalar(b)); }
+Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, wrapped_scalar(b)); }
+Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, wrapped_scalar(b)); }
+
+}  // namespace ember
