@@ -28,6 +28,10 @@ def main():
     compare("mul(a, b, out=c), 16M f32", "ember.mul(ea, eb, out=eo)", "torch.mul(ta, tb, out=to)",
             globals=dict(big, ember=ember, torch=torch), repeat=5, min_time=0.3)
 
+    for op in ("exp", "tanh", "sigmoid", "sqrt"):
+        compare(f"{op}, 16M f32", f"ember.{op}(ea)", f"torch.{op}(ta)", globals=dict(big, ember=ember, torch=torch),
+                repeat=5, min_time=0.3)
+
     src, dst = np.ones(N, dtype=np.float32), np.empty(N, dtype=np.float32)
     copy_bw = 2 * src.nbytes / median_time(lambda: np.copyto(dst, src), min_time=0.3)
     t = median_time(lambda: ember.add(big["ea"], big["eb"], out=big["eo"]), min_time=0.3)

@@ -21,6 +21,13 @@ Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alp
 Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b);
 Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b);
 
+// Unary ops from unary_ops.def: name(x) and the in-place name_(x).
+#define EMBER_UNARY_OP(name, kind, expr) \
+  Tensor name(const Tensor& self);        \
+  Tensor& name##_(Tensor& self);
+#include "ember/unary_ops.def"
+#undef EMBER_UNARY_OP
+
 // Operators; a Scalar operand acts as a Python number would (a "wrapped number").
 Tensor operator+(const Tensor& a, const Tensor& b);
 Tensor operator-(const Tensor& a, const Tensor& b);

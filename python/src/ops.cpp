@@ -88,6 +88,19 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
   };
   for (const BinaryDef& d : defs) def_binary(m, cls, d);
 
+  // Unary ops from unary_ops.def: ember.name(x), x.name(), x.name_().
+#define EMBER_UNARY_OP(name, kind, expr)                                                            \
+  m.def(#name, [](const Tensor& x) { return name(x); }, nb::arg("input"));                          \
+  cls.def(#name, [](const Tensor& x) { return name(x); });                                          \
+  cls.def(#name "_", [](nb::handle self) {                                                          \
+    name##_(nb::cast<Tensor&>(self));                                                               \
+    return nb::borrow(self);                                                                        \
+  });
+#include "ember/unary_ops.def"
+#undef EMBER_UNARY_OP
+  cls.def("__neg__", [](const Tensor& x) { return neg(x); });
+  cls.def("__abs__", [](const Tensor& x) { return abs(x); });
+
   m.def("result_type", [](nb::handle a, nb::handle b) {
     const Tensor ops[2] = {require_operand(a, "result_type"), require_operand(b, "result_type")};
     return result_type(ops);

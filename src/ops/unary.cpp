@@ -1,0 +1,41 @@
+// Unary elementwise ops from unary_ops.def: dtype rules, then one kernel through the iterator.
+#include "../cpu/unary_kernels.h"
+#include "ember/ops.h"
+
+namespace ember {
+
+namespace {
+
+using cpu::UnaryKind;
+
+Tensor run_unary(const char* name, UnaryKind kind, void (*kernel)(const TensorIterator&), const Tensor& out,
+                 const Tensor& self) {
+  std::string_view op(name);
+  if (self.dtype() == kBool && kind == UnaryKind::Same) {
+    EMBER_CHECK(op != "neg", Error, "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                "to invert a mask, use the `~` or `logical_not()` operator instead.");
+    EMBER_CHECK(op != "relu", Error, "Boolean inputs not supported for relu");
+    throw NotImplementedError(str("\"", name, "_cpu\" not implemented for 'Bool'"));
+  }
+  EMBER_CHECK(kind != UnaryKind::FloatOnly || self.is_floating_point(), NotImplementedError, "\"", name,
+              "_cpu\" not implemented for '", dtype_info(self.dtype()).legacy_name, "'");
+  const Tensor inputs[1] = {kind == UnaryKind::BoolToLong && self.dtype() == kBool ? self.to(kInt64) : self};
+  ElementwiseConfig config;
+  config.int_to_float = kind == UnaryKind::Float;
+  TensorIterator it(out, inputs, config);
+  kernel(it);
+  return it.finish();
+}
+
+}  // namespace
+
+#define EMBER_UNARY_OP(name, kind, expr)                                                      \
+  Tensor name(const Tensor& self) { return run_unary(#name, UnaryKind::kind, &cpu::name##_kernel, {}, self); } \
+  Tensor& name##_(Tensor& self) {                                                             \
+    run_unary(#name, UnaryKind::kind, &cpu::name##_kernel, self, self);                       \
+    return self;                                                                              \
+  }
+#include "ember/unary_ops.def"
+#undef EMBER_UNARY_OP
+
+}  // namespace ember
