@@ -8,6 +8,7 @@
 #include "ember/ops.h"
 #include "ember/print.h"
 #include "ember/random.h"
+#include "ember/reduce.h"
 #include "ember/scalar.h"
 #include "ember/tensor.h"
 #include "ember/type_promotion.h"

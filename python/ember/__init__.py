@@ -13,6 +13,8 @@ from . import cpu, cuda
 from .cpu import empty_cache
 from ._printing import set_printoptions, get_printoptions
 from ._functional import *  # noqa: F401,F403
+from ._reductions import max, min
+from . import return_types
 
 _C._set_size_type(Size)
 
@@ -57,6 +59,8 @@ def _tensor_format(self, spec):
     return object.__format__(self, spec)
 
 
+Tensor.max = max
+Tensor.min = min
 Tensor.__iter__ = _tensor_iter
 Tensor.__format__ = _tensor_format
 Tensor.__str__ = Tensor.__repr__

@@ -52,6 +52,7 @@ void init_interop(nb::module_& m, nb::class_<Tensor>& cls);
 void init_creation(nb::module_& m);
 void init_random(nb::module_& m);
 void init_ops(nb::module_& m, nb::class_<Tensor>& cls);
+void init_reduce(nb::module_& m, nb::class_<Tensor>& cls);
 
 }  // namespace ember::py
 

@@ -220,6 +220,7 @@ void init_tensor(nb::module_& m) {
   init_indexing(cls);
   init_interop(m, cls);
   init_ops(m, cls);
+  init_reduce(m, cls);
 }
 
 }  // namespace ember::py

@@ -1,0 +1,28 @@
+// Reductions over all dims (dims empty) or a list of dims, with keepdim and dtype= as torch.
+#pragma once
+#include <optional>
+#include <utility>
+
+#include "ember/tensor.h"
+
+namespace ember {
+
+// Integers and bool sum to int64; dtype= casts the input first.
+Tensor sum(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false, std::optional<ScalarType> dtype = {});
+Tensor prod(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false, std::optional<ScalarType> dtype = {});
+// Floating inputs only (or a floating dtype=).
+Tensor mean(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false, std::optional<ScalarType> dtype = {});
+Tensor amax(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+// bool results (uint8 for uint8 inputs).
+Tensor all(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+Tensor any(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+
+// max/min along one dim: (values, indices of the first extreme).
+std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim = false);
+std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim = false);
+// Index of the max/min: over the flattened tensor when dim is nullopt.
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim = {}, bool keepdim = false);
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim = {}, bool keepdim = false);
+
+}  // namespace ember

@@ -1,0 +1,16 @@
+"""max/min: the whole-tensor value, or (values, indices) along a dim."""
+from . import _C, return_types
+
+__all__ = ["max", "min"]
+
+
+def max(input, dim=None, keepdim=False):
+    if dim is None:
+        return _C.amax(input)
+    return return_types.max(*_C._max_dim(input, dim, keepdim))
+
+
+def min(input, dim=None, keepdim=False):
+    if dim is None:
+        return _C.amin(input)
+    return return_types.min(*_C._min_dim(input, dim, keepdim))

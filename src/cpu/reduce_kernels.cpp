@@ -1,0 +1,157 @@
+// Built with -fassociative-math: row folds vectorise. Accumulating in double (or int64) keeps
+// float sums exact where torch's are (the sum of 2^24 float32 ones is 16777216).
+#include "reduce_kernels.h"
+
+#include <cmath>
+#include <vector>
+
+#include "strided_loop.h"
+
+namespace ember::cpu {
+
+namespace {
+
+template <typename Acc>
+struct Fold {
+  ReduceOp op;
+  Acc identity() const {
+    switch (op) {
+      case ReduceOp::Sum: case ReduceOp::Any: return Acc(0);
+      case ReduceOp::Prod: case ReduceOp::All: return Acc(1);
+      case ReduceOp::Max: return std::numeric_limits<Acc>::has_infinity ? -std::numeric_limits<Acc>::infinity() : std::numeric_limits<Acc>::lowest();
+      case ReduceOp::Min: return std::numeric_limits<Acc>::has_infinity ? std::numeric_limits<Acc>::infinity() : std::numeric_limits<Acc>::max();
+    }
+    return Acc(0);
+  }
+};
+
+template <typename Acc>
+inline Acc combine(ReduceOp op, Acc a, Acc b) {
+  switch (op) {
+    case ReduceOp::Sum: return a + b;
+    case ReduceOp::Prod: return a * b;
+    case ReduceOp::Max: return (a != a || a > b) ? a : b;  // NaN wins, as in torch
+    case ReduceOp::Min: return (a != a || a < b) ? a : b;
+    case ReduceOp::All: return Acc(a != 0 && b != 0);
+    case ReduceOp::Any: return Acc(a != 0 || b != 0);
+  }
+  return a;
+}
+
+// Folds one row (n elements, strides in bytes) of input type T into accumulators.
+template <typename Acc, typename T, ReduceOp Op>
+void fold_row(char* acc, const char* in, int64_t n, int64_t acc_stride, int64_t in_stride) {
+  auto load = [](const char* p) { return convert<Acc>(*reinterpret_cast<const T*>(p)); };
+  if (acc_stride == 0) {  // horizontal: the whole row folds into one accumulator
+    Acc r = *reinterpret_cast<Acc*>(acc);
+    if (in_stride == int64_t(sizeof(T)) && (Op == ReduceOp::Sum || Op == ReduceOp::Prod)) {
+      auto* a = reinterpret_cast<const T*>(in);
+      Acc s = Op == ReduceOp::Sum ? Acc(0) : Acc(1);
+      for (int64_t i = 0; i < n; ++i) s = Op == ReduceOp::Sum ? s + convert<Acc>(a[i]) : s * convert<Acc>(a[i]);
+      r = combine(Op, r, s);
+    } else {
+      for (int64_t i = 0; i < n; ++i) r = combine(Op, r, load(in + i * in_stride));
+    }
+    *reinterpret_cast<Acc*>(acc) = r;
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {  // vertical: each element folds into its own accumulator
+    auto* a = reinterpret_cast<Acc*>(acc + i * acc_stride);
+    *a = combine(Op, *a, load(in + i * in_stride));
+  }
+}
+
+template <typename Acc, typename T, ReduceOp Op>
+void run(const Tensor& acc, const Tensor& input) {
+  // Planned with the input first, so the inner loop walks the input's contiguous dim.
+  auto plan = make_plan<2>(input.sizes(), {input.strides(), acc.strides()},
+                           {int64_t(sizeof(T)), int64_t(sizeof(Acc))},
+                           {static_cast<char*>(input.data_ptr()), static_cast<char*>(acc.data_ptr())});
+  auto row = [](const std::array<char*, 2>& p, int64_t n, const std::array<int64_t, 2>& s) {
+    fold_row<Acc, T, Op>(p[1], p[0], n, s[1], s[0]);
+  };
+  int64_t outer = plan.ndim() - 1;
+  bool disjoint = outer > 0 && plan.strides[1][outer] != 0;  // splitting the outermost dim never shares outputs
+  if (plan.numel < kParallelGrain || get_num_threads() == 1) {
+    for_each_row(plan, 0, plan.rows(), row);
+  } else if (disjoint) {
+    parallel_rows(plan, kParallelGrain, row);
+  } else {
+    // Each chunk folds into a private copy of the accumulators; they are combined afterwards.
+    int64_t acc_count = 1;
+    for (size_t d = 0; d < acc.sizes().size(); ++d) if (acc.strides()[d] != 0) acc_count *= acc.sizes()[d];
+    int64_t nchunks = get_num_threads();
+    std::vector<std::vector<Acc>> partial(size_t(nchunks), std::vector<Acc>(size_t(acc_count), Fold<Acc>{Op}.identity()));
+    auto acc_base = static_cast<char*>(acc.data_ptr());
+    int64_t rows = plan.rows(), inner = plan.inner_size();
+    parallel_for(0, nchunks, 1, [&](int64_t cb, int64_t ce) {
+      for (int64_t c = cb; c < ce; ++c) {
+        char* priv = reinterpret_cast<char*>(partial[size_t(c)].data());
+        auto fold = [&](const std::array<char*, 2>& p, int64_t n, const std::array<int64_t, 2>& st, int64_t skip) {
+          fold_row<Acc, T, Op>(priv + (p[1] - acc_base) + skip * st[1], p[0] + skip * st[0], n, st[1], st[0]);
+        };
+        if (rows >= nchunks) {  // split rows
+          for_each_row(plan, rows * c / nchunks, rows * (c + 1) / nchunks,
+                       [&](const std::array<char*, 2>& p, int64_t n, const std::array<int64_t, 2>& st) { fold(p, n, st, 0); });
+        } else {  // few long rows: split each row
+          int64_t b = inner * c / nchunks, e = inner * (c + 1) / nchunks;
+          for_each_row(plan, 0, rows,
+                       [&](const std::array<char*, 2>& p, int64_t, const std::array<int64_t, 2>& st) { fold(p, e - b, st, b); });
+        }
+      }
+    });
+    // acc is densely laid out over its own (non-reduced) elements: fold the partials in.
+    auto* out = static_cast<Acc*>(acc.data_ptr());
+    for (const auto& part : partial) {
+      for (int64_t i = 0; i < acc_count; ++i) out[i] = combine(Op, out[i], part[size_t(i)]);
+    }
+  }
+}
+
+}  // namespace
+
+void reduce_kernel(ReduceOp op, const Tensor& acc, const Tensor& input) {
+  if (input.numel() == 0) return;
+  visit_dtype(input.dtype(), [&]<typename T>(T) {
+    auto dispatch = [&]<typename Acc>(Acc) {
+      switch (op) {
+        case ReduceOp::Sum: return run<Acc, T, ReduceOp::Sum>(acc, input);
+        case ReduceOp::Prod: return run<Acc, T, ReduceOp::Prod>(acc, input);
+        case ReduceOp::Max: return run<Acc, T, ReduceOp::Max>(acc, input);
+        case ReduceOp::Min: return run<Acc, T, ReduceOp::Min>(acc, input);
+        case ReduceOp::All: return run<Acc, T, ReduceOp::All>(acc, input);
+        case ReduceOp::Any: return run<Acc, T, ReduceOp::Any>(acc, input);
+      }
+    };
+    if (acc.dtype() == kFloat64) dispatch(double{});
+    else dispatch(int64_t{});
+  });
+}
+
+void arg_extremum_kernel(bool is_max, const Tensor& x, const Tensor& values, const Tensor& indices) {
+  int64_t rows = x.sizes()[0], n = x.sizes()[1];
+  visit_dtype(x.dtype(), [&]<typename T>(T) {
+    using C = std::conditional_t<std::is_integral_v<T> || std::is_floating_point_v<T>, T, float>;
+    const T* in = x.data_ptr<T>();
+    T* vals = values.data_ptr<T>();
+    int64_t* idx = indices.data_ptr<int64_t>();
+    parallel_for(0, rows, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        const T* row = in + r * n;
+        int64_t best = 0;
+        C bv = C(row[0]);
+        for (int64_t i = 1; i < n && bv == bv; ++i) {
+          C v = C(row[i]);
+          if (v != v || (is_max ? v > bv : v < bv)) {
+            bv = v;
+            best = i;
+          }
+        }
+        vals[r] = row[best];
+        idx[r] = best;
+      }
+    });
+  });
+}
+
+}  // namespace ember::cpu

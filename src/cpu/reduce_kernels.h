@@ -1,0 +1,17 @@
+// Reduction kernels: fold the reduced dims of an input into an accumulator tensor.
+#pragma once
+#include "ember/tensor.h"
+
+namespace ember::cpu {
+
+enum class ReduceOp { Sum, Prod, Max, Min, All, Any };
+
+// acc has the input's shape with stride 0 along reduced dims (an expanded view of the output),
+// and dtype float64 for floating inputs, int64 otherwise; it must hold the op's identity.
+void reduce_kernel(ReduceOp op, const Tensor& acc, const Tensor& input);
+
+// For each row of a contiguous (rows, n) tensor: the max (or min) and the index of its first
+// occurrence; a NaN counts as the extreme, as in torch. values: x's dtype, indices: int64, (rows,).
+void arg_extremum_kernel(bool is_max, const Tensor& x, const Tensor& values, const Tensor& indices);
+
+}  // namespace ember::cpu

@@ -1,0 +1,145 @@
+// Reductions: dim handling, dtype rules and accumulator setup; the folding is in cpu/reduce_kernels.
+#include "ember/reduce.h"
+
+#include "../cpu/reduce_kernels.h"
+#include "ember/creation.h"
+#include "ember/ops.h"
+#include "ember/type_promotion.h"
+
+namespace ember {
+
+namespace {
+
+using cpu::ReduceOp;
+
+// Which dims a reduction folds: all when `dims` is empty, as torch's dim=None or dim=().
+struct ReducedDims {
+  DimVector keep_sizes;  // input sizes with reduced dims set to 1
+  DimVector out_sizes;   // keep_sizes without the reduced dims (unless keepdim)
+  int64_t count = 1;     // elements folded into each output
+};
+
+ReducedDims reduced_dims(const Tensor& x, IntArrayRef dims, bool keepdim, const char* name, bool nonempty) {
+  int64_t n = x.dim();
+  EMBER_CHECK(!(nonempty && dims.empty() && x.numel() == 0), Error, name,
+              "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the "
+              "'dim' argument.");
+  std::vector<bool> reduce(size_t(std::max<int64_t>(n, 1)), dims.empty());
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(d, n);
+    EMBER_CHECK(!reduce[size_t(w)], Error, "dim ", w, " appears multiple times in the list of dims");
+    reduce[size_t(w)] = true;
+  }
+  ReducedDims r;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t size = x.sizes()[size_t(i)];
+    if (reduce[size_t(i)]) {
+      EMBER_CHECK(!nonempty || size != 0, IndexError, name, "(): Expected reduction dim ", i,
+                  " to have non-zero size.");
+      r.count *= size;
+      r.keep_sizes.push_back(1);
+      if (keepdim) r.out_sizes.push_back(1);
+    } else {
+      r.keep_sizes.push_back(size);
+      r.out_sizes.push_back(size);
+    }
+  }
+  return r;
+}
+
+// Folds x into accumulators (float64 for floating inputs, int64 otherwise) shaped keep_sizes.
+Tensor accumulate(ReduceOp op, const Tensor& x, const ReducedDims& r) {
+  ScalarType acc_dtype = x.is_floating_point() ? kFloat64 : kInt64;
+  Tensor acc = empty(r.keep_sizes, TensorOptions(acc_dtype));
+  switch (op) {
+    case ReduceOp::Sum: case ReduceOp::Any: acc.fill_(0); break;
+    case ReduceOp::Prod: case ReduceOp::All: acc.fill_(1); break;
+    case ReduceOp::Max: acc.fill_(acc_dtype == kFloat64 ? Scalar(-INFINITY) : Scalar(INT64_MIN)); break;
+    case ReduceOp::Min: acc.fill_(acc_dtype == kFloat64 ? Scalar(INFINITY) : Scalar(INT64_MAX)); break;
+  }
+  cpu::reduce_kernel(op, acc.expand(x.sizes()), x);
+  return acc;
+}
+
+Tensor finish(const Tensor& acc, const ReducedDims& r, ScalarType dtype) { return acc.to(dtype).view(r.out_sizes); }
+
+ScalarType integral_to_long(ScalarType t) { return is_floating_point(t) ? t : kInt64; }
+
+Tensor sum_like(ReduceOp op, const char* name, const Tensor& x, IntArrayRef dims, bool keepdim,
+                std::optional<ScalarType> dtype) {
+  Tensor input = dtype ? x.to(*dtype) : x;
+  ReducedDims r = reduced_dims(input, dims, keepdim, name, false);
+  return finish(accumulate(op, input, r), r, dtype.value_or(integral_to_long(x.dtype())));
+}
+
+Tensor extremum(ReduceOp op, const char* name, const Tensor& x, IntArrayRef dims, bool keepdim) {
+  ReducedDims r = reduced_dims(x, dims, keepdim, name, true);
+  return finish(accumulate(op, x, r), r, x.dtype());
+}
+
+Tensor logical(ReduceOp op, const char* name, const Tensor& x, IntArrayRef dims, bool keepdim) {
+  ReducedDims r = reduced_dims(x, dims, keepdim, name, false);
+  Tensor nonzero = x.dtype() == kBool ? x : ne(x, wrapped_scalar(0));
+  return finish(accumulate(op, nonzero, r), r, x.dtype() == kUInt8 ? kUInt8 : kBool);
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  return sum_like(ReduceOp::Sum, "sum", x, dims, keepdim, dtype);
+}
+
+Tensor prod(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  return sum_like(ReduceOp::Prod, "prod", x, dims, keepdim, dtype);
+}
+
+Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  ScalarType out = dtype.value_or(x.dtype());
+  EMBER_CHECK(is_floating_point(out), Error, "mean(): could not infer output dtype. ",
+              dtype ? "Optional" : "Input", " dtype must be either a floating point or complex dtype. Got: ",
+              dtype_info(out).legacy_name);
+  Tensor input = x.to(out);
+  ReducedDims r = reduced_dims(input, dims, keepdim, "mean", false);
+  Tensor acc = accumulate(ReduceOp::Sum, input, r);
+  div_out(acc, acc, wrapped_scalar(double(r.count)));  // 0/0 gives nan for empty inputs, as torch
+  return finish(acc, r, out);
+}
+
+Tensor amax(const Tensor& x, IntArrayRef dims, bool keepdim) { return extremum(ReduceOp::Max, "amax", x, dims, keepdim); }
+Tensor amin(const Tensor& x, IntArrayRef dims, bool keepdim) { return extremum(ReduceOp::Min, "amin", x, dims, keepdim); }
+Tensor all(const Tensor& x, IntArrayRef dims, bool keepdim) { return logical(ReduceOp::All, "all", x, dims, keepdim); }
+Tensor any(const Tensor& x, IntArrayRef dims, bool keepdim) { return logical(ReduceOp::Any, "any", x, dims, keepdim); }
+
+namespace {
+
+// Values and indices of the extreme along `dim` (the flattened tensor when dim is nullopt).
+std::pair<Tensor, Tensor> arg_extremum(bool is_max, const char* name, const Tensor& x, std::optional<int64_t> dim,
+                                       bool keepdim) {
+  Tensor input = dim ? x : x.reshape({-1});
+  int64_t d = dim ? wrap_dim(*dim, x.dim()) : 0;
+  const int64_t dims[1] = {d};
+  ReducedDims r = reduced_dims(input, input.dim() == 0 ? IntArrayRef() : IntArrayRef(dims, 1), keepdim, name, true);
+  Tensor rows = input.dim() == 0 ? input.reshape({1, 1}) : input.movedim({d}, {-1}).contiguous();
+  int64_t n = rows.dim() == 0 ? 1 : rows.sizes().back();
+  rows = rows.reshape({-1, n});
+  Tensor values = empty({rows.sizes()[0]}, TensorOptions(x.dtype()));
+  Tensor indices = empty({rows.sizes()[0]}, TensorOptions(kInt64));
+  cpu::arg_extremum_kernel(is_max, rows, values, indices);
+  DimVector out = dim ? r.out_sizes : (keepdim ? DimVector(static_cast<size_t>(x.dim()), 1) : DimVector{});
+  return {values.view(out), indices.view(out)};
+}
+
+}  // namespace
+
+std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) { return arg_extremum(true, "max", x, dim, keepdim); }
+std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim) { return arg_extremum(false, "min", x, dim, keepdim); }
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  EMBER_CHECK(x.dtype() != kBool, Error, "argmax(): does not support bool input");
+  return arg_extremum(true, "argmax", x, dim, keepdim).second;
+}
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  EMBER_CHECK(x.dtype() != kBool, Error, "argmin(): does not support bool input");
+  return arg_extremum(false, "argmin", x, dim, keepdim).second;
+}
+
+}  // namespace ember
