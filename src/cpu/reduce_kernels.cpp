@@ -3,6 +3,7 @@
 #include "reduce_kernels.h"
 
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "strided_loop.h"
@@ -38,21 +39,104 @@ inline Acc combine(ReduceOp op, Acc a, Acc b) {
   return a;
 }
 
+// 32-byte vectors of float or double (GCC vector extensions).
+template <typename C> struct Vec32;
+template <> struct Vec32<float> { typedef float type __attribute__((vector_size(32))); };
+template <> struct Vec32<double> { typedef double type __attribute__((vector_size(32))); };
+
+// The type elements are read in: float for the 16- and 8-bit floats, else the type itself.
+template <typename T>
+using Compute = std::conditional_t<std::is_integral_v<T> || std::is_floating_point_v<T>, T, float>;
+
+// Folds a contiguous run of n elements in vector-friendly form. Sums of floats go through
+// blocks of 128 summed in the element's compute type (short runs: little rounding), the blocks
+// added in Acc; max/min compare in the compute type and track NaN separately.
+template <typename Acc, typename T, ReduceOp Op>
+Acc fold_contiguous(const T* a, int64_t n, Acc r) {
+  using C = Compute<T>;
+  if constexpr (Op == ReduceOp::Sum && std::is_floating_point_v<C>) {
+    constexpr int64_t kBlock = 128;
+    int64_t b = 0;
+    if constexpr (std::is_same_v<C, T>) {  // four vector accumulators hide the add latency
+      using V = typename Vec32<C>::type;
+      constexpr int64_t W = sizeof(V) / sizeof(C);
+      static_assert(kBlock % (4 * W) == 0);
+      for (; b + kBlock <= n; b += kBlock) {
+        V s[4] = {};
+        for (int64_t i = b; i < b + kBlock; i += 4 * W) {
+          for (int k = 0; k < 4; ++k) {
+            V v;
+            std::memcpy(&v, a + i + k * W, sizeof(V));
+            s[k] += v;
+          }
+        }
+        V t = (s[0] + s[1]) + (s[2] + s[3]);
+        C block = 0;
+        for (int64_t l = 0; l < W; ++l) block += t[l];
+        r += Acc(block);
+      }
+    }
+    for (; b < n; b += kBlock) {
+      int64_t e = std::min(n, b + kBlock);
+      C s = 0;
+      for (int64_t i = b; i < e; ++i) s += C(a[i]);
+      r += Acc(s);
+    }
+    return r;
+  } else if constexpr ((Op == ReduceOp::Max || Op == ReduceOp::Min) && std::is_floating_point_v<C>) {
+    if (n == 0) return r;
+    // 32-byte vectors (GCC vector extensions): lane-wise compare-select, NaN tracked in a mask.
+    using V = typename Vec32<C>::type;
+    using M = decltype(V{} != V{});
+    constexpr int64_t W = sizeof(V) / sizeof(C);
+    C first = C(a[0]);
+    V m = first - V{};
+    M nan = M{};
+    int64_t i = 0;
+    if constexpr (std::is_same_v<C, T>) {
+      for (; i + W <= n; i += W) {
+        V v;
+        std::memcpy(&v, a + i, sizeof(V));
+        nan |= v != v;
+        m = Op == ReduceOp::Max ? (v > m ? v : m) : (v < m ? v : m);
+      }
+    }
+    C best = m[0];
+    bool any_nan = false;
+    for (int64_t l = 0; l < W; ++l) {
+      any_nan |= nan[l] != 0;
+      best = Op == ReduceOp::Max ? (m[l] > best ? m[l] : best) : (m[l] < best ? m[l] : best);
+    }
+    for (; i < n; ++i) {
+      C v = C(a[i]);
+      any_nan |= v != v;
+      best = Op == ReduceOp::Max ? (v > best ? v : best) : (v < best ? v : best);
+    }
+    return combine(Op, r, any_nan ? Acc(NAN) : Acc(best));
+  } else {
+    Acc s = r;
+    for (int64_t i = 0; i < n; ++i) s = combine(Op, s, convert<Acc>(a[i]));
+    return s;
+  }
+}
+
 // Folds one row (n elements, strides in bytes) of input type T into accumulators.
 template <typename Acc, typename T, ReduceOp Op>
 void fold_row(char* acc, const char* in, int64_t n, int64_t acc_stride, int64_t in_stride) {
   auto load = [](const char* p) { return convert<Acc>(*reinterpret_cast<const T*>(p)); };
   if (acc_stride == 0) {  // horizontal: the whole row folds into one accumulator
-    Acc r = *reinterpret_cast<Acc*>(acc);
-    if (in_stride == int64_t(sizeof(T)) && (Op == ReduceOp::Sum || Op == ReduceOp::Prod)) {
-      auto* a = reinterpret_cast<const T*>(in);
-      Acc s = Op == ReduceOp::Sum ? Acc(0) : Acc(1);
-      for (int64_t i = 0; i < n; ++i) s = Op == ReduceOp::Sum ? s + convert<Acc>(a[i]) : s * convert<Acc>(a[i]);
-      r = combine(Op, r, s);
+    Acc& r = *reinterpret_cast<Acc*>(acc);
+    if (in_stride == int64_t(sizeof(T))) {
+      r = fold_contiguous<Acc, T, Op>(reinterpret_cast<const T*>(in), n, r);
     } else {
       for (int64_t i = 0; i < n; ++i) r = combine(Op, r, load(in + i * in_stride));
     }
-    *reinterpret_cast<Acc*>(acc) = r;
+    return;
+  }
+  if (acc_stride == int64_t(sizeof(Acc)) && in_stride == int64_t(sizeof(T))) {  // vertical, contiguous
+    Acc* __restrict out = reinterpret_cast<Acc*>(acc);
+    const T* __restrict a = reinterpret_cast<const T*>(in);
+    for (int64_t i = 0; i < n; ++i) out[i] = combine(Op, out[i], convert<Acc>(a[i]));
     return;
   }
   for (int64_t i = 0; i < n; ++i) {  // vertical: each element folds into its own accumulator
@@ -131,7 +215,7 @@ void reduce_kernel(ReduceOp op, const Tensor& acc, const Tensor& input) {
 void arg_extremum_kernel(bool is_max, const Tensor& x, const Tensor& values, const Tensor& indices) {
   int64_t rows = x.sizes()[0], n = x.sizes()[1];
   visit_dtype(x.dtype(), [&]<typename T>(T) {
-    using C = std::conditional_t<std::is_integral_v<T> || std::is_floating_point_v<T>, T, float>;
+    using C = Compute<T>;
     const T* in = x.data_ptr<T>();
     T* vals = values.data_ptr<T>();
     int64_t* idx = indices.data_ptr<int64_t>();

@@ -1,0 +1,28 @@
+"""Reductions: sum and mean of 16M float32, and the sum of a transposed 4096x4096 float32.
+
+Prints ember's speed as a ratio to torch's (higher is better). Targets (issue 3): at least 1.0x.
+"""
+import torch
+
+import ember
+from common import compare
+
+N = 16 * 1024 * 1024
+
+
+def main():
+    torch.set_num_threads(ember.get_num_threads())
+    env = {"ember": ember, "torch": torch, "ea": ember.rand(N), "ta": torch.rand(N),
+           "eT": ember.rand(4096, 4096).t(), "tT": torch.rand(4096, 4096).t(),
+           "e2": ember.rand(4096, 1000), "t2": torch.rand(4096, 1000)}
+    kw = dict(globals=env, repeat=5, min_time=0.3)
+    compare("sum, 16M f32", "ea.sum()", "ta.sum()", **kw)
+    compare("mean, 16M f32", "ea.mean()", "ta.mean()", **kw)
+    compare("sum of transposed 4096^2 f32", "eT.sum()", "tT.sum()", **kw)
+    compare("sum(dim=-1) of (4096, 1000)", "e2.sum(-1)", "t2.sum(-1)", **kw)
+    compare("sum(dim=0) of (4096, 1000)", "e2.sum(0)", "t2.sum(0)", **kw)
+    compare("amax(dim=-1) of (4096, 1000)", "e2.amax(-1)", "t2.amax(-1)", **kw)
+
+
+if __name__ == "__main__":
+    main()
