@@ -5,6 +5,7 @@
 #include "ember/device.h"
 #include "ember/dtype.h"
 #include "ember/errors.h"
+#include "ember/linalg.h"
 #include "ember/ops.h"
 #include "ember/print.h"
 #include "ember/random.h"

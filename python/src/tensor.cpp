@@ -221,6 +221,7 @@ void init_tensor(nb::module_& m) {
   init_interop(m, cls);
   init_ops(m, cls);
   init_reduce(m, cls);
+  init_linalg(m, cls);
 }
 
 }  // namespace ember::py

@@ -1,0 +1,128 @@
+#include "gemm.h"
+
+#include <cblas.h>
+
+#include "ember/creation.h"
+#include "ember/ops.h"
+#include "ember/type_promotion.h"
+#include "ember/parallel.h"
+
+namespace ember::cpu {
+
+namespace {
+
+// A matrix operand as BLAS sees it: row-major data, optionally transposed, with a leading dim.
+struct Operand {
+  const void* data;
+  bool trans;
+  int64_t ld;
+};
+
+// Describes `m` (rows, cols) without copying when it is row- or column-major; copies otherwise.
+Operand as_operand(const Tensor& m, Tensor& keep) {
+  int64_t rows = m.sizes()[0], cols = m.sizes()[1];
+  int64_t s0 = m.strides()[0], s1 = m.strides()[1];
+  if ((s1 == 1 || cols <= 1) && (s0 >= std::max<int64_t>(cols, 1) || rows <= 1)) {
+    return {m.data_ptr(), false, rows <= 1 ? std::max<int64_t>(cols, 1) : s0};
+  }
+  if ((s0 == 1 || rows <= 1) && (s1 >= std::max<int64_t>(rows, 1) || cols <= 1)) {
+    return {m.data_ptr(), true, cols <= 1 ? std::max<int64_t>(rows, 1) : s1};
+  }
+  keep = m.contiguous();
+  return {keep.data_ptr(), false, std::max<int64_t>(cols, 1)};
+}
+
+template <typename T>
+void blas_gemm(const Operand& a, const Operand& b, T* c, int64_t M, int64_t N, int64_t K, double alpha, double beta) {
+  auto call = [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+    // Sub-blocks: rows [m0, m1) of A and C, columns [n0, n1) of B and C.
+    const T* pa = static_cast<const T*>(a.data) + (a.trans ? m0 : m0 * a.ld);
+    const T* pb = static_cast<const T*>(b.data) + (b.trans ? n0 * b.ld : n0);
+    T* pc = c + m0 * N + n0;
+    auto ta = a.trans ? CblasTrans : CblasNoTrans, tb = b.trans ? CblasTrans : CblasNoTrans;
+    if constexpr (std::is_same_v<T, float>) {
+      cblas_sgemm(CblasRowMajor, ta, tb, int(m1 - m0), int(n1 - n0), int(K), float(alpha), pa, int(a.ld), pb,
+                  int(b.ld), float(beta), pc, int(N));
+    } else {
+      cblas_dgemm(CblasRowMajor, ta, tb, int(m1 - m0), int(n1 - n0), int(K), alpha, pa, int(a.ld), pb, int(b.ld),
+                  beta, pc, int(N));
+    }
+  };
+  int nthreads = get_num_threads();
+  double flops = 2.0 * double(M) * double(N) * double(K);
+  if (nthreads == 1 || flops < 4e6) {
+    call(0, M, 0, N);
+    return;
+  }
+  // Split the longer side of C into one block per thread, aligned to 16.
+  bool split_rows = M >= N;
+  int64_t extent = split_rows ? M : N;
+  int64_t block = std::max<int64_t>(16, (extent / nthreads + 15) / 16 * 16);
+  int64_t nblocks = (extent + block - 1) / block;
+  parallel_for(0, nblocks, 1, [&](int64_t bb, int64_t be) {
+    for (int64_t i = bb; i < be; ++i) {
+      int64_t s = i * block, e = std::min(extent, s + block);
+      if (split_rows) call(s, e, 0, N);
+      else call(0, M, s, e);
+    }
+  });
+}
+
+template <typename T>
+void loop_gemm(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta) {
+  Tensor ac = a.contiguous(), bc = b.contiguous();
+  int64_t M = a.sizes()[0], K = a.sizes()[1], N = b.sizes()[1];
+  const T* pa = ac.data_ptr<T>();
+  const T* pb = bc.data_ptr<T>();
+  T* pc = out.data_ptr<T>();
+  parallel_for(0, M, std::max<int64_t>(1, 65536 / std::max<int64_t>(N * K, 1)), [&](int64_t mb, int64_t me) {
+    std::vector<T> row(static_cast<size_t>(N));
+    for (int64_t i = mb; i < me; ++i) {
+      std::fill(row.begin(), row.end(), T(0));
+      for (int64_t k = 0; k < K; ++k) {
+        T av = pa[i * K + k];
+        for (int64_t j = 0; j < N; ++j) row[size_t(j)] += av * pb[k * N + j];
+      }
+      for (int64_t j = 0; j < N; ++j) {
+        pc[i * N + j] = T(alpha) * row[size_t(j)] + (beta == 0 ? T(0) : T(beta) * pc[i * N + j]);
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void gemm(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta) {
+  int64_t M = a.sizes()[0], K = a.sizes()[1], N = b.sizes()[1];
+  if (M == 0 || N == 0) return;
+  if (K == 0) {  // A @ B is all zeros: out = beta * out
+    Tensor o = out;
+    if (beta == 0) o.zero_();
+    else mul_out(o, o, wrapped_scalar(beta));
+    return;
+  }
+  switch (a.dtype()) {
+    case kFloat32: case kFloat64: {
+      Tensor ka, kb;
+      Operand oa = as_operand(a, ka), ob = as_operand(b, kb);
+      if (a.dtype() == kFloat32) blas_gemm(oa, ob, out.data_ptr<float>(), M, N, K, alpha, beta);
+      else blas_gemm(oa, ob, out.data_ptr<double>(), M, N, K, alpha, beta);
+      return;
+    }
+    case kFloat16: case kBFloat16: {  // accumulate in float32
+      Tensor acc = beta == 0 ? empty({M, N}, TensorOptions(kFloat32)) : out.to(kFloat32, true);
+      gemm(a.to(kFloat32), b.to(kFloat32), acc, alpha, beta);
+      Tensor(out).copy_(acc);
+      return;
+    }
+    case kUInt8: loop_gemm<uint8_t>(a, b, out, alpha, beta); return;
+    case kInt8: loop_gemm<int8_t>(a, b, out, alpha, beta); return;
+    case kInt16: loop_gemm<int16_t>(a, b, out, alpha, beta); return;
+    case kInt32: loop_gemm<int32_t>(a, b, out, alpha, beta); return;
+    case kInt64: loop_gemm<int64_t>(a, b, out, alpha, beta); return;
+    default:
+      throw NotImplementedError(str("\"addmm_impl_cpu_\" not implemented for '", dtype_info(a.dtype()).legacy_name, "'"));
+  }
+}
+
+}  // namespace ember::cpu

@@ -1,0 +1,138 @@
+// The matmul family. Every case reduces to cpu::gemm on 2-D operands (batches loop over it).
+#include "ember/linalg.h"
+
+#include "../cpu/gemm.h"
+#include "ember/creation.h"
+#include "ember/layout.h"
+#include "ember/ops.h"
+#include "ember/parallel.h"
+#include "ember/type_promotion.h"
+
+namespace ember {
+
+namespace {
+
+std::string dims_str(const Tensor& t) {
+  std::string s;
+  for (int64_t i = 0; i < t.dim(); ++i) s += (i ? "x" : "") + std::to_string(t.sizes()[size_t(i)]);
+  return s;
+}
+
+void check_same_dtype(const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(a.dtype() == b.dtype(), Error, "expected m1 and m2 to have the same dtype, but got: ",
+              dtype_name(a.dtype()), " != ", dtype_name(b.dtype()));
+}
+
+// a (M, K) @ b (K, N) into out (M, N, contiguous): out = alpha * a @ b + beta * out.
+void mm_into(const Tensor& a, const Tensor& b, const Tensor& out, double alpha = 1, double beta = 0) {
+  cpu::gemm(a, b, out, alpha, beta);
+}
+
+}  // namespace
+
+Tensor mm(const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(a.dim() == 2, Error, "self must be a matrix");
+  EMBER_CHECK(b.dim() == 2, Error, "mat2 must be a matrix");
+  EMBER_CHECK(a.sizes()[1] == b.sizes()[0], Error, "mat1 and mat2 shapes cannot be multiplied (", dims_str(a), " and ",
+              dims_str(b), ")");
+  check_same_dtype(a, b);
+  Tensor out = empty({a.sizes()[0], b.sizes()[1]}, TensorOptions(a.dtype()));
+  mm_into(a, b, out);
+  return out;
+}
+
+Tensor bmm(const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(a.dim() == 3, Error, "batch1 must be a 3D tensor");
+  EMBER_CHECK(b.dim() == 3, Error, "batch2 must be a 3D tensor");
+  int64_t B = a.sizes()[0], M = a.sizes()[1], K = a.sizes()[2], N = b.sizes()[2];
+  EMBER_CHECK(b.sizes()[0] == B && b.sizes()[1] == K, Error, "Expected size for first two dimensions of batch2 tensor to be: [",
+              B, ", ", K, "] but got: [", b.sizes()[0], ", ", b.sizes()[1], "].");
+  check_same_dtype(a, b);
+  Tensor out = empty({B, M, N}, TensorOptions(a.dtype()));
+  // Many small products run one per thread; few large ones split inside gemm instead.
+  int64_t grain = M * N * K >= (1 << 18) ? B : 1;
+  parallel_for(0, B, grain, [&](int64_t s, int64_t e) {
+    for (int64_t i = s; i < e; ++i) mm_into(a.select(0, i), b.select(0, i), out.select(0, i));
+  });
+  return out;
+}
+
+Tensor mv(const Tensor& m, const Tensor& v) {
+  EMBER_CHECK(m.dim() == 2 && v.dim() == 1, Error, "vector + matrix @ vector expected, got ", m.dim(), ", ", v.dim(),
+              ", ", v.dim());
+  EMBER_CHECK(m.sizes()[1] == v.sizes()[0], Error, "size mismatch, got input (", m.sizes()[0], "), mat (", dims_str(m),
+              "), vec (", v.sizes()[0], ")");
+  return mm(m, v.unsqueeze(1)).squeeze({1});
+}
+
+Tensor dot(const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(a.dim() == 1 && b.dim() == 1, Error, "1D tensors expected, but got ", a.dim(), "D and ", b.dim(),
+              "D tensors");
+  EMBER_CHECK(a.numel() == b.numel(), Error, "inconsistent tensor size, expected tensor [", a.numel(), "] and src [",
+              b.numel(), "] to have the same number of elements, but got ", a.numel(), " and ", b.numel(),
+              " elements respectively");
+  EMBER_CHECK(a.dtype() == b.dtype(), Error, "dot : expected both vectors to have same dtype, but found ",
+              dtype_info(a.dtype()).legacy_name, " and ", dtype_info(b.dtype()).legacy_name);
+  return mm(a.unsqueeze(0), b.unsqueeze(1)).reshape({});
+}
+
+Tensor outer(const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(a.dim() == 1 && b.dim() == 1, Error, "outer: expected 1D tensors");
+  return mul(a.unsqueeze(1), b.unsqueeze(0));
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  int64_t da = a.dim(), db = b.dim();
+  EMBER_CHECK(da > 0 && db > 0, Error, "both arguments to matmul need to be at least 1D, but they are ", da, "D and ",
+              db, "D");
+  if (da == 1 && db == 1) return dot(a, b);
+  if (da == 2 && db == 1) return mv(a, b);
+  if (da == 1 && db == 2) return mm(a.unsqueeze(0), b).squeeze({0});
+  if (da == 2 && db == 2) return mm(a, b);
+  if (da >= 3 && db <= 2) {  // fold a's batch dims into rows
+    DimVector out_shape(a.sizes());
+    out_shape.erase(out_shape.size() - 1);
+    Tensor rows = a.reshape({-1, a.sizes().back()});
+    if (db == 1) return mv(rows, b).view(out_shape);
+    out_shape.push_back(b.sizes()[1]);
+    return mm(rows, b).view(out_shape);
+  }
+  // General case: broadcast the batch dims and run bmm.
+  Tensor a2 = da == 1 ? a.unsqueeze(0) : a, b2 = db == 1 ? b.unsqueeze(1) : b;
+  int64_t M = a2.sizes()[size_t(a2.dim() - 2)], K = a2.sizes().back(), N = b2.sizes().back();
+  EMBER_CHECK(K == b2.sizes()[size_t(b2.dim() - 2)], Error, "Expected size for first two dimensions of batch2 tensor to be: [",
+              checked_numel(IntArrayRef(a2.sizes().data(), size_t(a2.dim() - 2))), ", ", K, "] but got: [",
+              checked_numel(IntArrayRef(b2.sizes().data(), size_t(b2.dim() - 2))), ", ", b2.sizes()[size_t(b2.dim() - 2)], "].");
+  DimVector batch = broadcast_shapes(IntArrayRef(a2.sizes().data(), size_t(a2.dim() - 2)),
+                                     IntArrayRef(b2.sizes().data(), size_t(b2.dim() - 2)));
+  DimVector ea(batch), eb(batch);
+  ea.push_back(M); ea.push_back(K);
+  eb.push_back(K); eb.push_back(N);
+  Tensor out = bmm(a2.expand(ea).reshape({-1, M, K}), b2.expand(eb).reshape({-1, K, N}));
+  DimVector out_shape(batch);
+  if (da > 1) out_shape.push_back(M);
+  if (db > 1) out_shape.push_back(N);
+  return out.view(out_shape);
+}
+
+Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) {
+  Tensor prod = mm(m1, m2);
+  Tensor out = empty(prod.sizes(), TensorOptions(prod.dtype()));
+  out.copy_(input.expand(prod.sizes()));
+  if (beta.to_double() == 0) out.zero_();  // beta = 0 ignores input, NaNs included, as torch
+  mm_into(m1, m2, out, alpha.to_double(), beta.to_double() == 0 ? 0.0 : beta.to_double());
+  return out;
+}
+
+Tensor addmv(const Tensor& input, const Tensor& m, const Tensor& v, const Scalar& beta, const Scalar& alpha) {
+  return addmm(input.dim() == 1 ? input.unsqueeze(1) : input, m, v.unsqueeze(1), beta, alpha).squeeze({1});
+}
+
+Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) {
+  Tensor prod = bmm(b1, b2);
+  if (beta.to_double() == 0) return alpha.to_double() == 1 ? prod : mul(prod, wrapped_scalar(alpha));
+  Tensor scaled = alpha.to_double() == 1 ? prod : mul(prod, wrapped_scalar(alpha));
+  return add(scaled, input, beta);
+}
+
+}  // namespace ember
