@@ -8,6 +8,15 @@ Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 Tensor mul(const Tensor& a, const Tensor& b);
 Tensor div(const Tensor& a, const Tensor& b);  // true division: integers give the default float
+Tensor pow(const Tensor& a, const Tensor& b);
+Tensor remainder(const Tensor& a, const Tensor& b);     // Python's %: takes the divisor's sign
+Tensor floor_divide(const Tensor& a, const Tensor& b);  // Python's //
+Tensor fmod(const Tensor& a, const Tensor& b);          // C's fmod: takes the dividend's sign
+Tensor atan2(const Tensor& a, const Tensor& b);
+Tensor maximum(const Tensor& a, const Tensor& b);       // NaN propagates
+Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor fmax(const Tensor& a, const Tensor& b);          // NaN ignored
+Tensor fmin(const Tensor& a, const Tensor& b);
 Tensor eq(const Tensor& a, const Tensor& b);
 Tensor ne(const Tensor& a, const Tensor& b);
 Tensor lt(const Tensor& a, const Tensor& b);
@@ -15,11 +24,20 @@ Tensor le(const Tensor& a, const Tensor& b);
 Tensor gt(const Tensor& a, const Tensor& b);
 Tensor ge(const Tensor& a, const Tensor& b);
 
+// Elements of a where cond is true, else of b; a and b promote together.
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+Tensor isnan(const Tensor& x);
+Tensor isinf(const Tensor& x);
+Tensor isfinite(const Tensor& x);
+
 // out= forms: write into `out` (its dtype must accept the result's); return it.
 Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b);
 Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& pow_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& remainder_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& floor_divide_out(Tensor& out, const Tensor& a, const Tensor& b);
 
 // Unary ops from unary_ops.def: name(x) and the in-place name_(x).
 #define EMBER_UNARY_OP(name, kind, expr) \

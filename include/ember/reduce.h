@@ -25,4 +25,20 @@ std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim = false
 Tensor argmax(const Tensor& x, std::optional<int64_t> dim = {}, bool keepdim = false);
 Tensor argmin(const Tensor& x, std::optional<int64_t> dim = {}, bool keepdim = false);
 
+// Variance and standard deviation with Bessel's correction (correction=1) by default.
+Tensor var(const Tensor& x, IntArrayRef dims = {}, double correction = 1, bool keepdim = false);
+Tensor std(const Tensor& x, IntArrayRef dims = {}, double correction = 1, bool keepdim = false);
+std::pair<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dims = {}, double correction = 1, bool keepdim = false);
+std::pair<Tensor, Tensor> std_mean(const Tensor& x, IntArrayRef dims = {}, double correction = 1, bool keepdim = false);
+// p-norms for p = 1, 2 ('fro'), +-inf and 0.
+Tensor norm(const Tensor& x, double p = 2, IntArrayRef dims = {}, bool keepdim = false);
+Tensor count_nonzero(const Tensor& x, IntArrayRef dims = {});
+Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim = false);
+// Numerically stable softmax / log_softmax along one dim (dtype= casts the input first).
+Tensor softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = {});
+Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = {});
+// Inclusive scans along one dim; integers accumulate as int64.
+Tensor cumsum(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = {});
+Tensor cumprod(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = {});
+
 }  // namespace ember

@@ -64,9 +64,9 @@ Tensor no_alpha(const Tensor& a, const Tensor& b, const Scalar&) { return F(a, b
 template <Tensor& (*F)(Tensor&, const Tensor&, const Tensor&)>
 Tensor& no_alpha_out(Tensor& o, const Tensor& a, const Tensor& b, const Scalar&) { return F(o, a, b); }
 
-// Comparisons have no out= form yet: compute, then copy into out.
+// Ops without a dedicated out= form: compute, then copy into out.
 template <Tensor (*F)(const Tensor&, const Tensor&)>
-Tensor& compare_out(Tensor& o, const Tensor& a, const Tensor& b, const Scalar&) { return o.copy_(F(a, b)); }
+Tensor& copy_out(Tensor& o, const Tensor& a, const Tensor& b, const Scalar&) { return o.copy_(F(a, b)); }
 
 }  // namespace
 
@@ -76,15 +76,26 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
       {"sub", &sub, &sub_out, "__sub__", "__rsub__", "sub_", "__isub__"},
       {"mul", &no_alpha<mul>, &no_alpha_out<mul_out>, "__mul__", "__rmul__", "mul_", "__imul__"},
       {"div", &no_alpha<div>, &no_alpha_out<div_out>, "__truediv__", "__rtruediv__", "div_", "__itruediv__"},
+      {"pow", &no_alpha<pow>, &no_alpha_out<pow_out>, "__pow__", "__rpow__", "pow_", "__ipow__"},
+      {"remainder", &no_alpha<remainder>, &no_alpha_out<remainder_out>, "__mod__", "__rmod__", "remainder_", "__imod__"},
+      {"floor_divide", &no_alpha<floor_divide>, &no_alpha_out<floor_divide_out>, "__floordiv__", "__rfloordiv__",
+       "floor_divide_", "__ifloordiv__"},
+      {"fmod", &no_alpha<fmod>, &copy_out<fmod>},
+      {"atan2", &no_alpha<atan2>, &copy_out<atan2>},
+      {"arctan2", &no_alpha<atan2>, &copy_out<atan2>},
+      {"maximum", &no_alpha<maximum>, &copy_out<maximum>},
+      {"minimum", &no_alpha<minimum>, &copy_out<minimum>},
+      {"fmax", &no_alpha<fmax>, &copy_out<fmax>},
+      {"fmin", &no_alpha<fmin>, &copy_out<fmin>},
       {"true_divide", &no_alpha<div>, &no_alpha_out<div_out>},
       {"multiply", &no_alpha<mul>, &no_alpha_out<mul_out>},
       {"divide", &no_alpha<div>, &no_alpha_out<div_out>},
-      {"eq", &no_alpha<eq>, &compare_out<eq>, "__eq__"},
-      {"ne", &no_alpha<ne>, &compare_out<ne>, "__ne__"},
-      {"lt", &no_alpha<lt>, &compare_out<lt>, "__lt__"},
-      {"le", &no_alpha<le>, &compare_out<le>, "__le__"},
-      {"gt", &no_alpha<gt>, &compare_out<gt>, "__gt__"},
-      {"ge", &no_alpha<ge>, &compare_out<ge>, "__ge__"},
+      {"eq", &no_alpha<eq>, &copy_out<eq>, "__eq__"},
+      {"ne", &no_alpha<ne>, &copy_out<ne>, "__ne__"},
+      {"lt", &no_alpha<lt>, &copy_out<lt>, "__lt__"},
+      {"le", &no_alpha<le>, &copy_out<le>, "__le__"},
+      {"gt", &no_alpha<gt>, &copy_out<gt>, "__gt__"},
+      {"ge", &no_alpha<ge>, &copy_out<ge>, "__ge__"},
   };
   for (const BinaryDef& d : defs) def_binary(m, cls, d);
 
@@ -100,6 +111,16 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
 #undef EMBER_UNARY_OP
   cls.def("__neg__", [](const Tensor& x) { return neg(x); });
   cls.def("__abs__", [](const Tensor& x) { return abs(x); });
+
+  m.def("where", [](const Tensor& c, nb::handle a, nb::handle b) {
+    return where(c, require_operand(a, "where"), require_operand(b, "where"));
+  }, nb::arg("condition"), nb::arg("input"), nb::arg("other"));
+  cls.def("where", [](const Tensor& self, const Tensor& c, nb::handle b) { return where(c, self, require_operand(b, "where")); },
+          nb::arg("condition"), nb::arg("other"));
+  for (auto [name, fn] : {std::pair{"isnan", &isnan}, std::pair{"isinf", &isinf}, std::pair{"isfinite", &isfinite}}) {
+    m.def(name, fn, nb::arg("input"));
+    cls.def(name, fn);
+  }
 
   m.def("result_type", [](nb::handle a, nb::handle b) {
     const Tensor ops[2] = {require_operand(a, "result_type"), require_operand(b, "result_type")};

@@ -42,6 +42,54 @@ void init_reduce(nb::module_& m, nb::class_<Tensor>& cls) {
     m.def(name, impl, nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
     cls.def(name, impl, nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
   }
+  // var/std: correction (or the older unbiased=) and dims; var_mean/std_mean return (var, mean).
+  auto correction_of = [](std::optional<double> correction, std::optional<bool> unbiased) {
+    return correction ? *correction : (unbiased.value_or(true) ? 1.0 : 0.0);
+  };
+  using Spread = Tensor (*)(const Tensor&, IntArrayRef, double, bool);
+  for (auto [name, fn] : {std::pair<const char*, Spread>{"var", &var}, {"std", &std}}) {
+    auto impl = [fn, correction_of](const Tensor& x, nb::handle dim, std::optional<bool> unbiased, bool keepdim,
+                                    std::optional<double> correction) {
+      return fn(x, dims_arg(dim), correction_of(correction, unbiased), keepdim);
+    };
+    m.def(name, impl, nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("unbiased") = nb::none(),
+          nb::arg("keepdim") = false, nb::kw_only(), nb::arg("correction") = nb::none());
+    cls.def(name, impl, nb::arg("dim") = nb::none(), nb::arg("unbiased") = nb::none(), nb::arg("keepdim") = false,
+            nb::kw_only(), nb::arg("correction") = nb::none());
+  }
+  using SpreadMean = std::pair<Tensor, Tensor> (*)(const Tensor&, IntArrayRef, double, bool);
+  for (auto [name, fn] : {std::pair<const char*, SpreadMean>{"var_mean", &var_mean}, {"std_mean", &std_mean}}) {
+    m.def(name, [fn, correction_of](const Tensor& x, nb::handle dim, std::optional<bool> unbiased, bool keepdim,
+                                    std::optional<double> correction) {
+      auto [a, b] = fn(x, dims_arg(dim), correction_of(correction, unbiased), keepdim);
+      return nb::make_tuple(a, b);
+    }, nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("unbiased") = nb::none(), nb::arg("keepdim") = false,
+       nb::kw_only(), nb::arg("correction") = nb::none());
+  }
+  auto norm_impl = [](const Tensor& x, nb::handle p, nb::handle dim, bool keepdim) {
+    double order = 2;
+    if (PyUnicode_Check(p.ptr())) {
+      EMBER_CHECK(nb::cast<std::string>(p) == "fro", ValueError, "norm: unsupported p '", nb::cast<std::string>(p), "'");
+    } else if (!p.is_none()) {
+      order = nb::cast<double>(p);
+    }
+    return norm(x, order, dims_arg(dim), keepdim);
+  };
+  m.def("norm", norm_impl, nb::arg("input"), nb::arg("p") = "fro", nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+  cls.def("norm", norm_impl, nb::arg("p") = "fro", nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+  auto count_impl = [](const Tensor& x, nb::handle dim) { return count_nonzero(x, dims_arg(dim)); };
+  m.def("count_nonzero", count_impl, nb::arg("input"), nb::arg("dim") = nb::none());
+  cls.def("count_nonzero", count_impl, nb::arg("dim") = nb::none());
+  auto lse = [](const Tensor& x, nb::handle dim, bool keepdim) { return logsumexp(x, dims_arg(dim), keepdim); };
+  m.def("logsumexp", lse, nb::arg("input"), nb::arg("dim"), nb::arg("keepdim") = false);
+  cls.def("logsumexp", lse, nb::arg("dim"), nb::arg("keepdim") = false);
+  using Along = Tensor (*)(const Tensor&, int64_t, std::optional<ScalarType>);
+  for (auto [name, fn] : {std::pair<const char*, Along>{"softmax", &softmax}, {"log_softmax", &log_softmax},
+                          {"cumsum", &cumsum}, {"cumprod", &cumprod}}) {
+    m.def(name, fn, nb::arg("input"), nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = nb::none());
+    cls.def(name, fn, nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = nb::none());
+  }
+
   m.def("_max_dim", [](const Tensor& x, int64_t dim, bool keepdim) { return max(x, dim, keepdim); });
   m.def("_min_dim", [](const Tensor& x, int64_t dim, bool keepdim) { return min(x, dim, keepdim); });
   for (auto [name, fn] : {std::pair{"argmax", &argmax}, std::pair{"argmin", &argmin}}) {

@@ -1,5 +1,7 @@
 #include "binary_kernels.h"
 
+#include <cmath>
+
 namespace ember::cpu {
 
 namespace {
@@ -35,6 +37,68 @@ void binary_loop(const TensorIterator& it, F f) {
   });
 }
 
+// Integer power by squaring, in unsigned arithmetic (wraps like torch); negative exponents give
+// 0 except for bases 1 and -1.
+template <typename C>
+C int_pow(C base, C exp) {
+  if constexpr (std::is_same_v<C, bool>) {
+    return exp ? base : true;
+  } else {
+    if constexpr (std::is_signed_v<C>) {
+      if (exp < 0) return base == 1 ? C(1) : base == -1 ? C((exp & 1) ? -1 : 1) : C(0);
+    }
+    using U = std::make_unsigned_t<C>;
+    U result = 1, b = U(base);
+    for (auto e = U(exp); e; e >>= 1) {
+      if (e & 1) result = U(result * b);
+      b = U(b * b);
+    }
+    return C(result);
+  }
+}
+
+// Python-style modulo: the result takes the divisor's sign.
+template <typename C>
+C remainder(C a, C b) {
+  if constexpr (std::is_same_v<C, bool>) {
+    return a;
+  } else if constexpr (std::is_integral_v<C>) {
+    C r = C(a % b);
+    return (r != 0 && ((r < 0) != (b < 0))) ? C(r + b) : r;
+  } else {
+    C r = std::fmod(a, b);
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+  }
+}
+
+// Division rounded toward negative infinity (torch's div_floor).
+template <typename C>
+C floor_divide(C a, C b) {
+  if constexpr (std::is_same_v<C, bool>) {
+    return a;
+  } else if constexpr (std::is_integral_v<C>) {
+    C q = C(a / b);
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? C(q - 1) : q;
+  } else {
+    if (b == 0) return a / b;
+    C mod = std::fmod(a, b);
+    C div = (a - mod) / b;
+    if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;
+    if (div == 0) return std::copysign(C(0), a / b);
+    C floored = std::floor(div);
+    return div - floored > C(0.5) ? floored + 1 : floored;
+  }
+}
+
+template <typename C>
+C nan_max(C a, C b, bool is_max) {  // maximum/minimum: NaN propagates
+  if constexpr (!std::is_integral_v<C>) {
+    if (a != a) return a;
+    if (b != b) return b;
+  }
+  return is_max ? (a > b ? a : b) : (a < b ? a : b);
+}
+
 template <typename T>
 void arithmetic(BinaryOp op, const TensorIterator& it, const Scalar& alpha) {
   using C = Compute<T>;
@@ -53,6 +117,30 @@ void arithmetic(BinaryOp op, const TensorIterator& it, const Scalar& alpha) {
       return;
     case BinaryOp::Mul: run([](C a, C b) { return a * b; }); return;
     case BinaryOp::Div: run([](C a, C b) { return a / b; }); return;
+    case BinaryOp::Pow:
+      if constexpr (std::is_integral_v<C>) run([](C a, C b) { return int_pow(a, b); });
+      else run([](C a, C b) { return std::pow(a, b); });
+      return;
+    case BinaryOp::Remainder: run([](C a, C b) { return remainder(a, b); }); return;
+    case BinaryOp::FloorDivide: run([](C a, C b) { return floor_divide(a, b); }); return;
+    case BinaryOp::Fmod:
+      if constexpr (std::is_same_v<C, bool>) run([](C a, C) { return a; });
+      else if constexpr (std::is_integral_v<C>) run([](C a, C b) { return C(a % b); });
+      else run([](C a, C b) { return std::fmod(a, b); });
+      return;
+    case BinaryOp::Atan2:
+      if constexpr (!std::is_integral_v<C>) run([](C a, C b) { return std::atan2(a, b); });
+      return;
+    case BinaryOp::Maximum: run([](C a, C b) { return nan_max(a, b, true); }); return;
+    case BinaryOp::Minimum: run([](C a, C b) { return nan_max(a, b, false); }); return;
+    case BinaryOp::Fmax:
+      if constexpr (std::is_integral_v<C>) run([](C a, C b) { return a > b ? a : b; });
+      else run([](C a, C b) { return std::fmax(a, b); });
+      return;
+    case BinaryOp::Fmin:
+      if constexpr (std::is_integral_v<C>) run([](C a, C b) { return a < b ? a : b; });
+      else run([](C a, C b) { return std::fmin(a, b); });
+      return;
     default: break;
   }
 }

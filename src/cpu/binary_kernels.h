@@ -5,7 +5,11 @@
 
 namespace ember::cpu {
 
-enum class BinaryOp { Add, Sub, Mul, Div, Eq, Ne, Lt, Le, Gt, Ge };
+// Arithmetic ops come first; comparisons (from Eq on) produce bool.
+enum class BinaryOp {
+  Add, Sub, Mul, Div, Pow, Remainder, FloorDivide, Fmod, Atan2, Maximum, Minimum, Fmax, Fmin,
+  Eq, Ne, Lt, Le, Gt, Ge,
+};
 
 // Runs `op` over iterator `it` (two inputs). `alpha` scales the second input of Add and Sub.
 void binary_kernel(BinaryOp op, const TensorIterator& it, const Scalar& alpha);

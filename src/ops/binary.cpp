@@ -1,6 +1,7 @@
 // Binary elementwise ops: each plans a TensorIterator and runs one kernel.
 #include "../cpu/binary_kernels.h"
 #include "ember/ops.h"
+#include "ember/reduce.h"
 #include "ember/type_promotion.h"
 
 namespace ember {
@@ -21,8 +22,22 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
   const Tensor inputs[2] = {a, b};
   ElementwiseConfig config;
   config.bool_output = op >= BinaryOp::Eq;
-  config.int_to_float = op == BinaryOp::Div;
+  config.int_to_float = op == BinaryOp::Div || op == BinaryOp::Atan2;
   TensorIterator it(out, inputs, config);
+  bool identity_pow = op == BinaryOp::Pow && b.impl()->is_wrapped_number && b.item().to_double() == 1.0;
+  if (it.common_dtype() == kBool && !identity_pow) {  // x ** 1 is allowed for bool x, as in torch
+    const char* kernel = op == BinaryOp::Pow ? "pow" : op == BinaryOp::Remainder ? "remainder_cpu"
+                       : op == BinaryOp::FloorDivide ? "div_floor_cpu" : op == BinaryOp::Fmod ? "fmod_cpu" : nullptr;
+    EMBER_CHECK(!kernel, NotImplementedError, "\"", kernel ? kernel : "", "\" not implemented for 'Bool'");
+  }
+  bool integral = !is_floating_point(it.common_dtype());
+  if (integral && (op == BinaryOp::Remainder || op == BinaryOp::FloorDivide || op == BinaryOp::Fmod)) {
+    // Checked before writing anything, so a failing in-place op leaves its tensor as it was.
+    EMBER_CHECK(!any(eq(it.input(1), wrapped_scalar(0))).item().to_bool(), Error, "ZeroDivisionError");
+  }
+  if (integral && op == BinaryOp::Pow && b.impl()->is_wrapped_number) {
+    EMBER_CHECK(b.item().to_int() >= 0, Error, "Integers to negative integer powers are not allowed.");
+  }
   if ((op == BinaryOp::Add || op == BinaryOp::Sub) && !is_floating_point(it.common_dtype())) {
     EMBER_CHECK(!alpha.is_floating_point(), Error, "For integral input tensors, argument alpha must not be a floating point number.");
   }
@@ -36,6 +51,15 @@ Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) { return run(B
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) { return run(BinaryOp::Sub, {}, a, b, alpha); }
 Tensor mul(const Tensor& a, const Tensor& b) { return run(BinaryOp::Mul, {}, a, b); }
 Tensor div(const Tensor& a, const Tensor& b) { return run(BinaryOp::Div, {}, a, b); }
+Tensor pow(const Tensor& a, const Tensor& b) { return run(BinaryOp::Pow, {}, a, b); }
+Tensor remainder(const Tensor& a, const Tensor& b) { return run(BinaryOp::Remainder, {}, a, b); }
+Tensor floor_divide(const Tensor& a, const Tensor& b) { return run(BinaryOp::FloorDivide, {}, a, b); }
+Tensor fmod(const Tensor& a, const Tensor& b) { return run(BinaryOp::Fmod, {}, a, b); }
+Tensor atan2(const Tensor& a, const Tensor& b) { return run(BinaryOp::Atan2, {}, a, b); }
+Tensor maximum(const Tensor& a, const Tensor& b) { return run(BinaryOp::Maximum, {}, a, b); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return run(BinaryOp::Minimum, {}, a, b); }
+Tensor fmax(const Tensor& a, const Tensor& b) { return run(BinaryOp::Fmax, {}, a, b); }
+Tensor fmin(const Tensor& a, const Tensor& b) { return run(BinaryOp::Fmin, {}, a, b); }
 Tensor eq(const Tensor& a, const Tensor& b) { return run(BinaryOp::Eq, {}, a, b); }
 Tensor ne(const Tensor& a, const Tensor& b) { return run(BinaryOp::Ne, {}, a, b); }
 Tensor lt(const Tensor& a, const Tensor& b) { return run(BinaryOp::Lt, {}, a, b); }
@@ -57,6 +81,18 @@ Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b) {
 }
 Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b) {
   run(BinaryOp::Div, out, a, b);
+  return out;
+}
+Tensor& pow_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  run(BinaryOp::Pow, out, a, b);
+  return out;
+}
+Tensor& remainder_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  run(BinaryOp::Remainder, out, a, b);
+  return out;
+}
+Tensor& floor_divide_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  run(BinaryOp::FloorDivide, out, a, b);
   return out;
 }
 

@@ -1,0 +1,118 @@
+// Reductions composed from the basic ones: var/std, norms, count_nonzero, logsumexp, softmax, scans.
+#include <cmath>
+#include <limits>
+
+#include "../cpu/softmax_kernel.h"
+#include "ember/creation.h"
+#include "ember/ops.h"
+#include "ember/reduce.h"
+#include "ember/type_promotion.h"
+
+namespace ember {
+
+namespace {
+
+Tensor scalar(double v) { return wrapped_scalar(v); }
+
+int64_t reduced_count(const Tensor& x, IntArrayRef dims) {
+  if (dims.empty()) return x.numel();
+  int64_t n = 1;
+  for (int64_t d : dims) n *= x.dim() == 0 ? 1 : x.sizes()[size_t(wrap_dim(d, x.dim()))];
+  return n;
+}
+
+void check_float(const Tensor& x, const char* what) {
+  EMBER_CHECK(x.is_floating_point(), Error, what, " only support floating point and complex dtypes");
+}
+
+}  // namespace
+
+std::pair<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
+  check_float(x, "std and var");
+  Tensor m = mean(x, dims, true);
+  Tensor d = sub(x, m);
+  double denom = std::max(0.0, double(reduced_count(x, dims)) - correction);
+  Tensor v = div(sum(mul(d, d), dims, keepdim), scalar(denom));  // 0 degrees of freedom gives nan/inf, as torch
+  return {v, keepdim ? m : mean(x, dims, false)};
+}
+
+Tensor var(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
+  return var_mean(x, dims, correction, keepdim).first;
+}
+
+std::pair<Tensor, Tensor> std_mean(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
+  auto [v, m] = var_mean(x, dims, correction, keepdim);
+  return {sqrt(v), m};
+}
+
+Tensor std(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
+  return sqrt(var(x, dims, correction, keepdim));
+}
+
+Tensor norm(const Tensor& x, double p, IntArrayRef dims, bool keepdim) {
+  EMBER_CHECK(x.is_floating_point(), Error, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
+              dtype_info(x.dtype()).legacy_name);
+  const Tensor& input = x;
+  if (p == 2) return sqrt(sum(mul(input, input), dims, keepdim));
+  if (p == 1) return sum(abs(input), dims, keepdim);
+  if (std::isinf(p)) return p > 0 ? amax(abs(input), dims, keepdim) : amin(abs(input), dims, keepdim);
+  if (p == 0) return sum(ne(input, scalar(0)).to(input.dtype()), dims, keepdim);
+  return pow(sum(pow(abs(input), scalar(p)), dims, keepdim), scalar(1.0 / p));
+}
+
+Tensor count_nonzero(const Tensor& x, IntArrayRef dims) { return sum(ne(x, wrapped_scalar(0)), dims, false); }
+
+Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  Tensor input = x.is_floating_point() ? x : x.to(default_dtype());
+  Tensor m = amax(input, dims, true);
+  // An infinite max (all -inf, or a +inf) would make x - m NaN: shift by 0 there instead.
+  Tensor finite_m = where(isfinite(m), m, scalar(0));
+  Tensor r = add(log(sum(exp(sub(input, finite_m)), dims, true)), finite_m);
+  return keepdim ? r : r.view(sum(input, dims, false).sizes());
+}
+
+namespace {
+
+Tensor softmax_impl(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype, bool log) {
+  Tensor input = dtype ? x.to(*dtype) : x;
+  EMBER_CHECK(input.is_floating_point(), NotImplementedError, "\"softmax_lastdim_kernel_impl\" not implemented for '",
+              dtype_info(input.dtype()).legacy_name, "'");
+  if (input.dim() == 0) input = input.unsqueeze(0);
+  int64_t d = wrap_dim(dim, input.dim());
+  ScalarType compute = input.dtype() == kFloat64 ? kFloat64 : kFloat32;  // half and bfloat16 compute in float
+  Tensor rows = input.movedim({d}, {-1}).to(compute).contiguous();
+  int64_t n = rows.dim() == 0 ? 1 : rows.sizes().back();
+  Tensor out = empty(rows.sizes(), TensorOptions(compute));
+  cpu::softmax_kernel(rows.reshape({-1, n}), out.view({-1, n}), log);
+  Tensor result = out.movedim({-1}, {d}).to(input.dtype()).contiguous();
+  return x.dim() == 0 ? result.view({}) : result;
+}
+
+template <bool Product>
+Tensor scan(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  ScalarType out_dtype = dtype.value_or(x.is_floating_point() ? x.dtype() : kInt64);
+  Tensor input = x.dim() == 0 ? x.unsqueeze(0) : x;
+  int64_t d = wrap_dim(dim, input.dim());
+  ScalarType acc_dtype = is_floating_point(out_dtype) ? kFloat64 : kInt64;
+  Tensor rows = input.movedim({d}, {-1}).to(acc_dtype, true).contiguous();
+  int64_t n = rows.sizes().back(), nrows = n == 0 ? 0 : rows.numel() / n;
+  visit_dtype(acc_dtype, [&]<typename A>(A) {
+    if constexpr (std::is_same_v<A, double> || std::is_same_v<A, int64_t>) {
+      A* p = rows.data_ptr<A>();
+      for (int64_t r = 0; r < nrows; ++r) {
+        for (int64_t i = 1; i < n; ++i) p[r * n + i] = Product ? p[r * n + i] * p[r * n + i - 1] : p[r * n + i] + p[r * n + i - 1];
+      }
+    }
+  });
+  Tensor result = rows.movedim({-1}, {d}).to(out_dtype).contiguous();
+  return x.dim() == 0 ? result.view({}) : result;
+}
+
+}  // namespace
+
+Tensor softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) { return softmax_impl(x, dim, dtype, false); }
+Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) { return softmax_impl(x, dim, dtype, true); }
+Tensor cumsum(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) { return scan<false>(x, dim, dtype); }
+Tensor cumprod(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) { return scan<true>(x, dim, dtype); }
+
+}  // namespace ember

@@ -1,0 +1,43 @@
+// where(cond, a, b) and the float predicates isnan, isinf, isfinite.
+#include "../cpu/strided_loop.h"
+#include "ember/creation.h"
+#include "ember/layout.h"
+#include "ember/ops.h"
+#include "ember/type_promotion.h"
+
+namespace ember {
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(cond.dtype() == kBool, Error, "where expected condition to be a boolean tensor, but got a tensor with dtype ",
+              dtype_info(cond.dtype()).legacy_name);
+  DimVector shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes()), b.sizes());
+  const Tensor values[2] = {a, b};
+  ScalarType common = result_type(values);
+  Tensor out = empty(shape, TensorOptions(common));
+  Tensor c = cond.expand(shape), av = a.to(common).expand(shape), bv = b.to(common).expand(shape);
+  visit_dtype(common, [&]<typename T>(T) {
+    auto plan = cpu::make_plan<4>(shape, {out.strides(), c.strides(), av.strides(), bv.strides()},
+                                  {int64_t(sizeof(T)), 1, int64_t(sizeof(T)), int64_t(sizeof(T))},
+                                  {static_cast<char*>(out.data_ptr()), static_cast<char*>(c.data_ptr()),
+                                   static_cast<char*>(av.data_ptr()), static_cast<char*>(bv.data_ptr())});
+    cpu::parallel_rows(plan, cpu::kParallelGrain, [](const std::array<char*, 4>& p, int64_t n, const std::array<int64_t, 4>& s) {
+      for (int64_t i = 0; i < n; ++i) {
+        bool pick_a = *reinterpret_cast<const bool*>(p[1] + i * s[1]);
+        *reinterpret_cast<T*>(p[0] + i * s[0]) = *reinterpret_cast<const T*>(p[pick_a ? 2 : 3] + i * s[pick_a ? 2 : 3]);
+      }
+    });
+  });
+  return out;
+}
+
+Tensor isnan(const Tensor& x) { return x.is_floating_point() ? ne(x, x) : zeros(x.sizes(), TensorOptions(kBool)); }
+
+Tensor isinf(const Tensor& x) {
+  return x.is_floating_point() ? eq(abs(x), wrapped_scalar(INFINITY)) : zeros(x.sizes(), TensorOptions(kBool));
+}
+
+Tensor isfinite(const Tensor& x) {  // x - x is 0 exactly when x is finite
+  return x.is_floating_point() ? eq(sub(x, x), wrapped_scalar(0)) : ones(x.sizes(), TensorOptions(kBool));
+}
+
+}  // namespace ember
