@@ -1,4 +1,4 @@
-"""Reductions: sum and mean of 16M float32, and the sum of a transposed 4096x4096 float32.
+"""Reductions: sum and mean of 16M float32, the sum of a transposed 4096x4096 float32, softmax.
 
 Prints ember's speed as a ratio to torch's (higher is better). Targets (issue 3): at least 1.0x.
 """
@@ -22,6 +22,8 @@ def main():
     compare("sum(dim=-1) of (4096, 1000)", "e2.sum(-1)", "t2.sum(-1)", **kw)
     compare("sum(dim=0) of (4096, 1000)", "e2.sum(0)", "t2.sum(0)", **kw)
     compare("amax(dim=-1) of (4096, 1000)", "e2.amax(-1)", "t2.amax(-1)", **kw)
+    compare("softmax(dim=-1) of (4096, 1000)", "ember.softmax(e2, -1)", "torch.softmax(t2, -1)", **kw)
+    compare("log_softmax(dim=-1) of (4096, 1000)", "ember.log_softmax(e2, -1)", "torch.log_softmax(t2, -1)", **kw)
 
 
 if __name__ == "__main__":

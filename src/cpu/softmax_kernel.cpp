@@ -1,5 +1,5 @@
-// One pass per row for the max, one for exp and its sum, one to scale: the numerically stable
-// form, vectorised through libmvec (built with -fno-math-errno).
+// Per row: a pass for the max, one for exp, one for the sum, one to scale; each vectorises
+// (exp through libmvec: this file is built with -fno-math-errno). The max shift keeps it stable.
 #include "softmax_kernel.h"
 
 #include <algorithm>
@@ -12,23 +12,27 @@ namespace ember::cpu {
 
 namespace {
 
+// Sum in blocks of 128 (vectorised in C) added in double: accurate and fast.
 template <typename C>
-void softmax_row(const C* x, C* y, int64_t n, bool log) {
+double blocked_sum(const C* v, int64_t n) {
+  double sum = 0;
+  for (int64_t b = 0; b < n; b += 128) {
+    C s = 0;
+    for (int64_t i = b, e = std::min(n, b + 128); i < e; ++i) s += v[i];
+    sum += double(s);
+  }
+  return sum;
+}
+
+// exp_buf holds n values: the exponentials land there (or directly in y for softmax).
+template <typename C>
+void softmax_row(const C* x, C* y, C* exp_buf, int64_t n, bool log) {
   C m = x[0];
   for (int64_t i = 1; i < n; ++i) m = x[i] > m ? x[i] : m;
-  if (m != m) m = C(0);  // a NaN row stays NaN below
-  double sum = 0;
-  C block = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    C e = std::exp(x[i] - m);
-    if (!log) y[i] = e;
-    block += e;
-    if ((i & 127) == 127) {
-      sum += double(block);
-      block = 0;
-    }
-  }
-  sum += double(block);
+  // Rows holding NaN or infinities come out NaN through IEEE arithmetic, as in torch.
+  C* e = log ? exp_buf : y;
+  for (int64_t i = 0; i < n; ++i) e[i] = std::exp(x[i] - m);
+  double sum = blocked_sum(e, n);
   if (log) {
     C shift = m + C(std::log(sum));
     for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
@@ -49,7 +53,8 @@ void softmax_kernel(const Tensor& x, const Tensor& out, bool log) {
       const T* px = x.data_ptr<T>();
       T* py = out.data_ptr<T>();
       parallel_for(0, rows, grain, [&](int64_t b, int64_t e) {
-        for (int64_t r = b; r < e; ++r) softmax_row(px + r * n, py + r * n, n, log);
+        std::vector<T> buf(log ? static_cast<size_t>(n) : 0);
+        for (int64_t r = b; r < e; ++r) softmax_row(px + r * n, py + r * n, buf.data(), n, log);
       });
     } else {
       throw NotImplementedError(str("softmax of ", dtype_name(x.dtype()), " must be computed in float32"));
