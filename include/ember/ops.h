@@ -1,5 +1,7 @@
 // Elementwise arithmetic and comparisons with broadcasting and torch's type promotion.
 #pragma once
+#include <optional>
+
 #include "ember/tensor.h"
 
 namespace ember {
@@ -17,6 +19,17 @@ Tensor maximum(const Tensor& a, const Tensor& b);       // NaN propagates
 Tensor minimum(const Tensor& a, const Tensor& b);
 Tensor fmax(const Tensor& a, const Tensor& b);          // NaN ignored
 Tensor fmin(const Tensor& a, const Tensor& b);
+// Integers and bool only.
+Tensor bitwise_and(const Tensor& a, const Tensor& b);
+Tensor bitwise_or(const Tensor& a, const Tensor& b);
+Tensor bitwise_xor(const Tensor& a, const Tensor& b);
+Tensor bitwise_left_shift(const Tensor& a, const Tensor& b);
+Tensor bitwise_right_shift(const Tensor& a, const Tensor& b);
+// Bool results, any input dtype (nonzero is true).
+Tensor logical_and(const Tensor& a, const Tensor& b);
+Tensor logical_or(const Tensor& a, const Tensor& b);
+Tensor logical_xor(const Tensor& a, const Tensor& b);
+Tensor logical_not(const Tensor& x);
 Tensor eq(const Tensor& a, const Tensor& b);
 Tensor ne(const Tensor& a, const Tensor& b);
 Tensor lt(const Tensor& a, const Tensor& b);
@@ -35,6 +48,9 @@ Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alp
 Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b);
 Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& bitwise_and_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& bitwise_or_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& bitwise_xor_out(Tensor& out, const Tensor& a, const Tensor& b);
 Tensor& pow_out(Tensor& out, const Tensor& a, const Tensor& b);
 Tensor& remainder_out(Tensor& out, const Tensor& a, const Tensor& b);
 Tensor& floor_divide_out(Tensor& out, const Tensor& a, const Tensor& b);
@@ -45,6 +61,17 @@ Tensor& floor_divide_out(Tensor& out, const Tensor& a, const Tensor& b);
   Tensor& name##_(Tensor& self);
 #include "ember/unary_ops.def"
 #undef EMBER_UNARY_OP
+
+// Composite elementwise ops.
+Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max);
+Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
+Tensor nan_to_num(const Tensor& x, double nan = 0.0, std::optional<double> posinf = {}, std::optional<double> neginf = {});
+Tensor gelu(const Tensor& x, bool tanh_approximation);
+Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
+Tensor round(const Tensor& x, int64_t decimals);
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
+bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
+bool equal(const Tensor& a, const Tensor& b);
 
 // Operators; a Scalar operand acts as a Python number would (a "wrapped number").
 Tensor operator+(const Tensor& a, const Tensor& b);

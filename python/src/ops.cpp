@@ -87,6 +87,14 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
       {"minimum", &no_alpha<minimum>, &copy_out<minimum>},
       {"fmax", &no_alpha<fmax>, &copy_out<fmax>},
       {"fmin", &no_alpha<fmin>, &copy_out<fmin>},
+      {"bitwise_and", &no_alpha<bitwise_and>, &no_alpha_out<bitwise_and_out>, "__and__", "__rand__", "bitwise_and_", "__iand__"},
+      {"bitwise_or", &no_alpha<bitwise_or>, &no_alpha_out<bitwise_or_out>, "__or__", "__ror__", "bitwise_or_", "__ior__"},
+      {"bitwise_xor", &no_alpha<bitwise_xor>, &no_alpha_out<bitwise_xor_out>, "__xor__", "__rxor__", "bitwise_xor_", "__ixor__"},
+      {"bitwise_left_shift", &no_alpha<bitwise_left_shift>, &copy_out<bitwise_left_shift>, "__lshift__", "__rlshift__"},
+      {"bitwise_right_shift", &no_alpha<bitwise_right_shift>, &copy_out<bitwise_right_shift>, "__rshift__", "__rrshift__"},
+      {"logical_and", &no_alpha<logical_and>, &copy_out<logical_and>},
+      {"logical_or", &no_alpha<logical_or>, &copy_out<logical_or>},
+      {"logical_xor", &no_alpha<logical_xor>, &copy_out<logical_xor>},
       {"true_divide", &no_alpha<div>, &no_alpha_out<div_out>},
       {"multiply", &no_alpha<mul>, &no_alpha_out<mul_out>},
       {"divide", &no_alpha<div>, &no_alpha_out<div_out>},
@@ -100,17 +108,75 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
   for (const BinaryDef& d : defs) def_binary(m, cls, d);
 
   // Unary ops from unary_ops.def: ember.name(x), x.name(), x.name_().
+  // The two gelu forms are reached through gelu(approximate=...).
 #define EMBER_UNARY_OP(name, kind, expr)                                                            \
-  m.def(#name, [](const Tensor& x) { return name(x); }, nb::arg("input"));                          \
-  cls.def(#name, [](const Tensor& x) { return name(x); });                                          \
-  cls.def(#name "_", [](nb::handle self) {                                                          \
-    name##_(nb::cast<Tensor&>(self));                                                               \
-    return nb::borrow(self);                                                                        \
-  });
+  if (std::string_view(#name).rfind("gelu_", 0) != 0) {                                             \
+    m.def(#name, [](const Tensor& x) { return name(x); }, nb::arg("input"));                        \
+    cls.def(#name, [](const Tensor& x) { return name(x); });                                        \
+    cls.def(#name "_", [](nb::handle self) {                                                        \
+      name##_(nb::cast<Tensor&>(self));                                                             \
+      return nb::borrow(self);                                                                      \
+    });                                                                                             \
+  }
 #include "ember/unary_ops.def"
 #undef EMBER_UNARY_OP
   cls.def("__neg__", [](const Tensor& x) { return neg(x); });
   cls.def("__abs__", [](const Tensor& x) { return abs(x); });
+  cls.def("__invert__", [](const Tensor& x) {
+    EMBER_CHECK(!x.is_floating_point(), TypeError, "~ (operator.invert) is only implemented on integer and Boolean-type tensors");
+    return bitwise_not(x);
+  });
+  m.def("logical_not", &logical_not, nb::arg("input"));
+  cls.def("logical_not", &logical_not);
+
+  // clamp/clip: bounds are numbers or tensors; the in-place forms write back into the tensor.
+  auto bound = [](nb::handle h) -> std::optional<Tensor> {
+    if (h.is_none()) return std::nullopt;
+    return require_operand(h, "clamp");
+  };
+  for (const char* name : {"clamp", "clip"}) {
+    auto impl = [bound](const Tensor& x, nb::handle min, nb::handle max) { return clamp(x, bound(min), bound(max)); };
+    m.def(name, impl, nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
+    cls.def(name, impl, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
+    cls.def((std::string(name) + "_").c_str(), [bound](nb::handle self, nb::handle min, nb::handle max) {
+      Tensor& t = nb::cast<Tensor&>(self);
+      Tensor r = clamp(t, bound(min), bound(max));
+      EMBER_CHECK(can_cast(r.dtype(), t.dtype()), Error, "result type ", dtype_info(r.dtype()).legacy_name,
+                  " can't be cast to the desired output type ", dtype_info(t.dtype()).legacy_name);
+      t.copy_(r);
+      return nb::borrow(self);
+    }, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
+  }
+  auto lerp_impl = [](const Tensor& a, const Tensor& b, nb::handle w) { return lerp(a, b, require_operand(w, "lerp")); };
+  m.def("lerp", lerp_impl, nb::arg("input"), nb::arg("end"), nb::arg("weight"));
+  cls.def("lerp", lerp_impl, nb::arg("end"), nb::arg("weight"));
+  auto nan_impl = [](const Tensor& x, double nan, std::optional<double> posinf, std::optional<double> neginf) {
+    return nan_to_num(x, nan, posinf, neginf);
+  };
+  m.def("nan_to_num", nan_impl, nb::arg("input"), nb::arg("nan") = 0.0, nb::arg("posinf") = nb::none(),
+        nb::arg("neginf") = nb::none());
+  cls.def("nan_to_num", nan_impl, nb::arg("nan") = 0.0, nb::arg("posinf") = nb::none(), nb::arg("neginf") = nb::none());
+  m.def("gelu", [](const Tensor& x, const std::string& approximate) {
+    EMBER_CHECK(approximate == "none" || approximate == "tanh", ValueError, "approximate argument must be either none or tanh.");
+    return gelu(x, approximate == "tanh");
+  }, nb::arg("input"), nb::arg("approximate") = "none");
+  m.def("softplus", &softplus, nb::arg("input"), nb::arg("beta") = 1.0, nb::arg("threshold") = 20.0);
+  auto round_impl = [](const Tensor& x, int64_t decimals) { return round(x, decimals); };
+  m.def("round", round_impl, nb::arg("input"), nb::kw_only(), nb::arg("decimals") = 0);
+  cls.def("round", round_impl, nb::kw_only(), nb::arg("decimals") = 0);
+  auto close_impl = [](const Tensor& a, nb::handle b, double rtol, double atol, bool equal_nan) {
+    return isclose(a, require_operand(b, "isclose"), rtol, atol, equal_nan);
+  };
+  m.def("isclose", close_impl, nb::arg("input"), nb::arg("other"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8,
+        nb::arg("equal_nan") = false);
+  cls.def("isclose", close_impl, nb::arg("other"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8,
+          nb::arg("equal_nan") = false);
+  m.def("allclose", &allclose, nb::arg("input"), nb::arg("other"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8,
+        nb::arg("equal_nan") = false);
+  cls.def("allclose", &allclose, nb::arg("other"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8,
+          nb::arg("equal_nan") = false);
+  m.def("equal", &equal, nb::arg("input"), nb::arg("other"));
+  cls.def("equal", &equal, nb::arg("other"));
 
   m.def("where", [](const Tensor& c, nb::handle a, nb::handle b) {
     return where(c, require_operand(a, "where"), require_operand(b, "where"));

@@ -141,6 +141,31 @@ void arithmetic(BinaryOp op, const TensorIterator& it, const Scalar& alpha) {
       if constexpr (std::is_integral_v<C>) run([](C a, C b) { return a < b ? a : b; });
       else run([](C a, C b) { return std::fmin(a, b); });
       return;
+    case BinaryOp::BitAnd: case BinaryOp::BitOr: case BinaryOp::BitXor: case BinaryOp::ShiftLeft:
+    case BinaryOp::ShiftRight:
+      if constexpr (std::is_same_v<C, bool>) {
+        switch (op) {
+          case BinaryOp::BitAnd: run([](C a, C b) { return a && b; }); return;
+          case BinaryOp::BitOr: run([](C a, C b) { return a || b; }); return;
+          case BinaryOp::BitXor: run([](C a, C b) { return a != b; }); return;
+          case BinaryOp::ShiftLeft: run([](C a, C b) { return int(a) << int(b); }); return;
+          default: run([](C a, C b) { return int(a) >> int(b); }); return;
+        }
+      } else if constexpr (std::is_integral_v<C>) {
+        switch (op) {
+          case BinaryOp::BitAnd: run([](C a, C b) { return C(a & b); }); return;
+          case BinaryOp::BitOr: run([](C a, C b) { return C(a | b); }); return;
+          case BinaryOp::BitXor: run([](C a, C b) { return C(a ^ b); }); return;
+          // Shifts past the width give 0 (or -1 for negative right shifts), as torch.
+          case BinaryOp::ShiftLeft:
+            run([](C a, C b) { return b < 0 || b >= C(sizeof(C) * 8) ? C(0) : C(std::make_unsigned_t<C>(a) << b); });
+            return;
+          default:
+            run([](C a, C b) { return b < 0 || b >= C(sizeof(C) * 8) ? C(a < 0 ? -1 : 0) : C(a >> b); });
+            return;
+        }
+      }
+      return;
     default: break;
   }
 }
@@ -156,6 +181,9 @@ void comparison(BinaryOp op, const TensorIterator& it) {
     case BinaryOp::Le: run([](C a, C b) { return a <= b; }); return;
     case BinaryOp::Gt: run([](C a, C b) { return a > b; }); return;
     case BinaryOp::Ge: run([](C a, C b) { return a >= b; }); return;
+    case BinaryOp::LogicalAnd: run([](C a, C b) { return a != C(0) && b != C(0); }); return;
+    case BinaryOp::LogicalOr: run([](C a, C b) { return a != C(0) || b != C(0); }); return;
+    case BinaryOp::LogicalXor: run([](C a, C b) { return (a != C(0)) != (b != C(0)); }); return;
     default: break;
   }
 }

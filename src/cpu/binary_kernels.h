@@ -8,7 +8,8 @@ namespace ember::cpu {
 // Arithmetic ops come first; comparisons (from Eq on) produce bool.
 enum class BinaryOp {
   Add, Sub, Mul, Div, Pow, Remainder, FloorDivide, Fmod, Atan2, Maximum, Minimum, Fmax, Fmin,
-  Eq, Ne, Lt, Le, Gt, Ge,
+  BitAnd, BitOr, BitXor, ShiftLeft, ShiftRight,
+  Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, LogicalXor,
 };
 
 // Runs `op` over iterator `it` (two inputs). `alpha` scales the second input of Add and Sub.

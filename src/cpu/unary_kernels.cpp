@@ -24,6 +24,13 @@ C rounded(C x, F f) {
   else return f(x);
 }
 
+template <typename C>
+C bitwise_not_value(C x) {
+  if constexpr (std::is_same_v<C, bool>) return !x;
+  else if constexpr (std::is_integral_v<C>) return C(~x);
+  else return x;  // unreachable: the op rejects floating inputs
+}
+
 template <typename T, typename F>
 void unary_loop(const TensorIterator& it, F f) {
   if (it.numel() == 0) return;
@@ -48,7 +55,8 @@ void unary_loop(const TensorIterator& it, F f) {
   void name##_kernel(const TensorIterator& it) {                                             \
     visit_dtype(it.common_dtype(), [&]<typename T>(T) {                                      \
       using C = Compute<T>;                                                                  \
-      if constexpr (std::is_same_v<T, bool> && UnaryKind::kind != UnaryKind::SameBool) {     \
+      if constexpr (std::is_same_v<T, bool> && UnaryKind::kind != UnaryKind::SameBool &&     \
+                    UnaryKind::kind != UnaryKind::Integral) {                                \
         throw Error(#name ": bool input must be converted before the kernel");              \
       } else {                                                                               \
         unary_loop<T>(it, [](T in) { C x = C(in); return convert<T>(expr); });               \

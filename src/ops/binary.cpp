@@ -24,6 +24,12 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
   config.bool_output = op >= BinaryOp::Eq;
   config.int_to_float = op == BinaryOp::Div || op == BinaryOp::Atan2;
   TensorIterator it(out, inputs, config);
+  bool bitwise = op >= BinaryOp::BitAnd && op <= BinaryOp::ShiftRight;
+  if (bitwise && is_floating_point(it.common_dtype())) {
+    const char* names[] = {"bitwise_and_cpu", "bitwise_or_cpu", "bitwise_xor_cpu", "lshift_cpu", "rshift_cpu"};
+    throw NotImplementedError(str("\"", names[int(op) - int(BinaryOp::BitAnd)], "\" not implemented for '",
+                                  dtype_info(it.common_dtype()).legacy_name, "'"));
+  }
   bool identity_pow = op == BinaryOp::Pow && b.impl()->is_wrapped_number && b.item().to_double() == 1.0;
   if (it.common_dtype() == kBool && !identity_pow) {  // x ** 1 is allowed for bool x, as in torch
     const char* kernel = op == BinaryOp::Pow ? "pow" : op == BinaryOp::Remainder ? "remainder_cpu"
@@ -60,6 +66,14 @@ Tensor maximum(const Tensor& a, const Tensor& b) { return run(BinaryOp::Maximum,
 Tensor minimum(const Tensor& a, const Tensor& b) { return run(BinaryOp::Minimum, {}, a, b); }
 Tensor fmax(const Tensor& a, const Tensor& b) { return run(BinaryOp::Fmax, {}, a, b); }
 Tensor fmin(const Tensor& a, const Tensor& b) { return run(BinaryOp::Fmin, {}, a, b); }
+Tensor bitwise_and(const Tensor& a, const Tensor& b) { return run(BinaryOp::BitAnd, {}, a, b); }
+Tensor bitwise_or(const Tensor& a, const Tensor& b) { return run(BinaryOp::BitOr, {}, a, b); }
+Tensor bitwise_xor(const Tensor& a, const Tensor& b) { return run(BinaryOp::BitXor, {}, a, b); }
+Tensor bitwise_left_shift(const Tensor& a, const Tensor& b) { return run(BinaryOp::ShiftLeft, {}, a, b); }
+Tensor bitwise_right_shift(const Tensor& a, const Tensor& b) { return run(BinaryOp::ShiftRight, {}, a, b); }
+Tensor logical_and(const Tensor& a, const Tensor& b) { return run(BinaryOp::LogicalAnd, {}, a, b); }
+Tensor logical_or(const Tensor& a, const Tensor& b) { return run(BinaryOp::LogicalOr, {}, a, b); }
+Tensor logical_xor(const Tensor& a, const Tensor& b) { return run(BinaryOp::LogicalXor, {}, a, b); }
 Tensor eq(const Tensor& a, const Tensor& b) { return run(BinaryOp::Eq, {}, a, b); }
 Tensor ne(const Tensor& a, const Tensor& b) { return run(BinaryOp::Ne, {}, a, b); }
 Tensor lt(const Tensor& a, const Tensor& b) { return run(BinaryOp::Lt, {}, a, b); }
@@ -81,6 +95,18 @@ Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b) {
 }
 Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b) {
   run(BinaryOp::Div, out, a, b);
+  return out;
+}
+Tensor& bitwise_and_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  run(BinaryOp::BitAnd, out, a, b);
+  return out;
+}
+Tensor& bitwise_or_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  run(BinaryOp::BitOr, out, a, b);
+  return out;
+}
+Tensor& bitwise_xor_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  run(BinaryOp::BitXor, out, a, b);
   return out;
 }
 Tensor& pow_out(Tensor& out, const Tensor& a, const Tensor& b) {

@@ -19,6 +19,8 @@ Tensor run_unary(const char* name, UnaryKind kind, void (*kernel)(const TensorIt
   }
   EMBER_CHECK(kind != UnaryKind::FloatOnly || self.is_floating_point(), NotImplementedError, "\"", name,
               "_cpu\" not implemented for '", dtype_info(self.dtype()).legacy_name, "'");
+  EMBER_CHECK(kind != UnaryKind::Integral || !self.is_floating_point(), NotImplementedError, "\"", name,
+              "_cpu\" not implemented for '", dtype_info(self.dtype()).legacy_name, "'");
   const Tensor inputs[1] = {kind == UnaryKind::BoolToLong && self.dtype() == kBool ? self.to(kInt64) : self};
   ElementwiseConfig config;
   config.int_to_float = kind == UnaryKind::Float;

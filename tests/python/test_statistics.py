@@ -68,3 +68,40 @@ def test_softmax_stability_and_special_values():
     for fn in (lambda m, x: m.softmax(x, 1), lambda m, x: m.log_softmax(x, 1), lambda m, x: m.logsumexp(x, 1)):
         compare(fn, "float32", "contiguous", big)
     compare(lambda m, x: m.logsumexp(x, 1), "float32", "contiguous", np.full((2, 3), -np.inf))
+
+
+COMPOSITE = {
+    "clamp": lambda m, x: m.clamp(x, -1, 1), "clamp_min": lambda m, x: x.clamp(min=0.5),
+    "clamp_tensor": lambda m, x: m.clamp(x, min=x[0], max=x[1] + 1), "clip": lambda m, x: m.clip(x, max=0.25),
+    "clamp_": lambda m, x: x.clone().clamp_(-2, 2), "lerp": lambda m, x: m.lerp(x, x * 2 + 1, 0.3),
+    "lerp_tensor": lambda m, x: m.lerp(x, -x, m.sigmoid(x)), "nan_to_num": lambda m, x: m.nan_to_num(m.log(x)),
+    "nan_to_num_args": lambda m, x: m.nan_to_num(x / m.round(x), nan=1.0, posinf=5.0),
+    "gelu": lambda m, x: (m.nn.functional.gelu if m is torch else m.gelu)(x),
+    "gelu_tanh": lambda m, x: (m.nn.functional.gelu if m is torch else m.gelu)(x, approximate="tanh"),
+    "softplus": lambda m, x: (m.nn.functional.softplus if m is torch else m.softplus)(x * 10),
+    "round_decimals": lambda m, x: m.round(x, decimals=2), "isclose": lambda m, x: m.isclose(x, x + 1e-6),
+    "logical": lambda m, x: m.logical_or(m.logical_and(x > 0, x < 2), m.logical_not(x > -1)),
+    "logical_xor": lambda m, x: m.logical_xor(x > 0, x > 1),
+}
+
+
+@pytest.mark.parametrize("case", list(COMPOSITE))
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "int64"])
+def test_composite_ops(case, dtype):
+    compare(COMPOSITE[case], dtype, "transposed", np.round(VALUES) if dtype == "int64" else VALUES)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int32", "int64", "bool"])
+def test_bitwise_ops(dtype):
+    values = np.array([[0, 1, 5, 7], [3, 12, 2, 9]], dtype=np.float64)
+    for fn in (lambda m, x: x & x.t().contiguous().t(), lambda m, x: x | x[0],
+               lambda m, x: x ^ x, lambda m, x: ~x,
+               lambda m, x: (x << 1) if dtype != "bool" else x, lambda m, x: (x >> 1) if dtype != "bool" else x):
+        compare(fn, dtype, "contiguous", values)
+
+
+def test_allclose_equal():
+    for m in (ember, torch):
+        x = m.tensor([1.0, 2.0])
+        assert m.allclose(x, x + 1e-9) and not m.allclose(x, x + 1)
+        assert m.equal(x, x.clone()) and not m.equal(x, m.tensor([1.0, 2.0, 3.0]))

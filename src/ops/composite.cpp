@@ -1,0 +1,85 @@
+// Elementwise ops composed from the basic ones: clamp, lerp, nan_to_num, gelu, softplus,
+// round(decimals), logical_not, isclose, allclose, equal.
+#include <cmath>
+#include <limits>
+
+#include "ember/creation.h"
+#include "ember/ops.h"
+#include "ember/reduce.h"
+#include "ember/type_promotion.h"
+
+namespace ember {
+
+namespace {
+Tensor scalar(double v) { return wrapped_scalar(v); }
+}  // namespace
+
+Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  EMBER_CHECK(min || max, Error, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  Tensor r = min ? maximum(x, *min) : x;  // maximum/minimum keep NaNs of x, as clamp does
+  return max ? minimum(r, *max) : r;
+}
+
+Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
+  EMBER_CHECK(weight.impl()->is_wrapped_number || weight.dtype() == start.dtype(), Error, "expected dtype ",
+              dtype_name(start.dtype()), " for `weight` but got dtype ", dtype_name(weight.dtype()));
+  EMBER_CHECK(start.is_floating_point(), NotImplementedError, "\"lerp_kernel_scalar\" not implemented for '",
+              dtype_info(start.dtype()).legacy_name, "'");
+  // torch's two-sided form: exact at both ends.
+  Tensor diff = sub(end, start);
+  return where(lt(abs(weight), scalar(0.5)), add(start, mul(weight, diff)),
+               sub(end, mul(diff, sub(scalar(1), weight))));
+}
+
+Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf, std::optional<double> neginf) {
+  if (!x.is_floating_point()) return x.clone();
+  double big = x.dtype() == kFloat64 ? std::numeric_limits<double>::max()
+             : x.dtype() == kFloat16 ? 65504.0
+             : x.dtype() == kBFloat16 ? 3.3895313892515355e38
+             : double(std::numeric_limits<float>::max());
+  Tensor r = where(isnan(x), scalar(nan), x);
+  r = where(eq(r, scalar(INFINITY)), scalar(posinf.value_or(big)), r);
+  return where(eq(r, scalar(-INFINITY)), scalar(neginf.value_or(-big)), r).to(x.dtype());
+}
+
+Tensor gelu(const Tensor& x, bool tanh_approximation) { return tanh_approximation ? gelu_tanh(x) : gelu_erf(x); }
+
+Tensor softplus(const Tensor& x, double beta, double threshold) {
+  EMBER_CHECK(x.is_floating_point(), NotImplementedError, "\"softplus_cpu\" not implemented for '",
+              dtype_info(x.dtype()).legacy_name, "'");
+  Tensor bx = mul(x, scalar(beta));
+  return where(gt(bx, scalar(threshold)), x, div(log1p(exp(bx)), scalar(beta)));
+}
+
+Tensor round(const Tensor& x, int64_t decimals) {
+  if (decimals == 0) return round(x);
+  EMBER_CHECK(x.is_floating_point(), NotImplementedError, "\"round_cpu\" not implemented for '",
+              dtype_info(x.dtype()).legacy_name, "'");
+  double scale = std::pow(10.0, double(decimals));
+  return div(round(mul(x, scalar(scale))), scalar(scale));
+}
+
+Tensor logical_not(const Tensor& x) { return eq(x, scalar(0)); }
+
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  EMBER_CHECK(b.impl()->is_wrapped_number || a.dtype() == b.dtype(), Error, dtype_info(a.dtype()).legacy_name,
+              " did not match ", dtype_info(b.dtype()).legacy_name);
+  Tensor close = eq(a, b);  // covers equal infinities
+  if (a.is_floating_point() || b.is_floating_point()) {
+    Tensor within = le(abs(sub(a, b)), add(scalar(atol), mul(scalar(rtol), abs(b))));
+    close = logical_or(close, logical_and(logical_and(isfinite(a), isfinite(b)), within));
+    if (equal_nan) close = logical_or(close, logical_and(isnan(a), isnan(b)));
+  }
+  return close;
+}
+
+bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  return all(isclose(a, b, rtol, atol, equal_nan)).item().to_bool();
+}
+
+bool equal(const Tensor& a, const Tensor& b) {
+  if (!std::equal(a.sizes().begin(), a.sizes().end(), b.sizes().begin(), b.sizes().end())) return false;
+  return all(eq(a, b)).item().to_bool();
+}
+
+}  // namespace ember
