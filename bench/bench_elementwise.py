@@ -28,8 +28,9 @@ def main():
     compare("mul(a, b, out=c), 16M f32", "ember.mul(ea, eb, out=eo)", "torch.mul(ta, tb, out=to)",
             globals=dict(big, ember=ember, torch=torch), repeat=5, min_time=0.3)
 
-    for op in ("exp", "tanh", "sigmoid", "sqrt"):
-        compare(f"{op}, 16M f32", f"ember.{op}(ea)", f"torch.{op}(ta)", globals=dict(big, ember=ember, torch=torch),
+    for op in ("exp", "tanh", "sigmoid", "gelu", "sqrt"):
+        torch_op = "torch.nn.functional.gelu" if op == "gelu" else f"torch.{op}"
+        compare(f"{op}, 16M f32", f"ember.{op}(ea)", f"{torch_op}(ta)", globals=dict(big, ember=ember, torch=torch),
                 repeat=5, min_time=0.3)
 
     src, dst = np.ones(N, dtype=np.float32), np.empty(N, dtype=np.float32)
