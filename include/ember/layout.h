@@ -1,5 +1,7 @@
 // Shape and stride reasoning shared by ops: broadcasting, density, dense stride inference.
 #pragma once
+#include <span>
+
 #include "ember/tensor.h"
 
 namespace ember {
@@ -14,6 +16,9 @@ int64_t storage_span(IntArrayRef sizes, IntArrayRef strides);
 bool is_non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides);
 // Dense strides that keep the dim order of `strides` (stride-0 dims stay in place).
 DimVector infer_dense_strides(IntArrayRef sizes, IntArrayRef strides);
+// The same over several operands: the first one that orders two dims decides (torch's
+// TensorIterator rule for an output's layout).
+DimVector infer_dense_strides(IntArrayRef sizes, std::span<const IntArrayRef> operand_strides);
 
 enum class Overlap { None, Full, Partial, TooHard };
 // Whether a tensor refers to one memory location from several indices (e.g. expanded dims).

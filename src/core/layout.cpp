@@ -47,16 +47,19 @@ bool is_non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides) {
   return true;
 }
 
-DimVector infer_dense_strides(IntArrayRef sizes, IntArrayRef strides) {
+DimVector infer_dense_strides(IntArrayRef sizes, std::span<const IntArrayRef> operand_strides) {
   int64_t n = int64_t(sizes.size());
   DimVector perm(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) perm[i] = n - 1 - i;  // innermost first
   auto should_swap = [&](int64_t d0, int64_t d1) {
-    int64_t s0 = strides[d0], s1 = strides[d1];
-    if (s0 == 0 || s1 == 0) return 0;
-    if (s0 < s1) return -1;
-    if (s0 > s1) return 1;
-    return sizes[d0] > sizes[d1] ? 1 : 0;
+    for (IntArrayRef strides : operand_strides) {
+      int64_t s0 = strides[d0], s1 = strides[d1];
+      if (s0 == 0 || s1 == 0) continue;  // broadcast: let the next operand decide
+      if (s0 < s1) return -1;
+      if (s0 > s1) return 1;
+      if (sizes[d0] > sizes[d1]) return 1;  // equal strides: the smaller dim goes inside
+    }
+    return 0;
   };
   for (int64_t i = 1; i < n; ++i) {  // stable insertion sort
     int64_t d1 = i;
@@ -77,6 +80,10 @@ DimVector infer_dense_strides(IntArrayRef sizes, IntArrayRef strides) {
     if (sizes[perm[i]] > 1) cur *= sizes[perm[i]];
   }
   return out;
+}
+
+DimVector infer_dense_strides(IntArrayRef sizes, IntArrayRef strides) {
+  return infer_dense_strides(sizes, std::span<const IntArrayRef>(&strides, 1));
 }
 
 Overlap internal_overlap(const Tensor& t) {

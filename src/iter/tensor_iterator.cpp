@@ -12,43 +12,6 @@ namespace {
 
 IntList list(IntArrayRef r) { return {r.data(), r.size()}; }
 
-// Strides for a new output: dense, in the dim order the inputs suggest (torch's
-// TensorIterator::reorder_dimensions; broadcast dims defer to the next input).
-DimVector output_strides(IntArrayRef shape, const std::vector<Tensor>& inputs) {
-  int64_t n = int64_t(shape.size());
-  DimVector perm(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) perm[i] = n - 1 - i;  // innermost first
-  auto should_swap = [&](int64_t d0, int64_t d1) {
-    for (const Tensor& t : inputs) {
-      int64_t s0 = t.strides()[d0], s1 = t.strides()[d1];
-      if (s0 == 0 || s1 == 0) continue;
-      if (s0 < s1) return -1;
-      if (s0 > s1) return 1;
-      if (shape[d0] > shape[d1]) return 1;
-    }
-    return 0;
-  };
-  for (int64_t i = 1; i < n; ++i) {
-    int64_t d1 = i;
-    for (int64_t d0 = i - 1; d0 >= 0; --d0) {
-      int cmp = should_swap(perm[d0], perm[d1]);
-      if (cmp > 0) {
-        std::swap(perm[d0], perm[d1]);
-        d1 = d0;
-      } else if (cmp < 0) {
-        break;
-      }
-    }
-  }
-  DimVector strides(static_cast<size_t>(n));
-  int64_t cur = 1;
-  for (int64_t i = 0; i < n; ++i) {
-    strides[perm[i]] = cur;
-    cur *= std::max<int64_t>(shape[perm[i]], 1);
-  }
-  return strides;
-}
-
 }  // namespace
 
 TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs, ElementwiseConfig config) {
@@ -69,7 +32,9 @@ TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs
 
   if (!out.defined()) {
     TensorOptions options = TensorOptions(result_dtype).with_device(inputs.empty() ? kCPU : inputs[0].device());
-    out_ = all_contiguous ? empty(shape, options) : empty_strided(shape, output_strides(shape, inputs_), options);
+    std::vector<IntArrayRef> strides;
+    for (const Tensor& t : inputs_) strides.push_back(t.strides());
+    out_ = all_contiguous ? empty(shape, options) : empty_strided(shape, infer_dense_strides(shape, strides), options);
     compute_out_ = out_;
     return;
   }

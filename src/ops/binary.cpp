@@ -55,31 +55,6 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
 
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) { return run(BinaryOp::Add, {}, a, b, alpha); }
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) { return run(BinaryOp::Sub, {}, a, b, alpha); }
-Tensor mul(const Tensor& a, const Tensor& b) { return run(BinaryOp::Mul, {}, a, b); }
-Tensor div(const Tensor& a, const Tensor& b) { return run(BinaryOp::Div, {}, a, b); }
-Tensor pow(const Tensor& a, const Tensor& b) { return run(BinaryOp::Pow, {}, a, b); }
-Tensor remainder(const Tensor& a, const Tensor& b) { return run(BinaryOp::Remainder, {}, a, b); }
-Tensor floor_divide(const Tensor& a, const Tensor& b) { return run(BinaryOp::FloorDivide, {}, a, b); }
-Tensor fmod(const Tensor& a, const Tensor& b) { return run(BinaryOp::Fmod, {}, a, b); }
-Tensor atan2(const Tensor& a, const Tensor& b) { return run(BinaryOp::Atan2, {}, a, b); }
-Tensor maximum(const Tensor& a, const Tensor& b) { return run(BinaryOp::Maximum, {}, a, b); }
-Tensor minimum(const Tensor& a, const Tensor& b) { return run(BinaryOp::Minimum, {}, a, b); }
-Tensor fmax(const Tensor& a, const Tensor& b) { return run(BinaryOp::Fmax, {}, a, b); }
-Tensor fmin(const Tensor& a, const Tensor& b) { return run(BinaryOp::Fmin, {}, a, b); }
-Tensor bitwise_and(const Tensor& a, const Tensor& b) { return run(BinaryOp::BitAnd, {}, a, b); }
-Tensor bitwise_or(const Tensor& a, const Tensor& b) { return run(BinaryOp::BitOr, {}, a, b); }
-Tensor bitwise_xor(const Tensor& a, const Tensor& b) { return run(BinaryOp::BitXor, {}, a, b); }
-Tensor bitwise_left_shift(const Tensor& a, const Tensor& b) { return run(BinaryOp::ShiftLeft, {}, a, b); }
-Tensor bitwise_right_shift(const Tensor& a, const Tensor& b) { return run(BinaryOp::ShiftRight, {}, a, b); }
-Tensor logical_and(const Tensor& a, const Tensor& b) { return run(BinaryOp::LogicalAnd, {}, a, b); }
-Tensor logical_or(const Tensor& a, const Tensor& b) { return run(BinaryOp::LogicalOr, {}, a, b); }
-Tensor logical_xor(const Tensor& a, const Tensor& b) { return run(BinaryOp::LogicalXor, {}, a, b); }
-Tensor eq(const Tensor& a, const Tensor& b) { return run(BinaryOp::Eq, {}, a, b); }
-Tensor ne(const Tensor& a, const Tensor& b) { return run(BinaryOp::Ne, {}, a, b); }
-Tensor lt(const Tensor& a, const Tensor& b) { return run(BinaryOp::Lt, {}, a, b); }
-Tensor le(const Tensor& a, const Tensor& b) { return run(BinaryOp::Le, {}, a, b); }
-Tensor gt(const Tensor& a, const Tensor& b) { return run(BinaryOp::Gt, {}, a, b); }
-Tensor ge(const Tensor& a, const Tensor& b) { return run(BinaryOp::Ge, {}, a, b); }
 
 Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
   run(BinaryOp::Add, out, a, b, alpha);
@@ -89,38 +64,43 @@ Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alp
   run(BinaryOp::Sub, out, a, b, alpha);
   return out;
 }
-Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  run(BinaryOp::Mul, out, a, b);
-  return out;
-}
-Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  run(BinaryOp::Div, out, a, b);
-  return out;
-}
-Tensor& bitwise_and_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  run(BinaryOp::BitAnd, out, a, b);
-  return out;
-}
-Tensor& bitwise_or_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  run(BinaryOp::BitOr, out, a, b);
-  return out;
-}
-Tensor& bitwise_xor_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  run(BinaryOp::BitXor, out, a, b);
-  return out;
-}
-Tensor& pow_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  run(BinaryOp::Pow, out, a, b);
-  return out;
-}
-Tensor& remainder_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  run(BinaryOp::Remainder, out, a, b);
-  return out;
-}
-Tensor& floor_divide_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  run(BinaryOp::FloorDivide, out, a, b);
-  return out;
-}
+
+// name(a, b) for every op; name_out(out, a, b) for those with an out= form.
+#define EMBER_BINARY(name, op) \
+  Tensor name(const Tensor& a, const Tensor& b) { return run(BinaryOp::op, {}, a, b); }
+#define EMBER_BINARY_WITH_OUT(name, op)                              \
+  EMBER_BINARY(name, op)                                             \
+  Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b) { \
+    run(BinaryOp::op, out, a, b);                                    \
+    return out;                                                      \
+  }
+EMBER_BINARY_WITH_OUT(mul, Mul)
+EMBER_BINARY_WITH_OUT(div, Div)
+EMBER_BINARY_WITH_OUT(pow, Pow)
+EMBER_BINARY_WITH_OUT(remainder, Remainder)
+EMBER_BINARY_WITH_OUT(floor_divide, FloorDivide)
+EMBER_BINARY_WITH_OUT(bitwise_and, BitAnd)
+EMBER_BINARY_WITH_OUT(bitwise_or, BitOr)
+EMBER_BINARY_WITH_OUT(bitwise_xor, BitXor)
+EMBER_BINARY(fmod, Fmod)
+EMBER_BINARY(atan2, Atan2)
+EMBER_BINARY(maximum, Maximum)
+EMBER_BINARY(minimum, Minimum)
+EMBER_BINARY(fmax, Fmax)
+EMBER_BINARY(fmin, Fmin)
+EMBER_BINARY(bitwise_left_shift, ShiftLeft)
+EMBER_BINARY(bitwise_right_shift, ShiftRight)
+EMBER_BINARY(logical_and, LogicalAnd)
+EMBER_BINARY(logical_or, LogicalOr)
+EMBER_BINARY(logical_xor, LogicalXor)
+EMBER_BINARY(eq, Eq)
+EMBER_BINARY(ne, Ne)
+EMBER_BINARY(lt, Lt)
+EMBER_BINARY(le, Le)
+EMBER_BINARY(gt, Gt)
+EMBER_BINARY(ge, Ge)
+#undef EMBER_BINARY_WITH_OUT
+#undef EMBER_BINARY
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
