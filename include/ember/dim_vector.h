@@ -16,7 +16,11 @@ class IntArrayRef {
  public:
   constexpr IntArrayRef() = default;
   constexpr IntArrayRef(const int64_t* data, size_t size) : data_(data), size_(size) {}
+  // Views the list's array, which lives until the end of the call it is written in.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
   constexpr IntArrayRef(std::initializer_list<int64_t> l) : data_(l.begin()), size_(l.size()) {}
+#pragma GCC diagnostic pop
   IntArrayRef(const std::vector<int64_t>& v) : data_(v.data()), size_(v.size()) {}
   constexpr IntArrayRef(std::span<const int64_t> s) : data_(s.data()), size_(s.size()) {}
 

@@ -171,8 +171,13 @@ class Printer {
       }
       slices.push_back(render(dim + 1, offset + i * strides_[dim], indent + 1));
     }
-    std::string sep = "," + std::string(ndim - dim - 1, '\n') + std::string(size_t(indent + 1), ' ');
-    return "[" + join(slices, sep) + "]";
+    std::string sep = ",";
+    sep.append(ndim - dim - 1, '\n');
+    sep.append(size_t(indent + 1), ' ');
+    std::string out = "[";
+    out += join(slices, sep);
+    out += "]";
+    return out;
   }
 
   std::string render_vector(int64_t offset, int64_t size, int64_t stride, int64_t indent) {
@@ -197,7 +202,12 @@ class Printer {
       std::vector<std::string> line(data.begin() + i, data.begin() + std::min(data.size(), i + size_t(per_line)));
       lines.push_back(join(line, ", "));
     }
-    return "[" + join(lines, ",\n" + std::string(size_t(indent + 1), ' ')) + "]";
+    std::string out = "[";
+    std::string sep = ",\n";
+    sep.append(size_t(indent + 1), ' ');
+    out += join(lines, sep);
+    out += "]";
+    return out;
   }
 
   static std::string join(const std::vector<std::string>& parts, const std::string& sep) {
@@ -231,7 +241,9 @@ std::string add_suffixes(const std::string& body, const std::vector<std::string>
   for (const std::string& suffix : suffixes) {
     int64_t len = int64_t(suffix.size());
     if (last_line_len + len + 2 > linewidth) {
-      out += ",\n" + std::string(size_t(indent), ' ') + suffix;
+      out += ",\n";
+      out.append(size_t(indent), ' ');
+      out += suffix;
       last_line_len = indent + len;
     } else {
       out += ", " + suffix;

@@ -57,23 +57,28 @@ Acc fold_contiguous(const T* a, int64_t n, Acc r) {
   if constexpr (Op == ReduceOp::Sum && std::is_floating_point_v<C>) {
     constexpr int64_t kBlock = 128;
     int64_t b = 0;
-    if constexpr (std::is_same_v<C, T>) {  // four vector accumulators hide the add latency
+    if constexpr (std::is_same_v<C, T>) {
+      // Two-level cascade: four vector accumulators per 128-element block (hiding add latency),
+      // blocks added lane-wise into a second vector, which folds into double every 4 blocks.
       using V = typename Vec32<C>::type;
       constexpr int64_t W = sizeof(V) / sizeof(C);
       static_assert(kBlock % (4 * W) == 0);
-      for (; b + kBlock <= n; b += kBlock) {
-        V s[4] = {};
-        for (int64_t i = b; i < b + kBlock; i += 4 * W) {
-          for (int k = 0; k < 4; ++k) {
-            V v;
-            std::memcpy(&v, a + i + k * W, sizeof(V));
-            s[k] += v;
+      while (b + kBlock <= n) {
+        V level2 = {};
+        for (int blocks = 0; blocks < 4 && b + kBlock <= n; ++blocks, b += kBlock) {
+          V s[4] = {};
+          for (int64_t i = b; i < b + kBlock; i += 4 * W) {
+            for (int k = 0; k < 4; ++k) {
+              V v;
+              std::memcpy(&v, a + i + k * W, sizeof(V));
+              s[k] += v;
+            }
           }
+          level2 += (s[0] + s[1]) + (s[2] + s[3]);
         }
-        V t = (s[0] + s[1]) + (s[2] + s[3]);
-        C block = 0;
-        for (int64_t l = 0; l < W; ++l) block += t[l];
-        r += Acc(block);
+        double chunk = 0;
+        for (int64_t l = 0; l < W; ++l) chunk += double(level2[l]);
+        r += Acc(chunk);
       }
     }
     for (; b < n; b += kBlock) {
@@ -211,6 +216,9 @@ void reduce_kernel(ReduceOp op, const Tensor& acc, const Tensor& input) {
     else dispatch(int64_t{});
   });
 }
+
+double sum_contiguous(const float* a, int64_t n) { return fold_contiguous<double, float, ReduceOp::Sum>(a, n, 0.0); }
+double sum_contiguous(const double* a, int64_t n) { return fold_contiguous<double, double, ReduceOp::Sum>(a, n, 0.0); }
 
 void arg_extremum_kernel(bool is_max, const Tensor& x, const Tensor& values, const Tensor& indices) {
   int64_t rows = x.sizes()[0], n = x.sizes()[1];

@@ -10,6 +10,10 @@ enum class ReduceOp { Sum, Prod, Max, Min, All, Any };
 // and dtype float64 for floating inputs, int64 otherwise; it must hold the op's identity.
 void reduce_kernel(ReduceOp op, const Tensor& acc, const Tensor& input);
 
+// Accurate fast sum of a contiguous run (the kernel's cascade), for other kernels' rows.
+double sum_contiguous(const float* a, int64_t n);
+double sum_contiguous(const double* a, int64_t n);
+
 // For each row of a contiguous (rows, n) tensor: the max (or min) and the index of its first
 // occurrence; a NaN counts as the extreme, as in torch. values: x's dtype, indices: int64, (rows,).
 void arg_extremum_kernel(bool is_max, const Tensor& x, const Tensor& values, const Tensor& indices);

@@ -6,23 +6,12 @@
 #include <vector>
 
 #include "ember/parallel.h"
+#include "reduce_kernels.h"
 #include "vector_math.h"
 
 namespace ember::cpu {
 
 namespace {
-
-// Sum in blocks of 128 (vectorised in C) added in double: accurate and fast.
-template <typename C>
-double blocked_sum(const C* v, int64_t n) {
-  double sum = 0;
-  for (int64_t b = 0; b < n; b += 128) {
-    C s = 0;
-    for (int64_t i = b, e = std::min(n, b + 128); i < e; ++i) s += v[i];
-    sum += double(s);
-  }
-  return sum;
-}
 
 // exp_buf holds n values: the exponentials land there (or directly in y for softmax).
 template <typename C>
@@ -32,7 +21,7 @@ void softmax_row(const C* x, C* y, C* exp_buf, int64_t n, bool log) {
   // Rows holding NaN or infinities come out NaN through IEEE arithmetic, as in torch.
   C* e = log ? exp_buf : y;
   for (int64_t i = 0; i < n; ++i) e[i] = std::exp(x[i] - m);
-  double sum = blocked_sum(e, n);
+  double sum = sum_contiguous(e, n);
   if (log) {
     C shift = m + C(std::log(sum));
     for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
