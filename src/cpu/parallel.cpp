@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <pthread.h>
 #include <thread>
 #include <vector>
 
@@ -28,7 +29,8 @@ class ThreadPool {
   void resize(int n) {
     stop();
     stopping_ = false;
-    for (int i = 1; i < n; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
+    // New workers start at the current job generation, so they wait for the next job.
+    for (int i = 1; i < n; ++i) workers_.emplace_back([this, i, gen = generation_] { worker_loop(i, gen); });
   }
 
   void run(int nchunks, const std::function<void(int)>& job) {
@@ -61,8 +63,7 @@ class ThreadPool {
     t_in_parallel = false;
   }
 
-  void worker_loop(int id) {
-    uint64_t seen = 0;
+  void worker_loop(int id, uint64_t seen) {
     for (;;) {
       {
         std::unique_lock<std::mutex> lock(mutex_);
@@ -97,9 +98,22 @@ class ThreadPool {
   std::exception_ptr error_;
 };
 
+// The pool is created on first use. A forked child inherits none of the parent's threads, so
+// it drops (leaks) the inherited pool object and builds a fresh one of the same size.
+ThreadPool* g_pool = nullptr;
+int g_pool_size = 0;
+
 ThreadPool& pool() {
-  static ThreadPool p(int(std::max(1u, std::thread::hardware_concurrency())));
-  return p;
+  static bool registered = [] {
+    pthread_atfork(nullptr, nullptr, [] { g_pool = nullptr; });
+    return true;
+  }();
+  (void)registered;
+  if (!g_pool) {
+    if (g_pool_size == 0) g_pool_size = int(std::max(1u, std::thread::hardware_concurrency()));
+    g_pool = new ThreadPool(g_pool_size);
+  }
+  return *g_pool;
 }
 
 }  // namespace
@@ -109,6 +123,7 @@ int get_num_threads() { return pool().size(); }
 void set_num_threads(int n) {
   EMBER_CHECK(n > 0, Error, "set_num_threads expects a positive integer, got ", n);
   pool().resize(n);
+  g_pool_size = n;
 }
 
 void parallel_for(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
