@@ -2,6 +2,10 @@
 
 #include <cmath>
 
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
+
 namespace ember::cpu {
 
 namespace {
@@ -9,6 +13,30 @@ namespace {
 // The type arithmetic runs in: float for the 16- and 8-bit floats, else the type itself.
 template <typename T>
 using Compute = std::conditional_t<std::is_integral_v<T> || std::is_floating_point_v<T>, T, float>;
+
+// Large float outputs are written with streaming stores: they bypass the cache, so the
+// destination is not read first (a third less memory traffic for a + b at 16M elements).
+constexpr int64_t kStreamBytes = 1 << 20;
+
+template <typename Out, typename T, typename F>
+bool stream_contiguous(Out* o, const T* a, const T* b, int64_t n, F& f) {
+#ifdef __AVX2__
+  if constexpr (std::is_same_v<Out, float>) {
+    if (n * int64_t(sizeof(float)) < kStreamBytes) return false;
+    int64_t i = 0;
+    for (; i < n && (reinterpret_cast<uintptr_t>(o + i) & 31); ++i) o[i] = f(a[i], b[i]);
+    for (; i + 8 <= n; i += 8) {
+      alignas(32) float block[8];
+      for (int k = 0; k < 8; ++k) block[k] = f(a[i + k], b[i + k]);
+      _mm256_stream_ps(o + i, _mm256_load_ps(block));
+    }
+    for (; i < n; ++i) o[i] = f(a[i], b[i]);
+    _mm_sfence();
+    return true;
+  }
+#endif
+  return false;
+}
 
 // out[i] = f(a[i], b[i]) over a plan of (out, a, b); the contiguous and scalar-operand cases are
 // separate loops the compiler vectorises.
@@ -21,6 +49,7 @@ void binary_loop(const TensorIterator& it, F f) {
     auto* b = reinterpret_cast<const T*>(p[2]);
     constexpr int64_t so = sizeof(Out), st = sizeof(T);
     if (s[0] == so && s[1] == st && s[2] == st) {
+      if (stream_contiguous(o, a, b, n, f)) return;
       for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
     } else if (s[0] == so && s[1] == st && s[2] == 0) {
       T bv = *b;

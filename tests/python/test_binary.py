@@ -174,3 +174,19 @@ def test_result_type_and_promote_types():
                  (lambda m: m.ones(2, dtype=m.uint8), -1), (lambda m: m.ones(2, dtype=m.bool), True)]:
         assert str(ember.result_type(x(ember), y)) == str(torch.result_type(x(torch), y))
     assert ember.can_cast(ember.float32, ember.int64) == torch.can_cast(torch.float32, torch.int64)
+
+
+@pytest.mark.parametrize("offset", [0, 1, 3])
+def test_large_outputs_stream_correctly(offset):
+    """Rows of 1 MB and more take the streaming-store path, including unaligned starts and tails."""
+    n = 700_001
+    a = np.random.default_rng(offset).standard_normal(n + offset).astype(np.float32)
+    b = np.random.default_rng(offset + 9).standard_normal(n + offset).astype(np.float32)
+    ea, eb = ember.from_numpy(a)[offset:], ember.from_numpy(b)[offset:]
+    ta, tb = torch.from_numpy(a)[offset:], torch.from_numpy(b)[offset:]
+    assert_same(ea + eb, ta + tb)
+    assert_same(ea * eb, ta * tb)
+    out_e, out_t = ember.zeros(n + 5)[offset:offset + n], torch.zeros(n + 5)[offset:offset + n]
+    ember.add(ea, eb, out=out_e)
+    torch.add(ta, tb, out=out_t)
+    assert_same(out_e, out_t)
