@@ -1,4 +1,5 @@
 #include "binary_kernels.h"
+#include "compute_type.h"
 
 #include <cmath>
 
@@ -9,10 +10,6 @@
 namespace ember::cpu {
 
 namespace {
-
-// The type arithmetic runs in: float for the 16- and 8-bit floats, else the type itself.
-template <typename T>
-using Compute = std::conditional_t<std::is_integral_v<T> || std::is_floating_point_v<T>, T, float>;
 
 // Large float outputs are written with streaming stores: they bypass the cache, so the
 // destination is not read first (a third less memory traffic for a + b at 16M elements).

@@ -1,6 +1,7 @@
 // Built with -fassociative-math: row folds vectorise. Accumulating in double (or int64) keeps
 // float sums exact where torch's are (the sum of 2^24 float32 ones is 16777216).
 #include "reduce_kernels.h"
+#include "compute_type.h"
 
 #include <cmath>
 #include <cstring>
@@ -43,10 +44,6 @@ inline Acc combine(ReduceOp op, Acc a, Acc b) {
 template <typename C> struct Vec32;
 template <> struct Vec32<float> { typedef float type __attribute__((vector_size(32))); };
 template <> struct Vec32<double> { typedef double type __attribute__((vector_size(32))); };
-
-// The type elements are read in: float for the 16- and 8-bit floats, else the type itself.
-template <typename T>
-using Compute = std::conditional_t<std::is_integral_v<T> || std::is_floating_point_v<T>, T, float>;
 
 // Folds a contiguous run of n elements in vector-friendly form. Sums of floats go through
 // blocks of 128 summed in the element's compute type (short runs: little rounding), the blocks

@@ -1,15 +1,12 @@
 // Built with -fno-math-errno so the loops vectorise through libmvec (see vector_math.h).
 #include "unary_kernels.h"
+#include "compute_type.h"
 
 #include "vector_math.h"
 
 namespace ember::cpu {
 
 namespace {
-
-// The type arithmetic runs in: float for the 16- and 8-bit floats, else the type itself.
-template <typename T>
-using Compute = std::conditional_t<std::is_integral_v<T> || std::is_floating_point_v<T>, T, float>;
 
 template <typename C>
 C abs_value(C x) {

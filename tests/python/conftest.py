@@ -53,6 +53,14 @@ def assert_same(e, t, *, check_strides=True, check_values=True, rtol=0.0, atol=0
             assert torch.equal(got, t)
 
 
+def outcome(fn):
+    """(result, None) or (None, exception): for comparing what ember and torch do with the same call."""
+    try:
+        return fn(), None
+    except Exception as e:  # noqa: BLE001 - the caller compares exception types
+        return None, e
+
+
 @pytest.fixture(autouse=True)
 def _restore_print_options():
     yield

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import ember
-from conftest import assert_same
+from conftest import assert_same, outcome
 
 NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
 TOL = {"float16": 1e-3, "bfloat16": 1e-2, "float32": 1e-6, "float64": 1e-12}
@@ -56,13 +56,6 @@ def make(m, name, shape=(3, 4), layout="contiguous"):
     if layout == "zero_dim":
         return base[1, 2]
     return base
-
-
-def outcome(fn):
-    try:
-        return fn(), None
-    except Exception as e:  # noqa: BLE001
-        return None, e
 
 
 def check(op, fa, fb):

@@ -3,7 +3,7 @@ import pytest
 import torch
 
 import ember
-from conftest import assert_same
+from conftest import assert_same, outcome
 
 TOL = {"float32": (1e-5, 1e-4), "float64": (1e-12, 1e-12), "float16": (2e-3, 2e-2), "bfloat16": (1.6e-2, 1e-1)}
 
@@ -21,13 +21,6 @@ def make(m, shape, dtype, transposed=False, seed=0):
     if transposed and x.dim() >= 2:
         x = x.transpose(-1, -2).contiguous().transpose(-1, -2)
     return x
-
-
-def outcome(fn):
-    try:
-        return fn(), None
-    except Exception as e:  # noqa: BLE001
-        return None, e
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "float16", "bfloat16"])

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import ember
-from conftest import assert_same
+from conftest import assert_same, outcome
 
 NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
 TOL = {"float16": (2e-3, 1e-2), "bfloat16": (1.6e-2, 1e-1), "float32": (1e-5, 1e-5), "float64": (1e-12, 1e-12)}
@@ -44,13 +44,6 @@ def call(m, op, x, dim, keepdim):
     return getattr(m, op)(x, dim, keepdim=keepdim)
 
 
-def run(m, fn):
-    try:
-        return fn(), None
-    except Exception as e:  # noqa: BLE001
-        return None, e
-
-
 def compare(rt, re_):
     if isinstance(rt, tuple):
         for a, b in zip(re_, rt):
@@ -66,8 +59,8 @@ def compare(rt, re_):
 @pytest.mark.parametrize("keepdim", [False, True])
 def test_reduction_matches_torch(op, name, dim, keepdim):
     for layout in ("contiguous", "transposed", "sliced", "expanded"):
-        rt, et = run(torch, lambda: call(torch, op, make(torch, name, layout), dim, keepdim))
-        re_, ee = run(ember, lambda: call(ember, op, make(ember, name, layout), dim, keepdim))
+        rt, et = outcome(lambda: call(torch, op, make(torch, name, layout), dim, keepdim))
+        re_, ee = outcome(lambda: call(ember, op, make(ember, name, layout), dim, keepdim))
         if et is not None:
             assert ee is not None, f"torch raised {et!r}; ember gave {re_}"
             assert type(ee).__name__ == type(et).__name__, (ee, et)
@@ -81,8 +74,8 @@ def test_reduction_matches_torch(op, name, dim, keepdim):
 def test_empty_and_zero_dim(op, shape, dim):
     def mk(m):
         return m.zeros(shape) + 1.5
-    rt, et = run(torch, lambda: getattr(torch, op)(mk(torch)) if dim is None else getattr(torch, op)(mk(torch), dim))
-    re_, ee = run(ember, lambda: getattr(ember, op)(mk(ember)) if dim is None else getattr(ember, op)(mk(ember), dim))
+    rt, et = outcome(lambda: getattr(torch, op)(mk(torch)) if dim is None else getattr(torch, op)(mk(torch), dim))
+    re_, ee = outcome(lambda: getattr(ember, op)(mk(ember)) if dim is None else getattr(ember, op)(mk(ember), dim))
     assert (et is None) == (ee is None), (et, ee)
     if et is None:
         compare(rt, re_)
@@ -117,6 +110,6 @@ def test_nan_propagation_and_ties():
 def test_errors():
     for code in ["m.arange(6).mean()", "m.zeros(2, 3).sum(2)", "m.zeros(2, 3).sum((0, 0))", "m.zeros(0, 3).amax(0)",
                  "m.zeros(0).argmax()"]:
-        et, ee = run(torch, lambda: eval(code, {"m": torch})), run(ember, lambda: eval(code, {"m": ember}))
+        et, ee = outcome(lambda: eval(code, {"m": torch})), outcome(lambda: eval(code, {"m": ember}))
         assert et[1] is not None and ee[1] is not None, code
         assert type(ee[1]).__name__ == type(et[1]).__name__, (code, ee[1], et[1])

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import ember
-from conftest import assert_same
+from conftest import assert_same, outcome
 
 
 def _inputs():
@@ -76,19 +76,12 @@ VIEW_OPS = [
 ]
 
 
-def _run(fn, x, m):
-    try:
-        return fn(x, m), None
-    except Exception as e:  # noqa: BLE001 - compared below
-        return None, e
-
-
 @pytest.mark.parametrize("input_name", list(INPUTS))
 @pytest.mark.parametrize("op_name,op", VIEW_OPS, ids=[o[0] for o in VIEW_OPS])
 def test_view_matches_torch(input_name, op_name, op):
     xt, xe = INPUTS[input_name](torch), INPUTS[input_name](ember)
-    rt, et = _run(op, xt, torch)
-    re, ee = _run(op, xe, ember)
+    rt, et = outcome(lambda: op(xt, torch))
+    re, ee = outcome(lambda: op(xe, ember))
     if et is not None:
         assert ee is not None, f"torch raised {et!r}, ember returned {re}"
         assert type(ee).__name__ == type(et).__name__, (ee, et)
@@ -131,7 +124,7 @@ def test_views_of_empty(shape):
     assert_same(xe.transpose(0, -1), xt.transpose(0, -1))
     assert_same(xe.unsqueeze(1), xt.unsqueeze(1))
     assert_same(xe.reshape(-1), xt.reshape(-1))
-    assert type(_run(lambda x, m: x.reshape(0, -1), xe, ember)[1]) is type(_run(lambda x, m: x.reshape(0, -1), xt, torch)[1])
+    assert type(outcome(lambda: xe.reshape(0, -1))[1]) is type(outcome(lambda: xt.reshape(0, -1))[1])
 
 
 def test_zero_dim_views():
