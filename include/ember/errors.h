@@ -15,6 +15,11 @@ struct NotImplementedError : Error { using Error::Error; };
 // A device this build or machine lacks (torch raises AssertionError for CUDA on CPU builds).
 struct DeviceUnavailableError : Error { using Error::Error; };
 
+// Warnings (torch's UserWarning): go to the installed handler; the default prints to stderr.
+// The Python module installs one that raises a Python UserWarning.
+using WarningHandler = void (*)(const std::string& message);
+void set_warning_handler(WarningHandler handler);
+void warn(const std::string& message);
 
 }  // namespace ember
 

@@ -54,11 +54,29 @@ Tensor& bitwise_xor_out(Tensor& out, const Tensor& a, const Tensor& b);
 Tensor& pow_out(Tensor& out, const Tensor& a, const Tensor& b);
 Tensor& remainder_out(Tensor& out, const Tensor& a, const Tensor& b);
 Tensor& floor_divide_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& fmod_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& atan2_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& maximum_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& minimum_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& fmax_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& fmin_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& bitwise_left_shift_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& bitwise_right_shift_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& logical_and_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& logical_or_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& logical_xor_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& eq_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& ne_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& lt_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& le_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& gt_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& ge_out(Tensor& out, const Tensor& a, const Tensor& b);
 
-// Unary ops from unary_ops.def: name(x) and the in-place name_(x).
+// Unary ops from unary_ops.def: name(x), the in-place name_(x) and name_out(out, x).
 #define EMBER_UNARY_OP(name, kind, expr) \
   Tensor name(const Tensor& self);        \
-  Tensor& name##_(Tensor& self);
+  Tensor& name##_(Tensor& self);          \
+  Tensor& name##_out(Tensor& out, const Tensor& self);
 #include "ember/unary_ops.def"
 #undef EMBER_UNARY_OP
 

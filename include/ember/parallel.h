@@ -14,3 +14,10 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain,
                   const std::function<void(int64_t, int64_t)>& fn);
 
 }  // namespace ember
+
+namespace ember {
+
+// Float32 FMA throughput of all pool threads over about `seconds`, in GFLOP/s (the GEMM roofline).
+double measured_fma_peak_gflops(double seconds = 0.2);
+
+}  // namespace ember

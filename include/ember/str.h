@@ -17,6 +17,9 @@ inline std::ostream& operator<<(std::ostream& os, IntList l) {
   for (size_t i = 0; i < l.size; ++i) os << (i ? ", " : "") << l.data[i];
   return os << ']';
 }
+// Any contiguous int64 range (IntArrayRef, DimVector, std::vector) as an IntList.
+template <typename Range>
+IntList int_list(const Range& r) { return {r.data(), size_t(r.size())}; }
 
 template <typename... Args>
 std::string str(const Args&... args) {

@@ -121,6 +121,8 @@ class Tensor {
   Tensor to(ScalarType dtype, bool copy = false) const;
   Tensor to(Device device, bool copy = false) const;
   Tensor& copy_(const Tensor& src);
+  // Gives the tensor `sizes` with contiguous strides, growing its storage (contents kept) if needed.
+  Tensor& resize_(IntArrayRef sizes);
   Tensor& fill_(const Scalar& value);
   Tensor& zero_() { return fill_(0); }
 
@@ -134,6 +136,8 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t);
 int64_t wrap_dim(int64_t dim, int64_t ndim);
 // Strides of a contiguous tensor of these sizes.
 DimVector contiguous_strides(IntArrayRef sizes);
+// Resizes an out= tensor to `sizes` as torch does: silently when it is empty, with a warning otherwise.
+void resize_output(Tensor out, IntArrayRef sizes);
 // Product of sizes; raises on negative sizes.
 int64_t checked_numel(IntArrayRef sizes);
 

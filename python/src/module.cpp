@@ -22,6 +22,10 @@ NB_MODULE(_C, m) {
       PyErr_SetString(PyExc_AssertionError, e.what());
     }
   });
+  // C++ warnings become Python UserWarnings; a filter that turns them into errors raises.
+  set_warning_handler([](const std::string& message) {
+    if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) < 0) throw nb::python_error();
+  });
   py::init_dtype(m);
   py::init_device(m);
   py::init_tensor(m);
@@ -55,6 +59,7 @@ NB_MODULE(_C, m) {
   });
   m.def("_cpu_reset_peak_memory_stats", &reset_cpu_peak_memory_stats);
   m.def("_cpu_empty_cache", &cpu_empty_cache);
+  m.def("_measured_fma_peak_gflops", &measured_fma_peak_gflops, nb::arg("seconds") = 0.2);
   m.def("set_num_threads", &set_num_threads, nb::arg("int"));
   m.def("get_num_threads", &get_num_threads);
 }

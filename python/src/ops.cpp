@@ -64,9 +64,6 @@ Tensor no_alpha(const Tensor& a, const Tensor& b, const Scalar&) { return F(a, b
 template <Tensor& (*F)(Tensor&, const Tensor&, const Tensor&)>
 Tensor& no_alpha_out(Tensor& o, const Tensor& a, const Tensor& b, const Scalar&) { return F(o, a, b); }
 
-// Ops without a dedicated out= form: compute, then copy into out.
-template <Tensor (*F)(const Tensor&, const Tensor&)>
-Tensor& copy_out(Tensor& o, const Tensor& a, const Tensor& b, const Scalar&) { return o.copy_(F(a, b)); }
 
 }  // namespace
 
@@ -80,30 +77,30 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
       {"remainder", &no_alpha<remainder>, &no_alpha_out<remainder_out>, "__mod__", "__rmod__", "remainder_", "__imod__"},
       {"floor_divide", &no_alpha<floor_divide>, &no_alpha_out<floor_divide_out>, "__floordiv__", "__rfloordiv__",
        "floor_divide_", "__ifloordiv__"},
-      {"fmod", &no_alpha<fmod>, &copy_out<fmod>},
-      {"atan2", &no_alpha<atan2>, &copy_out<atan2>},
-      {"arctan2", &no_alpha<atan2>, &copy_out<atan2>},
-      {"maximum", &no_alpha<maximum>, &copy_out<maximum>},
-      {"minimum", &no_alpha<minimum>, &copy_out<minimum>},
-      {"fmax", &no_alpha<fmax>, &copy_out<fmax>},
-      {"fmin", &no_alpha<fmin>, &copy_out<fmin>},
+      {"fmod", &no_alpha<fmod>, &no_alpha_out<fmod_out>, nullptr, nullptr, "fmod_"},
+      {"atan2", &no_alpha<atan2>, &no_alpha_out<atan2_out>, nullptr, nullptr, "atan2_"},
+      {"arctan2", &no_alpha<atan2>, &no_alpha_out<atan2_out>, nullptr, nullptr, "arctan2_"},
+      {"maximum", &no_alpha<maximum>, &no_alpha_out<maximum_out>},
+      {"minimum", &no_alpha<minimum>, &no_alpha_out<minimum_out>},
+      {"fmax", &no_alpha<fmax>, &no_alpha_out<fmax_out>},
+      {"fmin", &no_alpha<fmin>, &no_alpha_out<fmin_out>},
       {"bitwise_and", &no_alpha<bitwise_and>, &no_alpha_out<bitwise_and_out>, "__and__", "__rand__", "bitwise_and_", "__iand__"},
       {"bitwise_or", &no_alpha<bitwise_or>, &no_alpha_out<bitwise_or_out>, "__or__", "__ror__", "bitwise_or_", "__ior__"},
       {"bitwise_xor", &no_alpha<bitwise_xor>, &no_alpha_out<bitwise_xor_out>, "__xor__", "__rxor__", "bitwise_xor_", "__ixor__"},
-      {"bitwise_left_shift", &no_alpha<bitwise_left_shift>, &copy_out<bitwise_left_shift>, "__lshift__", "__rlshift__"},
-      {"bitwise_right_shift", &no_alpha<bitwise_right_shift>, &copy_out<bitwise_right_shift>, "__rshift__", "__rrshift__"},
-      {"logical_and", &no_alpha<logical_and>, &copy_out<logical_and>},
-      {"logical_or", &no_alpha<logical_or>, &copy_out<logical_or>},
-      {"logical_xor", &no_alpha<logical_xor>, &copy_out<logical_xor>},
-      {"true_divide", &no_alpha<div>, &no_alpha_out<div_out>},
-      {"multiply", &no_alpha<mul>, &no_alpha_out<mul_out>},
-      {"divide", &no_alpha<div>, &no_alpha_out<div_out>},
-      {"eq", &no_alpha<eq>, &copy_out<eq>, "__eq__"},
-      {"ne", &no_alpha<ne>, &copy_out<ne>, "__ne__"},
-      {"lt", &no_alpha<lt>, &copy_out<lt>, "__lt__"},
-      {"le", &no_alpha<le>, &copy_out<le>, "__le__"},
-      {"gt", &no_alpha<gt>, &copy_out<gt>, "__gt__"},
-      {"ge", &no_alpha<ge>, &copy_out<ge>, "__ge__"},
+      {"bitwise_left_shift", &no_alpha<bitwise_left_shift>, &no_alpha_out<bitwise_left_shift_out>, "__lshift__", "__rlshift__", "bitwise_left_shift_", "__ilshift__"},
+      {"bitwise_right_shift", &no_alpha<bitwise_right_shift>, &no_alpha_out<bitwise_right_shift_out>, "__rshift__", "__rrshift__", "bitwise_right_shift_", "__irshift__"},
+      {"logical_and", &no_alpha<logical_and>, &no_alpha_out<logical_and_out>, nullptr, nullptr, "logical_and_"},
+      {"logical_or", &no_alpha<logical_or>, &no_alpha_out<logical_or_out>, nullptr, nullptr, "logical_or_"},
+      {"logical_xor", &no_alpha<logical_xor>, &no_alpha_out<logical_xor_out>, nullptr, nullptr, "logical_xor_"},
+      {"true_divide", &no_alpha<div>, &no_alpha_out<div_out>, nullptr, nullptr, "true_divide_"},
+      {"multiply", &no_alpha<mul>, &no_alpha_out<mul_out>, nullptr, nullptr, "multiply_"},
+      {"divide", &no_alpha<div>, &no_alpha_out<div_out>, nullptr, nullptr, "divide_"},
+      {"eq", &no_alpha<eq>, &no_alpha_out<eq_out>, "__eq__", nullptr, "eq_"},
+      {"ne", &no_alpha<ne>, &no_alpha_out<ne_out>, "__ne__", nullptr, "ne_"},
+      {"lt", &no_alpha<lt>, &no_alpha_out<lt_out>, "__lt__", nullptr, "lt_"},
+      {"le", &no_alpha<le>, &no_alpha_out<le_out>, "__le__", nullptr, "le_"},
+      {"gt", &no_alpha<gt>, &no_alpha_out<gt_out>, "__gt__", nullptr, "gt_"},
+      {"ge", &no_alpha<ge>, &no_alpha_out<ge_out>, "__ge__", nullptr, "ge_"},
   };
   for (const BinaryDef& d : defs) def_binary(m, cls, d);
 
@@ -111,7 +108,11 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
   // The two gelu forms are reached through gelu(approximate=...).
 #define EMBER_UNARY_OP(name, kind, expr)                                                            \
   if (std::string_view(#name).rfind("gelu_", 0) != 0) {                                             \
-    m.def(#name, [](const Tensor& x) { return name(x); }, nb::arg("input"));                        \
+    m.def(#name, [](const Tensor& x, nb::handle out) -> nb::object {                                \
+      if (out.is_none()) return nb::cast(name(x));                                                  \
+      name##_out(nb::cast<Tensor&>(out), x);                                                        \
+      return nb::borrow(out);                                                                       \
+    }, nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none());                               \
     cls.def(#name, [](const Tensor& x) { return name(x); });                                        \
     cls.def(#name "_", [](nb::handle self) {                                                        \
       name##_(nb::cast<Tensor&>(self));                                                             \

@@ -191,6 +191,10 @@ void init_tensor(nb::module_& m) {
       }, nb::arg("device") = nb::none(), nb::arg("non_blocking") = false)
       .def("copy_", [](Tensor& t, const Tensor& src, bool) -> Tensor& { return t.copy_(src); },
            nb::arg("src"), nb::arg("non_blocking") = false, nb::rv_policy::reference)
+      .def("resize_", [](nb::handle self, const nb::args& size, nb::handle) {
+        nb::cast<Tensor&>(self).resize_(sizes_from_args(size, "size"));
+        return nb::borrow(self);
+      }, nb::arg("size"), nb::arg("memory_format") = nb::none())
       .def("fill_", [](Tensor& t, const Scalar& v) -> Tensor& { return t.fill_(v); }, nb::arg("value"),
            nb::rv_policy::reference)
       .def("fill_", [](Tensor& t, const Tensor& v) -> Tensor& {

@@ -8,12 +8,6 @@
 
 namespace ember {
 
-namespace {
-
-IntList list(IntArrayRef r) { return {r.data(), r.size()}; }
-
-}  // namespace
-
 TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs, ElementwiseConfig config) {
   DimVector shape;
   for (const Tensor& t : inputs) shape = broadcast_shapes(shape, t.sizes());
@@ -32,17 +26,24 @@ TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs
 
   if (!out.defined()) {
     TensorOptions options = TensorOptions(result_dtype).with_device(inputs.empty() ? kCPU : inputs[0].device());
-    std::vector<IntArrayRef> strides;
-    for (const Tensor& t : inputs_) strides.push_back(t.strides());
-    out_ = all_contiguous ? empty(shape, options) : empty_strided(shape, infer_dense_strides(shape, strides), options);
+    out_ = all_contiguous ? empty(shape, options) : empty_strided(shape, fresh_strides(shape), options);
     compute_out_ = out_;
     return;
   }
   out_ = out;
-  EMBER_CHECK(std::equal(out.sizes().begin(), out.sizes().end(), shape.begin(), shape.end()), Error,
-              "output with shape ", list(out.sizes()), " doesn't match the broadcast shape ", list(shape));
   EMBER_CHECK(can_cast(result_dtype, out.dtype()), Error, "result type ", dtype_info(result_dtype).legacy_name,
               " can't be cast to the desired output type ", dtype_info(out.dtype()).legacy_name);
+  if (!std::equal(out.sizes().begin(), out.sizes().end(), shape.begin(), shape.end())) {
+    // An in-place op cannot change its tensor's shape; a separate out= tensor is resized as in torch.
+    bool in_place = std::any_of(inputs.begin(), inputs.end(), [&](const Tensor& t) { return t.is_same(out); });
+    EMBER_CHECK(!in_place, Error, "output with shape ", int_list(out.sizes()), " doesn't match the broadcast shape ",
+                int_list(shape));
+    resize_output(out_, shape);
+    if (!all_contiguous) {  // a resized output takes the layout a fresh one would have, as in torch
+      out_.impl()->strides = fresh_strides(shape);
+      out_.impl()->refresh_metadata();
+    }
+  }
   check_no_internal_overlap(out);
   for (const Tensor& t : inputs) {
     EMBER_CHECK(overlap(out, t) != Overlap::Partial, Error,
@@ -50,6 +51,12 @@ TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs
                 "single memory location. Please clone() the tensor before performing the operation.");
   }
   compute_out_ = out.dtype() == result_dtype ? out : empty_like(out, TensorOptions(result_dtype));
+}
+
+DimVector TensorIterator::fresh_strides(IntArrayRef shape) const {
+  std::vector<IntArrayRef> strides;
+  for (const Tensor& t : inputs_) strides.push_back(t.strides());
+  return infer_dense_strides(shape, strides);
 }
 
 Tensor TensorIterator::finish() {

@@ -44,6 +44,8 @@ class TensorIterator {
   Tensor finish();
 
  private:
+  // Strides of a fresh output: dense, in the inputs' memory order.
+  DimVector fresh_strides(IntArrayRef shape) const;
   Tensor out_;          // what the caller gets (given or allocated)
   Tensor compute_out_;  // what kernels write: out_, or a temporary of the computed dtype
   std::vector<Tensor> inputs_;

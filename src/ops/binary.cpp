@@ -25,7 +25,8 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
   config.int_to_float = op == BinaryOp::Div || op == BinaryOp::Atan2;
   TensorIterator it(out, inputs, config);
   bool bitwise = op >= BinaryOp::BitAnd && op <= BinaryOp::ShiftRight;
-  if (bitwise && is_floating_point(it.common_dtype())) {
+  bool shift = op == BinaryOp::ShiftLeft || op == BinaryOp::ShiftRight;
+  if (bitwise && (is_floating_point(it.common_dtype()) || (shift && it.common_dtype() == kBool))) {
     const char* names[] = {"bitwise_and_cpu", "bitwise_or_cpu", "bitwise_xor_cpu", "lshift_cpu", "rshift_cpu"};
     throw NotImplementedError(str("\"", names[int(op) - int(BinaryOp::BitAnd)], "\" not implemented for '",
                                   dtype_info(it.common_dtype()).legacy_name, "'"));
@@ -65,23 +66,21 @@ Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alp
   return out;
 }
 
-// name(a, b) for every op; name_out(out, a, b) for those with an out= form.
-#define EMBER_BINARY(name, op) \
-  Tensor name(const Tensor& a, const Tensor& b) { return run(BinaryOp::op, {}, a, b); }
-#define EMBER_BINARY_WITH_OUT(name, op)                              \
-  EMBER_BINARY(name, op)                                             \
+// name(a, b) and name_out(out, a, b) for every op.
+#define EMBER_BINARY(name, op)                                       \
+  Tensor name(const Tensor& a, const Tensor& b) { return run(BinaryOp::op, {}, a, b); } \
   Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b) { \
     run(BinaryOp::op, out, a, b);                                    \
     return out;                                                      \
   }
-EMBER_BINARY_WITH_OUT(mul, Mul)
-EMBER_BINARY_WITH_OUT(div, Div)
-EMBER_BINARY_WITH_OUT(pow, Pow)
-EMBER_BINARY_WITH_OUT(remainder, Remainder)
-EMBER_BINARY_WITH_OUT(floor_divide, FloorDivide)
-EMBER_BINARY_WITH_OUT(bitwise_and, BitAnd)
-EMBER_BINARY_WITH_OUT(bitwise_or, BitOr)
-EMBER_BINARY_WITH_OUT(bitwise_xor, BitXor)
+EMBER_BINARY(mul, Mul)
+EMBER_BINARY(div, Div)
+EMBER_BINARY(pow, Pow)
+EMBER_BINARY(remainder, Remainder)
+EMBER_BINARY(floor_divide, FloorDivide)
+EMBER_BINARY(bitwise_and, BitAnd)
+EMBER_BINARY(bitwise_or, BitOr)
+EMBER_BINARY(bitwise_xor, BitXor)
 EMBER_BINARY(fmod, Fmod)
 EMBER_BINARY(atan2, Atan2)
 EMBER_BINARY(maximum, Maximum)
@@ -99,7 +98,6 @@ EMBER_BINARY(lt, Lt)
 EMBER_BINARY(le, Le)
 EMBER_BINARY(gt, Gt)
 EMBER_BINARY(ge, Ge)
-#undef EMBER_BINARY_WITH_OUT
 #undef EMBER_BINARY
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }

@@ -3,14 +3,14 @@
 #include "ember/creation.h"
 #include "ember/layout.h"
 
-namespace ember {
+#include <cstring>
 
+namespace ember {
 
 Tensor& Tensor::copy_(const Tensor& src) {
   DimVector shape = broadcast_shapes(sizes(), src.sizes());
   EMBER_CHECK(IntArrayRef(shape).size() == sizes().size() && std::equal(shape.begin(), shape.end(), sizes().begin()),
-              Error, "output with shape ", IntList{sizes().data(), sizes().size()},
-              " doesn't match the broadcast shape ", IntList{shape.data(), shape.size()});
+              Error, "output with shape ", int_list(sizes()), " doesn't match the broadcast shape ", int_list(shape));
   check_no_internal_overlap(*this);
   if (is_same(src)) return *this;
   EMBER_CHECK(device().is_cpu() && src.device().is_cpu(), Error, "copy_ between ", device().str(), " and ",
@@ -37,6 +37,37 @@ Tensor& Tensor::copy_(const Tensor& src) {
 Tensor& Tensor::fill_(const Scalar& value) {  // overlapping (expanded) targets are fine: one value
   cpu::fill_kernel(*this, value);
   return *this;
+}
+
+Tensor& Tensor::resize_(IntArrayRef new_sizes) {
+  for (int64_t s : new_sizes) EMBER_CHECK(s >= 0, Error, "Trying to create tensor with negative dimension ", s, ": ", int_list(new_sizes));
+  DimVector new_strides = contiguous_strides(new_sizes);
+  int64_t n = 1;
+  for (int64_t s : new_sizes) n *= s;
+  size_t needed = size_t(storage_offset() + n) * element_size();
+  StorageImpl& storage = *impl_->storage.impl();
+  if (n > 0 && needed > storage.nbytes) {
+    EMBER_CHECK(storage.resizable, Error, "Trying to resize storage that is not resizable");
+    DataPtr grown = get_allocator(device())->allocate(needed);
+    std::memcpy(grown.get(), storage.data_ptr.get(), storage.nbytes);
+    storage.data_ptr = std::move(grown);  // every view of the storage sees the new buffer, as in torch
+    storage.nbytes = needed;
+  }
+  impl_->sizes = DimVector(new_sizes);
+  impl_->strides = std::move(new_strides);
+  impl_->refresh_metadata();
+  return *this;
+}
+
+void resize_output(Tensor out, IntArrayRef sizes) {
+  if (std::equal(sizes.begin(), sizes.end(), out.sizes().begin(), out.sizes().end())) return;
+  if (out.numel() != 0) {
+    warn(str("An output with one or more elements was resized since it had shape ", int_list(out.sizes()),
+             ", which does not match the required output shape ", int_list(sizes), ". This behavior is deprecated, "
+             "and in a future PyTorch release outputs will not be resized unless they have zero elements. You can "
+             "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0)."));
+  }
+  out.resize_(sizes);
 }
 
 Tensor Tensor::contiguous() const {

@@ -10,8 +10,6 @@ namespace ember {
 
 namespace {
 
-IntList list(IntArrayRef r) { return {r.data(), r.size()}; }
-
 Tensor make_view(const Tensor& base, DimVector sizes, DimVector strides, int64_t offset) {
   return Tensor::make(base.storage(), std::move(sizes), std::move(strides), offset, base.dtype());
 }
@@ -31,8 +29,8 @@ DimVector infer_size(IntArrayRef shape, int64_t numel) {
     }
   }
   bool ok = numel == newsize || (infer_dim && newsize > 0 && numel % newsize == 0);
-  EMBER_CHECK(ok, Error, "shape '", list(shape), "' is invalid for input of size ", numel);
-  EMBER_CHECK(!infer_dim || newsize != 0, Error, "cannot reshape tensor of 0 elements into shape ", list(shape),
+  EMBER_CHECK(ok, Error, "shape '", int_list(shape), "' is invalid for input of size ", numel);
+  EMBER_CHECK(!infer_dim || newsize != 0, Error, "cannot reshape tensor of 0 elements into shape ", int_list(shape),
               " because the unspecified dimension size -1 can be any value and is ambiguous");
   if (infer_dim) res[*infer_dim] = numel / newsize;
   return res;
@@ -247,7 +245,7 @@ Tensor Tensor::unflatten(int64_t d, IntArrayRef new_sizes) const {
   if (inferred >= 0 && known != 0 && dim_size % known == 0) sizes_resolved[inferred] = dim_size / known;
   int64_t prod = 1;
   for (int64_t s : sizes_resolved) prod *= s;
-  EMBER_CHECK(prod == dim_size, Error, "unflatten: Provided sizes ", list(new_sizes),
+  EMBER_CHECK(prod == dim_size, Error, "unflatten: Provided sizes ", int_list(new_sizes),
               " don't multiply up to the size of dim ", d, " (", dim_size, ") in the input tensor");
   DimVector shape;
   for (int64_t i = 0; i < dim(); ++i) {
@@ -260,7 +258,7 @@ Tensor Tensor::unflatten(int64_t d, IntArrayRef new_sizes) const {
 Tensor Tensor::expand(IntArrayRef target) const {
   int64_t ndim = int64_t(target.size()), old_ndim = dim();
   EMBER_CHECK(ndim >= old_ndim, Error, "expand(torch.", dtype_info(dtype()).legacy_name,
-              "Tensor{", list(sizes()), "}, size=", list(target),
+              "Tensor{", int_list(sizes()), "}, size=", int_list(target),
               "): the number of sizes provided (", ndim, ") must be greater or equal to the number of dimensions in the tensor (",
               old_ndim, ")");
   DimVector sizes(static_cast<size_t>(ndim)), strides(static_cast<size_t>(ndim));
@@ -276,10 +274,10 @@ Tensor Tensor::expand(IntArrayRef target) const {
     if (size != want) {
       EMBER_CHECK(size == 1, Error, "The expanded size of the tensor (", want,
                   ") must match the existing size (", size, ") at non-singleton dimension ", i,
-                  ".  Target sizes: ", list(target), ".  Tensor sizes: ", list(this->sizes()));
+                  ".  Target sizes: ", int_list(target), ".  Tensor sizes: ", int_list(this->sizes()));
       stride = 0;
     }
-    EMBER_CHECK(want >= 0, Error, "Trying to create tensor with negative dimension ", want, ": ", list(target));
+    EMBER_CHECK(want >= 0, Error, "Trying to create tensor with negative dimension ", want, ": ", int_list(target));
     sizes[i] = want;
     strides[i] = stride;
   }
@@ -304,7 +302,7 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   d = wrap_dim(d, dim());
   int64_t size = impl_->sizes[d];
   EMBER_CHECK(index >= -size && index < size, IndexError, "select(): index ", index,
-              " out of range for tensor of size ", list(sizes()), " at dimension ", d);
+              " out of range for tensor of size ", int_list(sizes()), " at dimension ", d);
   if (index < 0) index += size;
   DimVector sizes = impl_->sizes, strides = impl_->strides;
   int64_t offset = storage_offset() + index * strides[d];
@@ -358,15 +356,15 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<
   EMBER_CHECK(sizes.size() == strides.size(), Error, "mismatch in length of strides and shape");
   EMBER_CHECK(offset >= 0, Error, "Tensor: invalid storage offset ", offset);
   for (size_t i = 0; i < sizes.size(); ++i) {
-    EMBER_CHECK(sizes[i] >= 0, Error, "Trying to create tensor with negative dimension ", sizes[i], ": ", list(sizes));
+    EMBER_CHECK(sizes[i] >= 0, Error, "Trying to create tensor with negative dimension ", sizes[i], ": ", int_list(sizes));
     EMBER_CHECK(strides[i] >= 0, Error, "as_strided: Negative strides are not supported at the moment, got strides: ",
-                list(strides));
+                int_list(strides));
   }
   int64_t span = storage_span(sizes, strides);
   int64_t itemsize = int64_t(element_size());
   int64_t needed = span == 0 ? 0 : (offset + span) * itemsize;
-  EMBER_CHECK(needed <= int64_t(storage().nbytes()), Error, "setStorage: sizes ", list(sizes), ", strides ",
-              list(strides), ", storage offset ", offset, ", and itemsize ", itemsize, " requiring a storage size of ",
+  EMBER_CHECK(needed <= int64_t(storage().nbytes()), Error, "setStorage: sizes ", int_list(sizes), ", strides ",
+              int_list(strides), ", storage offset ", offset, ", and itemsize ", itemsize, " requiring a storage size of ",
               needed, " are out of bounds for storage of size ", storage().nbytes());
   return make_view(*this, DimVector(sizes), DimVector(strides), offset);
 }
@@ -392,11 +390,11 @@ std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t d)
   int64_t dim_size = size(d), total = 0;
   for (int64_t s : split_sizes) {
     EMBER_CHECK(s >= 0, Error, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=",
-                list(split_sizes));
+                int_list(split_sizes));
     total += s;
   }
   EMBER_CHECK(total == dim_size, Error, "split_with_sizes expects split_sizes to sum exactly to ", dim_size,
-              " (input tensor's size at dimension ", wrap_dim(d, dim()), "), but got split_sizes=", list(split_sizes));
+              " (input tensor's size at dimension ", wrap_dim(d, dim()), "), but got split_sizes=", int_list(split_sizes));
   std::vector<Tensor> out;
   int64_t start = 0;
   for (int64_t s : split_sizes) {
@@ -449,15 +447,15 @@ Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
 Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const {
   int64_t n = dim();
   EMBER_CHECK(source.size() == destination.size(), Error,
-              "movedim: Invalid source or destination dims: source (", list(source),
-              " dims) should contain the same number of dims as destination (", list(destination), " dims)");
+              "movedim: Invalid source or destination dims: source (", int_list(source),
+              " dims) should contain the same number of dims as destination (", int_list(destination), " dims)");
   DimVector src(source.size()), dst(destination.size());
   for (size_t i = 0; i < source.size(); ++i) {
     src[i] = wrap_dim(source[i], n);
     dst[i] = wrap_dim(destination[i], n);
   }
-  check_no_duplicates(src, n, ember::str("movedim: repeated dim in `source` (", list(source), ")").c_str());
-  check_no_duplicates(dst, n, ember::str("movedim: repeated dim in `destination` (", list(destination), ")").c_str());
+  check_no_duplicates(src, n, ember::str("movedim: repeated dim in `source` (", int_list(source), ")").c_str());
+  check_no_duplicates(dst, n, ember::str("movedim: repeated dim in `destination` (", int_list(destination), ")").c_str());
   DimVector order(size_t(n), -1);
   std::vector<bool> src_used(size_t(std::max<int64_t>(n, 1)), false);
   for (size_t i = 0; i < src.size(); ++i) {

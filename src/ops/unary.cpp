@@ -11,9 +11,13 @@ using cpu::UnaryKind;
 Tensor run_unary(const char* name, UnaryKind kind, void (*kernel)(const TensorIterator&), const Tensor& out,
                  const Tensor& self) {
   std::string_view op(name);
+  EMBER_CHECK(op != "neg" || self.dtype() != kBool, Error, "Negation, the `-` operator, on a bool tensor is not "
+              "supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+  // Ops whose result keeps the input's dtype take an out= tensor of exactly that dtype, as in torch.
+  bool keeps_dtype = kind != UnaryKind::Float && kind != UnaryKind::BoolToLong;
+  EMBER_CHECK(!keeps_dtype || !out.defined() || out.dtype() == self.dtype(), Error, "Found dtype ",
+              dtype_info(out.dtype()).legacy_name, " but expected ", dtype_info(self.dtype()).legacy_name);
   if (self.dtype() == kBool && kind == UnaryKind::Same) {
-    EMBER_CHECK(op != "neg", Error, "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
-                "to invert a mask, use the `~` or `logical_not()` operator instead.");
     EMBER_CHECK(op != "relu", Error, "Boolean inputs not supported for relu");
     throw NotImplementedError(str("\"", name, "_cpu\" not implemented for 'Bool'"));
   }
@@ -33,9 +37,10 @@ Tensor run_unary(const char* name, UnaryKind kind, void (*kernel)(const TensorIt
 
 #define EMBER_UNARY_OP(name, kind, expr)                                                      \
   Tensor name(const Tensor& self) { return run_unary(#name, UnaryKind::kind, &cpu::name##_kernel, {}, self); } \
-  Tensor& name##_(Tensor& self) {                                                             \
-    run_unary(#name, UnaryKind::kind, &cpu::name##_kernel, self, self);                       \
-    return self;                                                                              \
+  Tensor& name##_(Tensor& self) { return name##_out(self, self); }                           \
+  Tensor& name##_out(Tensor& out, const Tensor& self) {                                       \
+    run_unary(#name, UnaryKind::kind, &cpu::name##_kernel, out, self);                        \
+    return out;                                                                               \
   }
 #include "ember/unary_ops.def"
 #undef EMBER_UNARY_OP

@@ -81,3 +81,22 @@ TEST(Linalg, Matmul) {
   EXPECT_EQ(at(matmul(big, big.t()), {299, 299}), 200.0);
   EXPECT_EQ(at(matmul(ones({64, 64}, kBFloat16), ones({64, 64}, kBFloat16)), {0, 0}), 64.0);
 }
+
+TEST(Elementwise, OutFormsResizeAndCheckDtypes) {
+  std::vector<std::string> warnings;
+  static std::vector<std::string>* sink = &warnings;
+  set_warning_handler([](const std::string& m) { sink->push_back(m); });
+  Tensor out = empty({0}, kBool);
+  lt_out(out, arange(4.0), full({}, 2.0));
+  EXPECT_EQ(out.sizes()[0], 4);
+  EXPECT_EQ(at(out.to(kFloat64), {1}), 1.0);
+  EXPECT_TRUE(warnings.empty());  // an empty out resizes silently
+  Tensor wrong = empty({7});
+  exp_out(wrong, zeros({2, 2}));
+  EXPECT_EQ(wrong.dim(), 2);
+  EXPECT_EQ(warnings.size(), 1u);  // a non-empty one with a warning
+  Tensor ints = empty({2, 2}, kInt64);
+  EXPECT_THROW(abs_out(ints, zeros({2, 2})), Error);  // abs keeps the dtype: out must match it
+  EXPECT_THROW(exp_out(ints, zeros({2, 2})), Error);  // float result into an int tensor
+  set_warning_handler(nullptr);
+}

@@ -183,3 +183,63 @@ def test_large_outputs_stream_correctly(offset):
     ember.add(ea, eb, out=out_e)
     torch.add(ta, tb, out=out_t)
     assert_same(out_e, out_t)
+
+
+OUT_OPS = ["add", "sub", "mul", "div", "pow", "remainder", "floor_divide", "fmod", "atan2", "maximum", "minimum",
+           "fmax", "fmin", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
+           "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"]
+
+
+@pytest.mark.parametrize("op", OUT_OPS)
+@pytest.mark.parametrize("a,out_dtype", [("float32", "float32"), ("int64", "int64"), ("int64", "float64"),
+                                         ("float32", "bool"), ("bool", "bool"), ("float32", "int64")])
+@pytest.mark.parametrize("out_shape", [(3, 4), (0,), (5,)])
+def test_out_forms(op, a, out_dtype, out_shape):
+    """ember.op(x, y, out=o) writes into o, resizing and casting (or refusing) exactly as torch does."""
+    import warnings
+
+    def run(m):
+        out = m.zeros(out_shape, dtype=getattr(m, out_dtype))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            r = getattr(m, op)(make(m, a), make(m, a, layout="row"), out=out)
+        assert r is out
+        return out, len(caught)
+    rt, et = outcome(lambda: run(torch))
+    if et is not None:
+        (_, ee) = outcome(lambda: run(ember))
+        assert ee is not None and type(ee).__name__ == type(et).__name__, (ee, et)
+        return
+    (re_, we), (rt, wt) = run(ember), rt
+    assert (we > 0) == (wt > 0)  # the resize warning for a non-empty out of the wrong shape
+    tol = TOL.get(out_dtype, 0)
+    assert_same(re_, rt, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("op", ["eq", "ne", "lt", "le", "gt", "ge", "fmod", "atan2", "logical_and", "logical_or",
+                                "logical_xor", "bitwise_left_shift", "bitwise_right_shift"])
+@pytest.mark.parametrize("name", ["int64", "float32"])
+def test_in_place_forms(op, name):
+    def run(m):
+        x = make(m, name).clone()
+        r = getattr(x, op + "_")(make(m, name, layout="row"))
+        assert r is x
+        return x
+    rt, et = outcome(lambda: run(torch))
+    re_, ee = outcome(lambda: run(ember))
+    if et is not None:
+        assert ee is not None and type(ee).__name__ == type(et).__name__, (ee, et)
+        return
+    assert_same(re_, rt, rtol=TOL.get(name, 0), atol=TOL.get(name, 0))
+
+
+def test_resize_():
+    for m in (ember, torch):
+        x = m.arange(6.0).view(2, 3)
+        view = x[0]
+        assert x.resize_(4, 4) is x and tuple(x.shape) == (4, 4) and x.stride() == (4, 1)
+        assert x.view(-1)[:6].tolist() == list(range(6)) and view.tolist() == [0.0, 1.0, 2.0]
+        x.resize_(2)
+        assert x.tolist() == [0.0, 1.0]
+    et, ee = outcome(lambda: torch.ones(2).resize_(-1)), outcome(lambda: ember.ones(2).resize_(-1))
+    assert type(ee[1]) is type(et[1])

@@ -92,3 +92,22 @@ def test_operators():
         x = m.tensor([-1.5, 2.0])
         assert (-x).tolist() == [1.5, -2.0]
         assert abs(x).tolist() == [1.5, 2.0]
+
+
+@pytest.mark.parametrize("op", UNARY)
+@pytest.mark.parametrize("name,out_dtype", [("float32", "float32"), ("float32", "float64"), ("int64", "int64"),
+                                            ("int64", "float32"), ("float32", "int64")])
+def test_unary_out(op, name, out_dtype):
+    if not hasattr(torch, op):
+        pytest.skip(f"torch has no torch.{op}")
+    try:
+        getattr(torch, op)(torch.ones(1, dtype=torch.int64), out=torch.empty(1, dtype=torch.int64))
+    except TypeError:
+        pytest.skip(f"torch.{op} has no out= form (ember's takes one)")
+    except (RuntimeError, NotImplementedError):
+        pass  # an out= form that rejects this dtype
+    def fn(m, x):
+        out = m.empty(0, dtype=getattr(m, out_dtype))
+        assert getattr(m, op)(x, out=out) is out
+        return out.to(m.float32 if name == "float32" else out.dtype)  # compared at the precision computed in
+    compare(fn, name, "transposed")
