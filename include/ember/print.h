@@ -23,6 +23,6 @@ void set_printoptions(std::optional<int> precision, std::optional<int64_t> thres
                       std::optional<std::string_view> profile, std::optional<bool> sci_mode);
 
 // The text of repr(t). `suffix_extra` holds suffixes that only Python knows (grad_fn=<...>).
-std::string tensor_repr(const Tensor& t, std::string_view grad_fn_name = {});
+std::string tensor_repr(const Tensor& t);
 
 }  // namespace ember

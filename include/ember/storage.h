@@ -10,6 +10,7 @@ struct StorageImpl {
   DataPtr data_ptr;
   size_t nbytes = 0;
   bool resizable = true;  // false for memory borrowed from numpy or DLPack
+  uint32_t version = 0;   // bumped by in-place writes (autograd checks saved tensors against it)
 };
 
 class Storage {

@@ -14,6 +14,11 @@
 
 namespace ember {
 
+namespace autograd {
+struct AutogradMeta;
+struct Node;
+}  // namespace autograd
+
 struct TensorImpl {
   Storage storage;
   DimVector sizes;
@@ -22,13 +27,15 @@ struct TensorImpl {
   int64_t numel = 1;
   ScalarType dtype = kFloat32;
   bool is_contiguous = true;
-  bool requires_grad = false;
+  bool requires_grad = false;      // a leaf that requires grad (non-leaves have autograd->grad_fn)
   bool is_wrapped_number = false;  // a 0-dim tensor made from a Python number (type promotion)
   // The Python ember.Size of `sizes`, made by the bindings on first read of .shape; any change
   // of sizes must go through refresh_metadata(), which drops it.
   std::shared_ptr<void> py_size;
+  std::unique_ptr<autograd::AutogradMeta> autograd;  // grad, grad_fn, ...; null until first needed
 
   TensorImpl(Storage s, DimVector sz, DimVector st, int64_t offset, ScalarType dt);
+  ~TensorImpl();
   // Recomputes numel and contiguity (and drops cached shape objects) after sizes/strides change.
   void refresh_metadata();
 };
@@ -59,6 +66,7 @@ class Tensor {
   // ---- properties
   bool defined() const { return impl_ != nullptr; }
   TensorImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& shared_impl() const { return impl_; }
   IntArrayRef sizes() const { return impl_->sizes; }
   IntArrayRef strides() const { return impl_->strides; }
   int64_t size(int64_t dim) const;
@@ -78,12 +86,28 @@ class Tensor {
   }
   template <typename T>
   T* data_ptr() const { return static_cast<T*>(data_ptr()); }
-  bool requires_grad() const { return impl_->requires_grad; }
-  Tensor& requires_grad_(bool requires_grad = true);
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
 
   Scalar item() const;
   std::string repr() const;  // torch's repr
+
+  // ---- autograd (the engine is in ember/autograd.h)
+  bool requires_grad() const;
+  Tensor& requires_grad_(bool requires_grad = true);
+  bool is_leaf() const;
+  Tensor grad() const;  // undefined until a backward pass reaches this leaf (or retain_grad())
+  void set_grad(const Tensor& grad) const;
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  uint32_t output_nr() const;
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = {}, bool create_graph = false) const;
+  Tensor detach() const;  // shares storage (and version counter), no history
+  Tensor& detach_();
+  void retain_grad() const;
+  bool retains_grad() const;
+  // In-place writes bump the counter shared by all views of the storage; saved tensors check it.
+  uint32_t version() const { return impl_->storage.impl()->version; }
+  void bump_version() const { ++impl_->storage.impl()->version; }
+  autograd::AutogradMeta& autograd_meta() const;  // created on first use
 
   // ---- views (share storage with this tensor)
   Tensor view(IntArrayRef sizes) const;

@@ -15,6 +15,8 @@ from ._printing import set_printoptions, get_printoptions
 from ._functional import *  # noqa: F401,F403
 from ._reductions import max, min
 from . import return_types
+from . import autograd
+from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode
 
 _C._set_size_type(Size)
 

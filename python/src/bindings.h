@@ -54,6 +54,7 @@ void init_random(nb::module_& m);
 void init_ops(nb::module_& m, nb::class_<Tensor>& cls);
 void init_reduce(nb::module_& m, nb::class_<Tensor>& cls);
 void init_linalg(nb::module_& m, nb::class_<Tensor>& cls);
+void init_autograd(nb::module_& m, nb::class_<Tensor>& cls);
 
 }  // namespace ember::py
 

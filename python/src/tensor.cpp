@@ -155,10 +155,6 @@ void init_tensor(nb::module_& m) {
       .def("_storage_data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage().data()); })
       .def("_storage_nbytes", [](const Tensor& t) { return t.storage().nbytes(); })
       .def("_is_view_of_same_storage", [](const Tensor& a, const Tensor& b) { return a.storage().is_alias_of(b.storage()); })
-      .def_prop_rw("requires_grad", &Tensor::requires_grad,
-                   [](Tensor& t, bool r) { t.requires_grad_(r); })
-      .def("requires_grad_", [](Tensor& t, bool r) { return t.requires_grad_(r); }, nb::arg("requires_grad") = true)
-      .def_prop_ro("is_leaf", [](const Tensor&) { return true; })
       .def("item", &Tensor::item)
       .def("__len__", [](const Tensor& t) {
         EMBER_CHECK(t.dim() > 0, TypeError, "len() of a 0-d tensor");
@@ -226,6 +222,7 @@ void init_tensor(nb::module_& m) {
   init_ops(m, cls);
   init_reduce(m, cls);
   init_linalg(m, cls);
+  init_autograd(m, cls);
 }
 
 }  // namespace ember::py

@@ -1,6 +1,8 @@
 // Tensor printing that reproduces torch/_tensor_str.py character for character.
 #include "ember/print.h"
 
+#include "ember/autograd.h"
+
 #include <cmath>
 #include <cstdio>
 #include <variant>
@@ -277,7 +279,9 @@ void set_printoptions(std::optional<int> precision, std::optional<int64_t> thres
   o.sci_mode = sci_mode;
 }
 
-std::string tensor_repr(const Tensor& t, std::string_view grad_fn_name) {
+std::string tensor_repr(const Tensor& t) {
+  std::shared_ptr<autograd::Node> grad_fn = t.grad_fn();
+  std::string grad_fn_name = grad_fn ? grad_fn->name() : std::string();
   const PrintOptions& opts = print_options();
   const std::string prefix = "tensor(";
   const int64_t indent = int64_t(prefix.size());

@@ -1,5 +1,6 @@
 #include "ember/tensor.h"
 
+#include "ember/autograd.h"
 #include "ember/print.h"
 
 namespace ember {
@@ -8,6 +9,8 @@ TensorImpl::TensorImpl(Storage s, DimVector sz, DimVector st, int64_t offset, Sc
     : storage(std::move(s)), sizes(std::move(sz)), strides(std::move(st)), storage_offset(offset), dtype(dt) {
   refresh_metadata();
 }
+
+TensorImpl::~TensorImpl() = default;
 
 void TensorImpl::refresh_metadata() {
   py_size.reset();
@@ -62,13 +65,6 @@ int64_t checked_numel(IntArrayRef sizes) {
 
 int64_t Tensor::size(int64_t d) const { return impl_->sizes[wrap_dim(d, dim())]; }
 int64_t Tensor::stride(int64_t d) const { return impl_->strides[wrap_dim(d, dim())]; }
-
-Tensor& Tensor::requires_grad_(bool requires_grad) {
-  EMBER_CHECK(!requires_grad || is_floating_point(), Error,
-              "only Tensors of floating point dtype can require gradients");
-  impl_->requires_grad = requires_grad;
-  return *this;
-}
 
 Scalar Tensor::item() const {
   EMBER_CHECK(numel() == 1, Error, "a Tensor with ", numel(), " elements cannot be converted to Scalar");

@@ -51,6 +51,7 @@ TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs
                 "single memory location. Please clone() the tensor before performing the operation.");
   }
   compute_out_ = out.dtype() == result_dtype ? out : empty_like(out, TensorOptions(result_dtype));
+  out.bump_version();
 }
 
 DimVector TensorIterator::fresh_strides(IntArrayRef shape) const {

@@ -1,4 +1,5 @@
 // Binary elementwise ops: each plans a TensorIterator and runs one kernel.
+#include "../autograd/formulas.h"
 #include "../cpu/binary_kernels.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
@@ -10,7 +11,17 @@ namespace {
 
 using cpu::BinaryOp;
 
-Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1) {
+Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+
+// out= and in-place forms when autograd is involved: in place on `a` is recorded; out= is refused.
+Tensor run_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, const char* name) {
+  if (!autograd::needs_grad({&a, &b, &out})) return run(op, out, a, b, alpha);
+  EMBER_CHECK(out.is_same(a), Error, name, "(): functions with out=... arguments don't support automatic "
+              "differentiation, but one of the arguments requires grad.");
+  return autograd::record_in_place(out, [&] { return run(op, {}, a, b, alpha); });
+}
+
+Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
   if (op == BinaryOp::Sub) {
     EMBER_CHECK(!(a.dtype() == kBool && b.dtype() == kBool), Error,
                 "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
@@ -49,7 +60,9 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
     EMBER_CHECK(!alpha.is_floating_point(), Error, "For integral input tensors, argument alpha must not be a floating point number.");
   }
   cpu::binary_kernel(op, it, alpha);
-  return it.finish();
+  Tensor result = it.finish();
+  if (!out.defined() && autograd::needs_grad({&a, &b})) autograd::record_binary(op, result, a, b, alpha);
+  return result;
 }
 
 }  // namespace
@@ -58,11 +71,11 @@ Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) { return run(B
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) { return run(BinaryOp::Sub, {}, a, b, alpha); }
 
 Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  run(BinaryOp::Add, out, a, b, alpha);
+  run_out(BinaryOp::Add, out, a, b, alpha, "add");
   return out;
 }
 Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  run(BinaryOp::Sub, out, a, b, alpha);
+  run_out(BinaryOp::Sub, out, a, b, alpha, "sub");
   return out;
 }
 
@@ -70,7 +83,7 @@ Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alp
 #define EMBER_BINARY(name, op)                                       \
   Tensor name(const Tensor& a, const Tensor& b) { return run(BinaryOp::op, {}, a, b); } \
   Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b) { \
-    run(BinaryOp::op, out, a, b);                                    \
+    run_out(BinaryOp::op, out, a, b, 1, #name);                      \
     return out;                                                      \
   }
 EMBER_BINARY(mul, Mul)

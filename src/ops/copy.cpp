@@ -1,4 +1,5 @@
 // Copies: copy_, fill_, contiguous, clone and dtype/device conversion.
+#include "../autograd/function.h"
 #include "../cpu/copy_kernel.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
@@ -7,7 +8,17 @@
 
 namespace ember {
 
+namespace {
+
+// Copies pass the gradient through (the engine casts it back to the input's dtype).
+void record_copy(const char* name, const Tensor& out, const Tensor& input) {
+  autograd::record(name, out, {&input}, {}, [](const autograd::BackwardContext& c) { return c.grads; });
+}
+
+}  // namespace
+
 Tensor& Tensor::copy_(const Tensor& src) {
+  autograd::check_in_place(*this);
   DimVector shape = broadcast_shapes(sizes(), src.sizes());
   EMBER_CHECK(IntArrayRef(shape).size() == sizes().size() && std::equal(shape.begin(), shape.end(), sizes().begin()),
               Error, "output with shape ", int_list(sizes()), " doesn't match the broadcast shape ", int_list(shape));
@@ -31,11 +42,19 @@ Tensor& Tensor::copy_(const Tensor& src) {
       break;
   }
   cpu::copy_kernel(*this, source);
+  bump_version();
+  if (autograd::needs_grad({&src, this})) {  // dst now holds src's values: its gradient flows to src
+    autograd::record("CopyBackwards", *this, {this, &src}, {}, [](const autograd::BackwardContext& c) {
+      return autograd::TensorList{zeros_like(c.grads[0]), c.grads[0]};
+    });
+  }
   return *this;
 }
 
 Tensor& Tensor::fill_(const Scalar& value) {  // overlapping (expanded) targets are fine: one value
+  autograd::check_in_place(*this);
   cpu::fill_kernel(*this, value);
+  bump_version();
   return *this;
 }
 
@@ -74,12 +93,14 @@ Tensor Tensor::contiguous() const {
   if (is_contiguous()) return *this;
   Tensor out = empty(sizes(), TensorOptions(dtype()).with_device(device()));
   cpu::copy_kernel(out, *this);
+  if (autograd::needs_grad({this})) record_copy("CloneBackward0", out, *this);
   return out;
 }
 
 Tensor Tensor::clone() const {
   Tensor out = empty_like(*this);
   cpu::copy_kernel(out, *this);
+  if (autograd::needs_grad({this})) record_copy("CloneBackward0", out, *this);
   return out;
 }
 
@@ -87,6 +108,7 @@ Tensor Tensor::to(ScalarType new_dtype, bool copy) const {
   if (new_dtype == dtype() && !copy) return *this;
   Tensor out = empty_like(*this, TensorOptions(new_dtype));
   cpu::copy_kernel(out, *this);
+  if (autograd::needs_grad({this})) record_copy("ToCopyBackward0", out, *this);
   return out;
 }
 

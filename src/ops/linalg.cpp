@@ -1,6 +1,7 @@
 // The matmul family. Every case reduces to cpu::gemm on 2-D operands (batches loop over it).
 #include "ember/linalg.h"
 
+#include "../autograd/formulas.h"
 #include "../cpu/gemm.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
@@ -38,6 +39,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   check_same_dtype(a, b);
   Tensor out = empty({a.sizes()[0], b.sizes()[1]}, TensorOptions(a.dtype()));
   mm_into(a, b, out);
+  if (autograd::needs_grad({&a, &b})) autograd::record_mm(out, a, b);
   return out;
 }
 
@@ -51,9 +53,13 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   Tensor out = empty({B, M, N}, TensorOptions(a.dtype()));
   // Many small products run one per thread; few large ones split inside gemm instead.
   int64_t grain = M * N * K >= (1 << 18) ? B : 1;
-  parallel_for(0, B, grain, [&](int64_t s, int64_t e) {
-    for (int64_t i = s; i < e; ++i) mm_into(a.select(0, i), b.select(0, i), out.select(0, i));
+  autograd::untracked([&] {
+    parallel_for(0, B, grain, [&](int64_t s, int64_t e) {
+      for (int64_t i = s; i < e; ++i) mm_into(a.select(0, i), b.select(0, i), out.select(0, i));
+    });
+    return 0;
   });
+  if (autograd::needs_grad({&a, &b})) autograd::record_bmm(out, a, b);
   return out;
 }
 
@@ -62,7 +68,9 @@ Tensor mv(const Tensor& m, const Tensor& v) {
               ", ", v.dim());
   EMBER_CHECK(m.sizes()[1] == v.sizes()[0], Error, "size mismatch, got input (", m.sizes()[0], "), mat (", dims_str(m),
               "), vec (", v.sizes()[0], ")");
-  return mm(m, v.unsqueeze(1)).squeeze({1});
+  Tensor r = autograd::untracked([&] { return mm(m, v.unsqueeze(1)).squeeze({1}); });
+  if (autograd::needs_grad({&m, &v})) autograd::record_mv(r, m, v);
+  return r;
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {
@@ -73,7 +81,9 @@ Tensor dot(const Tensor& a, const Tensor& b) {
               " elements respectively");
   EMBER_CHECK(a.dtype() == b.dtype(), Error, "dot : expected both vectors to have same dtype, but found ",
               dtype_info(a.dtype()).legacy_name, " and ", dtype_info(b.dtype()).legacy_name);
-  return mm(a.unsqueeze(0), b.unsqueeze(1)).reshape({});
+  Tensor r = autograd::untracked([&] { return mm(a.unsqueeze(0), b.unsqueeze(1)).reshape({}); });
+  if (autograd::needs_grad({&a, &b})) autograd::record_dot(r, a, b);
+  return r;
 }
 
 Tensor outer(const Tensor& a, const Tensor& b) {
@@ -116,11 +126,15 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) {
-  Tensor prod = mm(m1, m2);
-  Tensor out = empty(prod.sizes(), TensorOptions(prod.dtype()));
-  out.copy_(input.expand(prod.sizes()));
-  if (beta.to_double() == 0) out.zero_();  // beta = 0 ignores input, NaNs included, as torch
-  mm_into(m1, m2, out, alpha.to_double(), beta.to_double() == 0 ? 0.0 : beta.to_double());
+  Tensor out = autograd::untracked([&] {
+    Tensor prod = mm(m1, m2);
+    Tensor out = empty(prod.sizes(), TensorOptions(prod.dtype()));
+    out.copy_(input.expand(prod.sizes()));
+    if (beta.to_double() == 0) out.zero_();  // beta = 0 ignores input, NaNs included, as torch
+    mm_into(m1, m2, out, alpha.to_double(), beta.to_double() == 0 ? 0.0 : beta.to_double());
+    return out;
+  });
+  if (autograd::needs_grad({&input, &m1, &m2})) autograd::record_addmm(out, input, m1, m2, beta, alpha);
   return out;
 }
 

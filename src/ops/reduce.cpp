@@ -1,6 +1,7 @@
 // Reductions: dim handling, dtype rules and accumulator setup; the folding is in cpu/reduce_kernels.
 #include "ember/reduce.h"
 
+#include "../autograd/formulas.h"
 #include "../cpu/reduce_kernels.h"
 #include "ember/creation.h"
 #include "ember/ops.h"
@@ -86,14 +87,20 @@ Tensor logical(ReduceOp op, const char* name, const Tensor& x, IntArrayRef dims,
 }  // namespace
 
 Tensor sum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
-  return sum_like(ReduceOp::Sum, "sum", x, dims, keepdim, dtype);
+  Tensor r = autograd::untracked([&] { return sum_like(ReduceOp::Sum, "sum", x, dims, keepdim, dtype); });
+  if (autograd::needs_grad({&x})) autograd::record_sum(r, x, dims, keepdim);
+  return r;
 }
 
 Tensor prod(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
-  return sum_like(ReduceOp::Prod, "prod", x, dims, keepdim, dtype);
+  Tensor r = autograd::untracked([&] { return sum_like(ReduceOp::Prod, "prod", x, dims, keepdim, dtype); });
+  if (autograd::needs_grad({&x})) autograd::record_prod(r, x, dims, keepdim);
+  return r;
 }
 
-Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+namespace {
+
+Tensor mean_impl(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
   ScalarType out = dtype.value_or(x.dtype());
   EMBER_CHECK(is_floating_point(out), Error, "mean(): could not infer output dtype. ",
               dtype ? "Optional" : "Input", " dtype must be either a floating point or complex dtype. Got: ",
@@ -105,10 +112,31 @@ Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<Scala
   return finish(acc, r, out);
 }
 
-Tensor amax(const Tensor& x, IntArrayRef dims, bool keepdim) { return extremum(ReduceOp::Max, "amax", x, dims, keepdim); }
-Tensor amin(const Tensor& x, IntArrayRef dims, bool keepdim) { return extremum(ReduceOp::Min, "amin", x, dims, keepdim); }
-Tensor all(const Tensor& x, IntArrayRef dims, bool keepdim) { return logical(ReduceOp::All, "all", x, dims, keepdim); }
-Tensor any(const Tensor& x, IntArrayRef dims, bool keepdim) { return logical(ReduceOp::Any, "any", x, dims, keepdim); }
+}  // namespace
+
+Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  Tensor r = autograd::untracked([&] { return mean_impl(x, dims, keepdim, dtype); });
+  if (autograd::needs_grad({&x})) autograd::record_mean(r, x, dims, keepdim);
+  return r;
+}
+
+Tensor amax(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  Tensor r = autograd::untracked([&] { return extremum(ReduceOp::Max, "amax", x, dims, keepdim); });
+  if (autograd::needs_grad({&x})) autograd::record_extremes("AmaxBackward0", r, x, dims, keepdim);
+  return r;
+}
+
+Tensor amin(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  Tensor r = autograd::untracked([&] { return extremum(ReduceOp::Min, "amin", x, dims, keepdim); });
+  if (autograd::needs_grad({&x})) autograd::record_extremes("AminBackward0", r, x, dims, keepdim);
+  return r;
+}
+Tensor all(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  return autograd::untracked([&] { return logical(ReduceOp::All, "all", x, dims, keepdim); });
+}
+Tensor any(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  return autograd::untracked([&] { return logical(ReduceOp::Any, "any", x, dims, keepdim); });
+}
 
 namespace {
 
@@ -131,15 +159,24 @@ std::pair<Tensor, Tensor> arg_extremum(bool is_max, const char* name, const Tens
 
 }  // namespace
 
-std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) { return arg_extremum(true, "max", x, dim, keepdim); }
-std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim) { return arg_extremum(false, "min", x, dim, keepdim); }
+std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) {
+  auto r = autograd::untracked([&] { return arg_extremum(true, "max", x, dim, keepdim); });
+  if (autograd::needs_grad({&x})) autograd::record_max_dim("MaxBackward0", r.first, r.second, x, dim, keepdim);
+  return r;
+}
+
+std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim) {
+  auto r = autograd::untracked([&] { return arg_extremum(false, "min", x, dim, keepdim); });
+  if (autograd::needs_grad({&x})) autograd::record_max_dim("MinBackward0", r.first, r.second, x, dim, keepdim);
+  return r;
+}
 Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
   EMBER_CHECK(x.dtype() != kBool, Error, "argmax(): does not support bool input");
-  return arg_extremum(true, "argmax", x, dim, keepdim).second;
+  return autograd::untracked([&] { return arg_extremum(true, "argmax", x, dim, keepdim).second; });
 }
 Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
   EMBER_CHECK(x.dtype() != kBool, Error, "argmin(): does not support bool input");
-  return arg_extremum(false, "argmin", x, dim, keepdim).second;
+  return autograd::untracked([&] { return arg_extremum(false, "argmin", x, dim, keepdim).second; });
 }
 
 }  // namespace ember

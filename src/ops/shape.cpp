@@ -3,6 +3,8 @@
 #include <numeric>
 #include <optional>
 
+#include "../autograd/function.h"
+#include "ember/creation.h"
 #include "ember/layout.h"
 #include "ember/tensor.h"
 
@@ -10,8 +12,35 @@ namespace ember {
 
 namespace {
 
-Tensor make_view(const Tensor& base, DimVector sizes, DimVector strides, int64_t offset) {
-  return Tensor::make(base.storage(), std::move(sizes), std::move(strides), offset, base.dtype());
+// A view of `base`; when it needs grad it is recorded as `grad_name`, whose formula `backward`
+// maps the view's gradient to base's (taken as a template so the no-grad path builds nothing).
+template <typename Backward>
+Tensor make_view(const Tensor& base, DimVector sizes, DimVector strides, int64_t offset, const char* grad_name,
+                 Backward backward) {
+  Tensor v = Tensor::make(base.storage(), std::move(sizes), std::move(strides), offset, base.dtype());
+  if (autograd::needs_grad({&base})) {
+    autograd::record(grad_name, v, {&base}, {}, [backward](const autograd::BackwardContext& c) {
+      return autograd::TensorList{backward(c.grads[0])};
+    });
+  }
+  return v;
+}
+
+// The gradient of a view that picks some of base's elements: zeros with g where `pick` selects.
+template <typename Pick>
+auto scatter_back(const Tensor& base, Pick pick) {
+  return [sizes = DimVector(base.sizes()), pick](const Tensor& g) {
+    Tensor z = zeros(sizes, TensorOptions(g.dtype()));
+    pick(z).copy_(g);
+    return z;
+  };
+}
+
+// For views whose derivative Ember does not have yet: backward raises instead of going wrong.
+auto not_differentiable(const char* op) {
+  return [op](const Tensor&) -> Tensor {
+    throw NotImplementedError(str("the derivative for '", op, "' is not implemented in Ember yet"));
+  };
 }
 
 // Resolves one -1 entry in `shape` against numel (torch's infer_size).
@@ -88,7 +117,9 @@ void check_no_duplicates(IntArrayRef dims, int64_t ndim, const char* what) {
 
 }  // namespace
 
-Tensor Tensor::alias() const { return make_view(*this, impl_->sizes, impl_->strides, storage_offset()); }
+Tensor Tensor::alias() const {
+  return make_view(*this, impl_->sizes, impl_->strides, storage_offset(), "AliasBackward0", [](const Tensor& g) { return g; });
+}
 
 Tensor Tensor::view(IntArrayRef shape) const {
   DimVector sizes = infer_size(shape, numel());
@@ -96,13 +127,15 @@ Tensor Tensor::view(IntArrayRef shape) const {
   EMBER_CHECK(strides, Error,
               "view size is not compatible with input tensor's size and stride (at least one dimension spans "
               "across two contiguous subspaces). Use .reshape(...) instead.");
-  return make_view(*this, std::move(sizes), std::move(*strides), storage_offset());
+  return make_view(*this, std::move(sizes), std::move(*strides), storage_offset(), "ViewBackward0",
+                   [in = DimVector(impl_->sizes)](const Tensor& g) { return g.reshape(in); });
 }
 
 Tensor Tensor::reshape(IntArrayRef shape) const {
   DimVector sizes = infer_size(shape, numel());
   if (auto strides = compute_view_strides(impl_->sizes, impl_->strides, sizes)) {
-    return make_view(*this, std::move(sizes), std::move(*strides), storage_offset());
+    return make_view(*this, std::move(sizes), std::move(*strides), storage_offset(), "ViewBackward0",
+                     [in = DimVector(impl_->sizes)](const Tensor& g) { return g.reshape(in); });
   }
   return contiguous().view(sizes);  // not viewable, so not contiguous: this copies
 }
@@ -148,12 +181,19 @@ Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
     std::swap(sizes[dim0], sizes[dim1]);
     std::swap(strides[dim0], strides[dim1]);
   }
-  return make_view(*this, std::move(sizes), std::move(strides), storage_offset());
+  return make_view(*this, std::move(sizes), std::move(strides), storage_offset(), "TransposeBackward0",
+                   [dim0, dim1](const Tensor& g) { return g.transpose(dim0, dim1); });
 }
 
 Tensor Tensor::t() const {
   EMBER_CHECK(dim() <= 2, Error, "t() expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
-  return dim() < 2 ? alias() : transpose(0, 1);
+  DimVector sizes = impl_->sizes, strides = impl_->strides;
+  if (dim() == 2) {
+    std::swap(sizes[0], sizes[1]);
+    std::swap(strides[0], strides[1]);
+  }
+  return make_view(*this, std::move(sizes), std::move(strides), storage_offset(), "TBackward0",
+                   [](const Tensor& g) { return g.t(); });
 }
 
 Tensor Tensor::mT() const {
@@ -176,7 +216,10 @@ Tensor Tensor::permute(IntArrayRef dims) const {
     sizes[i] = impl_->sizes[wrapped[i]];
     strides[i] = impl_->strides[wrapped[i]];
   }
-  return make_view(*this, std::move(sizes), std::move(strides), storage_offset());
+  DimVector inverse(wrapped.size());
+  for (size_t i = 0; i < wrapped.size(); ++i) inverse[size_t(wrapped[i])] = int64_t(i);
+  return make_view(*this, std::move(sizes), std::move(strides), storage_offset(), "PermuteBackward0",
+                   [inverse](const Tensor& g) { return g.permute(inverse); });
 }
 
 Tensor Tensor::squeeze() const {
@@ -187,7 +230,8 @@ Tensor Tensor::squeeze() const {
       strides.push_back(impl_->strides[i]);
     }
   }
-  return make_view(*this, std::move(sizes), std::move(strides), storage_offset());
+  return make_view(*this, std::move(sizes), std::move(strides), storage_offset(), "SqueezeBackward0",
+                   [in = DimVector(impl_->sizes)](const Tensor& g) { return g.reshape(in); });
 }
 
 Tensor Tensor::squeeze(IntArrayRef dims) const {
@@ -200,7 +244,9 @@ Tensor Tensor::squeeze(IntArrayRef dims) const {
     sizes.push_back(impl_->sizes[i]);
     strides.push_back(impl_->strides[i]);
   }
-  return make_view(*this, std::move(sizes), std::move(strides), storage_offset());
+  return make_view(*this, std::move(sizes), std::move(strides), storage_offset(),
+                   dims.size() == 1 ? "SqueezeBackward1" : "SqueezeBackward2",
+                   [in = DimVector(impl_->sizes)](const Tensor& g) { return g.reshape(in); });
 }
 
 Tensor Tensor::unsqueeze(int64_t d) const {
@@ -209,7 +255,8 @@ Tensor Tensor::unsqueeze(int64_t d) const {
   int64_t new_stride = d >= dim() ? 1 : sizes[d] * strides[d];
   sizes.insert(size_t(d), 1);
   strides.insert(size_t(d), new_stride);
-  return make_view(*this, std::move(sizes), std::move(strides), storage_offset());
+  return make_view(*this, std::move(sizes), std::move(strides), storage_offset(), "UnsqueezeBackward0",
+                   [d](const Tensor& g) { return g.squeeze(DimVector{d}); });
 }
 
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
@@ -281,7 +328,8 @@ Tensor Tensor::expand(IntArrayRef target) const {
     sizes[i] = want;
     strides[i] = stride;
   }
-  return make_view(*this, std::move(sizes), std::move(strides), storage_offset());
+  return make_view(*this, std::move(sizes), std::move(strides), storage_offset(), "ExpandBackward0",
+                   [in = DimVector(impl_->sizes)](const Tensor& g) { return autograd::sum_to(g, in); });
 }
 
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
@@ -308,7 +356,8 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   int64_t offset = storage_offset() + index * strides[d];
   sizes.erase(size_t(d));
   strides.erase(size_t(d));
-  return make_view(*this, std::move(sizes), std::move(strides), offset);
+  return make_view(*this, std::move(sizes), std::move(strides), offset, "SelectBackward0",
+                   scatter_back(*this, [d, index](const Tensor& z) { return z.select(d, index); }));
 }
 
 Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<int64_t> end_opt, int64_t step) const {
@@ -328,7 +377,8 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<
   int64_t offset = storage_offset() + start * strides[d];
   sizes[d] = (end - start + step - 1) / step;
   strides[d] *= step;
-  return make_view(*this, std::move(sizes), std::move(strides), offset);
+  return make_view(*this, std::move(sizes), std::move(strides), offset, "SliceBackward0",
+                   scatter_back(*this, [d, start, end, step](const Tensor& z) { return z.slice(d, start, end, step); }));
 }
 
 Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
@@ -348,7 +398,8 @@ Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
     sizes[d] = (impl_->sizes[d] - size) / step + 1;
     strides[d] *= step;
   }
-  return make_view(*this, std::move(sizes), std::move(strides), storage_offset());
+  return make_view(*this, std::move(sizes), std::move(strides), storage_offset(), "UnfoldBackward0",
+                   not_differentiable("unfold"));
 }
 
 Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> offset_opt) const {
@@ -366,7 +417,8 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<
   EMBER_CHECK(needed <= int64_t(storage().nbytes()), Error, "setStorage: sizes ", int_list(sizes), ", strides ",
               int_list(strides), ", storage offset ", offset, ", and itemsize ", itemsize, " requiring a storage size of ",
               needed, " are out of bounds for storage of size ", storage().nbytes());
-  return make_view(*this, DimVector(sizes), DimVector(strides), offset);
+  return make_view(*this, DimVector(sizes), DimVector(strides), offset, "AsStridedBackward0",
+                   not_differentiable("as_strided"));
 }
 
 std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
@@ -441,7 +493,8 @@ Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
   strides.erase(size_t(std::min(dim1, dim2)));
   sizes.push_back(diag_size);
   strides.push_back(diag_stride);
-  return make_view(*this, std::move(sizes), std::move(strides), storage_off);
+  return make_view(*this, std::move(sizes), std::move(strides), storage_off, "DiagonalBackward0",
+                   scatter_back(*this, [offset, dim1, dim2](const Tensor& z) { return z.diagonal(offset, dim1, dim2); }));
 }
 
 Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const {

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 
+#include "../autograd/formulas.h"
 #include "../cpu/softmax_kernel.h"
 #include "ember/creation.h"
 #include "ember/ops.h"
@@ -110,9 +111,28 @@ Tensor scan(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
 
 }  // namespace
 
-Tensor softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) { return softmax_impl(x, dim, dtype, false); }
-Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) { return softmax_impl(x, dim, dtype, true); }
-Tensor cumsum(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) { return scan<false>(x, dim, dtype); }
-Tensor cumprod(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) { return scan<true>(x, dim, dtype); }
+Tensor softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  Tensor r = autograd::untracked([&] { return softmax_impl(x, dim, dtype, false); });
+  if (autograd::needs_grad({&x})) autograd::record_softmax(false, r, x, dim);
+  return r;
+}
+
+Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  Tensor r = autograd::untracked([&] { return softmax_impl(x, dim, dtype, true); });
+  if (autograd::needs_grad({&x})) autograd::record_softmax(true, r, x, dim);
+  return r;
+}
+
+Tensor cumsum(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  Tensor r = autograd::untracked([&] { return scan<false>(x, dim, dtype); });
+  if (autograd::needs_grad({&x}) && r.is_floating_point()) autograd::record_cumsum(r, x, dim);
+  return r;
+}
+
+Tensor cumprod(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  Tensor r = autograd::untracked([&] { return scan<true>(x, dim, dtype); });
+  if (autograd::needs_grad({&x}) && r.is_floating_point()) autograd::record_cumprod(r, x, dim);
+  return r;
+}
 
 }  // namespace ember

@@ -1,4 +1,5 @@
 // Unary elementwise ops from unary_ops.def: dtype rules, then one kernel through the iterator.
+#include "../autograd/formulas.h"
 #include "../cpu/unary_kernels.h"
 #include "ember/ops.h"
 
@@ -36,9 +37,18 @@ Tensor run_unary(const char* name, UnaryKind kind, void (*kernel)(const TensorIt
 }  // namespace
 
 #define EMBER_UNARY_OP(name, kind, expr)                                                      \
-  Tensor name(const Tensor& self) { return run_unary(#name, UnaryKind::kind, &cpu::name##_kernel, {}, self); } \
+  Tensor name(const Tensor& self) {                                                           \
+    Tensor r = run_unary(#name, UnaryKind::kind, &cpu::name##_kernel, {}, self);              \
+    if (autograd::needs_grad({&self})) autograd::record_##name(r, self);                      \
+    return r;                                                                                 \
+  }                                                                                           \
   Tensor& name##_(Tensor& self) { return name##_out(self, self); }                           \
   Tensor& name##_out(Tensor& out, const Tensor& self) {                                       \
+    if (autograd::needs_grad({&self, &out})) {                                                \
+      EMBER_CHECK(out.is_same(self), Error, #name "(): functions with out=... arguments don't support " \
+                  "automatic differentiation, but one of the arguments requires grad.");       \
+      return autograd::record_in_place(out, [&] { return name(self); });                      \
+    }                                                                                         \
     run_unary(#name, UnaryKind::kind, &cpu::name##_kernel, out, self);                        \
     return out;                                                                               \
   }

@@ -1,4 +1,5 @@
 // where(cond, a, b) and the float predicates isnan, isinf, isfinite.
+#include "../autograd/formulas.h"
 #include "../cpu/strided_loop.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
@@ -7,7 +8,9 @@
 
 namespace ember {
 
-Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+namespace {
+
+Tensor where_impl(const Tensor& cond, const Tensor& a, const Tensor& b) {
   EMBER_CHECK(cond.dtype() == kBool, Error, "where expected condition to be a boolean tensor, but got a tensor with dtype ",
               dtype_info(cond.dtype()).legacy_name);
   DimVector shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes()), b.sizes());
@@ -28,6 +31,14 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
     });
   });
   return out;
+}
+
+}  // namespace
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  Tensor r = autograd::untracked([&] { return where_impl(cond, a, b); });
+  if (autograd::needs_grad({&a, &b})) autograd::record_where(r, cond, a, b);
+  return r;
 }
 
 Tensor isnan(const Tensor& x) { return x.is_floating_point() ? ne(x, x) : zeros(x.sizes(), TensorOptions(kBool)); }

@@ -1,0 +1,122 @@
+// Autograd in Python: Tensor.grad / grad_fn / backward / detach / hooks, graph nodes, grad mode,
+// and the engine entry points ember.autograd builds on.
+#include <nanobind/stl/function.h>
+#include <nanobind/stl/shared_ptr.h>
+
+#include "bindings.h"
+#include "ember/autograd.h"
+
+namespace ember::py {
+
+namespace {
+
+using autograd::Node;
+using autograd::TensorList;
+
+TensorList tensor_list(nb::handle h) {  // a tensor, or a sequence of tensors (None entries stay undefined)
+  TensorList out;
+  if (h.is_none()) return out;
+  if (nb::isinstance<Tensor>(h)) return {nb::cast<Tensor>(h)};
+  for (nb::handle item : h) out.push_back(item.is_none() ? Tensor() : nb::cast<Tensor>(item));
+  return out;
+}
+
+// A Python callable as a hook: its return value (None or a tensor) replaces the gradient.
+autograd::TensorHook python_hook(nb::object fn) {
+  return [fn = std::move(fn)](const Tensor& grad) -> Tensor {
+    nb::object r = fn(grad);
+    return r.is_none() ? Tensor() : nb::cast<Tensor>(r);
+  };
+}
+
+nb::object next_functions(const Node& node) {
+  nb::list items;
+  for (const autograd::Edge& e : node.next_edges) {
+    items.append(nb::make_tuple(e.fn ? nb::cast(e.fn) : nb::none(), e.input_nr));
+  }
+  return nb::tuple(items);
+}
+
+}  // namespace
+
+void init_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
+  nb::class_<Node>(m, "_Node")
+      .def("name", &Node::name)
+      .def_prop_ro("next_functions", &next_functions)
+      .def_prop_ro("variable", [](const Node& n) -> nb::object {
+        auto* acc = dynamic_cast<const autograd::AccumulateGrad*>(&n);
+        EMBER_CHECK(acc, Error, "'", n.name(), "' object has no attribute 'variable'");
+        auto impl = acc->leaf.lock();
+        return impl ? nb::cast(Tensor(impl)) : nb::none();
+      })
+      .def("register_prehook", [](Node& n, nb::object fn) {
+        n.pre_hooks.emplace_back(0, [fn = std::move(fn)](const Tensor& g) -> Tensor {
+          nb::object r = fn(nb::make_tuple(g));
+          return r.is_none() ? Tensor() : nb::cast<Tensor>(nb::tuple(r)[0]);
+        });
+      })
+      .def("__repr__", [](nb::handle self) {
+        return str("<", nb::cast<const Node&>(self).name(), " object at ", self.ptr(), ">");
+      });
+
+  cls.def_prop_rw("requires_grad", &Tensor::requires_grad, [](Tensor& t, bool r) { t.requires_grad_(r); })
+      .def("requires_grad_", [](nb::handle self, bool r) {
+        nb::cast<Tensor&>(self).requires_grad_(r);
+        return nb::borrow(self);
+      }, nb::arg("requires_grad") = true)
+      .def_prop_ro("is_leaf", &Tensor::is_leaf)
+      .def_prop_rw("grad", [](const Tensor& t) -> nb::object {
+        Tensor g = t.grad();
+        return g.defined() ? nb::cast(g) : nb::none();
+      }, [](const Tensor& t, std::optional<Tensor> g) { t.set_grad(g ? *g : Tensor()); }, nb::arg("grad").none())
+      .def_prop_ro("grad_fn", &Tensor::grad_fn)
+      .def_prop_ro("output_nr", &Tensor::output_nr)
+      .def_prop_ro("_version", &Tensor::version)
+      .def_prop_ro("retains_grad", &Tensor::retains_grad)
+      .def("retain_grad", &Tensor::retain_grad)
+      .def("detach", &Tensor::detach)
+      .def("detach_", [](nb::handle self) {
+        nb::cast<Tensor&>(self).detach_();
+        return nb::borrow(self);
+      })
+      .def_prop_rw("data", &Tensor::detach, [](Tensor& t, const Tensor& src) {
+        // x.data = y: x takes y's storage and geometry, keeping its own autograd identity.
+        TensorImpl& dst = *t.impl();
+        dst.storage = src.storage();
+        dst.sizes = DimVector(src.sizes());
+        dst.strides = DimVector(src.strides());
+        dst.storage_offset = src.storage_offset();
+        dst.dtype = src.dtype();
+        dst.refresh_metadata();
+      })
+      .def("register_hook", [](const Tensor& t, nb::object fn) {
+        EMBER_CHECK(t.requires_grad(), Error, "cannot register a hook on a tensor that doesn't require gradient");
+        autograd::register_hook(t, python_hook(std::move(fn)));
+      })
+      .def("backward", [](const Tensor& t, nb::handle gradient, std::optional<bool> retain_graph, bool create_graph,
+                          nb::handle inputs) {
+        EMBER_CHECK(inputs.is_none(), NotImplementedError, "backward(inputs=...) is not supported yet; use "
+                    "ember.autograd.grad(outputs, inputs)");
+        TensorList grads = tensor_list(gradient);
+        autograd::backward({t}, grads, retain_graph, create_graph);
+      }, nb::arg("gradient") = nb::none(), nb::arg("retain_graph") = nb::none(), nb::arg("create_graph") = false,
+         nb::arg("inputs") = nb::none());
+
+  m.def("is_grad_enabled", &autograd::is_grad_enabled);
+  m.def("_set_grad_enabled", &autograd::set_grad_enabled);
+  m.def("is_inference_mode_enabled", &autograd::is_inference_mode_enabled);
+  m.def("_set_inference_mode", &autograd::set_inference_mode_enabled);
+  m.def("_backward", [](nb::handle tensors, nb::handle grads, std::optional<bool> retain_graph, bool create_graph) {
+    autograd::backward(tensor_list(tensors), tensor_list(grads), retain_graph, create_graph);
+  });
+  m.def("_grad", [](nb::handle outputs, nb::handle inputs, nb::handle grad_outputs, std::optional<bool> retain_graph,
+                    bool create_graph, bool allow_unused) {
+    TensorList result = autograd::grad(tensor_list(outputs), tensor_list(inputs), tensor_list(grad_outputs),
+                                       retain_graph, create_graph, allow_unused);
+    nb::list out;
+    for (const Tensor& r : result) out.append(r.defined() ? nb::cast(r) : nb::none());
+    return nb::tuple(out);
+  });
+}
+
+}  // namespace ember::py

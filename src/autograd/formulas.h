@@ -1,0 +1,35 @@
+// Derivative formulas, one record_* per op family: each op calls its record_* with its result
+// and inputs; it attaches a grad_fn when autograd::needs_grad holds.
+#pragma once
+#include "../cpu/binary_kernels.h"
+#include "function.h"
+
+namespace ember::autograd {
+
+void record_binary(cpu::BinaryOp op, const Tensor& result, const Tensor& a, const Tensor& b, const Scalar& alpha);
+
+void record_sum(const Tensor& result, const Tensor& x, IntArrayRef dims, bool keepdim);
+void record_mean(const Tensor& result, const Tensor& x, IntArrayRef dims, bool keepdim);
+void record_prod(const Tensor& result, const Tensor& x, IntArrayRef dims, bool keepdim);
+// amax/amin: the gradient is split evenly among tied extremes.
+void record_extremes(const char* name, const Tensor& result, const Tensor& x, IntArrayRef dims, bool keepdim);
+// max/min along a dim: the gradient goes to the element at `indices`.
+void record_max_dim(const char* name, const Tensor& values, const Tensor& indices, const Tensor& x, int64_t dim,
+                    bool keepdim);
+void record_softmax(bool log, const Tensor& result, const Tensor& x, int64_t dim);
+void record_cumsum(const Tensor& result, const Tensor& x, int64_t dim);
+void record_cumprod(const Tensor& result, const Tensor& x, int64_t dim);
+
+void record_mm(const Tensor& result, const Tensor& a, const Tensor& b);
+void record_bmm(const Tensor& result, const Tensor& a, const Tensor& b);
+void record_mv(const Tensor& result, const Tensor& m, const Tensor& v);
+void record_dot(const Tensor& result, const Tensor& a, const Tensor& b);
+void record_addmm(const Tensor& result, const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta,
+                  const Scalar& alpha);
+void record_where(const Tensor& result, const Tensor& cond, const Tensor& a, const Tensor& b);
+
+#define EMBER_UNARY_OP(name, kind, expr) void record_##name(const Tensor& result, const Tensor& self);
+#include "ember/unary_ops.def"
+#undef EMBER_UNARY_OP
+
+}  // namespace ember::autograd

@@ -1,0 +1,105 @@
+// Derivatives of the binary elementwise ops (broadcast gradients are summed back by the engine).
+#include "ember/creation.h"
+#include "ember/ops.h"
+#include "ember/type_promotion.h"
+#include "formulas.h"
+
+namespace ember::autograd {
+
+using cpu::BinaryOp;
+
+namespace {
+
+Tensor scaled(const Tensor& g, const Scalar& alpha) { return alpha.to_double() == 1.0 ? g : g * alpha; }
+
+void record_pow(const Tensor& r, const Tensor& a, const Tensor& b) {
+  // d/da a^b = b a^(b-1) (0 where b == 0); d/db a^b = a^b log(a) (0 where a == 0 and b >= 0).
+  auto base_grad = [](const Tensor& g, const Tensor& a, const Tensor& b) {
+    Tensor d = mul(g, mul(b, pow(a, sub(b, wrapped_scalar(1)))));
+    return where(eq(b, wrapped_scalar(0)), zeros_like(d), d);
+  };
+  auto exponent_grad = [](const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& r) {
+    Tensor d = mul(g, mul(r, log(a)));
+    return where(logical_and(eq(a, wrapped_scalar(0)), ge(b, wrapped_scalar(0))), zeros_like(d), d);
+  };
+  if (b.impl()->is_wrapped_number) {
+    record("PowBackward0", r, {&a, &b}, {&a, &b}, [base_grad](const BackwardContext& c) {
+      return TensorList{base_grad(c.grads[0], c.saved[0], c.saved[1]), Tensor()};
+    });
+  } else if (a.impl()->is_wrapped_number) {
+    record("PowBackward2", r, {&a, &b}, {&a, &b, &r}, [exponent_grad](const BackwardContext& c) {
+      return TensorList{Tensor(), exponent_grad(c.grads[0], c.saved[0], c.saved[1], c.saved[2])};
+    });
+  } else {
+    record("PowBackward1", r, {&a, &b}, {&a, &b, &r}, [base_grad, exponent_grad](const BackwardContext& c) {
+      const Tensor &g = c.grads[0], &a = c.saved[0], &b = c.saved[1];
+      return TensorList{c.needs(0) ? base_grad(g, a, b) : Tensor(), c.needs(1) ? exponent_grad(g, a, b, c.saved[2]) : Tensor()};
+    });
+  }
+}
+
+// maximum/minimum: the gradient goes to the selected input, split evenly on ties.
+void record_extremum(const char* name, bool is_max, const Tensor& r, const Tensor& a, const Tensor& b) {
+  record(name, r, {&a, &b}, {&a, &b}, [is_max](const BackwardContext& c) {
+    const Tensor &g = c.grads[0], &a = c.saved[0], &b = c.saved[1];
+    Tensor half = div(g, wrapped_scalar(2)), zero = zeros_like(g);
+    Tensor tie = eq(a, b), a_wins = is_max ? gt(a, b) : lt(a, b);
+    Tensor ga = where(tie, half, where(a_wins, g, zero));
+    Tensor gb = where(tie, half, where(a_wins, zero, g));
+    return TensorList{ga, gb};
+  });
+}
+
+}  // namespace
+
+void record_binary(BinaryOp op, const Tensor& r, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  switch (op) {
+    case BinaryOp::Add:
+      return record("AddBackward0", r, {&a, &b}, {}, [alpha](const BackwardContext& c) {
+        return TensorList{c.grads[0], c.needs(1) ? scaled(c.grads[0], alpha) : Tensor()};
+      });
+    case BinaryOp::Sub:
+      return record("SubBackward0", r, {&a, &b}, {}, [alpha](const BackwardContext& c) {
+        return TensorList{c.grads[0], c.needs(1) ? neg(scaled(c.grads[0], alpha)) : Tensor()};
+      });
+    case BinaryOp::Mul:
+      return record("MulBackward0", r, {&a, &b}, {&a, &b}, [](const BackwardContext& c) {
+        const Tensor& g = c.grads[0];
+        return TensorList{c.needs(0) ? mul(g, c.saved[1]) : Tensor(), c.needs(1) ? mul(g, c.saved[0]) : Tensor()};
+      });
+    case BinaryOp::Div:
+      return record("DivBackward0", r, {&a, &b}, {&a, &b}, [](const BackwardContext& c) {
+        const Tensor &g = c.grads[0], &a = c.saved[0], &b = c.saved[1];
+        return TensorList{c.needs(0) ? div(g, b) : Tensor(), c.needs(1) ? neg(div(mul(g, a), mul(b, b))) : Tensor()};
+      });
+    case BinaryOp::Pow:
+      return record_pow(r, a, b);
+    case BinaryOp::Remainder:
+    case BinaryOp::Fmod: {
+      bool floor = op == BinaryOp::Remainder;
+      return record(floor ? "RemainderBackward0" : "FmodBackward0", r, {&a, &b}, {&a, &b}, [floor](const BackwardContext& c) {
+        const Tensor &g = c.grads[0], &a = c.saved[0], &b = c.saved[1];
+        Tensor quotient = floor ? ember::floor(div(a, b)) : trunc(div(a, b));
+        return TensorList{g, c.needs(1) ? neg(mul(g, quotient)) : Tensor()};
+      });
+    }
+    case BinaryOp::Atan2:
+      return record("Atan2Backward0", r, {&a, &b}, {&a, &b}, [](const BackwardContext& c) {
+        const Tensor &g = c.grads[0], &a = c.saved[0], &b = c.saved[1];
+        Tensor scale = div(g, add(mul(a, a), mul(b, b)));
+        return TensorList{mul(scale, b), neg(mul(scale, a))};
+      });
+    case BinaryOp::Maximum: return record_extremum("MaximumBackward0", true, r, a, b);
+    case BinaryOp::Minimum: return record_extremum("MinimumBackward0", false, r, a, b);
+    case BinaryOp::Fmax: return record_extremum("FmaxBackward0", true, r, a, b);
+    case BinaryOp::Fmin: return record_extremum("FminBackward0", false, r, a, b);
+    case BinaryOp::FloorDivide:
+      return record("FloorDivideBackward0", r, {&a, &b}, {}, [](const BackwardContext& c) -> TensorList {
+        throw Error("the derivative for 'floor_divide' is not implemented.");
+      });
+    default:  // integer and bool results: nothing to differentiate
+      return;
+  }
+}
+
+}  // namespace ember::autograd

@@ -1,0 +1,131 @@
+// Derivatives of reductions, scans and softmax.
+#include "ember/creation.h"
+#include "ember/ops.h"
+#include "ember/reduce.h"
+#include "ember/type_promotion.h"
+#include "formulas.h"
+
+namespace ember::autograd {
+
+namespace {
+
+// The reduced dims of an input of rank `ndim` (all of them when `dims` is empty), wrapped.
+DimVector wrapped_dims(IntArrayRef dims, int64_t ndim) {
+  DimVector out;
+  if (dims.empty()) {
+    for (int64_t d = 0; d < ndim; ++d) out.push_back(d);
+  } else {
+    for (int64_t d : dims) out.push_back(wrap_dim(d, ndim));
+  }
+  return out;
+}
+
+// A reduction's result (or gradient) with its reduced dims back as size 1 (keepdim form).
+Tensor keep_dims(const Tensor& t, IntArrayRef in_sizes, IntArrayRef dims, bool keepdim) {
+  if (keepdim) return t;
+  DimVector shape(in_sizes);
+  for (int64_t d : wrapped_dims(dims, int64_t(in_sizes.size()))) shape[size_t(d)] = 1;
+  return t.reshape(shape);
+}
+
+int64_t reduced_count(IntArrayRef in_sizes, IntArrayRef dims) {
+  int64_t n = 1;
+  for (int64_t d : wrapped_dims(dims, int64_t(in_sizes.size()))) n *= in_sizes[size_t(d)];
+  return n;
+}
+
+// Gradient of max/min-like reductions: split evenly among the elements equal to the result.
+Tensor evenly_to_extremes(const Tensor& g, const Tensor& x, const Tensor& r, IntArrayRef dims, bool keepdim) {
+  Tensor mask = eq(x, keep_dims(r, x.sizes(), dims, keepdim)).to(g.dtype());
+  Tensor count = sum(mask, DimVector(wrapped_dims(dims, x.dim())), true);
+  return mul(mask, div(keep_dims(g, x.sizes(), dims, keepdim), count));
+}
+
+}  // namespace
+
+void record_sum(const Tensor& r, const Tensor& x, IntArrayRef dims, bool keepdim) {
+  record(dims.empty() ? "SumBackward0" : "SumBackward1", r, {&x}, {},
+         [in = DimVector(x.sizes()), d = DimVector(dims), keepdim](const BackwardContext& c) {
+           return TensorList{keep_dims(c.grads[0], in, d, keepdim).expand(in)};
+         });
+}
+
+void record_mean(const Tensor& r, const Tensor& x, IntArrayRef dims, bool keepdim) {
+  record(dims.empty() ? "MeanBackward0" : "MeanBackward1", r, {&x}, {},
+         [in = DimVector(x.sizes()), d = DimVector(dims), keepdim](const BackwardContext& c) {
+           double n = double(reduced_count(in, d));
+           return TensorList{div(keep_dims(c.grads[0], in, d, keepdim), wrapped_scalar(n)).expand(in)};
+         });
+}
+
+void record_extremes(const char* name, const Tensor& r, const Tensor& x, IntArrayRef dims, bool keepdim) {
+  record(name, r, {&x}, {&x, &r}, [d = DimVector(dims), keepdim](const BackwardContext& c) {
+    return TensorList{evenly_to_extremes(c.grads[0], c.saved[0], c.saved[1], d, keepdim)};
+  });
+}
+
+void record_max_dim(const char* name, const Tensor& values, const Tensor& indices, const Tensor& x, int64_t dim,
+                    bool keepdim) {
+  record(name, values, {&x}, {&indices}, [in = DimVector(x.sizes()), dim, keepdim](const BackwardContext& c) {
+    if (in.empty()) return TensorList{c.grads[0]};
+    int64_t d = wrap_dim(dim, int64_t(in.size()));
+    DimVector positions(in.size(), 1);
+    positions[size_t(d)] = in[size_t(d)];
+    Tensor pos = arange(in[size_t(d)]).view(positions);
+    const int64_t ds[1] = {d};
+    Tensor picked = eq(pos, keep_dims(c.saved[0], in, IntArrayRef(ds, 1), keepdim));
+    Tensor g = keep_dims(c.grads[0], in, IntArrayRef(ds, 1), keepdim).expand(in);
+    return TensorList{where(picked, g, zeros_like(g))};
+  });
+}
+
+void record_prod(const Tensor& r, const Tensor& x, IntArrayRef dims, bool keepdim) {
+  // d prod / d x_i = prod / x_i; where x_i == 0 it is the product of the others if x_i is the
+  // only zero of its slice, else 0.
+  record(dims.empty() ? "ProdBackward0" : "ProdBackward1", r, {&x}, {&x, &r},
+         [d = DimVector(dims), keepdim](const BackwardContext& c) {
+           const Tensor &x = c.saved[0], &r = c.saved[1];
+           DimVector all = wrapped_dims(d, x.dim());
+           Tensor zero = eq(x, wrapped_scalar(0));
+           Tensor others = prod(where(zero, ones_like(x), x), all, true);
+           Tensor single_zero = eq(sum(zero, all, true), wrapped_scalar(1));
+           Tensor at_zero = where(single_zero, others, zeros_like(others));
+           Tensor local = where(zero, at_zero.expand(x.sizes()), div(keep_dims(r, x.sizes(), d, keepdim), x));
+           return TensorList{mul(keep_dims(c.grads[0], x.sizes(), d, keepdim), local)};
+         });
+}
+
+void record_softmax(bool log, const Tensor& r, const Tensor& x, int64_t dim) {
+  record(log ? "LogSoftmaxBackward0" : "SoftmaxBackward0", r, {&x}, {&r}, [log, dim](const BackwardContext& c) {
+    const Tensor &g = c.grads[0], &y = c.saved[0];
+    int64_t d = y.dim() == 0 ? 0 : wrap_dim(dim, y.dim());
+    DimVector ds = y.dim() == 0 ? DimVector{} : DimVector{d};
+    if (log) return TensorList{sub(g, mul(exp(y), sum(g, ds, true)))};
+    return TensorList{mul(y, sub(g, sum(mul(g, y), ds, true)))};
+  });
+}
+
+void record_cumsum(const Tensor& r, const Tensor& x, int64_t dim) {
+  // Each input feeds every later output: the gradient is the reversed cumulative sum of g.
+  record("CumsumBackward0", r, {&x}, {}, [dim](const BackwardContext& c) {
+    const Tensor& g = c.grads[0];
+    if (g.dim() == 0) return TensorList{g};
+    DimVector ds{wrap_dim(dim, g.dim())};
+    return TensorList{add(sub(sum(g, ds, true), cumsum(g, dim)), g)};
+  });
+}
+
+void record_cumprod(const Tensor& r, const Tensor& x, int64_t dim) {
+  // d r_j / d x_i = r_j / x_i for j >= i (inputs without zeros).
+  record("CumprodBackward0", r, {&x}, {&x, &r}, [dim](const BackwardContext& c) {
+    const Tensor &g = c.grads[0], &x = c.saved[0], &r = c.saved[1];
+    if (g.dim() == 0) return TensorList{g};
+    EMBER_CHECK(!any(eq(x, wrapped_scalar(0))).item().to_bool(), NotImplementedError,
+                "the derivative of cumprod over inputs containing zeros is not implemented in Ember yet");
+    Tensor gr = mul(g, r);
+    DimVector ds{wrap_dim(dim, g.dim())};
+    return TensorList{div(add(sub(sum(gr, ds, true), cumsum(gr, dim)), gr), x)};
+  });
+}
+
+}  // namespace ember::autograd

@@ -1,0 +1,91 @@
+// Derivatives of the unary ops of unary_ops.def, one line each:
+// EMBER_UNARY_GRAD(op, node name, saves input, saves result, formula in g (incoming), x, r (result)).
+#include <cmath>
+
+#include "ember/creation.h"
+#include "ember/ops.h"
+#include "ember/type_promotion.h"
+#include "formulas.h"
+
+namespace ember::autograd {
+
+namespace {
+
+Tensor one_minus(const Tensor& t) { return sub(wrapped_scalar(1), t); }
+Tensor non_differentiable(const Tensor& g) { return zeros_like(g); }
+
+// 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2), with t = tanh(k x (1 + c x^2)).
+Tensor gelu_tanh_grad(const Tensor& g, const Tensor& x) {
+  constexpr double k = 0.79788456080286535588, cubic = 0.044715;
+  Tensor x2 = mul(x, x);
+  Tensor t = tanh(mul(x, x2 * cubic + 1) * k);
+  Tensor inner = (x2 * (3 * cubic) + 1) * k;
+  return mul(g, add((t + 1) * 0.5, mul(mul(x * 0.5, one_minus(mul(t, t))), inner)));
+}
+
+// Records a unary op whose formula reads the input x and/or the result r.
+void record_unary(const char* node, const Tensor& result, const Tensor& self, bool saves_x, bool saves_r,
+                  BackwardFormula formula) {
+  if (saves_x && saves_r) record(node, result, {&self}, {&self, &result}, std::move(formula));
+  else if (saves_x) record(node, result, {&self}, {&self}, std::move(formula));
+  else if (saves_r) record(node, result, {&self}, {&result}, std::move(formula));
+  else record(node, result, {&self}, {}, std::move(formula));
+}
+
+}  // namespace
+
+#define EMBER_UNARY_GRAD(op, node, saves_x, saves_r, formula)                                   \
+  void record_##op(const Tensor& result, const Tensor& self) {                                  \
+    record_unary(node, result, self, saves_x, saves_r, [](const BackwardContext& c) {            \
+      const Tensor& g = c.grads[0];                                                             \
+      [[maybe_unused]] const Tensor& x = saves_x ? c.saved[0] : g;                              \
+      [[maybe_unused]] const Tensor& r = saves_r ? c.saved[saves_x ? 1 : 0] : g;                \
+      return TensorList{formula};                                                               \
+    });                                                                                         \
+  }
+
+constexpr double kLn2 = 0.69314718055994530942, kLn10 = 2.30258509299404568402;
+constexpr double kTwoOverSqrtPi = 1.12837916709551257390;
+
+EMBER_UNARY_GRAD(exp, "ExpBackward0", false, true, mul(g, r))
+EMBER_UNARY_GRAD(exp2, "Exp2Backward0", false, true, mul(g, r * kLn2))
+EMBER_UNARY_GRAD(expm1, "Expm1Backward0", false, true, mul(g, r + 1))
+EMBER_UNARY_GRAD(log, "LogBackward0", true, false, div(g, x))
+EMBER_UNARY_GRAD(log2, "Log2Backward0", true, false, div(g, x * kLn2))
+EMBER_UNARY_GRAD(log10, "Log10Backward0", true, false, div(g, x * kLn10))
+EMBER_UNARY_GRAD(log1p, "Log1PBackward0", true, false, div(g, x + 1))
+EMBER_UNARY_GRAD(sqrt, "SqrtBackward0", false, true, div(g, r * 2))
+EMBER_UNARY_GRAD(rsqrt, "RsqrtBackward0", false, true, mul(g, mul(r, mul(r, r)) * -0.5))
+EMBER_UNARY_GRAD(sin, "SinBackward0", true, false, mul(g, cos(x)))
+EMBER_UNARY_GRAD(cos, "CosBackward0", true, false, mul(g, neg(sin(x))))
+EMBER_UNARY_GRAD(tan, "TanBackward0", false, true, mul(g, mul(r, r) + 1))
+EMBER_UNARY_GRAD(asin, "AsinBackward0", true, false, div(g, sqrt(one_minus(mul(x, x)))))
+EMBER_UNARY_GRAD(acos, "AcosBackward0", true, false, neg(div(g, sqrt(one_minus(mul(x, x))))))
+EMBER_UNARY_GRAD(atan, "AtanBackward0", true, false, div(g, mul(x, x) + 1))
+EMBER_UNARY_GRAD(sinh, "SinhBackward0", true, false, mul(g, cosh(x)))
+EMBER_UNARY_GRAD(cosh, "CoshBackward0", true, false, mul(g, sinh(x)))
+EMBER_UNARY_GRAD(tanh, "TanhBackward0", false, true, mul(g, one_minus(mul(r, r))))
+EMBER_UNARY_GRAD(sigmoid, "SigmoidBackward0", false, true, mul(g, mul(r, one_minus(r))))
+EMBER_UNARY_GRAD(silu, "SiluBackward0", true, false,
+                 mul(g, mul(sigmoid(x), add(mul(x, one_minus(sigmoid(x))), wrapped_scalar(1)))))
+EMBER_UNARY_GRAD(erf, "ErfBackward0", true, false, mul(g, exp(neg(mul(x, x))) * kTwoOverSqrtPi))
+EMBER_UNARY_GRAD(erfc, "ErfcBackward0", true, false, mul(g, exp(neg(mul(x, x))) * -kTwoOverSqrtPi))
+EMBER_UNARY_GRAD(reciprocal, "ReciprocalBackward0", false, true, neg(mul(g, mul(r, r))))
+EMBER_UNARY_GRAD(abs, "AbsBackward0", true, false, mul(g, sign(x)))
+EMBER_UNARY_GRAD(neg, "NegBackward0", false, false, neg(g))
+EMBER_UNARY_GRAD(relu, "ReluBackward0", false, true, where(gt(r, wrapped_scalar(0)), g, zeros_like(g)))
+EMBER_UNARY_GRAD(floor, "FloorBackward0", false, false, non_differentiable(g))
+EMBER_UNARY_GRAD(ceil, "CeilBackward0", false, false, non_differentiable(g))
+EMBER_UNARY_GRAD(trunc, "TruncBackward0", false, false, non_differentiable(g))
+EMBER_UNARY_GRAD(round, "RoundBackward0", false, false, non_differentiable(g))
+EMBER_UNARY_GRAD(sign, "SignBackward0", false, false, non_differentiable(g))
+EMBER_UNARY_GRAD(square, "PowBackward0", true, false, mul(g, x * 2))  // torch's square is pow(x, 2)
+EMBER_UNARY_GRAD(frac, "FracBackward0", false, false, g)
+EMBER_UNARY_GRAD(gelu_erf, "GeluBackward0", true, false,
+                 mul(g, add(mul(erf(x * M_SQRT1_2) + 1, wrapped_scalar(0.5)),
+                            mul(x, exp(mul(x, x) * -0.5) * (0.5 * kTwoOverSqrtPi * M_SQRT1_2)))))
+EMBER_UNARY_GRAD(gelu_tanh, "GeluBackward0", true, false, gelu_tanh_grad(g, x))
+EMBER_UNARY_GRAD(bitwise_not, "BitwiseNotBackward0", false, false, non_differentiable(g))
+#undef EMBER_UNARY_GRAD
+
+}  // namespace ember::autograd

@@ -1,0 +1,111 @@
+#include "function.h"
+
+#include <atomic>
+
+#include "ember/print.h"
+#include "ember/reduce.h"
+
+namespace ember::autograd {
+
+namespace {
+
+std::atomic<uint64_t> g_next_sequence_nr = 0;
+thread_local const TensorImpl* t_in_place_target = nullptr;  // see record_in_place
+
+std::string describe(const Tensor& t) {  // torch's "[torch.FloatTensor [3, 4]]"
+  std::string_view name = dtype_info(t.dtype()).legacy_name;
+  return str("[torch.", name, "Tensor ", int_list(t.sizes()), "]");
+}
+
+}  // namespace
+
+Node::Node() : sequence_nr(g_next_sequence_nr++) {}
+
+SavedTensor::SavedTensor(const Tensor& t, bool is_output)
+    : data_(is_output ? t.detach() : t), version_(t.version()), output_nr_(t.output_nr()), is_output_(is_output) {}
+
+Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner) const {
+  EMBER_CHECK(!released_, Error, "Trying to backward through the graph a second time (or directly access saved "
+              "tensors after they have already been freed). Saved intermediate values of the graph are freed when "
+              "you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through "
+              "the graph a second time or if you need to access saved tensors after calling backward.");
+  if (data_.version() != version_) {
+    std::string which = is_output_ ? str(", which is output ", output_nr_, " of ", owner->name(), ",")
+                        : data_.grad_fn() ? str(", which is output ", data_.output_nr(), " of ", data_.grad_fn()->name(), ",")
+                                          : std::string();
+    throw Error(str("one of the variables needed for gradient computation has been modified by an inplace operation: ",
+                    describe(data_), which, " is at version ", data_.version(), "; expected version ", version_,
+                    " instead. Hint: an in-place operation changed this tensor after it was saved for backward; "
+                    "use an out-of-place version of that operation, or clone() the tensor before it."));
+  }
+  if (!is_output_) return data_;
+  Tensor t = data_.detach();  // the output again, with its history (for create_graph)
+  AutogradMeta& meta = t.autograd_meta();
+  meta.grad_fn = owner;
+  meta.output_nr = output_nr_;
+  return t;
+}
+
+TensorList FunctionNode::apply(TensorList&& grads) {
+  TensorList unpacked;
+  unpacked.reserve(saved.size());
+  auto self = shared_from_this();
+  for (const SavedTensor& s : saved) unpacked.push_back(s.unpack(self));
+  return formula_(BackwardContext{grads, unpacked, *this});
+}
+
+void FunctionNode::release_variables() {
+  for (SavedTensor& s : saved) s.release();
+}
+
+void record(const char* name, const Tensor& result, std::initializer_list<const Tensor*> inputs,
+            std::initializer_list<const Tensor*> saved, BackwardFormula formula) {
+  auto node = std::make_shared<FunctionNode>(name, std::move(formula));
+  node->next_edges.reserve(inputs.size());
+  for (const Tensor* t : inputs) node->next_edges.push_back(t->defined() ? gradient_edge(*t) : Edge{});
+  node->input_meta.push_back({DimVector(result.sizes()), result.dtype()});
+  AutogradMeta& meta = result.autograd_meta();
+  meta.grad_fn = node;
+  meta.output_nr = 0;
+  node->saved.reserve(saved.size());
+  for (const Tensor* t : saved) {
+    if (t->impl() == t_in_place_target) node->saved.emplace_back(t->detach().clone(), false);
+    else node->saved.emplace_back(*t, t->is_same(result));
+  }
+}
+
+Tensor& record_in_place(Tensor& self, const std::function<Tensor()>& compute) {
+  check_in_place(self);
+  const TensorImpl* previous = std::exchange(t_in_place_target, self.impl());
+  Tensor result;
+  try {
+    result = compute();
+  } catch (...) {
+    t_in_place_target = previous;
+    throw;
+  }
+  t_in_place_target = previous;
+  {
+    GradModeGuard no_grad(false);
+    self.copy_(result);
+  }
+  if (result.grad_fn()) {
+    AutogradMeta& meta = self.autograd_meta();
+    meta.grad_fn = result.grad_fn();
+    meta.output_nr = result.output_nr();
+  }
+  return self;
+}
+
+Tensor sum_to(const Tensor& grad, IntArrayRef sizes) {
+  if (std::equal(grad.sizes().begin(), grad.sizes().end(), sizes.begin(), sizes.end())) return grad;
+  int64_t lead = grad.dim() - int64_t(sizes.size());
+  DimVector dims;
+  for (int64_t d = 0; d < grad.dim(); ++d) {
+    if (d < lead || (sizes[size_t(d - lead)] == 1 && grad.sizes()[size_t(d)] != 1)) dims.push_back(d);
+  }
+  Tensor r = sum(grad, dims, /*keepdim=*/true);
+  return lead > 0 || r.dim() != int64_t(sizes.size()) ? r.view(sizes) : r;
+}
+
+}  // namespace ember::autograd

@@ -1,0 +1,88 @@
+// Recording ops into the graph: a FunctionNode per differentiable op, holding the tensors its
+// derivative formula needs (SavedTensor) and the formula itself, written with ember ops so
+// that create_graph=True differentiates it again.
+#pragma once
+#include <initializer_list>
+
+#include "ember/autograd.h"
+
+namespace ember::autograd {
+
+// A tensor saved for backward. Unpacking checks that no in-place op has changed it since (its
+// version), and fails once the graph was freed. A saved output is held without its history
+// (no reference cycle through its own grad_fn) and gets it back on unpack.
+class SavedTensor {
+ public:
+  SavedTensor(const Tensor& t, bool is_output);
+  Tensor unpack(const std::shared_ptr<Node>& owner) const;
+  void release() { data_ = Tensor(); released_ = true; }
+
+ private:
+  Tensor data_;
+  uint32_t version_ = 0;
+  uint32_t output_nr_ = 0;
+  bool is_output_ = false;
+  bool released_ = false;
+};
+
+// What a derivative formula sees: the incoming gradients, the unpacked saved tensors, and which
+// inputs need a gradient (the others may get an undefined tensor).
+struct BackwardContext {
+  const TensorList& grads;
+  const TensorList& saved;
+  const Node& node;
+  bool needs(size_t input) const { return node.next_edges[input].valid(); }
+};
+using BackwardFormula = std::function<TensorList(const BackwardContext&)>;
+
+struct FunctionNode : Node {
+  FunctionNode(const char* name, BackwardFormula formula) : name_(name), formula_(std::move(formula)) {}
+  TensorList apply(TensorList&& grads) override;
+  std::string name() const override { return name_; }
+  void release_variables() override;
+
+  std::vector<SavedTensor> saved;
+
+ private:
+  const char* name_;
+  BackwardFormula formula_;
+  bool released_ = false;
+};
+
+// Whether an op on these inputs must be recorded: grad mode on and one of them requires grad.
+inline bool needs_grad(std::initializer_list<const Tensor*> inputs) {
+  if (!is_grad_enabled()) return false;
+  for (const Tensor* t : inputs) {
+    if (t->defined() && t->requires_grad()) return true;
+  }
+  return false;
+}
+
+// Runs an op's body with grad mode off, so the ops it is built from record nothing (the op
+// records itself as one node).
+template <typename F>
+auto untracked(F&& body) {
+  GradModeGuard off(false);
+  return body();
+}
+
+// Makes `result` the output of a new node `name` with edges to `inputs`, saving `saved` (where
+// `result` itself is among them it is saved as an output). Call only when needs_grad(inputs).
+void record(const char* name, const Tensor& result, std::initializer_list<const Tensor*> inputs,
+            std::initializer_list<const Tensor*> saved, BackwardFormula formula);
+
+// Raises torch's error for an in-place write into a leaf that requires grad while grad mode is on.
+inline void check_in_place(const Tensor& self) {
+  EMBER_CHECK(!is_grad_enabled() || !self.is_leaf() || !self.requires_grad(), Error,
+              "a leaf Variable that requires grad is being used in an in-place operation.");
+}
+
+// Runs an in-place op on `self` as out-of-place `compute()` plus a copy into self, which then takes
+// the result's history; tensors the formula saves that are `self` are saved as copies, as they
+// are about to be overwritten. Raises for a leaf that requires grad, as torch does.
+Tensor& record_in_place(Tensor& self, const std::function<Tensor()>& compute);
+
+// Sums `grad` down to `sizes` (the inverse of broadcasting).
+Tensor sum_to(const Tensor& grad, IntArrayRef sizes);
+
+}  // namespace ember::autograd

@@ -1,0 +1,114 @@
+// Tensor's autograd surface: requires_grad, grad, grad_fn, detach, retain_grad, backward; grad mode.
+#include "ember/autograd.h"
+
+#include "ember/ops.h"
+
+namespace ember {
+
+namespace autograd {
+
+namespace {
+thread_local bool t_grad_enabled = true;
+thread_local bool t_inference_mode = false;
+}  // namespace
+
+bool is_grad_enabled() { return t_grad_enabled; }
+void set_grad_enabled(bool enabled) { t_grad_enabled = enabled; }
+bool is_inference_mode_enabled() { return t_inference_mode; }
+void set_inference_mode_enabled(bool enabled) { t_inference_mode = enabled; }
+
+Edge gradient_edge(const Tensor& t) {
+  AutogradMeta* meta = t.impl()->autograd.get();
+  if (meta && meta->grad_fn) return {meta->grad_fn, meta->output_nr};
+  if (!t.impl()->requires_grad) return {};
+  std::shared_ptr<Node> acc = meta ? meta->grad_accumulator : nullptr;
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(std::weak_ptr<TensorImpl>(t.shared_impl()));
+    acc->input_meta.push_back({DimVector(t.sizes()), t.dtype()});
+    t.autograd_meta().grad_accumulator = acc;
+  }
+  return {acc, 0};
+}
+
+void register_hook(const Tensor& t, TensorHook hook) {
+  Edge e = gradient_edge(t);
+  EMBER_CHECK(e.valid(), Error, "cannot register a hook on a tensor that doesn't require gradient");
+  e.fn->pre_hooks.emplace_back(e.input_nr, std::move(hook));
+}
+
+}  // namespace autograd
+
+using autograd::AutogradMeta;
+
+AutogradMeta& Tensor::autograd_meta() const {
+  if (!impl_->autograd) impl_->autograd = std::make_unique<AutogradMeta>();
+  return *impl_->autograd;
+}
+
+bool Tensor::requires_grad() const {
+  return impl_->requires_grad || (impl_->autograd && impl_->autograd->grad_fn);
+}
+
+Tensor& Tensor::requires_grad_(bool requires_grad) {
+  EMBER_CHECK(is_leaf(), Error, "you can only change requires_grad flags of leaf variables. If you want to use a "
+              "computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+  EMBER_CHECK(!requires_grad || is_floating_point(), Error,
+              "only Tensors of floating point dtype can require gradients");
+  impl_->requires_grad = requires_grad;
+  return *this;
+}
+
+bool Tensor::is_leaf() const { return !impl_->autograd || !impl_->autograd->grad_fn; }
+
+Tensor Tensor::grad() const { return impl_->autograd ? impl_->autograd->grad : Tensor(); }
+
+void Tensor::set_grad(const Tensor& grad) const {
+  if (grad.defined()) {
+    EMBER_CHECK(grad.dtype() == dtype(), Error, "assigned grad has data of a different type");
+    EMBER_CHECK(grad.device() == device(), Error, "assigned grad has data located on a different device");
+    EMBER_CHECK(std::equal(grad.sizes().begin(), grad.sizes().end(), sizes().begin(), sizes().end()), Error,
+                "assigned grad has data of a different size");
+  }
+  if (grad.defined() || impl_->autograd) autograd_meta().grad = grad;
+}
+
+std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
+  return impl_->autograd ? impl_->autograd->grad_fn : nullptr;
+}
+
+uint32_t Tensor::output_nr() const { return impl_->autograd ? impl_->autograd->output_nr : 0; }
+
+Tensor Tensor::detach() const {
+  return make(impl_->storage, DimVector(sizes()), DimVector(strides()), storage_offset(), dtype());
+}
+
+Tensor& Tensor::detach_() {
+  if (impl_->autograd) {
+    impl_->autograd->grad_fn.reset();
+    impl_->autograd->output_nr = 0;
+  }
+  impl_->requires_grad = false;
+  return *this;
+}
+
+void Tensor::retain_grad() const {
+  EMBER_CHECK(requires_grad(), Error, "can't retain_grad on Tensor that has requires_grad=False");
+  if (is_leaf() || impl_->autograd->retains_grad) return;  // leaves keep their .grad anyway
+  impl_->autograd->retains_grad = true;
+  std::weak_ptr<TensorImpl> weak = impl_;
+  autograd::register_hook(*this, [weak](const Tensor& grad) {
+    if (auto impl = weak.lock()) {
+      Tensor& current = Tensor(impl).autograd_meta().grad;
+      current = current.defined() ? add(current, grad) : grad.clone();
+    }
+    return Tensor();
+  });
+}
+
+bool Tensor::retains_grad() const { return !is_leaf() && impl_->autograd->retains_grad; }
+
+void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph) const {
+  autograd::backward({*this}, {gradient}, retain_graph, create_graph);
+}
+
+}  // namespace ember
