@@ -43,6 +43,7 @@ struct Node : std::enable_shared_from_this<Node> {
   std::vector<Edge> next_edges;
   std::vector<InputMeta> input_meta;
   std::vector<std::pair<uint32_t, TensorHook>> pre_hooks;  // (input_nr, hook): tensor.register_hook
+  std::vector<std::pair<uint32_t, TensorHook>> retain_grad_hooks;  // run after pre_hooks
   uint64_t sequence_nr;  // creation order: the engine runs later nodes first
 };
 
@@ -50,7 +51,7 @@ struct Node : std::enable_shared_from_this<Node> {
 struct AccumulateGrad : Node {
   explicit AccumulateGrad(std::weak_ptr<TensorImpl> leaf) : leaf(std::move(leaf)) {}
   TensorList apply(TensorList&& grads) override;
-  std::string name() const override { return "AccumulateGrad"; }
+  std::string name() const override { return "torch::autograd::AccumulateGrad"; }  // torch's name()
   std::weak_ptr<TensorImpl> leaf;
 };
 

@@ -108,7 +108,7 @@ void init_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
   m.def("_set_inference_mode", &autograd::set_inference_mode_enabled);
   m.def("_backward", [](nb::handle tensors, nb::handle grads, std::optional<bool> retain_graph, bool create_graph) {
     autograd::backward(tensor_list(tensors), tensor_list(grads), retain_graph, create_graph);
-  });
+  }, nb::arg("tensors"), nb::arg("grad_tensors").none(), nb::arg("retain_graph").none(), nb::arg("create_graph"));
   m.def("_grad", [](nb::handle outputs, nb::handle inputs, nb::handle grad_outputs, std::optional<bool> retain_graph,
                     bool create_graph, bool allow_unused) {
     TensorList result = autograd::grad(tensor_list(outputs), tensor_list(inputs), tensor_list(grad_outputs),
@@ -116,7 +116,8 @@ void init_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
     nb::list out;
     for (const Tensor& r : result) out.append(r.defined() ? nb::cast(r) : nb::none());
     return nb::tuple(out);
-  });
+  }, nb::arg("outputs"), nb::arg("inputs"), nb::arg("grad_outputs").none(), nb::arg("retain_graph").none(),
+     nb::arg("create_graph"), nb::arg("allow_unused"));
 }
 
 }  // namespace ember::py

@@ -28,6 +28,7 @@ struct BinaryDef {
   const char* rop = nullptr;       // __rop__
   const char* inplace = nullptr;   // name_
   const char* iop = nullptr;       // __iop__
+  bool commutative = false;        // x.__rop__(y) computes x op y, as torch (the graph keeps x first)
 };
 
 // Operators give NotImplemented for operands they do not know, so Python can try the other side.
@@ -35,7 +36,7 @@ template <bool Reflected>
 nb::object apply_operator(const BinaryDef& d, const Tensor& self, nb::handle other) {
   auto t = operand(other);
   if (!t) return nb::borrow(Py_NotImplemented);
-  return nb::cast(Reflected ? d.fn(*t, self, 1) : d.fn(self, *t, 1));
+  return nb::cast(Reflected && !d.commutative ? d.fn(*t, self, 1) : d.fn(self, *t, 1));
 }
 
 void def_binary(nb::module_& m, nb::class_<Tensor>& cls, const BinaryDef& d) {
@@ -69,9 +70,9 @@ Tensor& no_alpha_out(Tensor& o, const Tensor& a, const Tensor& b, const Scalar&)
 
 void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
   const BinaryDef defs[] = {
-      {"add", &add, &add_out, "__add__", "__radd__", "add_", "__iadd__"},
+      {"add", &add, &add_out, "__add__", "__radd__", "add_", "__iadd__", true},
       {"sub", &sub, &sub_out, "__sub__", "__rsub__", "sub_", "__isub__"},
-      {"mul", &no_alpha<mul>, &no_alpha_out<mul_out>, "__mul__", "__rmul__", "mul_", "__imul__"},
+      {"mul", &no_alpha<mul>, &no_alpha_out<mul_out>, "__mul__", "__rmul__", "mul_", "__imul__", true},
       {"div", &no_alpha<div>, &no_alpha_out<div_out>, "__truediv__", "__rtruediv__", "div_", "__itruediv__"},
       {"pow", &no_alpha<pow>, &no_alpha_out<pow_out>, "__pow__", "__rpow__", "pow_", "__ipow__"},
       {"remainder", &no_alpha<remainder>, &no_alpha_out<remainder_out>, "__mod__", "__rmod__", "remainder_", "__imod__"},
@@ -84,9 +85,9 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
       {"minimum", &no_alpha<minimum>, &no_alpha_out<minimum_out>},
       {"fmax", &no_alpha<fmax>, &no_alpha_out<fmax_out>},
       {"fmin", &no_alpha<fmin>, &no_alpha_out<fmin_out>},
-      {"bitwise_and", &no_alpha<bitwise_and>, &no_alpha_out<bitwise_and_out>, "__and__", "__rand__", "bitwise_and_", "__iand__"},
-      {"bitwise_or", &no_alpha<bitwise_or>, &no_alpha_out<bitwise_or_out>, "__or__", "__ror__", "bitwise_or_", "__ior__"},
-      {"bitwise_xor", &no_alpha<bitwise_xor>, &no_alpha_out<bitwise_xor_out>, "__xor__", "__rxor__", "bitwise_xor_", "__ixor__"},
+      {"bitwise_and", &no_alpha<bitwise_and>, &no_alpha_out<bitwise_and_out>, "__and__", "__rand__", "bitwise_and_", "__iand__", true},
+      {"bitwise_or", &no_alpha<bitwise_or>, &no_alpha_out<bitwise_or_out>, "__or__", "__ror__", "bitwise_or_", "__ior__", true},
+      {"bitwise_xor", &no_alpha<bitwise_xor>, &no_alpha_out<bitwise_xor_out>, "__xor__", "__rxor__", "bitwise_xor_", "__ixor__", true},
       {"bitwise_left_shift", &no_alpha<bitwise_left_shift>, &no_alpha_out<bitwise_left_shift_out>, "__lshift__", "__rlshift__", "bitwise_left_shift_", "__ilshift__"},
       {"bitwise_right_shift", &no_alpha<bitwise_right_shift>, &no_alpha_out<bitwise_right_shift_out>, "__rshift__", "__rrshift__", "bitwise_right_shift_", "__irshift__"},
       {"logical_and", &no_alpha<logical_and>, &no_alpha_out<logical_and_out>, nullptr, nullptr, "logical_and_"},

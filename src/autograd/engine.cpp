@@ -96,10 +96,12 @@ TensorList run_backward(const std::vector<Edge>& roots, TensorList root_grads, b
     TensorList inputs = std::move(buffers[node.get()]);
     buffers.erase(node.get());
     inputs.resize(node->input_meta.size());
-    for (auto& [nr, hook] : node->pre_hooks) {
-      if (!inputs[nr].defined()) continue;
-      Tensor replaced = hook(inputs[nr]);
-      if (replaced.defined()) inputs[nr] = replaced;
+    for (auto* hooks : {&node->pre_hooks, &node->retain_grad_hooks}) {  // retain_grad sees the hooked gradient
+      for (auto& [nr, hook] : *hooks) {
+        if (!inputs[nr].defined()) continue;
+        Tensor replaced = hook(inputs[nr]);
+        if (replaced.defined()) inputs[nr] = replaced;
+      }
     }
     if (captures) {
       for (size_t c = 0; c < captures->size(); ++c) {
@@ -185,9 +187,9 @@ TensorList grad(const TensorList& outputs, const TensorList& inputs, const Tenso
     captures.push_back(gradient_edge(t));
   }
   TensorList result = run_backward(edges, std::move(grads), retain_graph.value_or(create_graph), create_graph, &captures);
-  for (Tensor& r : result) {
-    EMBER_CHECK(r.defined() || allow_unused, Error, "One of the differentiated Tensors appears to not have been used "
-                "in the graph. Set allow_unused=True if this is the desired behavior.");
+  for (size_t i = 0; i < result.size(); ++i) {
+    EMBER_CHECK(result[i].defined() || allow_unused, Error, "The differentiated Tensor at index ", i, " appears to not "
+                "have been used in the graph. Set allow_unused=True if this is the desired behavior.");
   }
   return result;
 }

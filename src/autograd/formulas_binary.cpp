@@ -19,16 +19,17 @@ void record_pow(const Tensor& r, const Tensor& a, const Tensor& b) {
     return where(eq(b, wrapped_scalar(0)), zeros_like(d), d);
   };
   auto exponent_grad = [](const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& r) {
-    Tensor d = mul(g, mul(r, log(a)));
+    Tensor d = mul(g, mul(r, log(a.to(r.dtype()))));  // an integer base takes the result's precision
     return where(logical_and(eq(a, wrapped_scalar(0)), ge(b, wrapped_scalar(0))), zeros_like(d), d);
   };
+  // A Python-number exponent or base is not an input of the node (one edge), as in torch.
   if (b.impl()->is_wrapped_number) {
-    record("PowBackward0", r, {&a, &b}, {&a, &b}, [base_grad](const BackwardContext& c) {
-      return TensorList{base_grad(c.grads[0], c.saved[0], c.saved[1]), Tensor()};
+    record("PowBackward0", r, {&a}, {&a, &b}, [base_grad](const BackwardContext& c) {
+      return TensorList{base_grad(c.grads[0], c.saved[0], c.saved[1])};
     });
   } else if (a.impl()->is_wrapped_number) {
-    record("PowBackward2", r, {&a, &b}, {&a, &b, &r}, [exponent_grad](const BackwardContext& c) {
-      return TensorList{Tensor(), exponent_grad(c.grads[0], c.saved[0], c.saved[1], c.saved[2])};
+    record("PowBackward2", r, {&b}, {&a, &b, &r}, [exponent_grad](const BackwardContext& c) {
+      return TensorList{exponent_grad(c.grads[0], c.saved[0], c.saved[1], c.saved[2])};
     });
   } else {
     record("PowBackward1", r, {&a, &b}, {&a, &b, &r}, [base_grad, exponent_grad](const BackwardContext& c) {

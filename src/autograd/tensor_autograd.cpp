@@ -96,7 +96,7 @@ void Tensor::retain_grad() const {
   if (is_leaf() || impl_->autograd->retains_grad) return;  // leaves keep their .grad anyway
   impl_->autograd->retains_grad = true;
   std::weak_ptr<TensorImpl> weak = impl_;
-  autograd::register_hook(*this, [weak](const Tensor& grad) {
+  impl_->autograd->grad_fn->retain_grad_hooks.emplace_back(output_nr(), [weak](const Tensor& grad) {
     if (auto impl = weak.lock()) {
       Tensor& current = Tensor(impl).autograd_meta().grad;
       current = current.defined() ? add(current, grad) : grad.clone();

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "ember/autograd.h"
 #include "ember/errors.h"
 
 namespace ember {
@@ -155,8 +156,10 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const std::function
     return;
   }
   int64_t chunk = (range + nchunks - 1) / nchunks;
+  bool grad_mode = autograd::is_grad_enabled();  // workers run in the caller's grad mode, as torch does
   pool().run(int(nchunks), [&](int i) {
     int64_t b = begin + i * chunk, e = std::min(end, b + chunk);
+    autograd::GradModeGuard mode(grad_mode);
     if (b < e) fn(b, e);
   });
 }

@@ -25,13 +25,15 @@ def _numerical_jacobian(func, inputs, output_index, wrt, eps):
     from .grad_mode import no_grad
     columns = []
     for idx in _flat_indices(wrt):
-        with no_grad():
+        with no_grad():  # the perturbation itself is not part of any graph
             element = wrt[idx] if idx else wrt
             original = element.item()
             element.fill_(original + eps)
-            plus = _as_tuple(func(*inputs))[output_index].detach().clone()
+        plus = _as_tuple(func(*inputs))[output_index].detach().clone()
+        with no_grad():
             element.fill_(original - eps)
-            minus = _as_tuple(func(*inputs))[output_index].detach().clone()
+        minus = _as_tuple(func(*inputs))[output_index].detach().clone()
+        with no_grad():
             element.fill_(original)
         columns.append(((plus - minus) / (2 * eps)).reshape(-1).tolist())
     return [list(row) for row in zip(*columns)] if columns else []
@@ -63,20 +65,20 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them "
                          "have requires_grad=True.")
     outputs = _as_tuple(func(*inputs))
-    for o_index, output in enumerate(outputs):
-        if not isinstance(output, _C.Tensor) or not output.requires_grad:
-            continue
-        analytical = _analytical_jacobian(output, wrt_list)
+    # All analytical Jacobians first: the perturbations below change the inputs' versions.
+    analytical = {o: _analytical_jacobian(out, wrt_list) for o, out in enumerate(outputs)
+                  if isinstance(out, _C.Tensor) and out.requires_grad}
+    for o_index, per_input in analytical.items():
         for i, wrt in enumerate(wrt_list):
             numerical = _numerical_jacobian(func, inputs, o_index, wrt, eps)
-            for row_a, row_n in zip(analytical[i], numerical):
+            for row_a, row_n in zip(per_input[i], numerical):
                 for a, n in zip(row_a, row_n):
                     if abs(a - n) > atol + rtol * abs(n):
                         if not raise_exception:
                             return False
                         raise GradcheckError(
                             f"Jacobian mismatch for output {o_index} with respect to input {i},\n"
-                            f"numerical:{numerical}\nanalytical:{analytical[i]}\n")
+                            f"numerical:{numerical}\nanalytical:{per_input[i]}\n")
     return True
 
 
