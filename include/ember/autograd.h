@@ -100,4 +100,70 @@ void backward(const TensorList& roots, const TensorList& grad_roots = {}, std::o
 TensorList grad(const TensorList& outputs, const TensorList& inputs, const TensorList& grad_outputs = {},
                 std::optional<bool> retain_graph = {}, bool create_graph = false, bool allow_unused = false);
 
+// ---- custom differentiable functions (torch.autograd.Function)
+// A tensor saved for backward. Unpacking checks that no in-place op has changed it since (its
+// version), and fails once the graph was freed. A saved output is held without its history
+// (no reference cycle through its own grad_fn) and gets it back on unpack.
+class SavedTensor {
+ public:
+  SavedTensor(const Tensor& t, bool is_output);
+  Tensor unpack(const std::shared_ptr<Node>& owner) const;
+  void release() { data_ = Tensor(); released_ = true; }
+
+ private:
+  Tensor data_;
+  uint32_t version_ = 0;
+  uint32_t output_nr_ = 0;
+  bool is_output_ = false;
+  bool released_ = false;
+};
+
+
+// What a custom function's forward leaves for its backward.
+class AutogradContext {
+ public:
+  AutogradContext();
+  ~AutogradContext();
+  AutogradContext(const AutogradContext&) = delete;
+  AutogradContext& operator=(const AutogradContext&) = delete;
+  void save_for_backward(TensorList tensors);
+  // The saved tensors, checked against in-place changes since they were saved.
+  TensorList get_saved_variables() const;
+  void mark_non_differentiable(const TensorList& outputs);
+  void set_materialize_grads(bool value) { materialize_grads_ = value; }
+  bool materialize_grads() const { return materialize_grads_; }
+  std::vector<bool> needs_input_grad;  // one per input: defined and requires grad
+
+ private:
+  friend TensorList run_function(const std::string&, const TensorList&,
+                                 const std::function<TensorList(AutogradContext&)>&,
+                                 std::function<TensorList(AutogradContext&, const TensorList&)>);
+  TensorList to_save_;
+  std::vector<SavedTensor> saved_;
+  std::vector<const TensorImpl*> non_differentiable_;
+  std::weak_ptr<Node> owner_;
+  bool materialize_grads_ = true;
+};
+
+// Runs `forward` with grad mode off, then records its outputs as produced from `inputs` by one
+// node `name` whose backward maps output gradients to input gradients (one per input, undefined
+// where none). The core of autograd::Function<T> and of Python's Function.apply.
+TensorList run_function(const std::string& name, const TensorList& inputs,
+                        const std::function<TensorList(AutogradContext&)>& forward,
+                        std::function<TensorList(AutogradContext&, const TensorList&)> backward);
+
+// CRTP base for C++ custom functions, as torch::autograd::Function:
+//   struct MyExp : Function<MyExp> {
+//     static TensorList forward(AutogradContext* ctx, const TensorList& in);
+//     static TensorList backward(AutogradContext* ctx, const TensorList& grad_out); };
+//   TensorList out = MyExp::apply({x});
+template <typename T>
+struct Function {
+  static TensorList apply(const TensorList& inputs) {
+    return run_function(
+        std::string(T::name()), inputs, [&](AutogradContext& ctx) { return T::forward(&ctx, inputs); },
+        [](AutogradContext& ctx, const TensorList& grads) { return T::backward(&ctx, grads); });
+  }
+};
+
 }  // namespace ember::autograd

@@ -16,6 +16,7 @@ from ._functional import *  # noqa: F401,F403
 from ._reductions import max, min
 from . import return_types
 from . import autograd
+from . import utils
 from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode
 
 _C._set_size_type(Size)

@@ -102,6 +102,35 @@ void init_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
       }, nb::arg("gradient") = nb::none(), nb::arg("retain_graph") = nb::none(), nb::arg("create_graph") = false,
          nb::arg("inputs") = nb::none());
 
+  nb::class_<autograd::AutogradContext>(m, "_AutogradContext")
+      .def("save_for_backward", [](autograd::AutogradContext& c, nb::handle tensors) {
+        c.save_for_backward(tensor_list(tensors));
+      })
+      .def_prop_ro("saved_tensors", [](const autograd::AutogradContext& c) {
+        nb::list out;
+        for (const Tensor& t : c.get_saved_variables()) out.append(t.defined() ? nb::cast(t) : nb::none());
+        return nb::tuple(out);
+      })
+      .def("mark_non_differentiable", [](autograd::AutogradContext& c, nb::handle tensors) {
+        c.mark_non_differentiable(tensor_list(tensors));
+      })
+      .def("set_materialize_grads", &autograd::AutogradContext::set_materialize_grads);
+  // Function.apply's core: forward(ctx) and backward(ctx, grads) are Python callables returning
+  // sequences of tensors (None where there is no gradient).
+  m.def("_run_function", [](const std::string& name, nb::handle inputs, nb::object forward, nb::object backward) {
+    TensorList outs = autograd::run_function(
+        name, tensor_list(inputs),
+        [&](autograd::AutogradContext& ctx) { return tensor_list(forward(nb::cast(&ctx, nb::rv_policy::reference))); },
+        [backward](autograd::AutogradContext& ctx, const TensorList& grads) {
+          nb::list gs;
+          for (const Tensor& g : grads) gs.append(g.defined() ? nb::cast(g) : nb::none());
+          return tensor_list(backward(nb::cast(&ctx, nb::rv_policy::reference), nb::tuple(gs)));
+        });
+    nb::list out;
+    for (const Tensor& t : outs) out.append(t.defined() ? nb::cast(t) : nb::none());
+    return nb::tuple(out);
+  });
+
   m.def("is_grad_enabled", &autograd::is_grad_enabled);
   m.def("_set_grad_enabled", &autograd::set_grad_enabled);
   m.def("is_inference_mode_enabled", &autograd::is_inference_mode_enabled);

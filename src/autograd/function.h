@@ -8,23 +8,6 @@
 
 namespace ember::autograd {
 
-// A tensor saved for backward. Unpacking checks that no in-place op has changed it since (its
-// version), and fails once the graph was freed. A saved output is held without its history
-// (no reference cycle through its own grad_fn) and gets it back on unpack.
-class SavedTensor {
- public:
-  SavedTensor(const Tensor& t, bool is_output);
-  Tensor unpack(const std::shared_ptr<Node>& owner) const;
-  void release() { data_ = Tensor(); released_ = true; }
-
- private:
-  Tensor data_;
-  uint32_t version_ = 0;
-  uint32_t output_nr_ = 0;
-  bool is_output_ = false;
-  bool released_ = false;
-};
-
 // What a derivative formula sees: the incoming gradients, the unpacked saved tensors, and which
 // inputs need a gradient (the others may get an undefined tensor).
 struct BackwardContext {

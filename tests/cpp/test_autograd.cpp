@@ -40,3 +40,23 @@ TEST(Autograd, NoGradAndErrors) {
   add_out(y, y, ones({2}));
   EXPECT_THROW(z.backward(), Error);  // y was saved by ExpBackward0 and then modified
 }
+
+struct Square : autograd::Function<Square> {
+  static const char* name() { return "SquareBackward"; }
+  static autograd::TensorList forward(autograd::AutogradContext* ctx, const autograd::TensorList& in) {
+    ctx->save_for_backward({in[0]});
+    return {in[0] * in[0]};
+  }
+  static autograd::TensorList backward(autograd::AutogradContext* ctx, const autograd::TensorList& grads) {
+    Tensor x = ctx->get_saved_variables()[0];
+    return {grads[0] * x * 2.0};
+  }
+};
+
+TEST(Autograd, CustomFunctionInCpp) {
+  Tensor x = full({2}, 3.0).requires_grad_();
+  Tensor y = Square::apply({x})[0];
+  EXPECT_EQ(y.grad_fn()->name(), "SquareBackward");
+  sum(y).backward();
+  EXPECT_EQ(x.grad().select(0, 1).item().to_double(), 6.0);
+}

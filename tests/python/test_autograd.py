@@ -439,3 +439,100 @@ def test_long_chain_does_not_recurse():
         y = y * 1.0
     y.sum().backward()
     assert x.grad.item() == 1.0
+
+
+# ---- custom functions and checkpointing
+def _make_cube(m):
+    class Cube(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, scale):
+            ctx.scale = scale
+            ctx.save_for_backward(x)
+            return x ** 3 * scale
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            assert ctx.needs_input_grad == (True, False)
+            return grad * 3 * x ** 2 * ctx.scale, None
+    return Cube
+
+
+def test_custom_function_matches_torch():
+    for m in (torch, ember):
+        cube = _make_cube(m)
+        x = m.tensor([1.0, -2.0], requires_grad=True)
+        y = cube.apply(x, 2.0)
+        assert type(y.grad_fn).__name__ == "CubeBackward" or y.grad_fn.name() == "CubeBackward"
+        y.sum().backward()
+        assert x.grad.tolist() == [6.0, 24.0]
+    x = ember.from_numpy(rng.standard_normal(3)).requires_grad_()
+    assert ember.autograd.gradcheck(lambda t: _make_cube(ember).apply(t, 0.5), [x])
+
+
+def test_custom_function_saved_tensor_checks_and_non_differentiable():
+    class SortLike(ember.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            idx = (x > 0).to(ember.int64)
+            out = x * 2
+            ctx.mark_non_differentiable(idx)
+            ctx.save_for_backward(x)
+            return out, idx
+
+        @staticmethod
+        def backward(ctx, g, g_idx):
+            (x,) = ctx.saved_tensors
+            return g * 2
+    x = ember.tensor([1.0, -1.0], requires_grad=True)
+    h = x * 1
+    out, idx = SortLike.apply(h)
+    assert out.requires_grad and not idx.requires_grad
+    h.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
+
+
+def test_checkpoint_gives_the_same_gradients_and_recomputes():
+    from ember.utils.checkpoint import checkpoint
+    calls = []
+    w = ember.from_numpy(rng.standard_normal((4, 4))).requires_grad_()
+
+    def block(a):
+        calls.append(1)
+        return (a @ w).tanh() @ w
+    a = ember.from_numpy(rng.standard_normal((3, 4))).requires_grad_()
+    checkpoint(block, a).sum().backward()
+    assert len(calls) == 2  # forward, then the recomputation in backward
+    ga, gw = a.grad.clone(), w.grad.clone()
+    a.grad = w.grad = None
+    block(a).sum().backward()
+    assert ember.allclose(ga, a.grad) and ember.allclose(gw, w.grad)
+
+
+def test_checkpoint_lowers_peak_memory():
+    from ember.utils.checkpoint import checkpoint
+    ws = [ember.randn(64, 64).mul(0.1).requires_grad_() for _ in range(16)]
+    x = ember.randn(2048, 64, requires_grad=True)
+
+    def seg(ws_part):
+        def run(h):
+            for w in ws_part:
+                h = (h @ w).relu()
+            return h
+        return run
+
+    def peak(use):
+        ember.cpu.reset_peak_memory_stats()
+        base = ember.cpu.memory_allocated()
+        h = x
+        for s in range(0, 16, 4):
+            h = checkpoint(seg(ws[s:s + 4]), h) if use else seg(ws[s:s + 4])(h)
+        h.sum().backward()
+        for w in ws:
+            w.grad = None
+        x.grad = None
+        return ember.cpu.max_memory_allocated() - base
+    peak(False)
+    plain, checkpointed = peak(False), peak(True)
+    assert checkpointed < 0.7 * plain, (checkpointed, plain)

@@ -2,6 +2,8 @@
 from .. import _C
 from .grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode
 from .gradcheck import gradcheck, gradgradcheck
+from .function import Function, FunctionCtx, once_differentiable
+from . import function
 
 
 def _tensors(x):
@@ -33,5 +35,5 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return result
 
 
-__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "gradcheck",
+__all__ = ["Function", "FunctionCtx", "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "gradcheck",
            "gradgradcheck"]

@@ -1,0 +1,2 @@
+"""ember.utils: checkpointing and data utilities."""
+from . import checkpoint
