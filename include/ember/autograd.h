@@ -37,6 +37,8 @@ struct Node : std::enable_shared_from_this<Node> {
   // Gradients w.r.t. this node's inputs (the forward op's outputs) -> gradients w.r.t. next_edges.
   virtual TensorList apply(TensorList&& grads) = 0;
   virtual std::string name() const = 0;
+  // The name reprs show: name() without torch's "torch::autograd::" namespace.
+  std::string short_name() const;
   // Frees saved tensors after a backward pass that does not retain the graph.
   virtual void release_variables() {}
 

@@ -33,6 +33,9 @@ struct TensorImpl {
   // of sizes must go through refresh_metadata(), which drops it.
   std::shared_ptr<void> py_size;
   std::unique_ptr<autograd::AutogradMeta> autograd;  // grad, grad_fn, ...; null until first needed
+  // For a view: the tensor it views (the root of a chain of views); autograd rewrites the base's
+  // history when the view is written in place (CopySlices).
+  std::shared_ptr<TensorImpl> view_base;
 
   TensorImpl(Storage s, DimVector sz, DimVector st, int64_t offset, ScalarType dt);
   ~TensorImpl();

@@ -56,7 +56,7 @@ void init_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
         });
       })
       .def("__repr__", [](nb::handle self) {
-        return str("<", nb::cast<const Node&>(self).name(), " object at ", self.ptr(), ">");
+        return str("<", nb::cast<const Node&>(self).short_name(), " object at ", self.ptr(), ">");
       });
 
   cls.def_prop_rw("requires_grad", &Tensor::requires_grad, [](Tensor& t, bool r) { t.requires_grad_(r); })

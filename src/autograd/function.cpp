@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "ember/creation.h"
 #include "ember/print.h"
 #include "ember/reduce.h"
 
@@ -20,6 +21,12 @@ std::string describe(const Tensor& t) {  // torch's "[torch.FloatTensor [3, 4]]"
 }  // namespace
 
 Node::Node() : sequence_nr(g_next_sequence_nr++) {}
+
+std::string Node::short_name() const {
+  std::string n = name();
+  constexpr std::string_view prefix = "torch::autograd::";
+  return n.rfind(prefix, 0) == 0 ? n.substr(prefix.size()) : n;
+}
 
 SavedTensor::SavedTensor(const Tensor& t, bool is_output)
     : data_(is_output ? t.detach() : t), version_(t.version()), output_nr_(t.output_nr()), is_output_(is_output) {}
@@ -74,6 +81,51 @@ void record(const char* name, const Tensor& result, std::initializer_list<const 
   }
 }
 
+namespace {
+
+// Geometry of a view relative to its (contiguous) base: applying it to a tensor laid out like the
+// base gives the same elements the view has.
+struct ViewGeometry {
+  DimVector sizes, strides;
+  int64_t offset;
+  Tensor apply(const Tensor& like_base) const {
+    Tensor c = like_base.contiguous();
+    return c.as_strided(sizes, strides, c.storage_offset() + offset);
+  }
+};
+
+// `self`, a view of `base`, was overwritten with `result`: base's history becomes CopySlices
+// (gradient of the written region to result, the rest to base's old history) and self's becomes
+// a view of the new base.
+void rebase_view_history(const Tensor& self, const Tensor& base, const Tensor& result) {
+  EMBER_CHECK(!base.is_leaf() || !base.requires_grad(), Error,
+              "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+  EMBER_CHECK(base.is_contiguous(), NotImplementedError, "an in-place write into a view of a non-contiguous tensor "
+              "that requires grad is not supported by Ember yet");
+  ViewGeometry geometry{DimVector(self.sizes()), DimVector(self.strides()), self.storage_offset() - base.storage_offset()};
+  record("torch::autograd::CopySlices", base, {&base, &result}, {}, [geometry](const BackwardContext& c) {
+    Tensor g = c.grads[0];
+    Tensor to_result = geometry.apply(g).clone();
+    Tensor to_base = g.clone();
+    {
+      GradModeGuard no_grad(false);
+      geometry.apply(to_base).zero_();
+    }
+    return TensorList{to_base, to_result};
+  });
+  record("AsStridedBackward0", self, {&base}, {}, [geometry, base_sizes = DimVector(base.sizes())](const BackwardContext& c) {
+    Tensor z = zeros(base_sizes, TensorOptions(c.grads[0].dtype()));
+    geometry.apply(z).copy_(c.grads[0]);
+    return TensorList{z};
+  });
+}
+
+}  // namespace
+
+bool writes_into_graph_view(const Tensor& self) {
+  return is_grad_enabled() && self.impl()->view_base && Tensor(self.impl()->view_base).requires_grad();
+}
+
 Tensor& record_in_place(Tensor& self, const std::function<Tensor()>& compute) {
   check_in_place(self);
   const TensorImpl* previous = std::exchange(t_in_place_target, self.impl());
@@ -89,7 +141,9 @@ Tensor& record_in_place(Tensor& self, const std::function<Tensor()>& compute) {
     GradModeGuard no_grad(false);
     self.copy_(result);
   }
-  if (result.grad_fn()) {
+  if (writes_into_graph_view(self) || (self.impl()->view_base && result.requires_grad())) {
+    rebase_view_history(self, Tensor(self.impl()->view_base), result);
+  } else {
     AutogradMeta& meta = self.autograd_meta();
     meta.grad_fn = result.grad_fn();
     meta.output_nr = result.output_nr();

@@ -60,6 +60,9 @@ inline void check_in_place(const Tensor& self) {
               "a leaf Variable that requires grad is being used in an in-place operation.");
 }
 
+// Whether `self` is a view whose base is in the graph (an in-place write must rewrite its history).
+bool writes_into_graph_view(const Tensor& self);
+
 // Runs an in-place op on `self` as out-of-place `compute()` plus a copy into self, which then takes
 // the result's history; tensors the formula saves that are `self` are saved as copies, as they
 // are about to be overwritten. Raises for a leaf that requires grad, as torch does.

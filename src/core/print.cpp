@@ -281,7 +281,7 @@ void set_printoptions(std::optional<int> precision, std::optional<int64_t> thres
 
 std::string tensor_repr(const Tensor& t) {
   std::shared_ptr<autograd::Node> grad_fn = t.grad_fn();
-  std::string grad_fn_name = grad_fn ? grad_fn->name() : std::string();
+  std::string grad_fn_name = grad_fn ? grad_fn->short_name() : std::string();
   const PrintOptions& opts = print_options();
   const std::string prefix = "tensor(";
   const int64_t indent = int64_t(prefix.size());

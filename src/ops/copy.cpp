@@ -19,6 +19,9 @@ void record_copy(const char* name, const Tensor& out, const Tensor& input) {
 
 Tensor& Tensor::copy_(const Tensor& src) {
   autograd::check_in_place(*this);
+  if (autograd::needs_grad({&src, this}) || autograd::writes_into_graph_view(*this)) {
+    return autograd::record_in_place(*this, [&] { return src.to(dtype(), true).expand(sizes()); });
+  }
   DimVector shape = broadcast_shapes(sizes(), src.sizes());
   EMBER_CHECK(IntArrayRef(shape).size() == sizes().size() && std::equal(shape.begin(), shape.end(), sizes().begin()),
               Error, "output with shape ", int_list(sizes()), " doesn't match the broadcast shape ", int_list(shape));
@@ -43,16 +46,14 @@ Tensor& Tensor::copy_(const Tensor& src) {
   }
   cpu::copy_kernel(*this, source);
   bump_version();
-  if (autograd::needs_grad({&src, this})) {  // dst now holds src's values: its gradient flows to src
-    autograd::record("CopyBackwards", *this, {this, &src}, {}, [](const autograd::BackwardContext& c) {
-      return autograd::TensorList{zeros_like(c.grads[0]), c.grads[0]};
-    });
-  }
   return *this;
 }
 
 Tensor& Tensor::fill_(const Scalar& value) {  // overlapping (expanded) targets are fine: one value
   autograd::check_in_place(*this);
+  if (autograd::needs_grad({this}) || autograd::writes_into_graph_view(*this)) {
+    return autograd::record_in_place(*this, [&] { return full(sizes(), value, TensorOptions(dtype())); });
+  }
   cpu::fill_kernel(*this, value);
   bump_version();
   return *this;

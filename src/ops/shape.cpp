@@ -18,6 +18,7 @@ template <typename Backward>
 Tensor make_view(const Tensor& base, DimVector sizes, DimVector strides, int64_t offset, const char* grad_name,
                  Backward backward) {
   Tensor v = Tensor::make(base.storage(), std::move(sizes), std::move(strides), offset, base.dtype());
+  v.impl()->view_base = base.impl()->view_base ? base.impl()->view_base : base.shared_impl();
   if (autograd::needs_grad({&base})) {
     autograd::record(grad_name, v, {&base}, {}, [backward](const autograd::BackwardContext& c) {
       return autograd::TensorList{backward(c.grads[0])};
@@ -32,6 +33,23 @@ auto scatter_back(const Tensor& base, Pick pick) {
   return [sizes = DimVector(base.sizes()), pick](const Tensor& g) {
     Tensor z = zeros(sizes, TensorOptions(g.dtype()));
     pick(z).copy_(g);
+    return z;
+  };
+}
+
+// as_strided's gradient: g scattered into zeros laid out like the input (which must be contiguous;
+// overlapping views would need their gradients summed).
+auto as_strided_back(const Tensor& input, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  bool supported = input.is_contiguous();
+  return [in = DimVector(input.sizes()), out_sizes = DimVector(sizes), out_strides = DimVector(strides),
+          rel = offset - input.storage_offset(), supported](const Tensor& g) {
+    EMBER_CHECK(supported, NotImplementedError, "the derivative of as_strided over a non-contiguous input is not "
+                "implemented in Ember yet");
+    Tensor z = zeros(in, TensorOptions(g.dtype()));
+    Tensor target = z.as_strided(out_sizes, out_strides, z.storage_offset() + rel);
+    EMBER_CHECK(internal_overlap(target) == Overlap::None, NotImplementedError, "the derivative of an overlapping "
+                "as_strided view is not implemented in Ember yet");
+    target.copy_(g);
     return z;
   };
 }
@@ -418,7 +436,7 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<
               int_list(strides), ", storage offset ", offset, ", and itemsize ", itemsize, " requiring a storage size of ",
               needed, " are out of bounds for storage of size ", storage().nbytes());
   return make_view(*this, DimVector(sizes), DimVector(strides), offset, "AsStridedBackward0",
-                   not_differentiable("as_strided"));
+                   as_strided_back(*this, sizes, strides, offset));
 }
 
 std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
