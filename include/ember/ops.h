@@ -8,6 +8,8 @@ namespace ember {
 
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+// other - alpha * self (torch.rsub; what `number - tensor` computes).
+Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
 Tensor mul(const Tensor& a, const Tensor& b);
 Tensor div(const Tensor& a, const Tensor& b);  // true division: integers give the default float
 Tensor pow(const Tensor& a, const Tensor& b);

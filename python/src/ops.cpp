@@ -29,6 +29,7 @@ struct BinaryDef {
   const char* inplace = nullptr;   // name_
   const char* iop = nullptr;       // __iop__
   bool commutative = false;        // x.__rop__(y) computes x op y, as torch (the graph keeps x first)
+  Tensor (*reflected)(const Tensor&, const Tensor&) = nullptr;  // x.__rop__(y) when not fn(y, x)
 };
 
 // Operators give NotImplemented for operands they do not know, so Python can try the other side.
@@ -36,6 +37,7 @@ template <bool Reflected>
 nb::object apply_operator(const BinaryDef& d, const Tensor& self, nb::handle other) {
   auto t = operand(other);
   if (!t) return nb::borrow(Py_NotImplemented);
+  if (Reflected && d.reflected) return nb::cast(d.reflected(self, *t));
   return nb::cast(Reflected && !d.commutative ? d.fn(*t, self, 1) : d.fn(self, *t, 1));
 }
 
@@ -59,6 +61,14 @@ void def_binary(nb::module_& m, nb::class_<Tensor>& cls, const BinaryDef& d) {
   if (d.iop) cls.def(d.iop, [in_place](nb::handle self, nb::handle other) { return in_place(self, other, 1); }, nb::arg("other"));
 }
 
+Tensor reflected_sub(const Tensor& self, const Tensor& other) { return rsub(self, other); }
+
+// y / x for a number y is reciprocal(x) * y in torch (so its graph reads ReciprocalBackward0, MulBackward0).
+Tensor reflected_div(const Tensor& self, const Tensor& other) {
+  if (!other.impl()->is_wrapped_number || !self.is_floating_point()) return div(other, self);
+  return mul(reciprocal(self), other);
+}
+
 // Adapters for ops without alpha, so every binary op fits BinaryDef.
 template <Tensor (*F)(const Tensor&, const Tensor&)>
 Tensor no_alpha(const Tensor& a, const Tensor& b, const Scalar&) { return F(a, b); }
@@ -71,9 +81,10 @@ Tensor& no_alpha_out(Tensor& o, const Tensor& a, const Tensor& b, const Scalar&)
 void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
   const BinaryDef defs[] = {
       {"add", &add, &add_out, "__add__", "__radd__", "add_", "__iadd__", true},
-      {"sub", &sub, &sub_out, "__sub__", "__rsub__", "sub_", "__isub__"},
+      {"sub", &sub, &sub_out, "__sub__", "__rsub__", "sub_", "__isub__", false, &reflected_sub},
       {"mul", &no_alpha<mul>, &no_alpha_out<mul_out>, "__mul__", "__rmul__", "mul_", "__imul__", true},
-      {"div", &no_alpha<div>, &no_alpha_out<div_out>, "__truediv__", "__rtruediv__", "div_", "__itruediv__"},
+      {"div", &no_alpha<div>, &no_alpha_out<div_out>, "__truediv__", "__rtruediv__", "div_", "__itruediv__", false,
+       &reflected_div},
       {"pow", &no_alpha<pow>, &no_alpha_out<pow_out>, "__pow__", "__rpow__", "pow_", "__ipow__"},
       {"remainder", &no_alpha<remainder>, &no_alpha_out<remainder_out>, "__mod__", "__rmod__", "remainder_", "__imod__"},
       {"floor_divide", &no_alpha<floor_divide>, &no_alpha_out<floor_divide_out>, "__floordiv__", "__rfloordiv__",

@@ -8,6 +8,7 @@ namespace ember::autograd {
 
 void record_binary(cpu::BinaryOp op, const Tensor& result, const Tensor& a, const Tensor& b, const Scalar& alpha);
 
+void record_rsub(const Tensor& result, const Tensor& self, const Tensor& other, const Scalar& alpha);
 void record_sum(const Tensor& result, const Tensor& x, IntArrayRef dims, bool keepdim);
 void record_mean(const Tensor& result, const Tensor& x, IntArrayRef dims, bool keepdim);
 void record_prod(const Tensor& result, const Tensor& x, IntArrayRef dims, bool keepdim);

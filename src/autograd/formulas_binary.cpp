@@ -53,6 +53,19 @@ void record_extremum(const char* name, bool is_max, const Tensor& r, const Tenso
 
 }  // namespace
 
+void record_rsub(const Tensor& r, const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  auto formula = [alpha](const BackwardContext& c) {
+    return TensorList{neg(scaled(c.grads[0], alpha)), c.grads[0]};
+  };
+  if (other.impl()->is_wrapped_number) {  // a Python number is not an input of the node (one edge)
+    record("RsubBackward1", r, {&self}, {}, [alpha](const BackwardContext& c) {
+      return TensorList{neg(scaled(c.grads[0], alpha))};
+    });
+  } else {
+    record("RsubBackward0", r, {&self, &other}, {}, formula);
+  }
+}
+
 void record_binary(BinaryOp op, const Tensor& r, const Tensor& a, const Tensor& b, const Scalar& alpha) {
   switch (op) {
     case BinaryOp::Add:

@@ -122,6 +122,18 @@ void rebase_view_history(const Tensor& self, const Tensor& base, const Tensor& r
 
 }  // namespace
 
+void record_multi(const char* name, const TensorList& results, std::initializer_list<const Tensor*> inputs,
+                  BackwardFormula formula) {
+  auto node = std::make_shared<FunctionNode>(name, std::move(formula));
+  for (const Tensor* t : inputs) node->next_edges.push_back(t->defined() ? gradient_edge(*t) : Edge{});
+  for (size_t i = 0; i < results.size(); ++i) {
+    node->input_meta.push_back({DimVector(results[i].sizes()), results[i].dtype()});
+    AutogradMeta& meta = results[i].autograd_meta();
+    meta.grad_fn = node;
+    meta.output_nr = uint32_t(i);
+  }
+}
+
 bool writes_into_graph_view(const Tensor& self) {
   return is_grad_enabled() && self.impl()->view_base && Tensor(self.impl()->view_base).requires_grad();
 }

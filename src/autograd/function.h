@@ -68,6 +68,10 @@ bool writes_into_graph_view(const Tensor& self);
 // are about to be overwritten. Raises for a leaf that requires grad, as torch does.
 Tensor& record_in_place(Tensor& self, const std::function<Tensor()>& compute);
 
+// record() for ops with several outputs: output i is the node's input i.
+void record_multi(const char* name, const TensorList& results, std::initializer_list<const Tensor*> inputs,
+                  BackwardFormula formula);
+
 // Sums `grad` down to `sizes` (the inverse of broadcasting).
 Tensor sum_to(const Tensor& grad, IntArrayRef sizes);
 

@@ -70,6 +70,12 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) { return run(BinaryOp::Add, {}, a, b, alpha); }
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) { return run(BinaryOp::Sub, {}, a, b, alpha); }
 
+Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  Tensor r = autograd::untracked([&] { return run(BinaryOp::Sub, {}, other, self, alpha); });
+  if (autograd::needs_grad({&self, &other})) autograd::record_rsub(r, self, other, alpha);
+  return r;
+}
+
 Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
   run_out(BinaryOp::Add, out, a, b, alpha, "add");
   return out;

@@ -439,6 +439,36 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<
                    as_strided_back(*this, sizes, strides, offset));
 }
 
+namespace {
+
+// Pieces of `t` along `d` of the given sizes, recorded as one node `name` with one output per piece.
+std::vector<Tensor> split_pieces(const Tensor& t, IntArrayRef sizes, int64_t d, const char* name) {
+  std::vector<Tensor> out = autograd::untracked([&] {
+    std::vector<Tensor> pieces;
+    int64_t start = 0;
+    for (int64_t s : sizes) {
+      pieces.push_back(t.narrow(d, start, s));
+      start += s;
+    }
+    return pieces;
+  });
+  if (autograd::needs_grad({&t})) {
+    autograd::record_multi(name, out, {&t}, [in = DimVector(t.sizes()), lengths = DimVector(sizes),
+                                             d = wrap_dim(d, t.dim())](const autograd::BackwardContext& c) {
+      Tensor z = zeros(in, TensorOptions(c.grads[0].dtype()));
+      int64_t start = 0;
+      for (size_t i = 0; i < lengths.size(); ++i) {
+        z.narrow(d, start, lengths[i]).copy_(c.grads[i]);
+        start += lengths[i];
+      }
+      return autograd::TensorList{z};
+    });
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
   EMBER_CHECK(dim() != 0, Error, "split expects at least a 1-dimensional tensor");
   EMBER_CHECK(split_size >= 0, Error, "split expects split_size be non-negative, but got split_size=", split_size);
@@ -447,12 +477,9 @@ std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
               "split_size can only be 0 if dimension size is 0, but got dimension size of ", dim_size);
   int64_t num_splits = split_size == 0 ? 1 : std::max<int64_t>((dim_size + split_size - 1) / split_size, 1);
   int64_t last = split_size - (split_size * num_splits - dim_size);
-  std::vector<Tensor> out;
-  out.reserve(size_t(num_splits));
-  for (int64_t i = 0; i < num_splits; ++i) {
-    out.push_back(narrow(d, i * split_size, i < num_splits - 1 ? split_size : last));
-  }
-  return out;
+  DimVector sizes;
+  for (int64_t i = 0; i < num_splits; ++i) sizes.push_back(i < num_splits - 1 ? split_size : last);
+  return split_pieces(*this, sizes, d, "SplitBackward0");
 }
 
 std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t d) const {
@@ -465,13 +492,7 @@ std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t d)
   }
   EMBER_CHECK(total == dim_size, Error, "split_with_sizes expects split_sizes to sum exactly to ", dim_size,
               " (input tensor's size at dimension ", wrap_dim(d, dim()), "), but got split_sizes=", int_list(split_sizes));
-  std::vector<Tensor> out;
-  int64_t start = 0;
-  for (int64_t s : split_sizes) {
-    out.push_back(narrow(d, start, s));
-    start += s;
-  }
-  return out;
+  return split_pieces(*this, split_sizes, d, "SplitWithSizesBackward0");
 }
 
 std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
@@ -489,8 +510,18 @@ std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
 std::vector<Tensor> Tensor::unbind(int64_t d) const {
   EMBER_CHECK(dim() > 0, Error, "Dimension specified as 0 but tensor has no dimensions");
   d = wrap_dim(d, dim());
-  std::vector<Tensor> out;
-  for (int64_t i = 0; i < impl_->sizes[d]; ++i) out.push_back(select(d, i));
+  std::vector<Tensor> out = autograd::untracked([&] {
+    std::vector<Tensor> slices;
+    for (int64_t i = 0; i < impl_->sizes[d]; ++i) slices.push_back(select(d, i));
+    return slices;
+  });
+  if (autograd::needs_grad({this})) {
+    autograd::record_multi("UnbindBackward0", out, {this}, [in = DimVector(impl_->sizes), d](const autograd::BackwardContext& c) {
+      Tensor z = zeros(in, TensorOptions(c.grads[0].dtype()));
+      for (size_t i = 0; i < c.grads.size(); ++i) z.select(d, int64_t(i)).copy_(c.grads[i]);
+      return autograd::TensorList{z};
+    });
+  }
   return out;
 }
 

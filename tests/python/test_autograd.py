@@ -210,7 +210,8 @@ STRUCTURE = ["x ** 2 + 3 * x + 1", "(x * w).sum()", "x.mean()", "(x + w).mean()"
              "x.unsqueeze(0).expand(2, 3)", "m.dot(x, w) ** 2", "m.softmax(x, 0)", "x[1:] * w[:2]", "x.sum(0)",
              "x - 1", "x * 2", "x / w", "m.matmul(x.view(1, 3), w.view(3, 1))", "x.relu().sigmoid().tanh()",
              "m.where(x > 0, x, w)", "x.max(0)[0]", "x.amax()", "x.clone().contiguous()", "x.double()", "x ** w",
-             "x.reshape(3, 1).squeeze(1)", "x[0]", "x.abs().sqrt()"]
+             "x.reshape(3, 1).squeeze(1)", "x[0]", "x.abs().sqrt()", "1 - x", "3 / x", "2 ** x",
+             "x.split(2)[1] * 2", "x.split([1, 2])[0]", "x.unbind()[2]", "x.chunk(3)[1]", "x.t()", "x.T * 1"]
 
 
 def describe(fn, depth=0):
