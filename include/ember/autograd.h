@@ -94,9 +94,9 @@ Edge gradient_edge(const Tensor& t);
 void register_hook(const Tensor& t, TensorHook hook);
 
 // Runs backward from `roots` (seeded with `grad_roots`, ones for scalars where undefined), adding
-// into leaves' .grad.
+// into leaves' .grad; with `inputs`, into those tensors' .grad only (leaves or not).
 void backward(const TensorList& roots, const TensorList& grad_roots = {}, std::optional<bool> retain_graph = {},
-              bool create_graph = false);
+              bool create_graph = false, const TensorList& inputs = {});
 // Gradients of `outputs` w.r.t. `inputs`, returned instead of accumulated (torch.autograd.grad).
 // An input the outputs do not depend on raises unless allow_unused (then its gradient is undefined).
 TensorList grad(const TensorList& outputs, const TensorList& inputs, const TensorList& grad_outputs = {},

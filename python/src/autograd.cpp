@@ -95,10 +95,7 @@ void init_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
       })
       .def("backward", [](const Tensor& t, nb::handle gradient, std::optional<bool> retain_graph, bool create_graph,
                           nb::handle inputs) {
-        EMBER_CHECK(inputs.is_none(), NotImplementedError, "backward(inputs=...) is not supported yet; use "
-                    "ember.autograd.grad(outputs, inputs)");
-        TensorList grads = tensor_list(gradient);
-        autograd::backward({t}, grads, retain_graph, create_graph);
+        autograd::backward({t}, tensor_list(gradient), retain_graph, create_graph, tensor_list(inputs));
       }, nb::arg("gradient") = nb::none(), nb::arg("retain_graph") = nb::none(), nb::arg("create_graph") = false,
          nb::arg("inputs") = nb::none());
 
@@ -135,9 +132,11 @@ void init_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
   m.def("_set_grad_enabled", &autograd::set_grad_enabled);
   m.def("is_inference_mode_enabled", &autograd::is_inference_mode_enabled);
   m.def("_set_inference_mode", &autograd::set_inference_mode_enabled);
-  m.def("_backward", [](nb::handle tensors, nb::handle grads, std::optional<bool> retain_graph, bool create_graph) {
-    autograd::backward(tensor_list(tensors), tensor_list(grads), retain_graph, create_graph);
-  }, nb::arg("tensors"), nb::arg("grad_tensors").none(), nb::arg("retain_graph").none(), nb::arg("create_graph"));
+  m.def("_backward", [](nb::handle tensors, nb::handle grads, std::optional<bool> retain_graph, bool create_graph,
+                        nb::handle inputs) {
+    autograd::backward(tensor_list(tensors), tensor_list(grads), retain_graph, create_graph, tensor_list(inputs));
+  }, nb::arg("tensors"), nb::arg("grad_tensors").none(), nb::arg("retain_graph").none(), nb::arg("create_graph"),
+     nb::arg("inputs").none());
   m.def("_grad", [](nb::handle outputs, nb::handle inputs, nb::handle grad_outputs, std::optional<bool> retain_graph,
                     bool create_graph, bool allow_unused) {
     TensorList result = autograd::grad(tensor_list(outputs), tensor_list(inputs), tensor_list(grad_outputs),

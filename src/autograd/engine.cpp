@@ -170,11 +170,28 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   return {};
 }
 
-void backward(const TensorList& roots, const TensorList& grad_roots, std::optional<bool> retain_graph, bool create_graph) {
+void backward(const TensorList& roots, const TensorList& grad_roots, std::optional<bool> retain_graph, bool create_graph,
+              const TensorList& inputs) {
   TensorList grads = grad_roots;
   if (grads.size() == 1 && roots.size() == 1 && !grads[0].defined()) grads.clear();
   std::vector<Edge> edges = root_edges(roots, grads, "outputs");
-  run_backward(edges, std::move(grads), retain_graph.value_or(create_graph), create_graph, nullptr);
+  bool keep = retain_graph.value_or(create_graph);
+  if (inputs.empty()) {
+    run_backward(edges, std::move(grads), keep, create_graph, nullptr);
+    return;
+  }
+  std::vector<Edge> captures;
+  for (const Tensor& t : inputs) {
+    EMBER_CHECK(t.requires_grad(), Error, "One of the differentiated Tensors does not require grad");
+    captures.push_back(gradient_edge(t));
+  }
+  TensorList captured = run_backward(edges, std::move(grads), keep, create_graph, &captures);
+  GradModeGuard grad_mode(create_graph);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!captured[i].defined()) continue;
+    AutogradMeta& meta = inputs[i].autograd_meta();
+    meta.grad = meta.grad.defined() ? add(meta.grad, captured[i]) : (create_graph ? captured[i] : captured[i].detach().clone());
+  }
 }
 
 TensorList grad(const TensorList& outputs, const TensorList& inputs, const TensorList& grad_outputs,

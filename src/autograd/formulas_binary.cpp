@@ -15,7 +15,11 @@ Tensor scaled(const Tensor& g, const Scalar& alpha) { return alpha.to_double() =
 void record_pow(const Tensor& r, const Tensor& a, const Tensor& b) {
   // d/da a^b = b a^(b-1) (0 where b == 0); d/db a^b = a^b log(a) (0 where a == 0 and b >= 0).
   auto base_grad = [](const Tensor& g, const Tensor& a, const Tensor& b) {
-    Tensor d = mul(g, mul(b, pow(a, sub(b, wrapped_scalar(1)))));
+    // A number exponent stays a number (wrapped - 1 would promote to the default float dtype).
+    Tensor b_minus_1 = !b.impl()->is_wrapped_number ? sub(b, wrapped_scalar(1))
+                       : b.is_floating_point() ? wrapped_scalar(b.item().to_double() - 1.0)
+                                               : wrapped_scalar(b.item().to_int() - 1);
+    Tensor d = mul(g, mul(b, pow(a, b_minus_1)));
     return where(eq(b, wrapped_scalar(0)), zeros_like(d), d);
   };
   auto exponent_grad = [](const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& r) {

@@ -16,9 +16,7 @@ def _tensors(x):
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulates the gradients of `tensors` into the .grad of the leaves they depend on."""
-    if inputs is not None:
-        raise NotImplementedError("backward(inputs=...) is not supported yet; use ember.autograd.grad")
-    _C._backward(_tensors(tensors), _tensors(grad_tensors), retain_graph, create_graph)
+    _C._backward(_tensors(tensors), _tensors(grad_tensors), retain_graph, create_graph, _tensors(inputs))
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
