@@ -1,6 +1,8 @@
 // Derivative formulas, one record_* per op family: each op calls its record_* with its result
 // and inputs; it attaches a grad_fn when autograd::needs_grad holds.
 #pragma once
+#include <optional>
+
 #include "../cpu/binary_kernels.h"
 #include "function.h"
 
@@ -28,6 +30,15 @@ void record_dot(const Tensor& result, const Tensor& a, const Tensor& b);
 void record_addmm(const Tensor& result, const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta,
                   const Scalar& alpha);
 void record_where(const Tensor& result, const Tensor& cond, const Tensor& a, const Tensor& b);
+
+// Ops built from others, recorded as one node (formulas_composite.cpp).
+void record_clamp(const Tensor& result, const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max);
+void record_lerp(const Tensor& result, const Tensor& start, const Tensor& end, const Tensor& weight);
+void record_nan_to_num(const Tensor& result, const Tensor& x);
+void record_softplus(const Tensor& result, const Tensor& x, double beta, double threshold);
+void record_var_std(bool is_std, const Tensor& result, const Tensor& x, IntArrayRef dims, double correction, bool keepdim);
+void record_norm(const Tensor& result, const Tensor& x, double p, IntArrayRef dims, bool keepdim);
+void record_logsumexp(const Tensor& result, const Tensor& x, IntArrayRef dims, bool keepdim);
 
 #define EMBER_UNARY_OP(name, kind, expr) void record_##name(const Tensor& result, const Tensor& self);
 #include "ember/unary_ops.def"

@@ -29,13 +29,17 @@ std::string Node::short_name() const {
 }
 
 SavedTensor::SavedTensor(const Tensor& t, bool is_output)
-    : data_(is_output ? t.detach() : t), version_(t.version()), output_nr_(t.output_nr()), is_output_(is_output) {}
+    : data_(is_output ? t.detach() : t),
+      version_(t.defined() ? t.version() : 0),
+      output_nr_(t.defined() ? t.output_nr() : 0),
+      is_output_(is_output) {}
 
 Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner) const {
   EMBER_CHECK(!released_, Error, "Trying to backward through the graph a second time (or directly access saved "
               "tensors after they have already been freed). Saved intermediate values of the graph are freed when "
               "you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through "
               "the graph a second time or if you need to access saved tensors after calling backward.");
+  if (!data_.defined()) return data_;  // an optional argument that was not given
   if (data_.version() != version_) {
     std::string which = is_output_ ? str(", which is output ", output_nr_, " of ", owner->name(), ",")
                         : data_.grad_fn() ? str(", which is output ", data_.output_nr(), " of ", data_.grad_fn()->name(), ",")
@@ -76,7 +80,7 @@ void record(const char* name, const Tensor& result, std::initializer_list<const 
   meta.output_nr = 0;
   node->saved.reserve(saved.size());
   for (const Tensor* t : saved) {
-    if (t->impl() == t_in_place_target) node->saved.emplace_back(t->detach().clone(), false);
+    if (t->defined() && t->impl() == t_in_place_target) node->saved.emplace_back(t->detach().clone(), false);
     else node->saved.emplace_back(*t, t->is_same(result));
   }
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "../autograd/formulas.h"
 #include "ember/creation.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
@@ -16,8 +17,12 @@ Tensor scalar(double v) { return wrapped_scalar(v); }
 
 Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
   EMBER_CHECK(min || max, Error, "torch.clamp: At least one of 'min' or 'max' must not be None");
-  Tensor r = min ? maximum(x, *min) : x;  // maximum/minimum keep NaNs of x, as clamp does
-  return max ? minimum(r, *max) : r;
+  Tensor r = autograd::untracked([&] {
+    Tensor lower = min ? maximum(x, *min) : x;  // maximum/minimum keep NaNs of x, as clamp does
+    return max ? minimum(lower, *max) : lower.is_same(x) ? x.clone() : lower;
+  });
+  if (autograd::needs_grad({&x, min ? &*min : &x, max ? &*max : &x})) autograd::record_clamp(r, x, min, max);
+  return r;
 }
 
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
@@ -26,9 +31,12 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
   EMBER_CHECK(start.is_floating_point(), NotImplementedError, "\"lerp_kernel_scalar\" not implemented for '",
               dtype_info(start.dtype()).legacy_name, "'");
   // torch's two-sided form: exact at both ends.
-  Tensor diff = sub(end, start);
-  return where(lt(abs(weight), scalar(0.5)), add(start, mul(weight, diff)),
-               sub(end, mul(diff, sub(scalar(1), weight))));
+  Tensor r = autograd::untracked([&] {
+    Tensor diff = sub(end, start);
+    return where(lt(abs(weight), scalar(0.5)), add(start, mul(weight, diff)), sub(end, mul(diff, sub(scalar(1), weight))));
+  });
+  if (autograd::needs_grad({&start, &end, &weight})) autograd::record_lerp(r, start, end, weight);
+  return r;
 }
 
 Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf, std::optional<double> neginf) {
@@ -37,9 +45,13 @@ Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf, std
              : x.dtype() == kFloat16 ? 65504.0
              : x.dtype() == kBFloat16 ? 3.3895313892515355e38
              : double(std::numeric_limits<float>::max());
-  Tensor r = where(isnan(x), scalar(nan), x);
-  r = where(eq(r, scalar(INFINITY)), scalar(posinf.value_or(big)), r);
-  return where(eq(r, scalar(-INFINITY)), scalar(neginf.value_or(-big)), r).to(x.dtype());
+  Tensor r = autograd::untracked([&] {
+    Tensor t = where(isnan(x), scalar(nan), x);
+    t = where(eq(t, scalar(INFINITY)), scalar(posinf.value_or(big)), t);
+    return where(eq(t, scalar(-INFINITY)), scalar(neginf.value_or(-big)), t).to(x.dtype());
+  });
+  if (autograd::needs_grad({&x})) autograd::record_nan_to_num(r, x);
+  return r;
 }
 
 Tensor gelu(const Tensor& x, bool tanh_approximation) { return tanh_approximation ? gelu_tanh(x) : gelu_erf(x); }
@@ -47,8 +59,12 @@ Tensor gelu(const Tensor& x, bool tanh_approximation) { return tanh_approximatio
 Tensor softplus(const Tensor& x, double beta, double threshold) {
   EMBER_CHECK(x.is_floating_point(), NotImplementedError, "\"softplus_cpu\" not implemented for '",
               dtype_info(x.dtype()).legacy_name, "'");
-  Tensor bx = mul(x, scalar(beta));
-  return where(gt(bx, scalar(threshold)), x, div(log1p(exp(bx)), scalar(beta)));
+  Tensor r = autograd::untracked([&] {
+    Tensor bx = mul(x, scalar(beta));
+    return where(gt(bx, scalar(threshold)), x, div(log1p(exp(bx)), scalar(beta)));
+  });
+  if (autograd::needs_grad({&x})) autograd::record_softplus(r, x, beta, threshold);
+  return r;
 }
 
 Tensor round(const Tensor& x, int64_t decimals) {

@@ -38,7 +38,9 @@ std::pair<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dims, double cor
 }
 
 Tensor var(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
-  return var_mean(x, dims, correction, keepdim).first;
+  Tensor r = autograd::untracked([&] { return var_mean(x, dims, correction, keepdim).first; });
+  if (autograd::needs_grad({&x})) autograd::record_var_std(false, r, x, dims, correction, keepdim);
+  return r;
 }
 
 std::pair<Tensor, Tensor> std_mean(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
@@ -47,10 +49,14 @@ std::pair<Tensor, Tensor> std_mean(const Tensor& x, IntArrayRef dims, double cor
 }
 
 Tensor std(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
-  return sqrt(var(x, dims, correction, keepdim));
+  Tensor r = autograd::untracked([&] { return sqrt(var(x, dims, correction, keepdim)); });
+  if (autograd::needs_grad({&x})) autograd::record_var_std(true, r, x, dims, correction, keepdim);
+  return r;
 }
 
-Tensor norm(const Tensor& x, double p, IntArrayRef dims, bool keepdim) {
+namespace {
+
+Tensor norm_impl(const Tensor& x, double p, IntArrayRef dims, bool keepdim) {
   EMBER_CHECK(x.is_floating_point(), Error, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
               dtype_info(x.dtype()).legacy_name);
   const Tensor& input = x;
@@ -61,15 +67,33 @@ Tensor norm(const Tensor& x, double p, IntArrayRef dims, bool keepdim) {
   return pow(sum(pow(abs(input), scalar(p)), dims, keepdim), scalar(1.0 / p));
 }
 
+}  // namespace
+
+Tensor norm(const Tensor& x, double p, IntArrayRef dims, bool keepdim) {
+  Tensor r = autograd::untracked([&] { return norm_impl(x, p, dims, keepdim); });
+  if (autograd::needs_grad({&x})) autograd::record_norm(r, x, p, dims, keepdim);
+  return r;
+}
+
 Tensor count_nonzero(const Tensor& x, IntArrayRef dims) { return sum(ne(x, wrapped_scalar(0)), dims, false); }
 
-Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {
+namespace {
+
+Tensor logsumexp_impl(const Tensor& x, IntArrayRef dims, bool keepdim) {
   Tensor input = x.is_floating_point() ? x : x.to(default_dtype());
   Tensor m = amax(input, dims, true);
   // An infinite max (all -inf, or a +inf) would make x - m NaN: shift by 0 there instead.
   Tensor finite_m = where(isfinite(m), m, scalar(0));
   Tensor r = add(log(sum(exp(sub(input, finite_m)), dims, true)), finite_m);
   return keepdim ? r : r.view(sum(input, dims, false).sizes());
+}
+
+}  // namespace
+
+Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  Tensor r = autograd::untracked([&] { return logsumexp_impl(x, dims, keepdim); });
+  if (autograd::needs_grad({&x})) autograd::record_logsumexp(r, x, dims, keepdim);
+  return r;
 }
 
 namespace {

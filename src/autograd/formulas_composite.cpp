@@ -1,0 +1,126 @@
+// Derivatives of ops Ember builds from others, recorded as one node with torch's name.
+#include <cmath>
+
+#include "ember/creation.h"
+#include "ember/ops.h"
+#include "ember/reduce.h"
+#include "ember/type_promotion.h"
+#include "formulas.h"
+
+namespace ember::autograd {
+
+namespace {
+
+Tensor zero_where(const Tensor& mask, const Tensor& g) { return where(mask, zeros_like(g), g); }
+
+// A reduction's gradient (or result) with its reduced dims back as size 1.
+Tensor keep(const Tensor& t, IntArrayRef in_sizes, IntArrayRef dims, bool keepdim) {
+  if (keepdim) return t;
+  DimVector shape(in_sizes);
+  if (dims.empty()) {
+    for (auto& s : shape) s = 1;
+  } else {
+    for (int64_t d : dims) shape[size_t(wrap_dim(d, int64_t(in_sizes.size())))] = 1;
+  }
+  return t.reshape(shape);
+}
+
+int64_t count(IntArrayRef in_sizes, IntArrayRef dims) {
+  if (dims.empty()) return checked_numel(in_sizes);
+  int64_t n = 1;
+  for (int64_t d : dims) n *= in_sizes.empty() ? 1 : in_sizes[size_t(wrap_dim(d, int64_t(in_sizes.size())))];
+  return n;
+}
+
+}  // namespace
+
+void record_clamp(const Tensor& r, const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  bool numbers = (!min || min->impl()->is_wrapped_number) && (!max || max->impl()->is_wrapped_number);
+  const Tensor lo = min.value_or(Tensor()), hi = max.value_or(Tensor());
+  if (numbers) {  // ClampBackward1: the gradient passes where min <= x <= max
+    record("ClampBackward1", r, {&x}, {&x, &lo, &hi}, [](const BackwardContext& c) {
+      const Tensor &g = c.grads[0], &x = c.saved[0];
+      Tensor outside = zeros_like(x, kBool);
+      if (c.saved[1].defined()) outside = logical_or(outside, lt(x, c.saved[1]));
+      if (c.saved[2].defined()) outside = logical_or(outside, gt(x, c.saved[2]));
+      return TensorList{zero_where(outside, g)};
+    });
+    return;
+  }
+  record("ClampBackward0", r, {&x, &lo, &hi}, {&x, &lo, &hi}, [](const BackwardContext& c) {
+    const Tensor &g = c.grads[0], &x = c.saved[0], &lo = c.saved[1], &hi = c.saved[2];
+    Tensor below = lo.defined() ? lt(x, lo) : zeros_like(x, kBool);
+    Tensor above = hi.defined() ? gt(x, hi) : zeros_like(x, kBool);
+    Tensor zero = zeros_like(g);
+    return TensorList{zero_where(logical_or(below, above), g), lo.defined() ? where(below, g, zero) : Tensor(),
+                      hi.defined() ? where(above, g, zero) : Tensor()};
+  });
+}
+
+void record_lerp(const Tensor& r, const Tensor& start, const Tensor& end, const Tensor& weight) {
+  if (weight.impl()->is_wrapped_number) {
+    double w = weight.item().to_double();
+    record("LerpBackward0", r, {&start, &end}, {}, [w](const BackwardContext& c) {
+      return TensorList{c.grads[0] * (1.0 - w), c.grads[0] * w};
+    });
+    return;
+  }
+  record("LerpBackward1", r, {&start, &end, &weight}, {&start, &end, &weight}, [](const BackwardContext& c) {
+    const Tensor &g = c.grads[0], &s = c.saved[0], &e = c.saved[1], &w = c.saved[2];
+    return TensorList{mul(g, sub(wrapped_scalar(1), w)), mul(g, w), c.needs(2) ? mul(g, sub(e, s)) : Tensor()};
+  });
+}
+
+void record_nan_to_num(const Tensor& r, const Tensor& x) {
+  record("NanToNumBackward0", r, {&x}, {&x}, [](const BackwardContext& c) {
+    return TensorList{zero_where(logical_not(isfinite(c.saved[0])), c.grads[0])};
+  });
+}
+
+void record_softplus(const Tensor& r, const Tensor& x, double beta, double threshold) {
+  record("SoftplusBackward0", r, {&x}, {&x}, [beta, threshold](const BackwardContext& c) {
+    const Tensor &g = c.grads[0], &x = c.saved[0];
+    Tensor bx = x * beta;
+    return TensorList{where(gt(bx, wrapped_scalar(threshold)), g, mul(g, sigmoid(bx)))};
+  });
+}
+
+void record_var_std(bool is_std, const Tensor& r, const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
+  // d var / dx = 2 (x - mean) / (N - correction); d std = d var / (2 std).
+  record(is_std ? "StdBackward0" : "VarBackward0", r, {&x}, {&x, &r},
+         [is_std, d = DimVector(dims), correction, keepdim](const BackwardContext& c) {
+           const Tensor &g = c.grads[0], &x = c.saved[0], &r = c.saved[1];
+           double denom = std::max(0.0, double(count(x.sizes(), d)) - correction);
+           Tensor centered = sub(x, mean(x, d, true));
+           Tensor scale = keep(g, x.sizes(), d, keepdim);
+           if (is_std) return TensorList{mul(div(scale, keep(r, x.sizes(), d, keepdim) * denom), centered)};
+           return TensorList{mul(scale * (2.0 / denom), centered)};
+         });
+}
+
+void record_norm(const Tensor& r, const Tensor& x, double p, IntArrayRef dims, bool keepdim) {
+  record("LinalgVectorNormBackward0", r, {&x}, {&x, &r}, [p, d = DimVector(dims), keepdim](const BackwardContext& c) {
+    const Tensor &x = c.saved[0];
+    Tensor g = keep(c.grads[0], x.sizes(), d, keepdim), n = keep(c.saved[1], x.sizes(), d, keepdim);
+    if (p == 0) return TensorList{zeros_like(x)};
+    if (p == 1) return TensorList{mul(g, sign(x))};
+    if (std::isinf(p)) {  // split evenly among the elements of largest (smallest) magnitude
+      Tensor hit = eq(abs(x), n).to(x.dtype());
+      DimVector all = d;
+      if (all.empty()) for (int64_t i = 0; i < x.dim(); ++i) all.push_back(i);
+      return TensorList{mul(mul(g, sign(x)), div(hit, sum(hit, all, true)))};
+    }
+    Tensor zero_norm = eq(n, wrapped_scalar(0));
+    Tensor local = p == 2 ? div(x, n) : div(mul(sign(x), pow(abs(x), wrapped_scalar(p - 1))), pow(n, wrapped_scalar(p - 1)));
+    return TensorList{zero_where(zero_norm.expand(x.sizes()), mul(g, local))};
+  });
+}
+
+void record_logsumexp(const Tensor& r, const Tensor& x, IntArrayRef dims, bool keepdim) {
+  record("LogsumexpBackward0", r, {&x}, {&x, &r}, [d = DimVector(dims), keepdim](const BackwardContext& c) {
+    const Tensor &x = c.saved[0];
+    return TensorList{mul(keep(c.grads[0], x.sizes(), d, keepdim), exp(sub(x, keep(c.saved[1], x.sizes(), d, keepdim))))};
+  });
+}
+
+}  // namespace ember::autograd
