@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 need_apt=()
 command -v ccache >/dev/null || need_apt+=(ccache)
 [ -f /usr/include/gtest/gtest.h ] || need_apt+=(libgtest-dev)
-ls /usr/include/*/openblas-serial/cblas.h >/dev/null 2>&1 || need_apt+=(libopenblas-serial-dev)
+ls /usr/include/*/blis-serial/cblas.h >/dev/null 2>&1 || need_apt+=(libblis-serial-dev)
 command -v g++ >/dev/null || need_apt+=(g++)
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
