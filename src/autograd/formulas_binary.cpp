@@ -19,8 +19,9 @@ void record_pow(const Tensor& r, const Tensor& a, const Tensor& b) {
     Tensor b_minus_1 = !b.impl()->is_wrapped_number ? sub(b, wrapped_scalar(1))
                        : b.is_floating_point() ? wrapped_scalar(b.item().to_double() - 1.0)
                                                : wrapped_scalar(b.item().to_int() - 1);
+    if (b.impl()->is_wrapped_number && b.item().to_double() == 0.0) return zeros_like(g);
     Tensor d = mul(g, mul(b, pow(a, b_minus_1)));
-    return where(eq(b, wrapped_scalar(0)), zeros_like(d), d);
+    return b.impl()->is_wrapped_number ? d : where(eq(b, wrapped_scalar(0)), zeros_like(d), d);
   };
   auto exponent_grad = [](const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& r) {
     Tensor d = mul(g, mul(r, log(a.to(r.dtype()))));  // an integer base takes the result's precision
