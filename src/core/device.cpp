@@ -31,7 +31,7 @@ Device::Device(std::string_view spec) {
 
 std::string Device::str() const {
   std::string s(device_type_name(type));
-  if (has_index()) s += ":" + std::to_string(index);
+  if (has_index()) s.append(":").append(std::to_string(index));
   return s;
 }
 

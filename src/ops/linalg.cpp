@@ -15,7 +15,7 @@ namespace {
 
 std::string dims_str(const Tensor& t) {
   std::string s;
-  for (int64_t i = 0; i < t.dim(); ++i) s += (i ? "x" : "") + std::to_string(t.sizes()[size_t(i)]);
+  for (int64_t i = 0; i < t.dim(); ++i) s.append(i ? "x" : "").append(std::to_string(t.sizes()[size_t(i)]));
   return s;
 }
 
