@@ -116,15 +116,19 @@ void record_cumsum(const Tensor& r, const Tensor& x, int64_t dim) {
 }
 
 void record_cumprod(const Tensor& r, const Tensor& x, int64_t dim) {
-  // d r_j / d x_i = r_j / x_i for j >= i (inputs without zeros).
+  // With S_i = g_i + x_{i+1} S_{i+1} (a reverse recurrence), dL/dx_i = r_{i-1} S_i: no division,
+  // so zeros in x are handled exactly.
   record("CumprodBackward0", r, {&x}, {&x, &r}, [dim](const BackwardContext& c) {
     const Tensor &g = c.grads[0], &x = c.saved[0], &r = c.saved[1];
     if (g.dim() == 0) return TensorList{g};
-    EMBER_CHECK(!any(eq(x, wrapped_scalar(0))).item().to_bool(), NotImplementedError,
-                "the derivative of cumprod over inputs containing zeros is not implemented in Ember yet");
-    Tensor gr = mul(g, r);
-    DimVector ds{wrap_dim(dim, g.dim())};
-    return TensorList{div(add(sub(sum(gr, ds, true), cumsum(gr, dim)), gr), x)};
+    int64_t d = wrap_dim(dim, g.dim()), n = g.sizes()[size_t(d)];
+    Tensor grad = zeros_like(g);
+    Tensor s;
+    for (int64_t i = n - 1; i >= 0; --i) {
+      s = i == n - 1 ? g.select(d, i) : add(g.select(d, i), mul(x.select(d, i + 1), s));
+      grad.select(d, i).copy_(i == 0 ? s : mul(r.select(d, i - 1), s));
+    }
+    return TensorList{grad};
   });
 }
 

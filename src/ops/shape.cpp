@@ -6,6 +6,7 @@
 #include "../autograd/function.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
+#include "ember/ops.h"
 #include "ember/tensor.h"
 
 namespace ember {
@@ -54,12 +55,7 @@ auto as_strided_back(const Tensor& input, IntArrayRef sizes, IntArrayRef strides
   };
 }
 
-// For views whose derivative Ember does not have yet: backward raises instead of going wrong.
-auto not_differentiable(const char* op) {
-  return [op](const Tensor&) -> Tensor {
-    throw NotImplementedError(str("the derivative for '", op, "' is not implemented in Ember yet"));
-  };
-}
+
 
 // Resolves one -1 entry in `shape` against numel (torch's infer_size).
 DimVector infer_size(IntArrayRef shape, int64_t numel) {
@@ -417,7 +413,16 @@ Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
     strides[d] *= step;
   }
   return make_view(*this, std::move(sizes), std::move(strides), storage_offset(), "UnfoldBackward0",
-                   not_differentiable("unfold"));
+                   [in = DimVector(impl_->sizes), d, size, step](const Tensor& g) {
+                     // Windows may overlap: each one's gradient is added into its span of the input.
+                     if (in.empty()) return g.reshape(in);
+                     Tensor z = zeros(in, TensorOptions(g.dtype()));
+                     for (int64_t w = 0; w < g.sizes()[size_t(d)]; ++w) {
+                       Tensor span = z.narrow(d, w * step, size);
+                       add_out(span, span, g.select(d, w).movedim({-1}, {d}));
+                     }
+                     return z;
+                   });
 }
 
 Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> offset_opt) const {

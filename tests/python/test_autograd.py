@@ -90,6 +90,7 @@ REDUCTIONS = {
     "norm": lambda m, x: x.norm(), "norm1_dim": lambda m, x: x.norm(1, dim=1), "logsumexp": lambda m, x: x.logsumexp(1),
     "softmax": lambda m, x: m.softmax(x, 1), "log_softmax": lambda m, x: m.log_softmax(x, -1),
     "cumsum": lambda m, x: x.cumsum(1), "cumprod": lambda m, x: x.cumprod(2),
+    "cumprod_zeros": lambda m, x: (x * (x > 0.8)).cumprod(1),
 }
 
 
@@ -118,7 +119,8 @@ VIEWS = {
     "index_none": lambda m, x: x[None, 0, ..., -1], "flatten": lambda m, x: x.flatten(1), "unflatten": lambda m, x: x.unflatten(2, (2, 2)),
     "diagonal": lambda m, x: x.diagonal(0, 1, 2), "movedim": lambda m, x: x.movedim(0, -1), "split": lambda m, x: x.split(2, 2)[1],
     "chunk": lambda m, x: x.chunk(3, 1)[2], "unbind": lambda m, x: x.unbind(1)[1], "contiguous": lambda m, x: x.mT.contiguous(),
-    "clone": lambda m, x: x.clone(), "to_float32": lambda m, x: x.to(m.float32), "mT": lambda m, x: x.mT,
+    "clone": lambda m, x: x.clone(), "unfold": lambda m, x: x.unfold(2, 2, 1), "unfold_step": lambda m, x: x.unfold(1, 2, 2),
+    "as_strided": lambda m, x: x.contiguous().as_strided((2, 3), (5, 2), 1), "to_float32": lambda m, x: x.to(m.float32), "mT": lambda m, x: x.mT,
 }
 
 
