@@ -40,6 +40,8 @@ auto scatter_back(const Tensor& base, Pick pick) {
 
 // as_strided's gradient: g scattered into zeros laid out like the input (which must be contiguous;
 // overlapping views would need their gradients summed).
+// as_strided's gradient: g added into zeros laid out like the input (which must be contiguous),
+// element by element where the view may refer to one input element several times.
 auto as_strided_back(const Tensor& input, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   bool supported = input.is_contiguous();
   return [in = DimVector(input.sizes()), out_sizes = DimVector(sizes), out_strides = DimVector(strides),
@@ -48,14 +50,29 @@ auto as_strided_back(const Tensor& input, IntArrayRef sizes, IntArrayRef strides
                 "implemented in Ember yet");
     Tensor z = zeros(in, TensorOptions(g.dtype()));
     Tensor target = z.as_strided(out_sizes, out_strides, z.storage_offset() + rel);
-    EMBER_CHECK(internal_overlap(target) == Overlap::None, NotImplementedError, "the derivative of an overlapping "
-                "as_strided view is not implemented in Ember yet");
-    target.copy_(g);
-    return z;
+    if (internal_overlap(target) == Overlap::None) {
+      target.copy_(g);
+      return z;
+    }
+    EMBER_CHECK(!autograd::is_grad_enabled() || !g.requires_grad(), NotImplementedError, "double backward through "
+                "an overlapping as_strided view is not implemented in Ember yet");
+    Tensor sum = zeros(in, TensorOptions(kFloat64));
+    Tensor flat_g = g.to(kFloat64).contiguous();
+    double* dst = sum.data_ptr<double>() + rel;
+    const double* src = flat_g.data_ptr<double>();
+    DimVector index(out_sizes.size(), 0);
+    for (int64_t i = 0; i < flat_g.numel(); ++i) {  // walk the view in row-major order
+      int64_t at = 0;
+      for (size_t k = 0; k < index.size(); ++k) at += index[k] * out_strides[k];
+      dst[at] += src[i];
+      for (size_t k = index.size(); k-- > 0;) {
+        if (++index[k] < out_sizes[k]) break;
+        index[k] = 0;
+      }
+    }
+    return sum.to(g.dtype());
   };
 }
-
-
 
 // Resolves one -1 entry in `shape` against numel (torch's infer_size).
 DimVector infer_size(IntArrayRef shape, int64_t numel) {

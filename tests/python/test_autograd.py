@@ -120,7 +120,8 @@ VIEWS = {
     "diagonal": lambda m, x: x.diagonal(0, 1, 2), "movedim": lambda m, x: x.movedim(0, -1), "split": lambda m, x: x.split(2, 2)[1],
     "chunk": lambda m, x: x.chunk(3, 1)[2], "unbind": lambda m, x: x.unbind(1)[1], "contiguous": lambda m, x: x.mT.contiguous(),
     "clone": lambda m, x: x.clone(), "unfold": lambda m, x: x.unfold(2, 2, 1), "unfold_step": lambda m, x: x.unfold(1, 2, 2),
-    "as_strided": lambda m, x: x.contiguous().as_strided((2, 3), (5, 2), 1), "to_float32": lambda m, x: x.to(m.float32), "mT": lambda m, x: x.mT,
+    "as_strided": lambda m, x: x.contiguous().as_strided((2, 3), (5, 2), 1),
+    "as_strided_overlap": lambda m, x: x.contiguous().as_strided((3, 4), (2, 1), 2), "to_float32": lambda m, x: x.to(m.float32), "mT": lambda m, x: x.mT,
 }
 
 
