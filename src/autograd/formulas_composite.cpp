@@ -13,25 +13,6 @@ namespace {
 
 Tensor zero_where(const Tensor& mask, const Tensor& g) { return where(mask, zeros_like(g), g); }
 
-// A reduction's gradient (or result) with its reduced dims back as size 1.
-Tensor keep(const Tensor& t, IntArrayRef in_sizes, IntArrayRef dims, bool keepdim) {
-  if (keepdim) return t;
-  DimVector shape(in_sizes);
-  if (dims.empty()) {
-    for (auto& s : shape) s = 1;
-  } else {
-    for (int64_t d : dims) shape[size_t(wrap_dim(d, int64_t(in_sizes.size())))] = 1;
-  }
-  return t.reshape(shape);
-}
-
-int64_t count(IntArrayRef in_sizes, IntArrayRef dims) {
-  if (dims.empty()) return checked_numel(in_sizes);
-  int64_t n = 1;
-  for (int64_t d : dims) n *= in_sizes.empty() ? 1 : in_sizes[size_t(wrap_dim(d, int64_t(in_sizes.size())))];
-  return n;
-}
-
 }  // namespace
 
 void record_clamp(const Tensor& r, const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
@@ -90,10 +71,10 @@ void record_var_std(bool is_std, const Tensor& r, const Tensor& x, IntArrayRef d
   record(is_std ? "StdBackward0" : "VarBackward0", r, {&x}, {&x, &r},
          [is_std, d = DimVector(dims), correction, keepdim](const BackwardContext& c) {
            const Tensor &g = c.grads[0], &x = c.saved[0], &r = c.saved[1];
-           double denom = std::max(0.0, double(count(x.sizes(), d)) - correction);
+           double denom = std::max(0.0, double(reduced_count(x.sizes(), d)) - correction);
            Tensor centered = sub(x, mean(x, d, true));
-           Tensor scale = keep(g, x.sizes(), d, keepdim);
-           if (is_std) return TensorList{mul(div(scale, keep(r, x.sizes(), d, keepdim) * denom), centered)};
+           Tensor scale = keep_dims(g, x.sizes(), d, keepdim);
+           if (is_std) return TensorList{mul(div(scale, keep_dims(r, x.sizes(), d, keepdim) * denom), centered)};
            return TensorList{mul(scale * (2.0 / denom), centered)};
          });
 }
@@ -101,7 +82,7 @@ void record_var_std(bool is_std, const Tensor& r, const Tensor& x, IntArrayRef d
 void record_norm(const Tensor& r, const Tensor& x, double p, IntArrayRef dims, bool keepdim) {
   record("LinalgVectorNormBackward0", r, {&x}, {&x, &r}, [p, d = DimVector(dims), keepdim](const BackwardContext& c) {
     const Tensor &x = c.saved[0];
-    Tensor g = keep(c.grads[0], x.sizes(), d, keepdim), n = keep(c.saved[1], x.sizes(), d, keepdim);
+    Tensor g = keep_dims(c.grads[0], x.sizes(), d, keepdim), n = keep_dims(c.saved[1], x.sizes(), d, keepdim);
     if (p == 0) return TensorList{zeros_like(x)};
     if (p == 1) return TensorList{mul(g, sign(x))};
     if (std::isinf(p)) {  // split evenly among the elements of largest (smallest) magnitude
@@ -119,7 +100,7 @@ void record_norm(const Tensor& r, const Tensor& x, double p, IntArrayRef dims, b
 void record_logsumexp(const Tensor& r, const Tensor& x, IntArrayRef dims, bool keepdim) {
   record("LogsumexpBackward0", r, {&x}, {&x, &r}, [d = DimVector(dims), keepdim](const BackwardContext& c) {
     const Tensor &x = c.saved[0];
-    return TensorList{mul(keep(c.grads[0], x.sizes(), d, keepdim), exp(sub(x, keep(c.saved[1], x.sizes(), d, keepdim))))};
+    return TensorList{mul(keep_dims(c.grads[0], x.sizes(), d, keepdim), exp(sub(x, keep_dims(c.saved[1], x.sizes(), d, keepdim))))};
   });
 }
 

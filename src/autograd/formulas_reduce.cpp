@@ -20,6 +20,15 @@ DimVector wrapped_dims(IntArrayRef dims, int64_t ndim) {
   return out;
 }
 
+// Gradient of max/min-like reductions: split evenly among the elements equal to the result.
+Tensor evenly_to_extremes(const Tensor& g, const Tensor& x, const Tensor& r, IntArrayRef dims, bool keepdim) {
+  Tensor mask = eq(x, keep_dims(r, x.sizes(), dims, keepdim)).to(g.dtype());
+  Tensor count = sum(mask, DimVector(wrapped_dims(dims, x.dim())), true);
+  return mul(mask, div(keep_dims(g, x.sizes(), dims, keepdim), count));
+}
+
+}  // namespace
+
 // A reduction's result (or gradient) with its reduced dims back as size 1 (keepdim form).
 Tensor keep_dims(const Tensor& t, IntArrayRef in_sizes, IntArrayRef dims, bool keepdim) {
   if (keepdim) return t;
@@ -33,15 +42,6 @@ int64_t reduced_count(IntArrayRef in_sizes, IntArrayRef dims) {
   for (int64_t d : wrapped_dims(dims, int64_t(in_sizes.size()))) n *= in_sizes[size_t(d)];
   return n;
 }
-
-// Gradient of max/min-like reductions: split evenly among the elements equal to the result.
-Tensor evenly_to_extremes(const Tensor& g, const Tensor& x, const Tensor& r, IntArrayRef dims, bool keepdim) {
-  Tensor mask = eq(x, keep_dims(r, x.sizes(), dims, keepdim)).to(g.dtype());
-  Tensor count = sum(mask, DimVector(wrapped_dims(dims, x.dim())), true);
-  return mul(mask, div(keep_dims(g, x.sizes(), dims, keepdim), count));
-}
-
-}  // namespace
 
 void record_sum(const Tensor& r, const Tensor& x, IntArrayRef dims, bool keepdim) {
   record(dims.empty() ? "SumBackward0" : "SumBackward1", r, {&x}, {},
