@@ -40,6 +40,22 @@ auto scatter_back(const Tensor& base, Pick pick) {
 
 // as_strided's gradient: g scattered into zeros laid out like the input (which must be contiguous;
 // overlapping views would need their gradients summed).
+// Whether no two indices of (sizes, strides) reach one element: with dims sorted by stride, each
+// stride must pass the span of all smaller ones.
+bool distinct_elements(IntArrayRef sizes, IntArrayRef strides) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of dims with more than one index
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] > 1) dims.push_back({strides[i], sizes[i]});
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t span = 0;
+  for (auto [stride, size] : dims) {
+    if (stride <= span) return false;
+    span += stride * (size - 1);
+  }
+  return true;
+}
+
 // as_strided's gradient: g added into zeros laid out like the input (which must be contiguous),
 // element by element where the view may refer to one input element several times.
 auto as_strided_back(const Tensor& input, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
@@ -50,7 +66,7 @@ auto as_strided_back(const Tensor& input, IntArrayRef sizes, IntArrayRef strides
                 "implemented in Ember yet");
     Tensor z = zeros(in, TensorOptions(g.dtype()));
     Tensor target = z.as_strided(out_sizes, out_strides, z.storage_offset() + rel);
-    if (internal_overlap(target) == Overlap::None) {
+    if (distinct_elements(out_sizes, out_strides)) {
       target.copy_(g);
       return z;
     }
