@@ -15,7 +15,7 @@ def main():
     env = {"ember": ember, "torch": torch, "ea": ember.rand(N), "ta": torch.rand(N),
            "eT": ember.rand(4096, 4096).t(), "tT": torch.rand(4096, 4096).t(),
            "e2": ember.rand(4096, 1000), "t2": torch.rand(4096, 1000)}
-    kw = dict(globals=env, repeat=5, min_time=0.3)
+    kw = dict(globals=env, repeat=3, min_time=0.1)
     compare("sum, 16M f32", "ea.sum()", "ta.sum()", **kw)
     # The limit for sum: reading 64 MB. Both libraries stream it at the cores' load bandwidth.
     gbs = {lib: 4 * N / median_time(f"{x}.sum()", **kw) / 1e9 for lib, x in [("ember", "ea"), ("torch", "ta")]}

@@ -16,10 +16,13 @@ def median_time(fn, *, repeat=7, min_time=0.05, globals=None):
     return statistics.median(timer.timeit(n) / n for _ in range(repeat))
 
 
-def compare(name, ember_fn, torch_fn, *, globals=None, **kw):
-    """Times both (three interleaved rounds each), prints a row, returns ember speed / torch speed."""
+def compare(name, ember_fn, torch_fn, *, globals=None, rounds=7, **kw):
+    """Times both in `rounds` interleaved rounds (the shared machine's speed drifts: short
+    alternating rounds expose both to the same conditions), prints a row, returns ember speed /
+    torch speed from the medians."""
     te, tt = [], []
-    for _ in range(3):
+    kw.setdefault("repeat", 3)
+    for _ in range(rounds):
         te.append(median_time(ember_fn, globals=globals, **kw))
         tt.append(median_time(torch_fn, globals=globals, **kw))
     e, t = statistics.median(te), statistics.median(tt)
