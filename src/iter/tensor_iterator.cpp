@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ember/autograd.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
 #include "ember/type_promotion.h"
@@ -9,6 +10,7 @@
 namespace ember {
 
 TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs, ElementwiseConfig config) {
+  autograd::GradModeGuard untracked(false);  // the op records itself; its casts and expands must not
   DimVector shape;
   for (const Tensor& t : inputs) shape = broadcast_shapes(shape, t.sizes());
   common_ = result_type(inputs);
