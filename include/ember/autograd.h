@@ -44,8 +44,14 @@ struct Node : std::enable_shared_from_this<Node> {
 
   std::vector<Edge> next_edges;
   std::vector<InputMeta> input_meta;
-  std::vector<std::pair<uint32_t, TensorHook>> pre_hooks;  // (input_nr, hook): tensor.register_hook
-  std::vector<std::pair<uint32_t, TensorHook>> retain_grad_hooks;  // run after pre_hooks
+  struct Hook {
+    uint32_t input_nr;
+    TensorHook fn;
+    uint64_t id;
+  };
+  std::vector<Hook> pre_hooks;          // tensor.register_hook, in order
+  std::vector<Hook> retain_grad_hooks;  // run after pre_hooks
+  bool materialize_grads = true;        // gradients that never arrive are passed as zeros (else undefined)
   uint64_t sequence_nr;  // creation order: the engine runs later nodes first
 };
 
@@ -90,8 +96,19 @@ struct NoGradGuard : GradModeGuard {
 // The edge a gradient for `t` flows into: its grad_fn, or its leaf accumulator.
 Edge gradient_edge(const Tensor& t);
 
+// Removes a hook registered by register_hook (no-op once its graph is gone).
+class HookHandle {
+ public:
+  HookHandle(std::weak_ptr<Node> node, uint64_t id) : node_(std::move(node)), id_(id) {}
+  void remove();
+
+ private:
+  std::weak_ptr<Node> node_;
+  uint64_t id_;
+};
+
 // Calls `hook` with the gradient of `t` each time one is computed (tensor.register_hook).
-void register_hook(const Tensor& t, TensorHook hook);
+HookHandle register_hook(const Tensor& t, TensorHook hook);
 
 // Runs backward from `roots` (seeded with `grad_roots`, ones for scalars where undefined), adding
 // into leaves' .grad; with `inputs`, into those tensors' .grad only (leaves or not).

@@ -40,6 +40,7 @@ nb::object next_functions(const Node& node) {
 }  // namespace
 
 void init_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
+  nb::class_<autograd::HookHandle>(m, "_RemovableHandle").def("remove", &autograd::HookHandle::remove);
   nb::class_<Node>(m, "_Node")
       .def("name", &Node::name)
       .def_prop_ro("next_functions", &next_functions)
@@ -50,10 +51,13 @@ void init_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
         return impl ? nb::cast(Tensor(impl)) : nb::none();
       })
       .def("register_prehook", [](Node& n, nb::object fn) {
-        n.pre_hooks.emplace_back(0, [fn = std::move(fn)](const Tensor& g) -> Tensor {
+        static uint64_t next_id = uint64_t(1) << 62;  // apart from tensor hook ids
+        uint64_t id = next_id++;
+        n.pre_hooks.push_back({0, [fn = std::move(fn)](const Tensor& g) -> Tensor {
           nb::object r = fn(nb::make_tuple(g));
           return r.is_none() ? Tensor() : nb::cast<Tensor>(nb::tuple(r)[0]);
-        });
+        }, id});
+        return autograd::HookHandle(n.shared_from_this(), id);
       })
       .def("__repr__", [](nb::handle self) {
         return str("<", nb::cast<const Node&>(self).short_name(), " object at ", self.ptr(), ">");
@@ -66,6 +70,13 @@ void init_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
       }, nb::arg("requires_grad") = true)
       .def_prop_ro("is_leaf", &Tensor::is_leaf)
       .def_prop_rw("grad", [](const Tensor& t) -> nb::object {
+        if (!t.is_leaf() && !t.retains_grad()) {
+          warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+               "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
+               "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
+               "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
+               "for more informations.");
+        }
         Tensor g = t.grad();
         return g.defined() ? nb::cast(g) : nb::none();
       }, [](const Tensor& t, std::optional<Tensor> g) { t.set_grad(g ? *g : Tensor()); }, nb::arg("grad").none())
@@ -91,7 +102,7 @@ void init_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
       })
       .def("register_hook", [](const Tensor& t, nb::object fn) {
         EMBER_CHECK(t.requires_grad(), Error, "cannot register a hook on a tensor that doesn't require gradient");
-        autograd::register_hook(t, python_hook(std::move(fn)));
+        return autograd::register_hook(t, python_hook(std::move(fn)));
       })
       .def("backward", [](const Tensor& t, nb::handle gradient, std::optional<bool> retain_graph, bool create_graph,
                           nb::handle inputs) {

@@ -88,6 +88,7 @@ TensorList run_function(const std::string& name, const TensorList& inputs,
   }
   ctx->to_save_.clear();
   ctx->owner_ = node;
+  node->materialize_grads = ctx->materialize_grads();
   return outputs;
 }
 

@@ -97,10 +97,10 @@ TensorList run_backward(const std::vector<Edge>& roots, TensorList root_grads, b
     buffers.erase(node.get());
     inputs.resize(node->input_meta.size());
     for (auto* hooks : {&node->pre_hooks, &node->retain_grad_hooks}) {  // retain_grad sees the hooked gradient
-      for (auto& [nr, hook] : *hooks) {
-        if (!inputs[nr].defined()) continue;
-        Tensor replaced = hook(inputs[nr]);
-        if (replaced.defined()) inputs[nr] = replaced;
+      for (const Node::Hook& hook : *hooks) {
+        if (!inputs[hook.input_nr].defined()) continue;
+        Tensor replaced = hook.fn(inputs[hook.input_nr]);
+        if (replaced.defined()) inputs[hook.input_nr] = replaced;
       }
     }
     if (captures) {
@@ -109,7 +109,7 @@ TensorList run_backward(const std::vector<Edge>& roots, TensorList root_grads, b
       }
     }
     if (!should_run(node.get())) continue;
-    for (size_t i = 0; i < inputs.size(); ++i) {  // outputs that got no gradient contribute zeros
+    for (size_t i = 0; i < inputs.size() && node->materialize_grads; ++i) {  // outputs that got no gradient: zeros
       if (!inputs[i].defined()) inputs[i] = zeros(node->input_meta[i].sizes, TensorOptions(node->input_meta[i].dtype));
     }
     TensorList outputs = node->apply(std::move(inputs));

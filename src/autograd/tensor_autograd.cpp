@@ -3,6 +3,8 @@
 
 #include "ember/ops.h"
 
+#include <atomic>
+
 namespace ember {
 
 namespace autograd {
@@ -30,10 +32,22 @@ Edge gradient_edge(const Tensor& t) {
   return {acc, 0};
 }
 
-void register_hook(const Tensor& t, TensorHook hook) {
+namespace {
+std::atomic<uint64_t> g_next_hook_id = 0;
+}  // namespace
+
+HookHandle register_hook(const Tensor& t, TensorHook hook) {
   Edge e = gradient_edge(t);
   EMBER_CHECK(e.valid(), Error, "cannot register a hook on a tensor that doesn't require gradient");
-  e.fn->pre_hooks.emplace_back(e.input_nr, std::move(hook));
+  uint64_t id = g_next_hook_id++;
+  e.fn->pre_hooks.push_back({e.input_nr, std::move(hook), id});
+  return HookHandle(e.fn, id);
+}
+
+void HookHandle::remove() {
+  if (auto node = node_.lock()) {
+    std::erase_if(node->pre_hooks, [this](const Node::Hook& h) { return h.id == id_; });
+  }
 }
 
 }  // namespace autograd
@@ -96,13 +110,14 @@ void Tensor::retain_grad() const {
   if (is_leaf() || impl_->autograd->retains_grad) return;  // leaves keep their .grad anyway
   impl_->autograd->retains_grad = true;
   std::weak_ptr<TensorImpl> weak = impl_;
-  impl_->autograd->grad_fn->retain_grad_hooks.emplace_back(output_nr(), [weak](const Tensor& grad) {
+  auto keep = [weak](const Tensor& grad) {
     if (auto impl = weak.lock()) {
       Tensor& current = Tensor(impl).autograd_meta().grad;
       current = current.defined() ? add(current, grad) : grad.clone();
     }
     return Tensor();
-  });
+  };
+  impl_->autograd->grad_fn->retain_grad_hooks.push_back({output_nr(), keep, 0});
 }
 
 bool Tensor::retains_grad() const { return !is_leaf() && impl_->autograd->retains_grad; }

@@ -595,3 +595,33 @@ def test_gradgradcheck_op_table(name, shapes, fn):
     """Second derivatives of every op table entry (formulas are written with ember ops)."""
     xs = [ember.from_numpy(rng.standard_normal(s)).requires_grad_() for s in shapes]
     assert ember.autograd.gradgradcheck(fn, xs, eps=1e-6, atol=1e-4, rtol=1e-3)
+
+
+def test_hook_handles_non_leaf_grad_warning_and_unmaterialized_grads():
+    import warnings
+    for m in (torch, ember):
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        seen = []
+        handle = x.register_hook(lambda g: seen.append(g.tolist()))
+        (x * 2).sum().backward()
+        handle.remove()
+        (x * 2).sum().backward()
+        assert seen == [[2.0, 2.0]]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert (x * 2).grad is None
+        assert len(caught) == 1 and "not a leaf Tensor" in str(caught[0].message)
+
+        class Two(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                ctx.set_materialize_grads(False)
+                return a * 1, a * 2
+
+            @staticmethod
+            def backward(ctx, g1, g2):
+                assert g1 is None  # only the second output was used
+                return g2 * 2
+        x.grad = None
+        Two.apply(x)[1].sum().backward()
+        assert x.grad.tolist() == [2.0, 2.0]
