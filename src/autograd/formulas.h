@@ -42,6 +42,8 @@ void record_lerp(const Tensor& result, const Tensor& start, const Tensor& end, c
 void record_nan_to_num(const Tensor& result, const Tensor& x);
 void record_softplus(const Tensor& result, const Tensor& x, double beta, double threshold);
 void record_var_std(bool is_std, const Tensor& result, const Tensor& x, IntArrayRef dims, double correction, bool keepdim);
+void record_var_std_mean(bool is_std, const Tensor& first, const Tensor& mean, const Tensor& x, IntArrayRef dims,
+                         double correction, bool keepdim);
 void record_norm(const Tensor& result, const Tensor& x, double p, IntArrayRef dims, bool keepdim);
 void record_logsumexp(const Tensor& result, const Tensor& x, IntArrayRef dims, bool keepdim);
 

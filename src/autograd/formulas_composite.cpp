@@ -79,6 +79,23 @@ void record_var_std(bool is_std, const Tensor& r, const Tensor& x, IntArrayRef d
          });
 }
 
+void record_var_std_mean(bool is_std, const Tensor& first, const Tensor& mean_out, const Tensor& x, IntArrayRef dims,
+                         double correction, bool keepdim) {
+  // Two outputs: var (or std) as record_var_std, and the mean, whose gradient spreads evenly.
+  record_multi(is_std ? "StdMeanBackward0" : "VarMeanBackward0", {first, mean_out}, {&x}, {&x, &first},
+               [is_std, d = DimVector(dims), correction, keepdim](const BackwardContext& c) {
+                 const Tensor &x = c.saved[0], &r = c.saved[1];
+                 int64_t n = reduced_count(x.sizes(), d);
+                 double denom = std::max(0.0, double(n) - correction);
+                 Tensor centered = sub(x, mean(x, d, true));
+                 Tensor g = keep_dims(c.grads[0], x.sizes(), d, keepdim);
+                 Tensor grad = is_std ? mul(div(g, keep_dims(r, x.sizes(), d, keepdim) * denom), centered)
+                                      : mul(g * (2.0 / denom), centered);
+                 Tensor g_mean = keep_dims(c.grads[1], x.sizes(), d, keepdim) * (1.0 / double(n));
+                 return TensorList{add(grad, g_mean.expand(x.sizes()))};
+               });
+}
+
 void record_norm(const Tensor& r, const Tensor& x, double p, IntArrayRef dims, bool keepdim) {
   record("LinalgVectorNormBackward0", r, {&x}, {&x, &r}, [p, d = DimVector(dims), keepdim](const BackwardContext& c) {
     const Tensor &x = c.saved[0];

@@ -127,7 +127,7 @@ void rebase_view_history(const Tensor& self, const Tensor& base, const Tensor& r
 }  // namespace
 
 void record_multi(const char* name, const TensorList& results, std::initializer_list<const Tensor*> inputs,
-                  BackwardFormula formula) {
+                  std::initializer_list<const Tensor*> saved, BackwardFormula formula) {
   auto node = std::make_shared<FunctionNode>(name, std::move(formula));
   for (const Tensor* t : inputs) node->next_edges.push_back(t->defined() ? gradient_edge(*t) : Edge{});
   for (size_t i = 0; i < results.size(); ++i) {
@@ -135,6 +135,10 @@ void record_multi(const char* name, const TensorList& results, std::initializer_
     AutogradMeta& meta = results[i].autograd_meta();
     meta.grad_fn = node;
     meta.output_nr = uint32_t(i);
+  }
+  for (const Tensor* t : saved) {
+    bool is_output = std::any_of(results.begin(), results.end(), [&](const Tensor& r) { return r.is_same(*t); });
+    node->saved.emplace_back(*t, is_output);
   }
 }
 

@@ -70,7 +70,7 @@ Tensor& record_in_place(Tensor& self, const std::function<Tensor()>& compute);
 
 // record() for ops with several outputs: output i is the node's input i.
 void record_multi(const char* name, const TensorList& results, std::initializer_list<const Tensor*> inputs,
-                  BackwardFormula formula);
+                  std::initializer_list<const Tensor*> saved, BackwardFormula formula);
 
 // Sums `grad` down to `sizes` (the inverse of broadcasting).
 Tensor sum_to(const Tensor& grad, IntArrayRef sizes);

@@ -491,7 +491,7 @@ std::vector<Tensor> split_pieces(const Tensor& t, IntArrayRef sizes, int64_t d, 
     return pieces;
   });
   if (autograd::needs_grad({&t})) {
-    autograd::record_multi(name, out, {&t}, [in = DimVector(t.sizes()), lengths = DimVector(sizes),
+    autograd::record_multi(name, out, {&t}, {}, [in = DimVector(t.sizes()), lengths = DimVector(sizes),
                                              d = wrap_dim(d, t.dim())](const autograd::BackwardContext& c) {
       Tensor z = zeros(in, TensorOptions(c.grads[0].dtype()));
       int64_t start = 0;
@@ -554,7 +554,7 @@ std::vector<Tensor> Tensor::unbind(int64_t d) const {
     return slices;
   });
   if (autograd::needs_grad({this})) {
-    autograd::record_multi("UnbindBackward0", out, {this}, [in = DimVector(impl_->sizes), d](const autograd::BackwardContext& c) {
+    autograd::record_multi("UnbindBackward0", out, {this}, {}, [in = DimVector(impl_->sizes), d](const autograd::BackwardContext& c) {
       Tensor z = zeros(in, TensorOptions(c.grads[0].dtype()));
       for (size_t i = 0; i < c.grads.size(); ++i) z.select(d, int64_t(i)).copy_(c.grads[i]);
       return autograd::TensorList{z};

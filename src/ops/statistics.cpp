@@ -28,7 +28,9 @@ void check_float(const Tensor& x, const char* what) {
 
 }  // namespace
 
-std::pair<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
+namespace {
+
+std::pair<Tensor, Tensor> var_mean_impl(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
   check_float(x, "std and var");
   Tensor m = mean(x, dims, true);
   Tensor d = sub(x, m);
@@ -37,15 +39,27 @@ std::pair<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dims, double cor
   return {v, keepdim ? m : mean(x, dims, false)};
 }
 
+}  // namespace
+
+std::pair<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
+  auto r = autograd::untracked([&] { return var_mean_impl(x, dims, correction, keepdim); });
+  if (autograd::needs_grad({&x})) autograd::record_var_std_mean(false, r.first, r.second, x, dims, correction, keepdim);
+  return r;
+}
+
 Tensor var(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
-  Tensor r = autograd::untracked([&] { return var_mean(x, dims, correction, keepdim).first; });
+  Tensor r = autograd::untracked([&] { return var_mean_impl(x, dims, correction, keepdim).first; });
   if (autograd::needs_grad({&x})) autograd::record_var_std(false, r, x, dims, correction, keepdim);
   return r;
 }
 
 std::pair<Tensor, Tensor> std_mean(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
-  auto [v, m] = var_mean(x, dims, correction, keepdim);
-  return {sqrt(v), m};
+  auto r = autograd::untracked([&] {
+    auto [v, m] = var_mean_impl(x, dims, correction, keepdim);
+    return std::pair<Tensor, Tensor>{sqrt(v), m};
+  });
+  if (autograd::needs_grad({&x})) autograd::record_var_std_mean(true, r.first, r.second, x, dims, correction, keepdim);
+  return r;
 }
 
 Tensor std(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
