@@ -1,6 +1,7 @@
 // Elementwise arithmetic and comparisons with broadcasting and torch's type promotion.
 #pragma once
 #include <optional>
+#include <span>
 
 #include "ember/tensor.h"
 
@@ -38,6 +39,10 @@ Tensor lt(const Tensor& a, const Tensor& b);
 Tensor le(const Tensor& a, const Tensor& b);
 Tensor gt(const Tensor& a, const Tensor& b);
 Tensor ge(const Tensor& a, const Tensor& b);
+
+// Joining: tensors of one rank, equal except along `dim` (cat) or equal (stack, a new dim).
+Tensor cat(std::span<const Tensor> tensors, int64_t dim = 0);
+Tensor stack(std::span<const Tensor> tensors, int64_t dim = 0);
 
 // Elements of a where cond is true, else of b; a and b promote together.
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);

@@ -100,3 +100,17 @@ TEST(Elementwise, OutFormsResizeAndCheckDtypes) {
   EXPECT_THROW(exp_out(ints, zeros({2, 2})), Error);  // float result into an int tensor
   set_warning_handler(nullptr);
 }
+
+TEST(Join, CatAndStack) {
+  std::vector<Tensor> parts = {ones({2, 3}), zeros({1, 3}, kFloat64)};
+  Tensor c = cat(parts, 0);
+  EXPECT_EQ(c.sizes()[0], 3);
+  EXPECT_EQ(c.dtype(), kFloat64);  // promoted
+  EXPECT_EQ(at(c, {2, 1}), 0.0);
+  std::vector<Tensor> same = {ones({2}), zeros({2})};
+  Tensor s = stack(same, 1);
+  EXPECT_EQ(s.sizes()[1], 2);
+  EXPECT_EQ(at(s, {0, 1}), 0.0);
+  std::vector<Tensor> bad = {ones({2}), ones({3})};
+  EXPECT_THROW(stack(bad, 0), Error);
+}

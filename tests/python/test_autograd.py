@@ -226,7 +226,7 @@ STRUCTURE = ["x ** 2 + 3 * x + 1", "(x * w).sum()", "x.mean()", "(x + w).mean()"
              "x.reshape(3, 1).squeeze(1)", "x[0]", "x.abs().sqrt()", "1 - x", "3 / x", "2 ** x",
              "x.clamp(-1, 1)", "x.clamp(min=w)", "x.var()", "x.std(0)", "x.norm()", "x.norm(1)",
              "x.logsumexp(0)", "m.var_mean(x)[0] * m.var_mean(x)[1]", "m.std_mean(x, 0)[1]", "m.lerp(x, w, 0.5)", "m.lerp(x, w, w)", "m.nan_to_num(x)",
-             "x.split(2)[1] * 2", "x.split([1, 2])[0]", "x.unbind()[2]", "x.chunk(3)[1]", "x.t()", "x.T * 1"]
+             "m.cat([x, w]) * 2", "m.stack([x, w], 1)", "x.split(2)[1] * 2", "x.split([1, 2])[0]", "x.unbind()[2]", "x.chunk(3)[1]", "x.t()", "x.T * 1"]
 
 
 def describe(fn, depth=0):

@@ -1,0 +1,88 @@
+// Joining tensors: cat and stack (results are contiguous; inputs promote to one dtype).
+#include "../autograd/formulas.h"
+#include "ember/creation.h"
+#include "ember/ops.h"
+#include "ember/type_promotion.h"
+
+namespace ember {
+
+namespace {
+
+Tensor cat_impl(std::span<const Tensor> tensors, int64_t dim) {
+  EMBER_CHECK(!tensors.empty(), ValueError, "torch.cat(): expected a non-empty list of Tensors");
+  // torch skips legacy empty 1-D tensors of shape [0] when other inputs have a different rank.
+  const Tensor* ref = nullptr;
+  for (const Tensor& t : tensors) {
+    if (!(t.dim() == 1 && t.numel() == 0)) { ref = &t; break; }
+  }
+  if (!ref) ref = &tensors[0];
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    EMBER_CHECK(tensors[i].dim() > 0, Error, "zero-dimensional tensor (at position ", i, ") cannot be concatenated");
+  }
+  int64_t d = wrap_dim(dim, ref->dim());
+  DimVector shape(ref->sizes());
+  shape[size_t(d)] = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    if (t.dim() == 1 && t.numel() == 0 && ref->dim() != 1) continue;
+    EMBER_CHECK(t.dim() == ref->dim(), Error, "Tensors must have same number of dimensions: got ", ref->dim(), " and ",
+                t.dim());
+    for (int64_t k = 0; k < t.dim(); ++k) {
+      EMBER_CHECK(k == d || t.sizes()[size_t(k)] == ref->sizes()[size_t(k)], Error, "Sizes of tensors must match except in "
+                  "dimension ", d, ". Expected size ", ref->sizes()[size_t(k)], " but got size ", t.sizes()[size_t(k)],
+                  " for tensor number ", i, " in the list.");
+    }
+    shape[size_t(d)] += t.sizes()[size_t(d)];
+  }
+  Tensor out = empty(shape, TensorOptions(result_type(tensors)).with_device(ref->device()));
+  int64_t offset = 0;
+  for (const Tensor& t : tensors) {
+    if (t.dim() == 1 && t.numel() == 0 && ref->dim() != 1) continue;
+    int64_t n = t.sizes()[size_t(d)];
+    out.narrow(d, offset, n).copy_(t);
+    offset += n;
+  }
+  return out;
+}
+
+}  // namespace
+
+Tensor cat(std::span<const Tensor> tensors, int64_t dim) {
+  Tensor out = autograd::untracked([&] { return cat_impl(tensors, dim); });
+  if (autograd::is_grad_enabled()) {
+    for (const Tensor& t : tensors) {
+      if (t.requires_grad()) {
+        autograd::record_cat(out, tensors, wrap_dim(dim, out.dim()));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+Tensor stack(std::span<const Tensor> tensors, int64_t dim) {
+  EMBER_CHECK(!tensors.empty(), Error, "stack expects a non-empty TensorList");
+  for (size_t i = 1; i < tensors.size(); ++i) {
+    EMBER_CHECK(std::equal(tensors[i].sizes().begin(), tensors[i].sizes().end(), tensors[0].sizes().begin(),
+                           tensors[0].sizes().end()),
+                Error, "stack expects each tensor to be equal size, but got ", int_list(tensors[0].sizes()),
+                " at entry 0 and ", int_list(tensors[i].sizes()), " at entry ", i);
+  }
+  int64_t d = wrap_dim(dim, tensors[0].dim() + 1);
+  Tensor out = autograd::untracked([&] {
+    std::vector<Tensor> expanded;
+    for (const Tensor& t : tensors) expanded.push_back(t.unsqueeze(d));
+    return cat_impl(expanded, d);
+  });
+  if (autograd::is_grad_enabled()) {
+    for (const Tensor& t : tensors) {
+      if (t.requires_grad()) {
+        autograd::record_stack(out, tensors, d);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace ember
