@@ -2,6 +2,7 @@
 #pragma once
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "ember/tensor.h"
 
@@ -43,6 +44,15 @@ Tensor ge(const Tensor& a, const Tensor& b);
 // Joining: tensors of one rank, equal except along `dim` (cat) or equal (stack, a new dim).
 Tensor cat(std::span<const Tensor> tensors, int64_t dim = 0);
 Tensor stack(std::span<const Tensor> tensors, int64_t dim = 0);
+
+// Advanced indexing (x[idx], x[mask] = v). Each entry of `indices` indexes the next dim of self
+// (undefined: the whole dim); integer tensors pick along their dim and broadcast together; a bool
+// mask selects the elements of as many dims as it has. Results follow torch's shape rules.
+Tensor index(const Tensor& self, const std::vector<Tensor>& indices);
+Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate = false);
+Tensor& index_put_(Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate = false);
+// Indices of the nonzero elements: (count, ndim), row-major order.
+Tensor nonzero(const Tensor& x);
 
 // Elements of a where cond is true, else of b; a and b promote together.
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);

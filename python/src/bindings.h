@@ -33,6 +33,9 @@ nb::object make_size(IntArrayRef sizes);
 // `self` when an op returned the tensor itself (x.to(x.dtype) is x, as in torch), else a new object.
 nb::object same_or_new(nb::handle self, Tensor result);
 
+// A tensor from nested sequences / numbers (torch.tensor's data argument).
+Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype);
+
 // Python value for a Scalar: bool, int or float.
 nb::object scalar_to_python(const Scalar& s);
 
@@ -45,7 +48,7 @@ void init_dtype(nb::module_& m);
 void init_device(nb::module_& m);
 void init_tensor(nb::module_& m);
 void init_views(nb::class_<Tensor>& cls);
-void init_indexing(nb::class_<Tensor>& cls);
+void init_indexing(nb::module_& m, nb::class_<Tensor>& cls);
 // The tensor x[index] reads (for_write=false) or writes (true); a view except for bool indices.
 Tensor index_view(const Tensor& self, nb::handle index, bool for_write);
 void init_interop(nb::module_& m, nb::class_<Tensor>& cls);

@@ -1,4 +1,5 @@
-// Basic indexing: integers, slices, None, Ellipsis and bools, for reads and writes.
+// Indexing: integers, slices, None, Ellipsis and bools (views), and tensors or lists (advanced
+// indexing, which copies on read and scatters on write), as torch.
 #include "bindings.h"
 #include "ember/layout.h"
 
@@ -66,12 +67,72 @@ Tensor apply_item(const Tensor& t, PyObject* o, int64_t& dim, int64_t& real_dim,
     real_dim += ellipsis_dims;
     return t;
   }
-  if (nb::isinstance<Tensor>(nb::handle(o)) || PyList_Check(o)) {
-    throw NotImplementedError("indexing with tensors or lists (advanced indexing) is not supported yet; "
-                              "use integers, slices, None and ...");
-  }
   throw IndexError(str("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
                        "indices (got ", Py_TYPE(o)->tp_name, ")"));
+}
+
+bool is_advanced(PyObject* o) { return nb::isinstance<Tensor>(nb::handle(o)) || PyList_Check(o); }
+
+Tensor as_index_tensor(PyObject* o) {
+  if (nb::isinstance<Tensor>(nb::handle(o))) return nb::cast<Tensor>(nb::handle(o));
+  if (PyList_Size(o) == 0) return empty({0}, TensorOptions(kInt64));  // [] indexes nothing, as a long tensor
+  return tensor_from_data(nb::handle(o), std::nullopt);
+}
+
+// An index with tensors or lists: the basic items become views, the advanced ones (and integers
+// beside them, as in torch) an index list for index / index_put_ over that view.
+struct AdvancedIndex {
+  Tensor view;
+  std::vector<Tensor> indices;
+};
+
+AdvancedIndex split_advanced(const Tensor& self, nb::handle index) {
+  PyObject* o = index.ptr();
+  std::vector<PyObject*> items;
+  if (PyTuple_Check(o)) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i) items.push_back(PyTuple_GET_ITEM(o, i));
+  } else {
+    items.push_back(o);
+  }
+  std::vector<Tensor> tensors(items.size());
+  int64_t consumed = 0;
+  for (size_t i = 0; i < items.size(); ++i) {
+    EMBER_CHECK(!PyBool_Check(items[i]), NotImplementedError, "mixing Python bools with tensor indices is not "
+                "supported yet");
+    if (is_advanced(items[i])) {
+      tensors[i] = as_index_tensor(items[i]);
+      consumed += tensors[i].dtype() == kBool || tensors[i].dtype() == kUInt8 ? tensors[i].dim() : 1;
+    } else {
+      consumed += consumes_dim(items[i]);
+    }
+  }
+  EMBER_CHECK(consumed <= self.dim(), IndexError, "too many indices for tensor of dimension ", self.dim());
+  AdvancedIndex out{self, {}};
+  int64_t dim = 0, real_dim = 0;
+  for (size_t i = 0; i < items.size(); ++i) {
+    PyObject* item = items[i];
+    bool integer = PyLong_Check(item) && !PyBool_Check(item);
+    if (!tensors[i].defined() && !integer) {
+      out.view = apply_item(out.view, item, dim, real_dim, self.dim() - consumed);
+      continue;
+    }
+    Tensor idx = integer ? scalar_tensor(nb::cast<int64_t>(nb::handle(item)), TensorOptions(kInt64)) : tensors[i];
+    int64_t span = idx.dtype() == kBool || idx.dtype() == kUInt8 ? idx.dim() : 1;
+    out.indices.resize(size_t(dim));
+    out.indices.push_back(idx);
+    dim += span;
+    real_dim += span;
+  }
+  return out;
+}
+
+bool has_advanced(nb::handle index) {
+  PyObject* o = index.ptr();
+  if (!PyTuple_Check(o)) return is_advanced(o);
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i) {
+    if (is_advanced(PyTuple_GET_ITEM(o, i))) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -118,10 +179,29 @@ Tensor index_view(const Tensor& self, nb::handle index, bool for_write) {
   return for_write ? result : copy_for_bool_index(result, bools.position);
 }
 
-void init_indexing(nb::class_<Tensor>& cls) {
-  cls.def("__getitem__", [](const Tensor& self, nb::handle index) { return index_view(self, index, false); },
-          nb::arg("index").none())
+void init_indexing(nb::module_& m, nb::class_<Tensor>& cls) {
+  auto nonzero_impl = [](const Tensor& x, bool as_tuple) -> nb::object {
+    Tensor nz = nonzero(x);
+    if (!as_tuple) return nb::cast(nz);
+    nb::list cols;
+    for (int64_t k = 0; k < std::max<int64_t>(x.dim(), 1); ++k) cols.append(x.dim() == 0 ? nz.reshape({-1}) : nz.select(1, k));
+    return nb::tuple(cols);
+  };
+  m.def("nonzero", nonzero_impl, nb::arg("input"), nb::kw_only(), nb::arg("as_tuple") = false);
+  cls.def("nonzero", nonzero_impl, nb::kw_only(), nb::arg("as_tuple") = false);
+  cls.def("__getitem__", [](const Tensor& self, nb::handle index) {
+        if (!has_advanced(index)) return index_view(self, index, false);
+        AdvancedIndex adv = split_advanced(self, index);
+        return ember::index(adv.view, adv.indices);
+      }, nb::arg("index").none())
       .def("__setitem__", [](Tensor& self, nb::handle index, nb::handle value) {
+        if (has_advanced(index)) {
+          AdvancedIndex adv = split_advanced(self, index);
+          Tensor values = nb::isinstance<Tensor>(value) ? nb::cast<Tensor>(value)
+                                                        : scalar_tensor(nb::cast<Scalar>(value), TensorOptions(self.dtype()));
+          index_put_(adv.view, adv.indices, values);
+          return;
+        }
         Tensor target = index_view(self, index, true);
         if (nb::isinstance<Tensor>(value)) {
           target.copy_(nb::cast<const Tensor&>(value));

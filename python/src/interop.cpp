@@ -167,23 +167,6 @@ T leaf_value(nb::handle leaf, const Tensor* t, int64_t i) {
   return convert<T>(v);
 }
 
-Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype) {
-  PyObject* o = data.ptr();
-  DimVector sizes = infer_shape(o);
-  Filler filler{sizes};
-  if (!dtype) {
-    filler.walk(o, 0, [&](nb::handle leaf, const Tensor* t, int64_t) { filler.note_kind(leaf, t); });
-    dtype = filler.any_leaf ? kind_dtype(filler.kind) : default_dtype();
-  }
-  Tensor out = empty(sizes, TensorOptions(*dtype));
-  visit_dtype(*dtype, [&]<typename T>(T) {
-    T* p = out.data_ptr<T>();
-    int64_t k = 0;
-    filler.walk(o, 0, [&](nb::handle leaf, const Tensor* t, int64_t i) { p[k++] = leaf_value<T>(leaf, t, i); });
-  });
-  return out;
-}
-
 // ---- tensor -> Python data
 
 nb::object element_object(const Tensor& t, const char* p) {
@@ -211,6 +194,23 @@ struct StorageView {
 };
 
 }  // namespace
+
+Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype) {
+  PyObject* o = data.ptr();
+  DimVector sizes = infer_shape(o);
+  Filler filler{sizes};
+  if (!dtype) {
+    filler.walk(o, 0, [&](nb::handle leaf, const Tensor* t, int64_t) { filler.note_kind(leaf, t); });
+    dtype = filler.any_leaf ? kind_dtype(filler.kind) : default_dtype();
+  }
+  Tensor out = empty(sizes, TensorOptions(*dtype));
+  visit_dtype(*dtype, [&]<typename T>(T) {
+    T* p = out.data_ptr<T>();
+    int64_t k = 0;
+    filler.walk(o, 0, [&](nb::handle leaf, const Tensor* t, int64_t i) { p[k++] = leaf_value<T>(leaf, t, i); });
+  });
+  return out;
+}
 
 void init_interop(nb::module_& m, nb::class_<Tensor>& cls) {
   cls.def("numpy", [](const Tensor& t, bool force) { return to_numpy(t, force); }, nb::arg("force") = false)

@@ -217,7 +217,7 @@ void init_tensor(nb::module_& m) {
   }
 
   init_views(cls);
-  init_indexing(cls);
+  init_indexing(m, cls);
   init_interop(m, cls);
   init_ops(m, cls);
   init_reduce(m, cls);

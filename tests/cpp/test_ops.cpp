@@ -114,3 +114,16 @@ TEST(Join, CatAndStack) {
   std::vector<Tensor> bad = {ones({2}), ones({3})};
   EXPECT_THROW(stack(bad, 0), Error);
 }
+
+TEST(Indexing, AdvancedIndexAndPut) {
+  Tensor x = arange(12.0).reshape({3, 4});
+  Tensor rows = index(x, {tensor<int64_t>({2, 0})});
+  EXPECT_EQ(rows.sizes()[0], 2);
+  EXPECT_EQ(at(rows, {0, 1}), 9.0);
+  Tensor mask = gt(x, full({}, 9.0));
+  EXPECT_EQ(index(x, {mask}).numel(), 2);
+  index_put_(x, {mask}, full({}, -1.0));
+  EXPECT_EQ(at(x, {2, 3}), -1.0);
+  EXPECT_EQ(nonzero(mask).sizes()[0], 2);
+  EXPECT_THROW(index(x, {tensor<int64_t>({5})}), IndexError);
+}

@@ -1,0 +1,95 @@
+#include "index_kernel.h"
+
+#include <cstring>
+
+#include "compute_type.h"
+#include "ember/parallel.h"
+#include "strided_loop.h"
+
+namespace ember::cpu {
+
+namespace {
+
+// Calls fn(j, src_element_offset, core_element_index) over every (j, r) pair, r in row-major order.
+template <typename Fn>
+void for_each_pair(int64_t base_offset, IntArrayRef rest_sizes, IntArrayRef rest_strides, const Tensor& offsets, Fn fn) {
+  const int64_t* off = offsets.data_ptr<int64_t>();
+  int64_t rest = 1;
+  for (int64_t s : rest_sizes) rest *= s;
+  DimVector index(rest_sizes.size(), 0);
+  for (int64_t j = 0; j < offsets.numel(); ++j) {
+    std::fill(index.begin(), index.end(), 0);
+    int64_t at = 0;
+    for (int64_t r = 0; r < rest; ++r) {
+      fn(base_offset + off[j] + at, j * rest + r);
+      for (size_t k = index.size(); k-- > 0;) {  // advance the rest index (row-major) and its offset
+        at += rest_strides[k];
+        if (++index[k] < rest_sizes[k]) break;
+        at -= rest_strides[k] * rest_sizes[k];
+        index[k] = 0;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+// Whether the rest block is one contiguous run of elements (then each j copies one block).
+bool contiguous_rest(IntArrayRef sizes, IntArrayRef strides) {
+  int64_t expected = 1;
+  for (size_t k = sizes.size(); k-- > 0;) {
+    if (sizes[k] == 1) continue;
+    if (strides[k] != expected) return false;
+    expected *= sizes[k];
+  }
+  return true;
+}
+
+void index_gather(const Tensor& src, int64_t base_offset, IntArrayRef rest_sizes, IntArrayRef rest_strides,
+                  const Tensor& offsets, const Tensor& core) {
+  int64_t item = int64_t(src.element_size());
+  const char* from = static_cast<const char*>(src.storage().data()) + base_offset * item;
+  char* to = static_cast<char*>(core.data_ptr());
+  const int64_t* off = offsets.data_ptr<int64_t>();
+  if (contiguous_rest(rest_sizes, rest_strides)) {  // one block per index: rows, or single elements
+    int64_t block = item;
+    for (int64_t s : rest_sizes) block *= s;
+    int64_t grain = std::max<int64_t>(1, kParallelGrain * item / block);
+    auto gather_elements = [&]<typename U>(U) {  // single elements: a typed load, not a memcpy call
+      parallel_for(0, offsets.numel(), grain, [&](int64_t b, int64_t e) {
+        U* t = reinterpret_cast<U*>(to);
+        const U* f = reinterpret_cast<const U*>(from);
+        for (int64_t j = b; j < e; ++j) t[j] = f[off[j]];
+      });
+    };
+    switch (block) {
+      case 1: return gather_elements(uint8_t{});
+      case 2: return gather_elements(uint16_t{});
+      case 4: return gather_elements(uint32_t{});
+      case 8: return gather_elements(uint64_t{});
+      default:
+        parallel_for(0, offsets.numel(), grain, [&](int64_t b, int64_t e) {
+          for (int64_t j = b; j < e; ++j) std::memcpy(to + j * block, from + off[j] * item, size_t(block));
+        });
+    }
+    return;
+  }
+  for_each_pair(base_offset, rest_sizes, rest_strides, offsets, [&](int64_t s, int64_t c) {
+    std::memcpy(to + c * item, static_cast<const char*>(src.storage().data()) + s * item, size_t(item));
+  });
+}
+
+void index_scatter(const Tensor& dst, int64_t base_offset, IntArrayRef rest_sizes, IntArrayRef rest_strides,
+                   const Tensor& offsets, const Tensor& core, bool accumulate) {
+  visit_dtype(dst.dtype(), [&]<typename T>(T) {
+    T* to = static_cast<T*>(dst.storage().data());
+    const T* from = core.data_ptr<T>();
+    for_each_pair(base_offset, rest_sizes, rest_strides, offsets, [&](int64_t d, int64_t c) {
+      if (!accumulate) to[d] = from[c];
+      else if constexpr (std::is_same_v<T, bool>) to[d] = to[d] || from[c];
+      else to[d] = T(Compute<T>(to[d]) + Compute<T>(from[c]));
+    });
+  });
+}
+
+}  // namespace ember::cpu

@@ -1,0 +1,251 @@
+// Advanced indexing: integer index tensors (broadcast together) and bool masks, for reads
+// (index), writes (index_put_) and their gradients; nonzero.
+#include <cstring>
+
+#include "../autograd/function.h"
+#include "../cpu/index_kernel.h"
+#include "ember/creation.h"
+#include "ember/layout.h"
+#include "ember/ops.h"
+#include "ember/reduce.h"
+#include "ember/type_promotion.h"
+
+namespace ember {
+
+namespace {
+
+// Where the indexed elements are: offsets (int64, shape `index_shape`) into self's storage, plus
+// the dims no index touches ("rest"), and where the index dims land in the result.
+struct IndexPlan {
+  DimVector index_shape, rest_sizes, rest_strides;
+  Tensor offsets;
+  int64_t insert_at = 0;  // result dim where the index dims go (torch: in place if adjacent, else first)
+  DimVector result_shape;
+  DimVector core_to_result;  // permutation from core order (index dims, then rest) to result order
+};
+
+// idx * stride with negative indices wrapped, after checking every index against `size`.
+Tensor wrapped_offsets(const Tensor& idx, int64_t size, int64_t stride, int64_t dim) {
+  Tensor c = idx.contiguous();
+  Tensor out = empty(c.sizes(), TensorOptions(kInt64));
+  const int64_t* in = c.data_ptr<int64_t>();
+  int64_t* o = out.data_ptr<int64_t>();
+  for (int64_t i = 0; i < c.numel(); ++i) {
+    int64_t v = in[i];
+    EMBER_CHECK(v >= -size && v < size, IndexError, "index ", v, " is out of bounds for dimension ", dim,
+                " with size ", size);
+    o[i] = (v < 0 ? v + size : v) * stride;
+  }
+  return out;
+}
+
+IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
+  std::vector<std::pair<int64_t, Tensor>> picks;  // (self dim, int64 index)
+  int64_t d = 0;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const Tensor& idx = indices[i];
+    if (!idx.defined()) {
+      ++d;
+      continue;
+    }
+    if (idx.dtype() == kBool || idx.dtype() == kUInt8) {
+      EMBER_CHECK(d + idx.dim() <= self.dim(), IndexError, "too many indices for tensor of dimension ", self.dim(),
+                  " (got ", d + idx.dim(), ")");
+      for (int64_t k = 0; k < idx.dim(); ++k) {
+        EMBER_CHECK(idx.sizes()[size_t(k)] == self.sizes()[size_t(d + k)], IndexError, "The shape of the mask ",
+                    int_list(idx.sizes()), " at index ", k, " does not match the shape of the indexed tensor ",
+                    int_list(self.sizes()), " at index ", d + k);
+      }
+      Tensor nz = nonzero(idx.dtype() == kBool ? idx : ne(idx, wrapped_scalar(0)));
+      for (int64_t k = 0; k < idx.dim(); ++k) picks.push_back({d + k, nz.select(1, k)});
+      if (idx.dim() == 0) picks.push_back({-1, nz.select(1, 0)});  // a 0-dim mask: a new dim of size 0 or 1
+      d += idx.dim();
+      continue;
+    }
+    EMBER_CHECK(!idx.is_floating_point(), IndexError, "tensors used as indices must be long, int, byte or bool tensors");
+    EMBER_CHECK(d < self.dim(), IndexError, "too many indices for tensor of dimension ", self.dim());
+    picks.push_back({d, idx.to(kInt64)});
+    ++d;
+  }
+  IndexPlan plan;
+  for (size_t k = 0; k < picks.size(); ++k) {
+    DimVector next = plan.index_shape;
+    try {
+      next = broadcast_shapes(plan.index_shape, picks[k].second.sizes());
+    } catch (const Error&) {
+      std::string shapes;
+      for (size_t j = 0; j < picks.size(); ++j) shapes += (j ? ", " : "") + str(int_list(picks[j].second.sizes()));
+      throw IndexError(str("shape mismatch: indexing tensors could not be broadcast together with shapes ", shapes));
+    }
+    plan.index_shape = next;
+  }
+  std::vector<bool> picked(size_t(self.dim()), false);
+  for (auto& [dim, idx] : picks) {
+    if (dim < 0) continue;  // a 0-dim mask's extra dim selects nothing in self
+    int64_t size = self.sizes()[size_t(dim)];
+    Tensor element_offsets = wrapped_offsets(idx, size, self.strides()[size_t(dim)], dim);
+    plan.offsets = plan.offsets.defined() ? add(plan.offsets, element_offsets) : element_offsets;
+    picked[size_t(dim)] = true;
+  }
+  plan.offsets = plan.offsets.defined() ? plan.offsets.expand(plan.index_shape).contiguous()
+                                        : zeros(plan.index_shape, TensorOptions(kInt64));
+  bool adjacent = true;
+  for (size_t k = 1; k < picks.size(); ++k) adjacent &= picks[k].first == picks[k - 1].first + 1;
+  int64_t rest_before = 0;
+  for (int64_t k = 0; k < self.dim(); ++k) {
+    if (picked[size_t(k)]) continue;
+    plan.rest_sizes.push_back(self.sizes()[size_t(k)]);
+    plan.rest_strides.push_back(self.strides()[size_t(k)]);
+    if (adjacent && !picks.empty() && k < picks[0].first) ++rest_before;
+  }
+  plan.insert_at = rest_before;
+  int64_t nb = int64_t(plan.index_shape.size()), nr = int64_t(plan.rest_sizes.size());
+  for (int64_t k = 0; k < rest_before; ++k) plan.core_to_result.push_back(nb + k);
+  for (int64_t k = 0; k < nb; ++k) plan.core_to_result.push_back(k);
+  for (int64_t k = rest_before; k < nr; ++k) plan.core_to_result.push_back(nb + k);
+  for (int64_t p : plan.core_to_result) {
+    plan.result_shape.push_back(p < nb ? plan.index_shape[size_t(p)] : plan.rest_sizes[size_t(p - nb)]);
+  }
+  return plan;
+}
+
+DimVector core_shape(const IndexPlan& plan) {
+  DimVector shape = plan.index_shape;
+  for (int64_t s : plan.rest_sizes) shape.push_back(s);
+  return shape;
+}
+
+bool is_full_mask(const Tensor& self, const std::vector<Tensor>& indices) {
+  return indices.size() == 1 && indices[0].dtype() == kBool && self.dim() > 0 &&
+         std::equal(indices[0].sizes().begin(), indices[0].sizes().end(), self.sizes().begin(), self.sizes().end());
+}
+
+// x[mask] with a mask of x's shape: one pass that keeps the selected elements in order.
+Tensor masked_select_all(const Tensor& self, const Tensor& mask) {
+  Tensor x = self.contiguous(), m = mask.contiguous();
+  const bool* keep = m.data_ptr<bool>();
+  int64_t n = 0;
+  for (int64_t i = 0; i < m.numel(); ++i) n += keep[i];
+  Tensor out = empty({n}, TensorOptions(self.dtype()));
+  visit_dtype(self.dtype(), [&]<typename T>(T) {
+    const T* from = x.data_ptr<T>();
+    T* to = out.data_ptr<T>();
+    // Branch-free on the (unpredictable) mask: write every element, advance only past kept ones.
+    for (int64_t i = 0, k = 0; i < m.numel() && k < n; ++i) {
+      to[k] = from[i];
+      k += keep[i];
+    }
+  });
+  return out;
+}
+
+Tensor index_impl(const Tensor& self, const std::vector<Tensor>& indices) {
+  if (is_full_mask(self, indices)) return masked_select_all(self, indices[0]);
+  IndexPlan plan = plan_index(self, indices);
+  Tensor core = empty(core_shape(plan), TensorOptions(self.dtype()));
+  if (core.numel() > 0) {
+    cpu::index_gather(self, self.storage_offset(), plan.rest_sizes, plan.rest_strides, plan.offsets, core);
+  }
+  return core.permute(plan.core_to_result).contiguous();
+}
+
+void index_put_impl(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
+  EMBER_CHECK(values.dtype() == self.dtype() || values.impl()->is_wrapped_number, Error, "Index put requires the "
+              "source and destination dtypes match, got ", dtype_info(self.dtype()).legacy_name,
+              " for the destination and ", dtype_info(values.dtype()).legacy_name, " for the source.");
+  if (is_full_mask(self, indices) && self.is_contiguous() && values.numel() == 1 && !accumulate) {
+    // x[mask] = v: one pass over the mask.
+    Tensor m = indices[0].contiguous();
+    const bool* keep = m.data_ptr<bool>();
+    Tensor v = values.to(self.dtype());
+    auto blend = [&]<typename U>(U) {  // bitwise blend on same-size integers: vectorises, no branches
+      U bits;
+      std::memcpy(&bits, v.data_ptr(), sizeof(U));
+      U* to = static_cast<U*>(self.data_ptr());
+      for (int64_t i = 0; i < m.numel(); ++i) {
+        U select = U(0) - U(keep[i]);
+        to[i] = U((to[i] & ~select) | (bits & select));
+      }
+    };
+    switch (self.element_size()) {
+      case 1: blend(uint8_t{}); break;
+      case 2: blend(uint16_t{}); break;
+      case 4: blend(uint32_t{}); break;
+      default: blend(uint64_t{}); break;
+    }
+    self.bump_version();
+    return;
+  }
+  IndexPlan plan = plan_index(self, indices);
+  DimVector result_to_core(plan.core_to_result.size());
+  for (size_t k = 0; k < plan.core_to_result.size(); ++k) result_to_core[size_t(plan.core_to_result[k])] = int64_t(k);
+  Tensor v = values.to(self.dtype());
+  EMBER_CHECK(broadcast_shapes(v.sizes(), plan.result_shape) == plan.result_shape, Error, "shape mismatch: value "
+              "tensor of shape ", int_list(values.sizes()), " cannot be broadcast to indexing result of shape ",
+              int_list(plan.result_shape));
+  Tensor core = v.expand(plan.result_shape).permute(result_to_core).contiguous();
+  if (core.numel() > 0) {
+    cpu::index_scatter(self, self.storage_offset(), plan.rest_sizes, plan.rest_strides, plan.offsets, core, accumulate);
+  }
+  self.bump_version();
+}
+
+}  // namespace
+
+Tensor nonzero(const Tensor& x) {
+  Tensor mask = autograd::untracked([&] { return (x.dtype() == kBool ? x : ne(x, wrapped_scalar(0))).contiguous(); });
+  const bool* m = mask.data_ptr<bool>();
+  int64_t n = 0;
+  for (int64_t i = 0; i < mask.numel(); ++i) n += m[i];
+  Tensor columns = empty({x.dim(), n}, TensorOptions(kInt64));  // torch's layout: column-major (n, ndim)
+  int64_t* o = columns.data_ptr<int64_t>();
+  DimVector index(size_t(x.dim()), 0);
+  for (int64_t i = 0, row = 0; i < mask.numel(); ++i) {
+    if (m[i]) {
+      for (size_t k = 0; k < index.size(); ++k) o[int64_t(k) * n + row] = index[k];
+      ++row;
+    }
+    for (size_t k = index.size(); k-- > 0;) {  // row-major position of element i + 1
+      if (++index[k] < x.sizes()[k]) break;
+      index[k] = 0;
+    }
+  }
+  return columns.t();
+}
+
+Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
+  Tensor r = autograd::untracked([&] { return index_impl(self, indices); });
+  if (autograd::needs_grad({&self})) {
+    autograd::record("IndexBackward0", r, {&self}, {}, [in = DimVector(self.sizes()), indices](const autograd::BackwardContext& c) {
+      return autograd::TensorList{index_put(zeros(in, TensorOptions(c.grads[0].dtype())), indices, c.grads[0], true)};
+    });
+  }
+  return r;
+}
+
+Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
+  Tensor r = autograd::untracked([&] {
+    Tensor out = self.clone();
+    index_put_impl(out, indices, values, accumulate);
+    return out;
+  });
+  if (autograd::needs_grad({&self, &values})) {
+    autograd::record("IndexPutBackward0", r, {&self, &values}, {}, [indices, accumulate](const autograd::BackwardContext& c) {
+      const Tensor& g = c.grads[0];
+      Tensor to_self = accumulate ? g : index_put(g, indices, zeros({}, TensorOptions(g.dtype())), false);
+      return autograd::TensorList{to_self, c.needs(1) ? index(g, indices) : Tensor()};
+    });
+  }
+  return r;
+}
+
+Tensor& index_put_(Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
+  autograd::check_in_place(self);
+  if (autograd::needs_grad({&self, &values}) || autograd::writes_into_graph_view(self)) {
+    return autograd::record_in_place(self, [&] { return index_put(self, indices, values, accumulate); });
+  }
+  index_put_impl(self, indices, values, accumulate);
+  return self;
+}
+
+}  // namespace ember
