@@ -58,7 +58,6 @@ IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
       }
       Tensor nz = nonzero(idx.dtype() == kBool ? idx : ne(idx, wrapped_scalar(0)));
       for (int64_t k = 0; k < idx.dim(); ++k) picks.push_back({d + k, nz.select(1, k)});
-      if (idx.dim() == 0) picks.push_back({-1, nz.select(1, 0)});  // a 0-dim mask: a new dim of size 0 or 1
       d += idx.dim();
       continue;
     }
@@ -81,7 +80,6 @@ IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
   }
   std::vector<bool> picked(size_t(self.dim()), false);
   for (auto& [dim, idx] : picks) {
-    if (dim < 0) continue;  // a 0-dim mask's extra dim selects nothing in self
     int64_t size = self.sizes()[size_t(dim)];
     Tensor element_offsets = wrapped_offsets(idx, size, self.strides()[size_t(dim)], dim);
     plan.offsets = plan.offsets.defined() ? add(plan.offsets, element_offsets) : element_offsets;
@@ -139,7 +137,27 @@ Tensor masked_select_all(const Tensor& self, const Tensor& mask) {
   return out;
 }
 
-Tensor index_impl(const Tensor& self, const std::vector<Tensor>& indices) {
+// A 0-dim bool mask acts like a Python bool: a new dim of size 1 (true) or 0 (false). It becomes
+// an index [0] or [] into a unit dim inserted at its place.
+std::pair<Tensor, std::vector<Tensor>> unfold_scalar_masks(const Tensor& self, std::vector<Tensor> indices) {
+  Tensor t = self;
+  int64_t d = 0;
+  for (Tensor& idx : indices) {
+    bool mask = idx.defined() && (idx.dtype() == kBool || idx.dtype() == kUInt8);
+    if (mask && idx.dim() == 0) {
+      bool on = idx.item().to_bool();
+      t = t.unsqueeze(d);
+      idx = on ? zeros({1}, TensorOptions(kInt64)) : empty({0}, TensorOptions(kInt64));
+      ++d;
+      continue;
+    }
+    d += mask ? idx.dim() : 1;
+  }
+  return {t, indices};
+}
+
+Tensor index_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in) {
+  auto [self, indices] = unfold_scalar_masks(self_in, indices_in);
   if (is_full_mask(self, indices)) return masked_select_all(self, indices[0]);
   IndexPlan plan = plan_index(self, indices);
   Tensor core = empty(core_shape(plan), TensorOptions(self.dtype()));
@@ -149,7 +167,8 @@ Tensor index_impl(const Tensor& self, const std::vector<Tensor>& indices) {
   return core.permute(plan.core_to_result).contiguous();
 }
 
-void index_put_impl(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
+void index_put_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in, const Tensor& values, bool accumulate) {
+  auto [self, indices] = unfold_scalar_masks(self_in, indices_in);
   EMBER_CHECK(values.dtype() == self.dtype() || values.impl()->is_wrapped_number, Error, "Index put requires the "
               "source and destination dtypes match, got ", dtype_info(self.dtype()).legacy_name,
               " for the destination and ", dtype_info(values.dtype()).legacy_name, " for the source.");
@@ -173,7 +192,7 @@ void index_put_impl(const Tensor& self, const std::vector<Tensor>& indices, cons
       case 4: blend(uint32_t{}); break;
       default: blend(uint64_t{}); break;
     }
-    self.bump_version();
+    self_in.bump_version();
     return;
   }
   IndexPlan plan = plan_index(self, indices);
@@ -187,7 +206,7 @@ void index_put_impl(const Tensor& self, const std::vector<Tensor>& indices, cons
   if (core.numel() > 0) {
     cpu::index_scatter(self, self.storage_offset(), plan.rest_sizes, plan.rest_strides, plan.offsets, core, accumulate);
   }
-  self.bump_version();
+  self_in.bump_version();
 }
 
 }  // namespace

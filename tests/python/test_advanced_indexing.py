@@ -15,6 +15,7 @@ READS = [
     "x[:, x[0, :, 0] > 6]", "x[m.tensor([True, False, True])]", "x[m.tensor(1)]", "x[[]]", "x[x > 1000]",
     "x[:, 1:3, [0, 2]]", "x[[2, 0, 2]][1]", "x.t()[[0, 1]]" if False else "x.transpose(0, 2)[[0, 1]]",
     "x[m.tensor([0, 2], dtype=m.int32)]", "x[m.tensor([[True, False, True, True]] * 3)]",
+    "x[m.tensor(True)]", "x[m.tensor(False)]", "x[m.tensor(True), [1]]", "x[[[0, 1]], [[2], [0]]]",
 ]
 
 
