@@ -188,6 +188,22 @@ void init_indexing(nb::module_& m, nb::class_<Tensor>& cls) {
     return nb::tuple(cols);
   };
   m.def("nonzero", nonzero_impl, nb::arg("input"), nb::kw_only(), nb::arg("as_tuple") = false);
+  // index_put(_): `indices` a tuple of tensors (None for a whole dim), as torch.
+  auto index_list = [](nb::handle indices) {
+    std::vector<Tensor> out;
+    for (nb::handle h : indices) out.push_back(h.is_none() ? Tensor() : nb::cast<Tensor>(h));
+    return out;
+  };
+  m.def("index_put", [index_list](const Tensor& self, nb::handle indices, const Tensor& values, bool accumulate) {
+    return index_put(self, index_list(indices), values, accumulate);
+  }, nb::arg("input"), nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false);
+  cls.def("index_put", [index_list](const Tensor& self, nb::handle indices, const Tensor& values, bool accumulate) {
+    return index_put(self, index_list(indices), values, accumulate);
+  }, nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false);
+  cls.def("index_put_", [index_list](nb::handle self, nb::handle indices, const Tensor& values, bool accumulate) {
+    index_put_(nb::cast<Tensor&>(self), index_list(indices), values, accumulate);
+    return nb::borrow(self);
+  }, nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false);
   cls.def("nonzero", nonzero_impl, nb::kw_only(), nb::arg("as_tuple") = false);
   cls.def("__getitem__", [](const Tensor& self, nb::handle index) {
         if (!has_advanced(index)) return index_view(self, index, false);

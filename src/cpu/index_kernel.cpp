@@ -81,14 +81,28 @@ void index_gather(const Tensor& src, int64_t base_offset, IntArrayRef rest_sizes
 
 void index_scatter(const Tensor& dst, int64_t base_offset, IntArrayRef rest_sizes, IntArrayRef rest_strides,
                    const Tensor& offsets, const Tensor& core, bool accumulate) {
+  const int64_t* off = offsets.data_ptr<int64_t>();
+  bool contiguous = contiguous_rest(rest_sizes, rest_strides);
+  int64_t rest = 1;
+  for (int64_t s : rest_sizes) rest *= s;
+  // Sequential on purpose: repeated indices must accumulate (or, without accumulate, the last wins).
   visit_dtype(dst.dtype(), [&]<typename T>(T) {
-    T* to = static_cast<T*>(dst.storage().data());
+    T* to = static_cast<T*>(dst.storage().data()) + base_offset;
     const T* from = core.data_ptr<T>();
-    for_each_pair(base_offset, rest_sizes, rest_strides, offsets, [&](int64_t d, int64_t c) {
-      if (!accumulate) to[d] = from[c];
-      else if constexpr (std::is_same_v<T, bool>) to[d] = to[d] || from[c];
-      else to[d] = T(Compute<T>(to[d]) + Compute<T>(from[c]));
-    });
+    auto put = [&](T& d, const T& v) {
+      if (!accumulate) d = v;
+      else if constexpr (std::is_same_v<T, bool>) d = d || v;
+      else d = T(Compute<T>(d) + Compute<T>(v));
+    };
+    if (contiguous) {  // one block of `rest` elements per index
+      for (int64_t j = 0; j < offsets.numel(); ++j) {
+        T* block = to + off[j];
+        const T* src = from + j * rest;
+        for (int64_t r = 0; r < rest; ++r) put(block[r], src[r]);
+      }
+      return;
+    }
+    for_each_pair(0, rest_sizes, rest_strides, offsets, [&](int64_t d, int64_t c) { put(to[d], from[c]); });
   });
 }
 

@@ -102,3 +102,17 @@ def test_nonzero_matches_torch():
         data = np.random.default_rng(1).integers(0, 2, shape)
         assert_same(ember.nonzero(ember.from_numpy(data.copy())), torch.nonzero(torch.from_numpy(data.copy())),
                     check_strides=len(shape) > 0)  # torch's strides for an empty 0-dim result are arbitrary
+
+
+def test_index_put_functions_match_torch():
+    res = []
+    for m in (torch, ember):
+        w = m.zeros(4, 3)
+        labels = m.tensor([0, 2, 0])
+        w.index_put_((labels,), m.ones(3, 3), accumulate=True)
+        r = m.index_put(w, (labels, m.tensor([1, 1, 2])), m.tensor([5.0, 6.0, 7.0]))
+        x = m.ones(2, 3, requires_grad=True)
+        y = x.index_put((m.tensor([1]),), m.zeros(1, 3))
+        y.sum().backward()
+        res.append((w.tolist(), r.tolist(), y.grad_fn.name(), x.grad.tolist()))
+    assert res[0] == res[1]
