@@ -53,6 +53,13 @@ Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const T
 Tensor& index_put_(Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate = false);
 // Indices of the nonzero elements: (count, ndim), row-major order.
 Tensor nonzero(const Tensor& x);
+// out[..., i, ...] = self[..., index[..., i, ...], ...] along dim (index has self's rank).
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index);
+// The slices of self at `index` (a vector) along dim.
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
+// self with `value` where mask (broadcast to self) is true.
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value);
+Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value);
 
 // Elements of a where cond is true, else of b; a and b promote together.
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);

@@ -188,6 +188,31 @@ void init_indexing(nb::module_& m, nb::class_<Tensor>& cls) {
     return nb::tuple(cols);
   };
   m.def("nonzero", nonzero_impl, nb::arg("input"), nb::kw_only(), nb::arg("as_tuple") = false);
+  m.def("gather", [](const Tensor& x, int64_t dim, const Tensor& index, bool) { return gather(x, dim, index); },
+        nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("sparse_grad") = false);
+  cls.def("gather", [](const Tensor& x, int64_t dim, const Tensor& index, bool) { return gather(x, dim, index); },
+          nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("sparse_grad") = false);
+  m.def("index_select", &index_select, nb::arg("input"), nb::arg("dim"), nb::arg("index"));
+  cls.def("index_select", &index_select, nb::arg("dim"), nb::arg("index"));
+  auto fill_value = [](nb::handle value) {  // a number or a 0-dim tensor
+    if (nb::isinstance<Tensor>(value)) {
+      const Tensor& t = nb::cast<const Tensor&>(value);
+      EMBER_CHECK(t.dim() == 0, Error, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+                  t.dim(), " dimension(s).");
+      return t.item();
+    }
+    return nb::cast<Scalar>(value);
+  };
+  m.def("masked_fill", [fill_value](const Tensor& x, const Tensor& mask, nb::handle value) {
+    return masked_fill(x, mask, fill_value(value));
+  }, nb::arg("input"), nb::arg("mask"), nb::arg("value"));
+  cls.def("masked_fill", [fill_value](const Tensor& x, const Tensor& mask, nb::handle value) {
+    return masked_fill(x, mask, fill_value(value));
+  }, nb::arg("mask"), nb::arg("value"));
+  cls.def("masked_fill_", [fill_value](nb::handle self, const Tensor& mask, nb::handle value) {
+    masked_fill_(nb::cast<Tensor&>(self), mask, fill_value(value));
+    return nb::borrow(self);
+  }, nb::arg("mask"), nb::arg("value"));
   // index_put(_): `indices` a tuple of tensors (None for a whole dim), as torch.
   auto index_list = [](nb::handle indices) {
     std::vector<Tensor> out;

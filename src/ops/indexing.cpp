@@ -268,3 +268,92 @@ Tensor& index_put_(Tensor& self, const std::vector<Tensor>& indices, const Tenso
 }
 
 }  // namespace ember
+
+namespace ember {
+
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index_in) {
+  EMBER_CHECK(index_in.dtype() == kInt64 || index_in.dtype() == kInt32, Error,
+              "gather(): Expected dtype int32/int64 for index");
+  Tensor index = index_in.to(kInt64);
+  int64_t d = wrap_dim(dim, self.dim());
+  EMBER_CHECK(std::max<int64_t>(index.dim(), 1) == std::max<int64_t>(self.dim(), 1), Error,
+              "Index tensor must have the same number of dimensions as input tensor");
+  for (int64_t k = 0; k < index.dim(); ++k) {
+    EMBER_CHECK(k == d || index.sizes()[size_t(k)] <= self.sizes()[size_t(k)], Error, "Size does not match at dimension ",
+                k, " expected index ", int_list(index.sizes()), " to be smaller than self ", int_list(self.sizes()),
+                " apart from dimension ", d);
+  }
+  if (index.numel() > 0) {
+    int64_t size = self.dim() == 0 ? 1 : self.sizes()[size_t(d)];
+    int64_t lo = amin(index).item().to_int(), hi = amax(index).item().to_int();
+    EMBER_CHECK(lo >= 0 && hi < size, Error, "index ", lo < 0 ? lo : hi, " is out of bounds for dimension ", d,
+                " with size ", size);
+  }
+  // out[..., i_d, ...] = self[..., index[...], ...]: an advanced index with aranges on the other dims.
+  std::vector<Tensor> indices;
+  for (int64_t k = 0; k < index.dim(); ++k) {
+    if (k == d) {
+      indices.push_back(index);
+      continue;
+    }
+    DimVector shape(size_t(index.dim()), 1);
+    shape[size_t(k)] = index.sizes()[size_t(k)];
+    indices.push_back(arange(index.sizes()[size_t(k)]).view(shape));
+  }
+  if (index.dim() == 0) indices.push_back(index);
+  Tensor source = self.dim() == 0 ? self.reshape({1}) : self;
+  Tensor r = autograd::untracked([&] { return index_impl(source, indices).view(index.sizes()); });
+  if (autograd::needs_grad({&self})) {
+    autograd::record("GatherBackward0", r, {&self}, {}, [in = DimVector(self.sizes()), indices](const autograd::BackwardContext& c) {
+      Tensor z = zeros(in.empty() ? DimVector{1} : in, TensorOptions(c.grads[0].dtype()));
+      return autograd::TensorList{index_put(z, indices, c.grads[0], true).view(in)};
+    });
+  }
+  return r;
+}
+
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  EMBER_CHECK(index.dim() <= 1, IndexError, "index_select(): Index is supposed to be a vector");
+  EMBER_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32, Error,
+              "index_select(): Expected dtype int32 or int64 for index");
+  int64_t d = wrap_dim(dim, self.dim());
+  std::vector<Tensor> indices(static_cast<size_t>(d));
+  indices.push_back(index.reshape({-1}));
+  Tensor source = self.dim() == 0 ? self.reshape({1}) : self;
+  Tensor r = autograd::untracked([&] {
+    Tensor picked = index_impl(source, indices);
+    return self.dim() == 0 ? picked.reshape(index.sizes()) : picked;
+  });
+  if (autograd::needs_grad({&self})) {
+    autograd::record("IndexSelectBackward0", r, {&self}, {}, [in = DimVector(self.sizes()), indices](const autograd::BackwardContext& c) {
+      Tensor z = zeros(in.empty() ? DimVector{1} : in, TensorOptions(c.grads[0].dtype()));
+      return autograd::TensorList{index_put(z, indices, c.grads[0].reshape(in.empty() ? DimVector{-1} : DimVector(c.grads[0].sizes())), true).view(in)};
+    });
+  }
+  return r;
+}
+
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  EMBER_CHECK(mask.dtype() == kBool, Error, "masked_fill_ only supports boolean masks, but got mask with dtype ",
+              dtype_name(mask.dtype()));
+  Tensor m = mask.expand(self.sizes());
+  Tensor r = autograd::untracked([&] { return where(m, scalar_tensor(value, TensorOptions(self.dtype())), self); });
+  if (autograd::needs_grad({&self})) {
+    autograd::record("MaskedFillBackward0", r, {&self}, {&m}, [](const autograd::BackwardContext& c) {
+      return autograd::TensorList{where(c.saved[0], wrapped_scalar(0), c.grads[0])};
+    });
+  }
+  return r;
+}
+
+Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
+  autograd::check_in_place(self);
+  if (autograd::needs_grad({&self}) || autograd::writes_into_graph_view(self)) {
+    return autograd::record_in_place(self, [&] { return masked_fill(self, mask, value); });
+  }
+  Tensor r = masked_fill(self, mask, value);
+  self.copy_(r);
+  return self;
+}
+
+}  // namespace ember

@@ -66,10 +66,8 @@ def test_errors_match_torch(code):
     assert type(ee[1]).__name__ == type(et[1]).__name__, (ee[1], et[1])
 
 
-@pytest.mark.parametrize("expr", ["x[[0, 2, 0]]", "x[:, [1, 1, 3]]", "x[x > 0]", "x[[0, 1], :, [2, 2]]"])
-def test_index_gradients_match_torch(expr):
-    rng = np.random.default_rng(2)
-    data = rng.standard_normal((3, 4, 5))
+def check_grads_vs_torch(expr, data):
+    """expr over x = data: the same node name and gradient as torch, and gradcheck passes."""
     res = []
     for m in (torch, ember):
         x = m.from_numpy(data.copy()).requires_grad_()
@@ -79,6 +77,13 @@ def test_index_gradients_match_torch(expr):
     assert res[0] == res[1]
     x = ember.from_numpy(data).requires_grad_()
     assert ember.autograd.gradcheck(lambda t: eval(expr, {"m": ember, "x": t}) ** 2, [x])
+
+
+@pytest.mark.parametrize("expr", ["x[[0, 2, 0]]", "x[:, [1, 1, 3]]", "x[x > 0]", "x[[0, 1], :, [2, 2]]"])
+def test_index_gradients_match_torch(expr):
+    data = np.random.default_rng(2).standard_normal((3, 4, 5))
+    check_grads_vs_torch(expr, data)
+    x = ember.from_numpy(data).requires_grad_()
     assert ember.autograd.gradgradcheck(lambda t: eval(expr, {"m": ember, "x": t}) ** 2, [x])
 
 
@@ -116,3 +121,30 @@ def test_index_put_functions_match_torch():
         y.sum().backward()
         res.append((w.tolist(), r.tolist(), y.grad_fn.name(), x.grad.tolist()))
     assert res[0] == res[1]
+
+
+OPS = [
+    "m.gather(x, 1, m.tensor([[0, 0], [1, 0], [3, 2]]))", "x.gather(0, m.tensor([[2, 1, 0, 0]]))",
+    "x.gather(-1, m.tensor([[0, 1, 2, 3, 0]]))", "x.index_select(1, m.tensor([3, 0, 3]))",
+    "m.index_select(x, 0, m.tensor(1))", "x.masked_fill(x > 5, -1.0)", "x.masked_fill(m.tensor([True, False, True, False]), 0.5)",
+    "x.masked_fill(x > 5, m.tensor(2.0))", "x.clone().masked_fill_(x < 3, 9)",
+    "x.gather(1, m.tensor([[5]]))", "x.gather(1, m.tensor([[0]], dtype=m.int32))", "x.gather(1, m.tensor([0]))",
+    "x.index_select(1, m.tensor([[0]]))", "x.masked_fill(m.ones(4), 1.0)", "x.gather(1, m.tensor([[-1]]))",
+]
+
+
+@pytest.mark.parametrize("expr", OPS)
+def test_gather_index_select_masked_fill_match_torch(expr):
+    rt, et = outcome(lambda: eval(expr, {"m": torch, "x": torch.from_numpy(BASE[0].copy())}))
+    re_, ee = outcome(lambda: eval(expr, {"m": ember, "x": ember.from_numpy(BASE[0].copy())}))
+    assert (et is None) == (ee is None), (et, ee)
+    if et is None:
+        assert_same(re_, rt, check_strides=False)
+    else:
+        assert type(ee).__name__ == type(et).__name__, (ee, et)
+
+
+@pytest.mark.parametrize("expr", ["x.gather(1, m.tensor([[0, 0], [1, 0], [3, 2]]))", "x.index_select(1, m.tensor([3, 0, 3]))",
+                                  "x.masked_fill(x > 0, 0.0)"])
+def test_gather_index_select_masked_fill_grads(expr):
+    check_grads_vs_torch(expr, np.random.default_rng(6).standard_normal((3, 4)))
