@@ -97,8 +97,10 @@ AdvancedIndex split_advanced(const Tensor& self, nb::handle index) {
   std::vector<Tensor> tensors(items.size());
   int64_t consumed = 0;
   for (size_t i = 0; i < items.size(); ++i) {
-    EMBER_CHECK(!PyBool_Check(items[i]), NotImplementedError, "mixing Python bools with tensor indices is not "
-                "supported yet");
+    if (PyBool_Check(items[i])) {  // beside tensor indices a bool is a 0-dim mask, as in torch
+      tensors[i] = scalar_tensor(items[i] == Py_True, TensorOptions(kBool));
+      continue;
+    }
     if (is_advanced(items[i])) {
       tensors[i] = as_index_tensor(items[i]);
       consumed += tensors[i].dtype() == kBool || tensors[i].dtype() == kUInt8 ? tensors[i].dim() : 1;

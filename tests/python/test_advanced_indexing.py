@@ -16,6 +16,7 @@ READS = [
     "x[:, 1:3, [0, 2]]", "x[[2, 0, 2]][1]", "x.t()[[0, 1]]" if False else "x.transpose(0, 2)[[0, 1]]",
     "x[m.tensor([0, 2], dtype=m.int32)]", "x[m.tensor([[True, False, True, True]] * 3)]",
     "x[m.tensor(True)]", "x[m.tensor(False)]", "x[m.tensor(True), [1]]", "x[[[0, 1]], [[2], [0]]]",
+    "x[True, [1, 2]]", "x[[0], False]", "x[:, True, [0]]",
 ]
 
 
