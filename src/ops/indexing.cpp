@@ -1,5 +1,5 @@
 // Advanced indexing: integer index tensors (broadcast together) and bool masks, for reads
-// (index), writes (index_put_) and their gradients; nonzero.
+// (index), writes (index_put_) and their gradients; nonzero, gather, index_select, masked_fill.
 #include <cstring>
 
 #include "../autograd/function.h"
@@ -19,9 +19,10 @@ namespace {
 struct IndexPlan {
   DimVector index_shape, rest_sizes, rest_strides;
   Tensor offsets;
-  int64_t insert_at = 0;  // result dim where the index dims go (torch: in place if adjacent, else first)
   DimVector result_shape;
-  DimVector core_to_result;  // permutation from core order (index dims, then rest) to result order
+  // Permutation from core order (index dims, then rest) to result order: the index dims stay in
+  // place when they were adjacent in self, else they go first (torch's rule).
+  DimVector core_to_result;
 };
 
 // idx * stride with negative indices wrapped, after checking every index against `size`.
@@ -96,7 +97,6 @@ IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
     plan.rest_strides.push_back(self.strides()[size_t(k)]);
     if (adjacent && !picks.empty() && k < picks[0].first) ++rest_before;
   }
-  plan.insert_at = rest_before;
   int64_t nb = int64_t(plan.index_shape.size()), nr = int64_t(plan.rest_sizes.size());
   for (int64_t k = 0; k < rest_before; ++k) plan.core_to_result.push_back(nb + k);
   for (int64_t k = 0; k < nb; ++k) plan.core_to_result.push_back(k);
@@ -266,10 +266,6 @@ Tensor& index_put_(Tensor& self, const std::vector<Tensor>& indices, const Tenso
   index_put_impl(self, indices, values, accumulate);
   return self;
 }
-
-}  // namespace ember
-
-namespace ember {
 
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index_in) {
   EMBER_CHECK(index_in.dtype() == kInt64 || index_in.dtype() == kInt32, Error,
