@@ -7,6 +7,9 @@
 
 namespace ember {
 
+// How many input elements fold into each output of a reduction over `dims` (all when empty).
+int64_t reduced_count(IntArrayRef sizes, IntArrayRef dims);
+
 // Integers and bool sum to int64; dtype= casts the input first.
 Tensor sum(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false, std::optional<ScalarType> dtype = {});
 Tensor prod(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false, std::optional<ScalarType> dtype = {});

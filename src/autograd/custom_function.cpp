@@ -67,20 +67,15 @@ TensorList run_function(const std::string& name, const TensorList& inputs,
   if (!any || !is_grad_enabled()) return outputs;
 
   auto node = std::make_shared<CustomNode>(name, ctx, std::move(backward));
-  for (const Tensor& t : inputs) node->next_edges.push_back(t.defined() ? gradient_edge(t) : Edge{});
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    Tensor& out = outputs[i];
-    if (!out.defined()) continue;
+  for (const Tensor& t : inputs) add_edge(*node, t);
+  for (Tensor& out : outputs) {  // output i is the node's input i, differentiable or not
     for (const Tensor& in : inputs) {
-      if (out.is_same(in)) out = out.detach();  // an input returned as is becomes a new output
+      if (out.defined() && out.is_same(in)) out = out.detach();  // an input returned as is becomes a new output
     }
-    node->input_meta.push_back({DimVector(out.sizes()), out.dtype()});
-    bool non_differentiable = !out.is_floating_point() ||
-        std::find(ctx->non_differentiable_.begin(), ctx->non_differentiable_.end(), out.impl()) != ctx->non_differentiable_.end();
-    if (non_differentiable) continue;
-    AutogradMeta& meta = out.autograd_meta();
-    meta.grad_fn = node;
-    meta.output_nr = uint32_t(i);
+    const auto& excluded = ctx->non_differentiable_;
+    bool differentiable = out.defined() && out.is_floating_point() &&
+                          std::find(excluded.begin(), excluded.end(), out.impl()) == excluded.end();
+    add_output(node, out, differentiable);
   }
   for (const Tensor& t : ctx->to_save_) {
     bool is_output = std::any_of(outputs.begin(), outputs.end(), [&](const Tensor& o) { return o.is_same(t); });

@@ -12,8 +12,6 @@ void record_binary(cpu::BinaryOp op, const Tensor& result, const Tensor& a, cons
 
 // A reduction's result (or gradient) with its reduced dims (all for empty `dims`) back as size 1.
 Tensor keep_dims(const Tensor& t, IntArrayRef in_sizes, IntArrayRef dims, bool keepdim);
-// How many input elements fold into each output of a reduction over `dims` (all for empty).
-int64_t reduced_count(IntArrayRef in_sizes, IntArrayRef dims);
 
 void record_rsub(const Tensor& result, const Tensor& self, const Tensor& other, const Scalar& alpha);
 void record_sum(const Tensor& result, const Tensor& x, IntArrayRef dims, bool keepdim);

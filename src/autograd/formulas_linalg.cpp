@@ -58,11 +58,8 @@ namespace {
 // One node over any number of inputs (cat, stack): edges to each, formula from the output gradient.
 void record_join(const char* name, const Tensor& result, std::span<const Tensor> inputs, BackwardFormula formula) {
   auto node = std::make_shared<FunctionNode>(name, std::move(formula));
-  for (const Tensor& t : inputs) node->next_edges.push_back(gradient_edge(t));
-  node->input_meta.push_back({DimVector(result.sizes()), result.dtype()});
-  AutogradMeta& meta = result.autograd_meta();
-  meta.grad_fn = node;
-  meta.output_nr = 0;
+  for (const Tensor& t : inputs) add_edge(*node, t);
+  add_output(node, result);
 }
 
 }  // namespace

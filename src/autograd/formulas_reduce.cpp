@@ -12,6 +12,7 @@ namespace {
 // The reduced dims of an input of rank `ndim` (all of them when `dims` is empty), wrapped.
 DimVector wrapped_dims(IntArrayRef dims, int64_t ndim) {
   DimVector out;
+  if (ndim == 0) return out;  // a 0-dim tensor's dim 0 / -1 reduces nothing
   if (dims.empty()) {
     for (int64_t d = 0; d < ndim; ++d) out.push_back(d);
   } else {
@@ -35,12 +36,6 @@ Tensor keep_dims(const Tensor& t, IntArrayRef in_sizes, IntArrayRef dims, bool k
   DimVector shape(in_sizes);
   for (int64_t d : wrapped_dims(dims, int64_t(in_sizes.size()))) shape[size_t(d)] = 1;
   return t.reshape(shape);
-}
-
-int64_t reduced_count(IntArrayRef in_sizes, IntArrayRef dims) {
-  int64_t n = 1;
-  for (int64_t d : wrapped_dims(dims, int64_t(in_sizes.size()))) n *= in_sizes[size_t(d)];
-  return n;
 }
 
 void record_sum(const Tensor& r, const Tensor& x, IntArrayRef dims, bool keepdim) {

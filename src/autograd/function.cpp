@@ -69,15 +69,24 @@ void FunctionNode::release_variables() {
   for (SavedTensor& s : saved) s.release();
 }
 
+void add_edge(Node& node, const Tensor& input) {
+  node.next_edges.push_back(input.defined() ? gradient_edge(input) : Edge{});
+}
+
+void add_output(const std::shared_ptr<Node>& node, const Tensor& output, bool differentiable) {
+  node->input_meta.push_back(output.defined() ? InputMeta{DimVector(output.sizes()), output.dtype()}
+                                              : InputMeta{DimVector(), kFloat32});
+  if (!output.defined() || !differentiable) return;
+  AutogradMeta& meta = output.autograd_meta();
+  meta.grad_fn = node;
+  meta.output_nr = uint32_t(node->input_meta.size() - 1);
+}
+
 void record(const char* name, const Tensor& result, std::initializer_list<const Tensor*> inputs,
             std::initializer_list<const Tensor*> saved, BackwardFormula formula) {
   auto node = std::make_shared<FunctionNode>(name, std::move(formula));
-  node->next_edges.reserve(inputs.size());
-  for (const Tensor* t : inputs) node->next_edges.push_back(t->defined() ? gradient_edge(*t) : Edge{});
-  node->input_meta.push_back({DimVector(result.sizes()), result.dtype()});
-  AutogradMeta& meta = result.autograd_meta();
-  meta.grad_fn = node;
-  meta.output_nr = 0;
+  for (const Tensor* t : inputs) add_edge(*node, *t);
+  add_output(node, result);
   node->saved.reserve(saved.size());
   for (const Tensor* t : saved) {
     if (t->defined() && t->impl() == t_in_place_target) node->saved.emplace_back(t->detach().clone(), false);
@@ -117,11 +126,11 @@ void rebase_view_history(const Tensor& self, const Tensor& base, const Tensor& r
     }
     return TensorList{to_base, to_result};
   });
-  record("AsStridedBackward0", self, {&base}, {}, [geometry, base_sizes = DimVector(base.sizes())](const BackwardContext& c) {
-    Tensor z = zeros(base_sizes, TensorOptions(c.grads[0].dtype()));
-    geometry.apply(z).copy_(c.grads[0]);
-    return TensorList{z};
-  });
+  // self's history: the same view taken afresh from the new base (AsStridedBackward0, as torch).
+  Tensor fresh = base.as_strided(self.sizes(), self.strides(), self.storage_offset());
+  AutogradMeta& meta = self.autograd_meta();
+  meta.grad_fn = fresh.grad_fn();
+  meta.output_nr = fresh.output_nr();
 }
 
 }  // namespace
@@ -129,13 +138,8 @@ void rebase_view_history(const Tensor& self, const Tensor& base, const Tensor& r
 void record_multi(const char* name, const TensorList& results, std::initializer_list<const Tensor*> inputs,
                   std::initializer_list<const Tensor*> saved, BackwardFormula formula) {
   auto node = std::make_shared<FunctionNode>(name, std::move(formula));
-  for (const Tensor* t : inputs) node->next_edges.push_back(t->defined() ? gradient_edge(*t) : Edge{});
-  for (size_t i = 0; i < results.size(); ++i) {
-    node->input_meta.push_back({DimVector(results[i].sizes()), results[i].dtype()});
-    AutogradMeta& meta = results[i].autograd_meta();
-    meta.grad_fn = node;
-    meta.output_nr = uint32_t(i);
-  }
+  for (const Tensor* t : inputs) add_edge(*node, *t);
+  for (const Tensor& r : results) add_output(node, r);
   for (const Tensor* t : saved) {
     bool is_output = std::any_of(results.begin(), results.end(), [&](const Tensor& r) { return r.is_same(*t); });
     node->saved.emplace_back(*t, is_output);

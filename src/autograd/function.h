@@ -49,6 +49,12 @@ auto untracked(F&& body) {
   return body();
 }
 
+// Graph wiring shared by every recorder: an edge to where `input`'s gradient goes (none for an
+// undefined input), and `output` as the node's next output (input_meta slot; grad_fn and
+// output_nr unless it is not differentiable).
+void add_edge(Node& node, const Tensor& input);
+void add_output(const std::shared_ptr<Node>& node, const Tensor& output, bool differentiable = true);
+
 // Makes `result` the output of a new node `name` with edges to `inputs`, saving `saved` (where
 // `result` itself is among them it is saved as an output). Call only when needs_grad(inputs).
 void record(const char* name, const Tensor& result, std::initializer_list<const Tensor*> inputs,

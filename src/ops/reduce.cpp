@@ -86,6 +86,16 @@ Tensor logical(ReduceOp op, const char* name, const Tensor& x, IntArrayRef dims,
 
 }  // namespace
 
+int64_t reduced_count(IntArrayRef sizes, IntArrayRef dims) {
+  int64_t n = 1;
+  if (dims.empty()) {
+    for (int64_t s : sizes) n *= s;
+    return n;
+  }
+  for (int64_t d : dims) n *= sizes.empty() ? 1 : sizes[size_t(wrap_dim(d, int64_t(sizes.size())))];
+  return n;
+}
+
 Tensor sum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
   Tensor r = autograd::untracked([&] { return sum_like(ReduceOp::Sum, "sum", x, dims, keepdim, dtype); });
   if (autograd::needs_grad({&x})) autograd::record_sum(r, x, dims, keepdim);

@@ -15,13 +15,6 @@ namespace {
 
 Tensor scalar(double v) { return wrapped_scalar(v); }
 
-int64_t reduced_count(const Tensor& x, IntArrayRef dims) {
-  if (dims.empty()) return x.numel();
-  int64_t n = 1;
-  for (int64_t d : dims) n *= x.dim() == 0 ? 1 : x.sizes()[size_t(wrap_dim(d, x.dim()))];
-  return n;
-}
-
 void check_float(const Tensor& x, const char* what) {
   EMBER_CHECK(x.is_floating_point(), Error, what, " only support floating point and complex dtypes");
 }
@@ -34,7 +27,7 @@ std::pair<Tensor, Tensor> var_mean_impl(const Tensor& x, IntArrayRef dims, doubl
   check_float(x, "std and var");
   Tensor m = mean(x, dims, true);
   Tensor d = sub(x, m);
-  double denom = std::max(0.0, double(reduced_count(x, dims)) - correction);
+  double denom = std::max(0.0, double(reduced_count(x.sizes(), dims)) - correction);
   Tensor v = div(sum(mul(d, d), dims, keepdim), scalar(denom));  // 0 degrees of freedom gives nan/inf, as torch
   return {v, keepdim ? m : mean(x, dims, false)};
 }
