@@ -66,32 +66,37 @@ void record_softplus(const Tensor& r, const Tensor& x, double beta, double thres
   });
 }
 
+namespace {
+
+// Gradient of var (2 (x - mean) / (N - correction)) or std (that over 2 std; 0 where std is 0, as
+// torch) for the incoming g; r is the var/std result.
+Tensor var_std_grad(bool is_std, const Tensor& g, const Tensor& x, const Tensor& r, IntArrayRef d, double correction,
+                    bool keepdim) {
+  double denom = std::max(0.0, double(reduced_count(x.sizes(), d)) - correction);
+  Tensor centered = sub(x, mean(x, d, true));
+  Tensor scale = keep_dims(g, x.sizes(), d, keepdim);
+  if (!is_std) return mul(scale * (2.0 / denom), centered);
+  Tensor std = keep_dims(r, x.sizes(), d, keepdim);
+  return mul(zero_where(eq(std, wrapped_scalar(0)), div(scale, std * denom)), centered);
+}
+
+}  // namespace
+
 void record_var_std(bool is_std, const Tensor& r, const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
-  // d var / dx = 2 (x - mean) / (N - correction); d std = d var / (2 std).
   record(is_std ? "StdBackward0" : "VarBackward0", r, {&x}, {&x, &r},
          [is_std, d = DimVector(dims), correction, keepdim](const BackwardContext& c) {
-           const Tensor &g = c.grads[0], &x = c.saved[0], &r = c.saved[1];
-           double denom = std::max(0.0, double(reduced_count(x.sizes(), d)) - correction);
-           Tensor centered = sub(x, mean(x, d, true));
-           Tensor scale = keep_dims(g, x.sizes(), d, keepdim);
-           if (is_std) return TensorList{mul(div(scale, keep_dims(r, x.sizes(), d, keepdim) * denom), centered)};
-           return TensorList{mul(scale * (2.0 / denom), centered)};
+           return TensorList{var_std_grad(is_std, c.grads[0], c.saved[0], c.saved[1], d, correction, keepdim)};
          });
 }
 
 void record_var_std_mean(bool is_std, const Tensor& first, const Tensor& mean_out, const Tensor& x, IntArrayRef dims,
                          double correction, bool keepdim) {
-  // Two outputs: var (or std) as record_var_std, and the mean, whose gradient spreads evenly.
+  // Two outputs: var (or std), and the mean, whose gradient spreads evenly.
   record_multi(is_std ? "StdMeanBackward0" : "VarMeanBackward0", {first, mean_out}, {&x}, {&x, &first},
                [is_std, d = DimVector(dims), correction, keepdim](const BackwardContext& c) {
-                 const Tensor &x = c.saved[0], &r = c.saved[1];
-                 int64_t n = reduced_count(x.sizes(), d);
-                 double denom = std::max(0.0, double(n) - correction);
-                 Tensor centered = sub(x, mean(x, d, true));
-                 Tensor g = keep_dims(c.grads[0], x.sizes(), d, keepdim);
-                 Tensor grad = is_std ? mul(div(g, keep_dims(r, x.sizes(), d, keepdim) * denom), centered)
-                                      : mul(g * (2.0 / denom), centered);
-                 Tensor g_mean = keep_dims(c.grads[1], x.sizes(), d, keepdim) * (1.0 / double(n));
+                 const Tensor& x = c.saved[0];
+                 Tensor grad = var_std_grad(is_std, c.grads[0], x, c.saved[1], d, correction, keepdim);
+                 Tensor g_mean = keep_dims(c.grads[1], x.sizes(), d, keepdim) * (1.0 / double(reduced_count(x.sizes(), d)));
                  return TensorList{add(grad, g_mean.expand(x.sizes()))};
                });
 }

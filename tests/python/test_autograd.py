@@ -625,3 +625,14 @@ def test_hook_handles_non_leaf_grad_warning_and_unmaterialized_grads():
         x.grad = None
         Two.apply(x)[1].sum().backward()
         assert x.grad.tolist() == [2.0, 2.0]
+
+
+def test_zero_std_and_zero_dim_reductions_match_torch():
+    res = []
+    for m in (torch, ember):
+        x = m.tensor(3.0, requires_grad=True)
+        (x.mean(0) + x.amax(0) + x.sum(0, keepdim=True).sum() + x.std(0, correction=0)).backward()
+        y = m.ones(3, requires_grad=True)
+        (m.std_mean(y)[0] + y.std()).backward()
+        res.append((x.grad.item(), y.grad.tolist()))
+    assert res[0] == res[1]
