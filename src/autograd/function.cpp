@@ -146,6 +146,12 @@ void record_multi(const char* name, const TensorList& results, std::initializer_
   }
 }
 
+Tensor& record_out(Tensor& out, const Tensor& self, const char* name, const std::function<Tensor()>& compute) {
+  EMBER_CHECK(out.is_same(self), Error, name, "(): functions with out=... arguments don't support automatic "
+              "differentiation, but one of the arguments requires grad.");
+  return record_in_place(out, compute);
+}
+
 bool writes_into_graph_view(const Tensor& self) {
   return is_grad_enabled() && self.impl()->view_base && Tensor(self.impl()->view_base).requires_grad();
 }

@@ -66,6 +66,10 @@ inline void check_in_place(const Tensor& self) {
               "a leaf Variable that requires grad is being used in an in-place operation.");
 }
 
+// An out= form under autograd (torch's rule): in place (out is `self`) is recorded through
+// record_in_place; a separate out= tensor is refused, naming op `name`.
+Tensor& record_out(Tensor& out, const Tensor& self, const char* name, const std::function<Tensor()>& compute);
+
 // Whether `self` is a view whose base is in the graph (an in-place write must rewrite its history).
 bool writes_into_graph_view(const Tensor& self);
 

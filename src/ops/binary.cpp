@@ -16,9 +16,7 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
 // out= and in-place forms when autograd is involved: in place on `a` is recorded; out= is refused.
 Tensor run_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, const char* name) {
   if (!autograd::needs_grad({&a, &b, &out})) return run(op, out, a, b, alpha);
-  EMBER_CHECK(out.is_same(a), Error, name, "(): functions with out=... arguments don't support automatic "
-              "differentiation, but one of the arguments requires grad.");
-  return autograd::record_in_place(out, [&] { return run(op, {}, a, b, alpha); });
+  return autograd::record_out(out, a, name, [&] { return run(op, {}, a, b, alpha); });
 }
 
 Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {

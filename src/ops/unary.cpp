@@ -45,9 +45,7 @@ Tensor run_unary(const char* name, UnaryKind kind, void (*kernel)(const TensorIt
   Tensor& name##_(Tensor& self) { return name##_out(self, self); }                           \
   Tensor& name##_out(Tensor& out, const Tensor& self) {                                       \
     if (autograd::needs_grad({&self, &out})) {                                                \
-      EMBER_CHECK(out.is_same(self), Error, #name "(): functions with out=... arguments don't support " \
-                  "automatic differentiation, but one of the arguments requires grad.");       \
-      return autograd::record_in_place(out, [&] { return name(self); });                      \
+      return autograd::record_out(out, self, #name, [&] { return name(self); });              \
     }                                                                                         \
     run_unary(#name, UnaryKind::kind, &cpu::name##_kernel, out, self);                        \
     return out;                                                                               \
