@@ -3,6 +3,7 @@
 #include "softmax_kernel.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "ember/parallel.h"
@@ -14,10 +15,34 @@ namespace ember::cpu {
 namespace {
 
 // exp_buf holds n values: the exponentials land there (or directly in y for softmax).
+// The row's maximum: four vector accumulators (a scalar compare chain is latency-bound). NaNs
+// are skipped here; they still reach the output through exp.
+template <typename C>
+C row_max(const C* x, int64_t n) {
+  using V = C __attribute__((vector_size(32)));
+  constexpr int64_t W = sizeof(V) / sizeof(C);
+  C m = x[0];
+  int64_t i = 0;
+  if (n >= 4 * W) {
+    V acc[4];
+    for (auto& a : acc) a = m - V{};
+    for (; i + 4 * W <= n; i += 4 * W) {
+      for (int k = 0; k < 4; ++k) {
+        V v;
+        std::memcpy(&v, x + i + k * W, sizeof(V));
+        acc[k] = v > acc[k] ? v : acc[k];
+      }
+    }
+    for (int k = 1; k < 4; ++k) acc[0] = acc[k] > acc[0] ? acc[k] : acc[0];
+    for (int64_t l = 0; l < W; ++l) m = acc[0][l] > m ? acc[0][l] : m;
+  }
+  for (; i < n; ++i) m = x[i] > m ? x[i] : m;
+  return m;
+}
+
 template <typename C>
 void softmax_row(const C* x, C* y, C* exp_buf, int64_t n, bool log) {
-  C m = x[0];
-  for (int64_t i = 1; i < n; ++i) m = x[i] > m ? x[i] : m;
+  C m = row_max(x, n);
   // Rows holding NaN or infinities come out NaN through IEEE arithmetic, as in torch.
   C* e = log ? exp_buf : y;
   for (int64_t i = 0; i < n; ++i) e[i] = std::exp(x[i] - m);

@@ -98,6 +98,16 @@ def test_sum_is_accurate():
     assert abs(big.mean().item() - tb.mean().item()) < 1e-6
 
 
+@pytest.mark.parametrize("n", [127, 128, 1000, 2047, 2048, 2049, 4 * 512 * 4 + 77, 100_003])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sum_of_long_runs(n, dtype):
+    # Long runs are summed as interleaved streams plus a tail: each element counted once, as accurately as torch.
+    values = np.random.default_rng(n).standard_normal(n).astype(dtype) + 1
+    exact = float(np.sum(values.astype(np.float64)))
+    ember_error = abs(ember.from_numpy(values).sum().item() - exact)
+    torch_error = abs(torch.from_numpy(values).sum().item() - exact)
+    assert ember_error <= 2 * torch_error + np.spacing(values.dtype.type(exact)), (ember_error, torch_error)
+
 def test_nan_propagation_and_ties():
     for m in (ember, torch):
         x = m.tensor([[1.0, float("nan"), 3.0], [2.0, 2.0, 1.0]])
