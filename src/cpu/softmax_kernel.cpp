@@ -1,5 +1,6 @@
-// Per row: a pass for the max, one for exp, one for the sum, one to scale; each vectorises
-// (exp through libmvec: this file is built with -fno-math-errno). The max shift keeps it stable.
+// Per row: a pass for the max, one for exp (into a row buffer), one for the sum, one to write the
+// output; each vectorises (exp through libmvec: this file is built with -fno-math-errno). The max
+// shift keeps it stable. Large float outputs are written with streaming stores.
 #include "softmax_kernel.h"
 
 #include <algorithm>
@@ -8,13 +9,13 @@
 
 #include "ember/parallel.h"
 #include "reduce_kernels.h"
+#include "stream_store.h"
 #include "vector_math.h"
 
 namespace ember::cpu {
 
 namespace {
 
-// exp_buf holds n values: the exponentials land there (or directly in y for softmax).
 // The row's maximum: four vector accumulators (a scalar compare chain is latency-bound). NaNs
 // are skipped here; they still reach the output through exp.
 template <typename C>
@@ -40,19 +41,28 @@ C row_max(const C* x, int64_t n) {
   return m;
 }
 
+// y[i] = value(i), streamed when asked and possible.
+template <typename C, typename F>
+void store_row(C* y, int64_t n, bool stream, F&& value) {
+  if constexpr (std::is_same_v<C, float>) {
+    if (stream && store_streaming(y, n, value)) return;
+  }
+  for (int64_t i = 0; i < n; ++i) y[i] = value(i);
+}
+
+// exp_buf holds the row's n exponentials.
 template <typename C>
-void softmax_row(const C* x, C* y, C* exp_buf, int64_t n, bool log) {
+void softmax_row(const C* x, C* y, C* exp_buf, int64_t n, bool log, bool stream) {
   C m = row_max(x, n);
   // Rows holding NaN or infinities come out NaN through IEEE arithmetic, as in torch.
-  C* e = log ? exp_buf : y;
-  for (int64_t i = 0; i < n; ++i) e[i] = std::exp(x[i] - m);
-  double sum = sum_contiguous(e, n);
+  for (int64_t i = 0; i < n; ++i) exp_buf[i] = std::exp(x[i] - m);
+  double sum = sum_contiguous(exp_buf, n);
   if (log) {
     C shift = m + C(std::log(sum));
-    for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
+    store_row(y, n, stream, [&](int64_t i) { return x[i] - shift; });
   } else {
     C inv = C(1.0 / sum);
-    for (int64_t i = 0; i < n; ++i) y[i] *= inv;
+    store_row(y, n, stream, [&](int64_t i) { return exp_buf[i] * inv; });
   }
 }
 
@@ -66,9 +76,10 @@ void softmax_kernel(const Tensor& x, const Tensor& out, bool log) {
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       const T* px = x.data_ptr<T>();
       T* py = out.data_ptr<T>();
+      bool stream = rows * n * int64_t(sizeof(T)) >= kStreamBytes;
       parallel_for(0, rows, grain, [&](int64_t b, int64_t e) {
-        std::vector<T> buf(log ? static_cast<size_t>(n) : 0);
-        for (int64_t r = b; r < e; ++r) softmax_row(px + r * n, py + r * n, buf.data(), n, log);
+        std::vector<T> buf(static_cast<size_t>(n));
+        for (int64_t r = b; r < e; ++r) softmax_row(px + r * n, py + r * n, buf.data(), n, log, stream);
       });
     } else {
       throw NotImplementedError(str("softmax of ", dtype_name(x.dtype()), " must be computed in float32"));

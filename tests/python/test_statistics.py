@@ -70,6 +70,16 @@ def test_softmax_stability_and_special_values():
     compare(lambda m, x: m.logsumexp(x, 1), "float32", "contiguous", np.full((2, 3), -np.inf))
 
 
+
+@pytest.mark.parametrize("shape", [(300, 1001), (2, 200_003), (1100, 257)])
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_of_large_outputs(shape, log):
+    # Outputs of 1 MB and more are written with streaming stores; odd row lengths leave rows unaligned.
+    values = np.random.default_rng(0).standard_normal(shape).astype(np.float32) * 4
+    fn = ember.log_softmax if log else ember.softmax
+    expected = (torch.log_softmax if log else torch.softmax)(torch.from_numpy(values), -1)
+    torch.testing.assert_close(torch.from_numpy(fn(ember.from_numpy(values), -1).numpy()), expected)
+
 COMPOSITE = {
     "clamp": lambda m, x: m.clamp(x, -1, 1), "clamp_min": lambda m, x: x.clamp(min=0.5),
     "clamp_tensor": lambda m, x: m.clamp(x, min=x[0], max=x[1] + 1), "clip": lambda m, x: m.clip(x, max=0.25),
