@@ -40,11 +40,6 @@ inline Acc combine(ReduceOp op, Acc a, Acc b) {
   return a;
 }
 
-// 32-byte vectors of float or double (GCC vector extensions).
-template <typename C> struct Vec32;
-template <> struct Vec32<float> { typedef float type __attribute__((vector_size(32))); };
-template <> struct Vec32<double> { typedef double type __attribute__((vector_size(32))); };
-
 // Sums kStreams equal segments of `len` elements (a multiple of kBlock) starting `seg` apart,
 // interleaved a few vectors at a time: four memory streams in flight per core read ~1.4x faster
 // from DRAM than one (measured here: 17 -> 24 GB/s per core). Each segment sums kBlock-element

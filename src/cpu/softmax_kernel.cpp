@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ember/parallel.h"
+#include "compute_type.h"
 #include "reduce_kernels.h"
 #include "stream_store.h"
 #include "vector_math.h"
@@ -20,7 +21,7 @@ namespace {
 // are skipped here; they still reach the output through exp.
 template <typename C>
 C row_max(const C* x, int64_t n) {
-  using V = C __attribute__((vector_size(32)));
+  using V = typename Vec32<C>::type;
   constexpr int64_t W = sizeof(V) / sizeof(C);
   C m = x[0];
   int64_t i = 0;
@@ -58,8 +59,8 @@ void softmax_row(const C* x, C* y, C* exp_buf, int64_t n, bool log, bool stream)
   for (int64_t i = 0; i < n; ++i) exp_buf[i] = std::exp(x[i] - m);
   double sum = sum_contiguous(exp_buf, n);
   if (log) {
-    C shift = m + C(std::log(sum));
-    store_row(y, n, stream, [&](int64_t i) { return x[i] - shift; });
+    C log_sum = C(std::log(sum));  // (x - m) - log_sum, in torch's order: x - (m + log_sum) rounds more
+    store_row(y, n, stream, [&](int64_t i) { return (x[i] - m) - log_sum; });
   } else {
     C inv = C(1.0 / sum);
     store_row(y, n, stream, [&](int64_t i) { return exp_buf[i] * inv; });
