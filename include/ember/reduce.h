@@ -21,6 +21,9 @@ Tensor amin(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
 Tensor all(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
 Tensor any(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
 
+// max()/min() of the whole tensor: amax/amin's value, recorded as torch's MaxBackward1/MinBackward1.
+Tensor max(const Tensor& x);
+Tensor min(const Tensor& x);
 // max/min along one dim: (values, indices of the first extreme).
 std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim = false);
 std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim = false);

@@ -20,4 +20,7 @@ bool can_cast(ScalarType from, ScalarType to);
 // A 0-dim tensor holding a Python number; it takes part in promotion as a "wrapped number".
 Tensor wrapped_scalar(const Scalar& value);
 
+// Raises, as torch's checked scalar conversion, when `t` is a wrapped number that does not fit `dtype`.
+void check_wrapped_fits(const Tensor& t, ScalarType dtype);
+
 }  // namespace ember

@@ -6,11 +6,11 @@ __all__ = ["max", "min"]
 
 def max(input, dim=None, keepdim=False):
     if dim is None:
-        return _C.amax(input)
+        return _C._max_all(input)
     return return_types.max(*_C._max_dim(input, dim, keepdim))
 
 
 def min(input, dim=None, keepdim=False):
     if dim is None:
-        return _C.amin(input)
+        return _C._min_all(input)
     return return_types.min(*_C._min_dim(input, dim, keepdim))

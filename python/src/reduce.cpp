@@ -90,6 +90,8 @@ void init_reduce(nb::module_& m, nb::class_<Tensor>& cls) {
     cls.def(name, fn, nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = nb::none());
   }
 
+  m.def("_max_all", [](const Tensor& x) { return max(x); });
+  m.def("_min_all", [](const Tensor& x) { return min(x); });
   m.def("_max_dim", [](const Tensor& x, int64_t dim, bool keepdim) { return max(x, dim, keepdim); });
   m.def("_min_dim", [](const Tensor& x, int64_t dim, bool keepdim) { return min(x, dim, keepdim); });
   for (auto [name, fn] : {std::pair{"argmax", &argmax}, std::pair{"argmin", &argmin}}) {

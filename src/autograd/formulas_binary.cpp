@@ -105,8 +105,10 @@ void record_binary(BinaryOp op, const Tensor& r, const Tensor& a, const Tensor& 
     case BinaryOp::Atan2:
       return record("Atan2Backward0", r, {&a, &b}, {&a, &b}, [](const BackwardContext& c) {
         const Tensor &g = c.grads[0], &a = c.saved[0], &b = c.saved[1];
-        Tensor scale = div(g, add(mul(a, a), mul(b, b)));
-        return TensorList{mul(scale, b), neg(mul(scale, a))};
+        // 1 / (a² + b²), taken as 0 where a and b are both 0 (a zero gradient there, as torch)
+        Tensor origin = logical_and(eq(a, wrapped_scalar(0)), eq(b, wrapped_scalar(0)));
+        Tensor recip = where(origin, wrapped_scalar(0), reciprocal(add(mul(a, a), mul(b, b))));
+        return TensorList{mul(mul(g, b), recip), mul(mul(g, neg(a)), recip)};
       });
     case BinaryOp::Maximum: return record_extremum("MaximumBackward0", true, r, a, b);
     case BinaryOp::Minimum: return record_extremum("MinimumBackward0", false, r, a, b);

@@ -83,13 +83,22 @@ C int_pow(C base, C exp) {
   }
 }
 
+// a % b for integers; b == -1 gives 0 without the hardware trap INT_MIN % -1 raises.
+template <typename C>
+C int_fmod(C a, C b) {
+  if constexpr (std::is_signed_v<C>) {
+    if (b == C(-1)) return C(0);
+  }
+  return C(a % b);
+}
+
 // Python-style modulo: the result takes the divisor's sign.
 template <typename C>
 C remainder(C a, C b) {
   if constexpr (std::is_same_v<C, bool>) {
     return a;
   } else if constexpr (std::is_integral_v<C>) {
-    C r = C(a % b);
+    C r = int_fmod(a, b);
     return (r != 0 && ((r < 0) != (b < 0))) ? C(r + b) : r;
   } else {
     C r = std::fmod(a, b);
@@ -103,6 +112,9 @@ C floor_divide(C a, C b) {
   if constexpr (std::is_same_v<C, bool>) {
     return a;
   } else if constexpr (std::is_integral_v<C>) {
+    if constexpr (std::is_signed_v<C>) {
+      if (b == C(-1)) return C(std::make_unsigned_t<C>(0) - std::make_unsigned_t<C>(a));  // INT_MIN wraps, as torch
+    }
     C q = C(a / b);
     return (a % b != 0 && ((a < 0) != (b < 0))) ? C(q - 1) : q;
   } else {
@@ -151,7 +163,7 @@ void arithmetic(BinaryOp op, const TensorIterator& it, const Scalar& alpha) {
     case BinaryOp::FloorDivide: run([](C a, C b) { return floor_divide(a, b); }); return;
     case BinaryOp::Fmod:
       if constexpr (std::is_same_v<C, bool>) run([](C a, C) { return a; });
-      else if constexpr (std::is_integral_v<C>) run([](C a, C b) { return C(a % b); });
+      else if constexpr (std::is_integral_v<C>) run([](C a, C b) { return int_fmod(a, b); });
       else run([](C a, C b) { return std::fmod(a, b); });
       return;
     case BinaryOp::Atan2:
@@ -215,6 +227,26 @@ void comparison(BinaryOp op, const TensorIterator& it) {
 }
 
 }  // namespace
+
+bool pow_scalar_kernel(const TensorIterator& it, double exp) {
+  ScalarType t = it.common_dtype();
+  if (t != kFloat32 && t != kFloat64 && t != kBFloat16) return false;
+  if (exp != 0.5 && exp != -0.5 && exp != -1 && exp != 2 && exp != 3 && exp != -2) return false;
+  visit_dtype(t, [&]<typename T>(T) {
+    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, BFloat16>) {
+      using C = Compute<T>;
+      auto run = [&](auto fn) { binary_loop<T, T>(it, [fn](T a, T) { return convert<T>(fn(C(a))); }); };
+      auto sq = [](C a) { return C(convert<T>(a * a)); };  // rounded to T, as torch's bfloat16 products
+      if (exp == 0.5) run([](C a) { return std::sqrt(a); });
+      else if (exp == -0.5) run([](C a) { return C(1) / std::sqrt(a); });
+      else if (exp == -1) run([](C a) { return C(1) / a; });
+      else if (exp == 2) run([](C a) { return a * a; });
+      else if (exp == 3) run([sq](C a) { return sq(a) * a; });
+      else run([sq](C a) { return C(1) / sq(a); });
+    }
+  });
+  return true;
+}
 
 void binary_kernel(BinaryOp op, const TensorIterator& it, const Scalar& alpha) {
   if (it.numel() == 0) return;

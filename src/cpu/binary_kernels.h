@@ -15,4 +15,9 @@ enum class BinaryOp {
 // Runs `op` over iterator `it` (two inputs). `alpha` scales the second input of Add and Sub.
 void binary_kernel(BinaryOp op, const TensorIterator& it, const Scalar& alpha);
 
+// x ** exp for a number exponent torch computes without pow (0.5, -0.5, -1, 2, 3, -2: sqrt, rsqrt,
+// reciprocal and products, with their signed zeros and roundings) on float32/64 and bfloat16.
+// Returns false, writing nothing, for other exponents and dtypes.
+bool pow_scalar_kernel(const TensorIterator& it, double exp);
+
 }  // namespace ember::cpu

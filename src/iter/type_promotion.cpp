@@ -76,4 +76,8 @@ Tensor wrapped_scalar(const Scalar& value) {
   return s;
 }
 
+void check_wrapped_fits(const Tensor& t, ScalarType dtype) {
+  if (t.impl()->is_wrapped_number) t.item().check_fits(dtype);
+}
+
 }  // namespace ember

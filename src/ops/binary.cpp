@@ -51,13 +51,19 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
     // Checked before writing anything, so a failing in-place op leaves its tensor as it was.
     EMBER_CHECK(!any(eq(it.input(1), wrapped_scalar(0))).item().to_bool(), Error, "ZeroDivisionError");
   }
-  if (integral && op == BinaryOp::Pow && b.impl()->is_wrapped_number) {
-    EMBER_CHECK(b.item().to_int() >= 0, Error, "Integers to negative integer powers are not allowed.");
+  if (op == BinaryOp::Pow) {  // a number exponent must fit the result dtype (the base may wrap), as torch
+    check_wrapped_fits(b, it.common_dtype());
+    EMBER_CHECK(!(integral && b.impl()->is_wrapped_number && b.item().to_int() < 0), Error,
+                "Integers to negative integer powers are not allowed.");
   }
-  if ((op == BinaryOp::Add || op == BinaryOp::Sub) && !is_floating_point(it.common_dtype())) {
-    EMBER_CHECK(!alpha.is_floating_point(), Error, "For integral input tensors, argument alpha must not be a floating point number.");
+  if (op == BinaryOp::Add || op == BinaryOp::Sub) {
+    EMBER_CHECK(!integral || !alpha.is_floating_point(), Error,
+                "For integral input tensors, argument alpha must not be a floating point number.");
+    alpha.check_fits(it.common_dtype());
   }
-  cpu::binary_kernel(op, it, alpha);
+  bool special_pow = op == BinaryOp::Pow && b.impl()->is_wrapped_number && it.numel() > 0 &&
+                     cpu::pow_scalar_kernel(it, b.item().to_double());
+  if (!special_pow) cpu::binary_kernel(op, it, alpha);
   Tensor result = it.finish();
   if (!out.defined() && autograd::needs_grad({&a, &b})) autograd::record_binary(op, result, a, b, alpha);
   return result;

@@ -1,5 +1,6 @@
 // Elementwise ops composed from the basic ones: clamp, lerp, nan_to_num, gelu, softplus,
 // round(decimals), logical_not, isclose, allclose, equal.
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -17,6 +18,9 @@ Tensor scalar(double v) { return wrapped_scalar(v); }
 
 Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
   EMBER_CHECK(min || max, Error, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  for (const auto* bound : {&min, &max}) {  // number bounds must fit the result dtype, as torch
+    if (*bound) check_wrapped_fits(**bound, result_type(std::array{x, min.value_or(x), max.value_or(x)}));
+  }
   Tensor r = autograd::untracked([&] {
     Tensor lower = min ? maximum(x, *min) : x;  // maximum/minimum keep NaNs of x, as clamp does
     return max ? minimum(lower, *max) : lower.is_same(x) ? x.clone() : lower;

@@ -177,7 +177,7 @@ Tensor& normal_(Tensor& self, double mean, double std, Generator* gen) {
       }
       if constexpr (!std::is_integral_v<T>) {
         T* p = t.data_ptr<T>();
-        for (int64_t i = 0; i < n; ++i) p[i] = T(float(normal_sample(g, mean, std)));
+        for (int64_t i = 0; i < n; ++i) p[i] = T(normal_sample(g, mean, std));  // double samples, as torch
       }
     });
   });

@@ -130,17 +130,20 @@ Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<Scala
   return r;
 }
 
-Tensor amax(const Tensor& x, IntArrayRef dims, bool keepdim) {
-  Tensor r = autograd::untracked([&] { return extremum(ReduceOp::Max, "amax", x, dims, keepdim); });
-  if (autograd::needs_grad({&x})) autograd::record_extremes("AmaxBackward0", r, x, dims, keepdim);
+namespace {
+
+Tensor extremum_op(bool is_max, const char* name, const char* node, const Tensor& x, IntArrayRef dims, bool keepdim) {
+  Tensor r = autograd::untracked([&] { return extremum(is_max ? ReduceOp::Max : ReduceOp::Min, name, x, dims, keepdim); });
+  if (autograd::needs_grad({&x})) autograd::record_extremes(node, r, x, dims, keepdim);
   return r;
 }
 
-Tensor amin(const Tensor& x, IntArrayRef dims, bool keepdim) {
-  Tensor r = autograd::untracked([&] { return extremum(ReduceOp::Min, "amin", x, dims, keepdim); });
-  if (autograd::needs_grad({&x})) autograd::record_extremes("AminBackward0", r, x, dims, keepdim);
-  return r;
-}
+}  // namespace
+
+Tensor amax(const Tensor& x, IntArrayRef dims, bool keepdim) { return extremum_op(true, "amax", "AmaxBackward0", x, dims, keepdim); }
+Tensor amin(const Tensor& x, IntArrayRef dims, bool keepdim) { return extremum_op(false, "amin", "AminBackward0", x, dims, keepdim); }
+Tensor max(const Tensor& x) { return extremum_op(true, "max", "MaxBackward1", x, {}, false); }
+Tensor min(const Tensor& x) { return extremum_op(false, "min", "MinBackward1", x, {}, false); }
 Tensor all(const Tensor& x, IntArrayRef dims, bool keepdim) {
   return autograd::untracked([&] { return logical(ReduceOp::All, "all", x, dims, keepdim); });
 }

@@ -16,6 +16,9 @@ Tensor where_impl(const Tensor& cond, const Tensor& a, const Tensor& b) {
   DimVector shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes()), b.sizes());
   const Tensor values[2] = {a, b};
   ScalarType common = result_type(values);
+  if (common != kFloat16 && common != kBFloat16) {  // torch checks number operands except for these two
+    for (const Tensor& v : values) check_wrapped_fits(v, common);
+  }
   Tensor out = empty(shape, TensorOptions(common));
   Tensor c = cond.expand(shape), av = a.to(common).expand(shape), bv = b.to(common).expand(shape);
   visit_dtype(common, [&]<typename T>(T) {
