@@ -129,3 +129,18 @@ def test_tensor_data_deep_inside_no_crash():
 @pytest.mark.parametrize("expr", TENSOR_DATA)
 def test_tensor_data(expr):
     check_same(expr)
+
+
+# ---- 5. ember.cuda on a machine without CUDA answers as torch's CPU build
+
+CUDA_CALLS = ["memory_allocated()", "max_memory_allocated()", "memory_reserved()", "max_memory_reserved()",
+              "memory_allocated(0)", "empty_cache()", "synchronize()", "is_available()", "device_count()",
+              "current_device()", "get_device_name()", "memory_stats()", "manual_seed(0)", "manual_seed_all(0)",
+              "is_initialized()", "init()", "get_device_capability()", "mem_get_info()", "get_rng_state()",
+              "get_device_properties(0)", "current_stream()", "get_arch_list()", "is_bf16_supported()"]
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="compares with torch's CPU build")
+@pytest.mark.parametrize("call", CUDA_CALLS)
+def test_cuda_without_cuda(call):
+    check_same("lib.cuda." + call)
