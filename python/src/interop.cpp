@@ -298,7 +298,7 @@ void init_interop(nb::module_& m, nb::class_<Tensor>& cls) {
     if (dtype) t = t.to(*dtype);
     if (dev) t = t.to(*dev);
     return nb::isinstance<Tensor>(data) ? same_or_new(data, t) : nb::cast(t);
-  }, nb::arg("data").none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
+  }, nb::arg("data").none(), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
 
   m.def("from_numpy", [](nb::handle arr) {
     EMBER_CHECK(is_numpy_array(arr), TypeError, "expected np.ndarray (got ", Py_TYPE(arr.ptr())->tp_name, ")");

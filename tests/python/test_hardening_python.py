@@ -144,3 +144,156 @@ CUDA_CALLS = ["memory_allocated()", "max_memory_allocated()", "memory_reserved()
 @pytest.mark.parametrize("call", CUDA_CALLS)
 def test_cuda_without_cuda(call):
     check_same("lib.cuda." + call)
+
+
+# ---- 4. factory argument forms torch accepts (keywords, sizes as lists, Size, 0-dim tensors, numpy ints, out=)
+
+FACTORY_CALLS = [
+    'lib.randint(0, 10, size=(2, 3))',
+    'lib.randint(10, (3,))',
+    'lib.randint(10, size=(3,))',
+    'lib.randint(low=0, high=10, size=(3,))',
+    'lib.randint(high=10, size=(3,))',
+    'lib.randint(0, 10, (2,), dtype=lib.int32)',
+    'lib.randint(0, 10, (2,), generator=g)',
+    'lib.randint(3, 10, (2,), requires_grad=True)',
+    'lib.zeros(size=(2,))',
+    'lib.ones(size=(2,))',
+    'lib.empty(size=(2,))',
+    'lib.zeros(size=[2, 3])',
+    'lib.full(size=(2,), fill_value=3)',
+    'lib.full((2,), 3)',
+    'lib.full((2,), 3.)',
+    'lib.full((2,), True)',
+    'lib.full(2, 3)',
+    'lib.full([2, 3], fill_value=1, dtype=lib.float64)',
+    'lib.arange(end=4)',
+    'lib.arange(start=1, end=4, step=1)',
+    'lib.arange(1, end=4)',
+    'lib.arange(4, dtype=lib.float32)',
+    'lib.arange(0, 4, 0.5)',
+    'lib.arange(lib.tensor(4))',
+    'lib.arange(np.int64(4))',
+    'lib.arange(np.float32(4))',
+    'lib.rand(size=(2,))',
+    'lib.rand(2, 3, generator=g)',
+    'lib.randn(2, 3, generator=g)',
+    'lib.randn(size=(2, 3), generator=g)',
+    'lib.randn(size=(2,), dtype=lib.float64)',
+    'lib.rand(2, requires_grad=True)',
+    'x.new_zeros(size=(2,))',
+    'x.new_ones(size=(2,))',
+    'x.new_empty(size=(2,))',
+    'x.new_full(size=(2,), fill_value=3)',
+    'x.new_zeros(2, 3)',
+    'x.new_zeros((2, 3))',
+    'x.new_zeros([2, 3])',
+    'x.new_tensor([1, 2])',
+    'x.new_zeros(2, dtype=lib.int64)',
+    'x.new_zeros(2, requires_grad=True)',
+    'lib.zeros((2, 3))',
+    'lib.zeros([2, 3])',
+    'lib.zeros(lib.Size([2]))',
+    'lib.zeros(lib.tensor(2))',
+    'lib.zeros(lib.tensor(2), lib.tensor(3))',
+    'lib.zeros((lib.tensor(2), 3))',
+    'lib.zeros(np.int64(2))',
+    'lib.zeros((np.int64(2), np.int32(3)))',
+    'lib.zeros(np.array(2))',
+    'lib.zeros(2.0)',
+    'lib.zeros((2.0,))',
+    'lib.zeros(True)',
+    'lib.zeros(lib.tensor([2, 3]))',
+    'lib.zeros(np.array([2, 3]))',
+    'lib.zeros()',
+    'lib.zeros(())',
+    'lib.zeros([])',
+    'lib.zeros(2, 3, dtype=lib.int32, requires_grad=False)',
+    'lib.zeros(2, out=lib.empty(2))',
+    'lib.ones(2, out=lib.empty(2))',
+    'lib.empty(2, out=lib.empty(2))',
+    'lib.full((2,), 1, out=lib.empty(2))',
+    'lib.arange(3, out=lib.empty(3))',
+    'lib.zeros(2, requires_grad=True)',
+    'lib.zeros(2, dtype=lib.int64, requires_grad=True)',
+    "lib.ones(2, device='cpu')",
+    "lib.ones(2, device=lib.device('cpu'))",
+    'lib.ones(2, layout=lib.strided)',
+    'lib.ones(2, pin_memory=False)',
+    'lib.eye(3)',
+    'lib.eye(n=3, m=2)',
+    'lib.eye(3, 2, dtype=lib.int64)',
+    'lib.linspace(0, 1, 5)',
+    'lib.linspace(start=0, end=1, steps=5)',
+    'lib.linspace(0, 1, steps=5, dtype=lib.float64)',
+    'lib.logspace(0, 1, 5, 2)',
+    'lib.logspace(0, 1, steps=5, base=2)',
+    'lib.empty_strided((2, 3), (3, 1))',
+    'lib.empty_strided(size=(2, 3), stride=(3, 1))',
+    'lib.zeros_like(input=x)',
+    'lib.full_like(x, 2)',
+    'lib.full_like(x, fill_value=2)',
+    'lib.rand_like(x)',
+    'lib.randint_like(x, 10)',
+    'lib.randint_like(x, 0, 10)',
+    'lib.randperm(5)',
+    'lib.randperm(n=5)',
+    'lib.randperm(5, generator=g)',
+    'lib.randperm(5, dtype=lib.int32)',
+    'lib.normal(0., 1., size=(2,))',
+    'lib.normal(0., 1., (2,))',
+    'lib.normal(lib.zeros(3), 1.)',
+    'lib.normal(lib.zeros(3), lib.ones(3))',
+    'lib.normal(0., lib.ones(3))',
+    'lib.normal(mean=lib.zeros(3), std=1.)',
+    'lib.tensor([1., 2.], dtype=lib.float64, requires_grad=True)',
+    'lib.tensor(data=[1, 2])',
+    'lib.as_tensor(data=[1, 2])',
+    'lib.as_tensor([1, 2], lib.float32)',
+    'lib.empty(2, 3, memory_format=lib.contiguous_format)',
+    'lib.zeros(-1)',
+    'lib.zeros(2, -3)',
+    'lib.ones((2, None))',
+    'lib.ones(None)',
+    "lib.ones('a')",
+    "lib.ones([2, 'a'])",
+    'lib.randint(0, 10, (2,), dtype=lib.float32)',
+    'lib.randint(10, 0, (2,))',
+    'lib.randint(0, 10)',
+    'lib.randint(0, 10, 3)',
+    'lib.randint(0.5, 10.5, (2,))',
+    'lib.full((2,), None)',
+    "lib.full((2,), 'a')",
+    'lib.arange(0, 4, 0)',
+    "lib.arange('a')",
+    'lib.arange(None)',
+    'lib.arange()',
+    'lib.arange(1, 2, 3, 4)',
+    'lib.linspace(0, 1, -1)',
+    'lib.eye(-1)',
+]
+
+
+def check_factory(expr):
+    (e, e_err), (t, t_err) = [outcome(lambda: eval(expr, {"lib": lib, "np": np, "x": lib.zeros(2),
+                                                          "g": lib.Generator()})) for lib in (ember, torch)]
+    assert type(e_err) is type(t_err), (expr, e_err, t_err)
+    if t_err is None and isinstance(t, torch.Tensor):
+        assert (tuple(e.shape), str(e.dtype), e.requires_grad) == (tuple(t.shape), str(t.dtype), t.requires_grad)
+
+
+@pytest.mark.parametrize("expr", FACTORY_CALLS)
+def test_factory_forms(expr):
+    check_factory(expr)
+
+
+def test_factory_out_and_values():
+    out = ember.empty(1)
+    assert ember.arange(end=4, out=out) is out and out.tolist() == [0., 1., 2., 3.]
+    assert ember.full((2,), 1.5, out=ember.empty(2, dtype=ember.int64)).tolist() == [1, 1]
+    g1, g2 = ember.Generator().manual_seed(3), ember.Generator().manual_seed(3)
+    assert ember.equal(ember.randn(2, 3, generator=g1), ember.randn(size=(2, 3), generator=g2))
+    assert ember.randint(0, 10, size=(50,)).max().item() < 10
+    m = ember.zeros(3, requires_grad=True)
+    ember.normal(m, 2.0).sum().backward()
+    assert m.grad.tolist() == [1., 1., 1.]
