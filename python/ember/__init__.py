@@ -113,3 +113,13 @@ def _new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout
 
 
 Tensor.new_tensor = _new_tensor
+
+# numpy defers its operators to tensors (np.float64(2) * t is a tensor) and wraps ufunc results back, as torch.
+Tensor.__array_priority__ = 1000
+
+
+def _array_wrap(self, array, context=None, return_scalar=False):
+    return from_numpy(array.astype("uint8") if array.dtype.kind == "b" else array)
+
+
+Tensor.__array_wrap__ = _array_wrap

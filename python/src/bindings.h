@@ -101,6 +101,7 @@ template <> struct type_caster<ember::Scalar> {
     }
     if (PyFloat_Check(o)) { value = ember::Scalar(PyFloat_AS_DOUBLE(o)); return true; }
     if (!(flags & uint8_t(cast_flags::convert))) return false;
+    if (std::string_view(Py_TYPE(o)->tp_name) == "numpy.ndarray") return false;  // never a Number, as in torch
     if (PyIndex_Check(o)) {  // numpy integers
       long long v = PyLong_AsLongLong(o);
       if (v == -1 && PyErr_Occurred()) { PyErr_Clear(); return false; }

@@ -70,6 +70,7 @@ nb::ndarray<Framework> export_array(const Tensor& t) {
 nb::object to_numpy(const Tensor& t, bool force) {
   EMBER_CHECK(force || !t.requires_grad(), Error,
               "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
+  EMBER_CHECK(t.dim() <= 64, ValueError, "number of dimensions must be within [0, 64]");  // numpy's limit
   ScalarType dt = t.dtype();
   EMBER_CHECK(dt != kBFloat16 && dt != kFloat8_e4m3fn && dt != kFloat8_e5m2, TypeError,
               "Got unsupported ScalarType ", dtype_info(dt).legacy_name);

@@ -297,3 +297,40 @@ def test_factory_out_and_values():
     m = ember.zeros(3, requires_grad=True)
     ember.normal(m, 2.0).sum().backward()
     assert m.grad.tolist() == [1., 1., 1.]
+
+
+# ---- 3. numpy interop: numpy defers its operators to tensors and wraps ufunc results back
+
+NUMPY_OPS = [
+    "np.float64(2.0) * t", "t * np.float64(2.0)", "np.float32(2) + t", "np.int64(2) * t", "np.float64(2.0) - u",
+    "np.float64(2.0) / u", "np.float64(2.0) ** u", "np.float64(2.0) > u", "np.float64(1) == u",
+    "np.int64(3) // lib.tensor([2])", "np.int64(3) % lib.tensor([2])", "np.float64(2.0) + lib.tensor([1])",
+    "np.float32(2.0) * lib.tensor([1.], dtype=lib.float16)", "np.int64(2) * lib.tensor([1], dtype=lib.int8)",
+    "u + np.array([1., 2.])", "u * np.array([1., 2.])", "u + np.array(2.)", "u + np.array(2)",
+    "i + np.array([1, 2], dtype=np.int32)", "t + np.array([1., 2.])", "np.array([1.]) * u", "np.array([1.]) - u",
+    "u < np.array([1., 2.])", "np.array([1.]) < u", "np.sin(u)", "np.sin(t)", "np.add(u, 1)", "np.greater(u, 0)",
+    "lib.add(u, np.array([1., 2.]))", "lib.full((2,), np.array(2.))", "u.add(np.float64(2))",
+    "np.float64(2.0) @ u", "t.numpy()", "lib.zeros([1] * 65).numpy()", "np.asarray(lib.zeros([1] * 65))",
+    "lib.zeros([1] * 64).numpy().shape", "np.array(u, dtype=np.float64).dtype == np.float64",
+]
+
+
+@pytest.mark.parametrize("expr", NUMPY_OPS)
+def test_numpy_interop(expr):
+    (e, e_err), (t, t_err) = [
+        outcome(lambda: eval(expr, {"lib": lib, "np": np, "t": lib.tensor([1., 2.], requires_grad=True),
+                                    "u": lib.tensor([1., 2.]), "i": lib.tensor([1, 2])}))
+        for lib in (ember, torch)]
+    assert type(e_err) is type(t_err), (expr, e_err, t_err)
+    if isinstance(t, torch.Tensor):
+        assert isinstance(e, ember.Tensor), (expr, type(e))
+        assert_same(e.detach(), t.detach(), check_strides=False)
+        assert (e.grad_fn is None) == (t.grad_fn is None), expr
+    else:
+        assert e == t, (expr, e, t)
+
+
+def test_numpy_scalar_keeps_graph():
+    t = ember.tensor([1., 2.], requires_grad=True)
+    (np.float64(3.0) * t).sum().backward()
+    assert t.grad.tolist() == [3., 3.]
