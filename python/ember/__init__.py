@@ -42,6 +42,38 @@ strided = layout("strided")
 sparse_coo = layout("sparse_coo")
 
 
+class memory_format(layout):
+    """A tensor memory format; factories accept these and make contiguous tensors."""
+
+
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
+                 memory_format=None, generator=None):
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, input.shape, generator=generator, dtype=input.dtype if dtype is None else dtype,
+                   device=input.device if device is None else device, requires_grad=requires_grad)
+
+
+_normal_sizes = _C.normal
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False, pin_memory=False):
+    """normal(mean, std, size) of floats, or with a tensor mean and/or std (shape and dtype from them)."""
+    if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
+        return _normal_sizes(mean, std, size, generator=generator, out=out, dtype=dtype, layout=layout, device=device,
+                             requires_grad=requires_grad, pin_memory=pin_memory)
+    ref = mean if isinstance(mean, Tensor) else std
+    shape = (mean + std).shape if isinstance(mean, Tensor) and isinstance(std, Tensor) else ref.shape
+    return mean + std * randn(shape, generator=generator, dtype=ref.dtype, device=ref.device)
+
+
 def is_tensor(obj):
     return isinstance(obj, Tensor)
 
@@ -73,3 +105,21 @@ Tensor.get_device = lambda self: self.device.index if self.is_cuda else -1
 Tensor.pin_memory = lambda self: (_ for _ in ()).throw(
     AssertionError("pin_memory() needs a CUDA device; this build or machine has none"))
 Tensor.is_pinned = lambda self: False
+
+
+def _new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    return tensor(data, dtype=self.dtype if dtype is None else dtype,
+                  device=self.device if device is None else device, requires_grad=requires_grad)
+
+
+Tensor.new_tensor = _new_tensor
+
+# numpy defers its operators to tensors (np.float64(2) * t is a tensor) and wraps ufunc results back, as torch.
+Tensor.__array_priority__ = 1000
+
+
+def _array_wrap(self, array, context=None, return_scalar=False):
+    return from_numpy(array.astype("uint8") if array.dtype.kind == "b" else array)
+
+
+Tensor.__array_wrap__ = _array_wrap

@@ -25,8 +25,13 @@ TensorOptions make_options(std::optional<ScalarType> dtype, nb::handle device, b
 nb::object device_object(Device d);
 
 // Sizes given as varargs (2, 3), one sequence ((2, 3) or [2, 3] or a Size), or a keyword.
-DimVector sizes_from_args(const nb::args& args, const char* fn);
-DimVector int_list(nb::handle seq, const char* what);
+DimVector sizes_from_args(const nb::args& args, const char* what);
+// An int list (a tuple or list of ints, numpy ints or 0-dim integer tensors; one int if allow_int).
+DimVector int_list(nb::handle seq, const char* what, bool allow_int = true);
+// One int of such a list (nullopt for other types); `pos` names it in the overflow error.
+std::optional<int64_t> int_value(nb::handle h, const char* what, size_t pos = 0);
+// A factory's size: varargs fn(2, 3) / fn((2, 3)), or the keyword fn(size=(2, 3)).
+DimVector factory_sizes(const char* fn, const nb::args& args, nb::handle size);
 // Builds an ember.Size (a tuple subclass) from sizes.
 nb::object make_size(IntArrayRef sizes);
 
@@ -38,6 +43,11 @@ Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype);
 
 // Python value for a Scalar: bool, int or float.
 nb::object scalar_to_python(const Scalar& s);
+
+// A factory's out= argument: the dtype defaults to out's (and must match it); out takes the result's shape
+// and values and is returned.
+std::optional<ScalarType> out_dtype(nb::handle out, std::optional<ScalarType> dtype);
+nb::object with_out(nb::handle out, Tensor result);
 
 // Keyword arguments shared by factory functions.
 #define EMBER_FACTORY_KWARGS_PLAIN                                                               \
@@ -91,6 +101,7 @@ template <> struct type_caster<ember::Scalar> {
     }
     if (PyFloat_Check(o)) { value = ember::Scalar(PyFloat_AS_DOUBLE(o)); return true; }
     if (!(flags & uint8_t(cast_flags::convert))) return false;
+    if (std::string_view(Py_TYPE(o)->tp_name) == "numpy.ndarray") return false;  // never a Number, as in torch
     if (PyIndex_Check(o)) {  // numpy integers
       long long v = PyLong_AsLongLong(o);
       if (v == -1 && PyErr_Occurred()) { PyErr_Clear(); return false; }

@@ -7,13 +7,21 @@ namespace {
 
 using SizedFactory = Tensor (*)(IntArrayRef, const TensorOptions&);
 
-// Defines fn(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False).
+// Defines fn(*size, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False).
 void def_sized(nb::module_& m, const char* name, SizedFactory factory) {
-  m.def(name, [factory, name](const nb::args& size, nb::handle out, std::optional<ScalarType> dtype, nb::handle,
-                              nb::handle device, bool requires_grad, bool pin_memory) {
-    EMBER_CHECK(out.is_none(), NotImplementedError, name, "(out=...) is not supported yet");
-    return factory(sizes_from_args(size, "size"), make_options(dtype, device, requires_grad, pin_memory));
-  }, nb::arg("size"), EMBER_FACTORY_KWARGS_PLAIN);
+  m.def(name, [factory, name](const nb::args& args, nb::handle size, nb::handle out, std::optional<ScalarType> dtype,
+                              nb::handle, nb::handle device, bool requires_grad, bool pin_memory, nb::handle) {
+    DimVector sizes = factory_sizes(name, args, size);
+    return with_out(out, factory(sizes, make_options(out_dtype(out, dtype), device, requires_grad, pin_memory)));
+  }, nb::arg("args"), nb::arg("size") = nb::none(), EMBER_FACTORY_KWARGS_PLAIN, nb::arg("memory_format") = nb::none());
+}
+
+// A Number argument of a factory (arange's start, end, step).
+Scalar number_arg(nb::handle h, const char* fn, const char* name, int pos) {
+  Scalar v;
+  EMBER_CHECK(nb::try_cast(h, v), TypeError, fn, "(): argument '", name, "' (position ", pos, ") must be Number, not ",
+              nb::inst_name(h).c_str());
+  return v;
 }
 
 // Options for *_like and new_*: unspecified fields come from the reference tensor.
@@ -25,36 +33,65 @@ TensorOptions like_options(const Tensor& ref, std::optional<ScalarType> dtype, n
 
 }  // namespace
 
+std::optional<ScalarType> out_dtype(nb::handle out, std::optional<ScalarType> dtype) {
+  if (out.is_none()) return dtype;
+  const Tensor* o = nullptr;
+  EMBER_CHECK(nb::try_cast(out, o) && o, TypeError, "argument 'out' must be Tensor, not ", nb::inst_name(out).c_str());
+  EMBER_CHECK(!dtype || *dtype == o->dtype(), Error, "dtype ", dtype_info(*dtype).legacy_name,
+              " does not match dtype of out parameter (", dtype_info(o->dtype()).legacy_name, ")");
+  EMBER_CHECK(!o->requires_grad(), Error, "functions with out=... arguments don't support automatic differentiation, "
+              "but one of the arguments requires grad.");
+  return o->dtype();
+}
+
+nb::object with_out(nb::handle out, Tensor result) {
+  if (out.is_none()) return nb::cast(std::move(result));
+  Tensor& o = nb::cast<Tensor&>(out);
+  o.resize_(result.sizes());
+  o.copy_(result);
+  return nb::borrow(out);
+}
+
 void init_creation(nb::module_& m) {
   def_sized(m, "zeros", [](IntArrayRef s, const TensorOptions& o) { return zeros(s, o); });
   def_sized(m, "ones", [](IntArrayRef s, const TensorOptions& o) { return ones(s, o); });
-  m.def("empty", [](const nb::args& size, nb::handle out, std::optional<ScalarType> dtype, nb::handle,
-                    nb::handle device, bool requires_grad, bool pin_memory, nb::handle) {
-    EMBER_CHECK(out.is_none(), NotImplementedError, "empty(out=...) is not supported yet");
-    return empty(sizes_from_args(size, "size"), make_options(dtype, device, requires_grad, pin_memory));
-  }, nb::arg("size"), EMBER_FACTORY_KWARGS_PLAIN, nb::arg("memory_format") = nb::none());
+  def_sized(m, "empty", [](IntArrayRef s, const TensorOptions& o) { return empty(s, o); });
 
   m.def("full", [](nb::handle size, const Scalar& fill, nb::handle out, std::optional<ScalarType> dtype, nb::handle,
                    nb::handle device, bool requires_grad, bool pin_memory) {
-    return full(int_list(size, "size"), fill, make_options(dtype, device, requires_grad, pin_memory));
+    DimVector sizes = int_list(size, "size", false);
+    return with_out(out, full(sizes, fill, make_options(out_dtype(out, dtype), device, requires_grad, pin_memory)));
   }, nb::arg("size"), nb::arg("fill_value"), nb::kw_only(), EMBER_FACTORY_KWARGS_PLAIN);
 
   m.def("empty_strided", [](nb::handle size, nb::handle stride, std::optional<ScalarType> dtype, nb::handle layout,
                             nb::handle device, bool requires_grad, bool pin_memory) {
-    return empty_strided(int_list(size, "size"), int_list(stride, "stride"),
+    return empty_strided(int_list(size, "size", false), int_list(stride, "stride", false),
                          make_options(dtype, device, requires_grad, pin_memory));
   }, nb::arg("size"), nb::arg("stride"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("layout") = nb::none(),
      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("pin_memory") = false);
 
-  m.def("arange", [](const nb::args& args, nb::handle out, std::optional<ScalarType> dtype, nb::handle,
-                     nb::handle device, bool requires_grad, bool) {
-    EMBER_CHECK(args.size() >= 1 && args.size() <= 3, TypeError, "arange() takes 1 to 3 positional arguments but ",
-                args.size(), " were given");
-    TensorOptions o = make_options(dtype, device, requires_grad);
-    auto s = [&](size_t i) { return nb::cast<Scalar>(args[i]); };
-    if (args.size() == 1) return arange(s(0), o);
-    return arange(s(0), s(1), args.size() == 3 ? s(2) : Scalar(int64_t(1)), o);
-  }, nb::arg("args"), EMBER_FACTORY_KWARGS_PLAIN);
+  // arange(end) or arange(start, end, step=1), each also by keyword.
+  m.def("arange", [](const nb::args& args, nb::handle start, nb::handle end, nb::handle step, nb::handle out,
+                     std::optional<ScalarType> dtype, nb::handle, nb::handle device, bool requires_grad, bool) {
+    TensorOptions o = make_options(out_dtype(out, dtype), device, requires_grad);
+    if (start.is_none() && step.is_none() && args.size() + !end.is_none() == 1) {
+      return with_out(out, arange(number_arg(end.is_none() ? args[0] : end, "arange", "end", 1), o));
+    }
+    nb::handle slots[3] = {start, end, step};
+    const char* names[3] = {"start", "end", "step"};
+    EMBER_CHECK(args.size() <= 3, TypeError, "arange() takes 1 to 3 positional arguments but ", args.size(),
+                " were given");
+    for (size_t i = 0; i < args.size(); ++i) {
+      EMBER_CHECK(slots[i].is_none(), TypeError, "arange() got multiple values for argument '", names[i], "'");
+      slots[i] = args[i];
+    }
+    EMBER_CHECK(!slots[0].is_none() && !slots[1].is_none(), TypeError, "arange() missing 1 required positional "
+                "arguments: \"", slots[1].is_none() ? "end" : "start", "\"");
+    Scalar st = slots[2].is_none() ? Scalar(int64_t(1)) : number_arg(slots[2], "arange", "step", 3);
+    return with_out(out, arange(number_arg(slots[0], "arange", "start", 1), number_arg(slots[1], "arange", "end", 2),
+                                st, o));
+  }, nb::arg("args"), nb::arg("start") = nb::none(), nb::arg("end") = nb::none(), nb::arg("step") = nb::none(),
+     EMBER_FACTORY_KWARGS_PLAIN);
 
   m.def("linspace", [](const Scalar& start, const Scalar& end, int64_t steps, nb::handle, std::optional<ScalarType> dtype,
                        nb::handle, nb::handle device, bool requires_grad, bool) {
@@ -99,14 +136,15 @@ void init_creation(nb::module_& m) {
   auto cls = nb::borrow<nb::object>(m.attr("Tensor"));
   auto def_new = [&](const char* name, auto fill) {
     nb::object method = nb::cpp_function(
-        [fill](const Tensor& self, const nb::args& size, std::optional<ScalarType> dtype, nb::handle device,
-               bool requires_grad) {
-          Tensor out = empty(sizes_from_args(size, "size"), like_options(self, dtype, device, false));
+        [fill, name](const Tensor& self, const nb::args& args, nb::handle size, std::optional<ScalarType> dtype,
+                     nb::handle device, bool requires_grad, nb::handle, bool) {
+          Tensor out = empty(factory_sizes(name, args, size), like_options(self, dtype, device, false));
           fill(out);
           return requires_grad ? out.requires_grad_(true) : out;
         },
-        nb::is_method(), nb::name(name), nb::arg("size"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-        nb::arg("requires_grad") = false);
+        nb::is_method(), nb::name(name), nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),
+        nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("layout") = nb::none(),
+        nb::arg("pin_memory") = false);
     nb::setattr(cls, name, method);
   };
   def_new("new_empty", [](Tensor&) {});
@@ -115,7 +153,7 @@ void init_creation(nb::module_& m) {
   nb::setattr(cls, "new_full", nb::cpp_function(
       [](const Tensor& self, nb::handle size, const Scalar& fill, std::optional<ScalarType> dtype, nb::handle device,
          bool requires_grad) {
-        Tensor out = full(int_list(size, "size"), fill, like_options(self, dtype, device, false));
+        Tensor out = full(int_list(size, "size", false), fill, like_options(self, dtype, device, false));
         return requires_grad ? out.requires_grad_(true) : out;
       },
       nb::is_method(), nb::name("new_full"), nb::arg("size"), nb::arg("fill_value"), nb::arg("dtype") = nb::none(),

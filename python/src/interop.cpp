@@ -2,6 +2,8 @@
 // tolist(), and the storage objects.
 #include <nanobind/ndarray.h>
 
+#include <span>
+
 #include "bindings.h"
 
 namespace ember::py {
@@ -68,6 +70,7 @@ nb::ndarray<Framework> export_array(const Tensor& t) {
 nb::object to_numpy(const Tensor& t, bool force) {
   EMBER_CHECK(force || !t.requires_grad(), Error,
               "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
+  EMBER_CHECK(t.dim() <= 64, ValueError, "number of dimensions must be within [0, 64]");  // numpy's limit
   ScalarType dt = t.dtype();
   EMBER_CHECK(dt != kBFloat16 && dt != kFloat8_e4m3fn && dt != kFloat8_e5m2, TypeError,
               "Got unsupported ScalarType ", dtype_info(dt).legacy_name);
@@ -79,92 +82,132 @@ bool is_numpy_array(nb::handle h) {
   return std::string_view(tp->tp_name) == "numpy.ndarray";
 }
 
-// ---- Python data -> tensor
+// ---- Python data -> tensor, by torch.tensor's rules: the shape is read along first elements, the
+// dtype promoted over every leaf (numpy scalars keep theirs), and values checked against the dtype.
 
-enum class Kind { Bool = 0, Int = 1, Float = 2 };
+constexpr size_t kMaxDataDims = 128;  // torch's limit for nested data
 
-ScalarType kind_dtype(Kind k) { return k == Kind::Bool ? kBool : k == Kind::Int ? kInt64 : default_dtype(); }
+bool is_string(PyObject* o) { return PyUnicode_Check(o) || PyBytes_Check(o); }
+bool is_numpy_object(PyObject* o) { return std::string_view(Py_TYPE(o)->tp_name).starts_with("numpy."); }
 
-bool is_sequence(PyObject* o) { return PyList_Check(o) || PyTuple_Check(o); }
+[[noreturn]] void unsupported_numpy_type(nb::handle np_dtype) {
+  throw TypeError(str("can't convert np.ndarray of type numpy.", nb::str(np_dtype.attr("name")).c_str(),
+                      ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, "
+                      "and bool."));
+}
 
-// Shape of nested sequences, read along the first elements (as torch does).
+// The dtype of a numpy scalar or array, from its numpy dtype's kind and size.
+ScalarType numpy_scalar_type(PyObject* o) {
+  nb::object d = nb::handle(o).attr("dtype");
+  char kind = nb::cast<std::string>(d.attr("kind"))[0];
+  auto size = nb::cast<int64_t>(d.attr("itemsize"));
+  if (kind == 'b') return kBool;
+  if (kind == 'u' && size == 1) return kUInt8;
+  if (kind == 'i' && size <= 8) return size == 1 ? kInt8 : size == 2 ? kInt16 : size == 4 ? kInt32 : kInt64;
+  if (kind == 'f' && size >= 2 && size <= 8) return size == 2 ? kFloat16 : size == 4 ? kFloat32 : kFloat64;
+  unsupported_numpy_type(d);
+}
+
+// A sequence's items (list and tuple directly; other sequences through a list, kept in `hold`).
+std::span<PyObject*> sequence_items(PyObject* o, nb::object& hold) {
+  if (!PyList_Check(o) && !PyTuple_Check(o)) {
+    hold = nb::steal(PySequence_Fast(o, "not a sequence"));
+    if (!hold.is_valid()) throw nb::python_error();
+    o = hold.ptr();
+  }
+  return {PySequence_Fast_ITEMS(o), size_t(PySequence_Fast_GET_SIZE(o))};
+}
+
+bool is_data_sequence(PyObject* o) { return !nb::isinstance<Tensor>(nb::handle(o)) && PySequence_Check(o); }
+
+[[noreturn]] void too_many_dims(PyObject* o) {
+  throw ValueError(str("too many dimensions '", Py_TYPE(o)->tp_name, "'"));
+}
+
+// Shape of nested sequences, read along the first elements (as torch does; strings are sequences here).
 DimVector infer_shape(PyObject* o) {
   DimVector sizes;
-  while (is_sequence(o)) {
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  nb::object hold;
+  while (is_data_sequence(o)) {
+    Py_ssize_t n = PySequence_Length(o);
+    if (n < 0) throw nb::python_error();
+    if (sizes.size() == kMaxDataDims) too_many_dims(o);
     sizes.push_back(n);
     if (n == 0) break;
-    o = PySequence_Fast_ITEMS(o)[0];
-  }
-  if (!is_sequence(o) && nb::isinstance<Tensor>(nb::handle(o))) {
-    for (int64_t s : nb::cast<const Tensor&>(nb::handle(o)).sizes()) sizes.push_back(s);
+    hold = nb::steal(PySequence_GetItem(o, 0));
+    if (!hold.is_valid()) throw nb::python_error();
+    o = hold.ptr();
   }
   return sizes;
 }
 
-struct Filler {
-  const DimVector& sizes;
-  Kind kind = Kind::Bool;
-  bool any_leaf = false;
+// torch's dtype inference: a leaf's own dtype, promoted over every element of a sequence.
+ScalarType infer_dtype(PyObject* o, size_t depth) {
+  if (PyFloat_CheckExact(o)) return default_dtype();
+  if (PyBool_Check(o)) return kBool;
+  if (PyLong_CheckExact(o)) return kInt64;
+  if (nb::isinstance<Tensor>(nb::handle(o))) return nb::cast<const Tensor&>(nb::handle(o)).dtype();
+  if (is_string(o)) throw TypeError(str("new(): invalid data type '", Py_TYPE(o)->tp_name, "'"));
+  if (is_numpy_object(o)) return numpy_scalar_type(o);
+  if (PyFloat_Check(o)) return default_dtype();
+  if (PyLong_Check(o)) return kInt64;
+  if (!PySequence_Check(o)) throw Error(str("Could not infer dtype of ", Py_TYPE(o)->tp_name));
+  if (depth == kMaxDataDims) too_many_dims(o);  // also ends self-containing lists
+  nb::object hold;
+  std::span<PyObject*> items = sequence_items(o, hold);
+  if (items.empty()) return default_dtype();
+  ScalarType t = infer_dtype(items[0], depth + 1);
+  for (PyObject* item : items.subspan(1)) t = promote_types(t, infer_dtype(item, depth + 1));
+  return t;
+}
 
-  // Visits every leaf, checking lengths; fn(leaf).
-  template <typename Fn>
-  void walk(PyObject* o, size_t depth, Fn&& fn) {
-    if (depth < sizes.size() && is_sequence(o)) {
-      Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
-      EMBER_CHECK(n == sizes[depth], ValueError, "expected sequence of length ", sizes[depth], " at dim ", depth,
-                  " (got ", n, ")");
-      PyObject** items = PySequence_Fast_ITEMS(o);
-      for (Py_ssize_t i = 0; i < n; ++i) walk(items[i], depth + 1, fn);
-      return;
-    }
-    if (nb::isinstance<Tensor>(nb::handle(o))) {
-      const Tensor& t = nb::cast<const Tensor&>(nb::handle(o));
-      EMBER_CHECK(t.dim() == int64_t(sizes.size() - depth), ValueError, "expected sequence of length ",
-                  sizes[depth], " at dim ", depth, " (got a tensor of ", t.dim(), " dims)");
-      Tensor c = t.contiguous();
-      for (int64_t i = 0; i < c.numel(); ++i) fn(nb::handle(), &c, i);
-      return;
-    }
-    EMBER_CHECK(depth == sizes.size(), ValueError, "expected sequence of length ", sizes[depth], " at dim ", depth,
-                " (got scalar)");
-    fn(nb::handle(o), nullptr, 0);
-  }
-
-  void note_kind(nb::handle leaf, const Tensor* t) {
-    Kind k;
-    if (t) {
-      k = t->dtype() == kBool ? Kind::Bool : t->is_floating_point() ? Kind::Float : Kind::Int;
-    } else {
-      PyObject* o = leaf.ptr();
-      if (PyBool_Check(o)) k = Kind::Bool;
-      else if (PyLong_Check(o) || (PyIndex_Check(o) && !PyFloat_Check(o))) k = Kind::Int;
-      else if (PyFloat_Check(o) || PyNumber_Check(o)) k = Kind::Float;
-      else throw TypeError(str("new(): invalid data type '", Py_TYPE(o)->tp_name, "'"));
-    }
-    kind = std::max(kind, k);
-    any_leaf = true;
-  }
-};
-
+// A Python number as T, checked as torch's store_scalar: integers raise on overflow (negative values
+// may wrap into unsigned types), floats convert unchecked, bool takes any number's truth.
 template <typename T>
-T leaf_value(nb::handle leaf, const Tensor* t, int64_t i) {
-  if (t) {
-    return visit_dtype(t->dtype(), [&]<typename S>(S) { return convert<T>(t->data_ptr<S>()[i]); });
-  }
-  PyObject* o = leaf.ptr();
-  if (PyBool_Check(o)) return convert<T>(o == Py_True);
-  if (PyLong_Check(o)) {
+T leaf_value(PyObject* o) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if (PyFloat_Check(o)) return PyFloat_AS_DOUBLE(o) != 0;
+    if (std::string_view(Py_TYPE(o)->tp_name).starts_with("numpy.bool")) return PyObject_IsTrue(o) == 1;
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    EMBER_CHECK(!overflow, Error, "Overflow when unpacking long");
-    return convert<T>(int64_t(v));
+    if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+    return overflow != 0 || v != 0;
+  } else if constexpr (std::is_integral_v<T>) {
+    using Limits = std::numeric_limits<T>;
+    auto overflowed = [] { return Error(str("value cannot be converted to type ", dtype_name(scalar_type_of<T>), " without overflow")); };
+    if (PyFloat_Check(o)) {
+      double d = PyFloat_AS_DOUBLE(o);
+      bool fits = d >= double(Limits::lowest()) && (sizeof(T) == 8 ? d < 0x1p63 : d <= double(Limits::max()));
+      if (!fits) throw overflowed();  // NaN too
+      return T(d);
+    }
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+    if (overflow) throw ValueError("Overflow when unpacking long long");
+    bool fits = std::is_signed_v<T> ? v >= int64_t(Limits::min()) && v <= int64_t(Limits::max())
+                                    : v <= int64_t(Limits::max()) && v >= -int64_t(Limits::max());
+    if (!fits) throw overflowed();
+    return T(v);
+  } else {
+    double d = PyFloat_CheckExact(o) ? PyFloat_AS_DOUBLE(o) : PyFloat_AsDouble(o);
+    if (d == -1.0 && PyErr_Occurred()) throw nb::python_error();
+    return convert<T>(d);
   }
-  if (PyFloat_Check(o)) return convert<T>(PyFloat_AS_DOUBLE(o));
-  if (PyIndex_Check(o)) return convert<T>(int64_t(nb::cast<int64_t>(leaf)));
-  double v = PyFloat_AsDouble(o);
-  if (v == -1.0 && PyErr_Occurred()) throw nb::python_error();
-  return convert<T>(v);
+}
+
+// Writes the leaves of `o` (at dim `depth` of `sizes`) in order, checking every sequence's length.
+template <typename T>
+void store(PyObject* o, IntArrayRef sizes, size_t depth, T*& p) {
+  if (depth == sizes.size()) {
+    *p++ = leaf_value<T>(o);
+    return;
+  }
+  nb::object hold;
+  std::span<PyObject*> items = sequence_items(o, hold);
+  EMBER_CHECK(int64_t(items.size()) == sizes[depth], ValueError, "expected sequence of length ", sizes[depth],
+              " at dim ", depth, " (got ", items.size(), ")");
+  for (PyObject* item : items) store(item, sizes, depth + 1, p);
 }
 
 // ---- tensor -> Python data
@@ -197,17 +240,12 @@ struct StorageView {
 
 Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype) {
   PyObject* o = data.ptr();
+  EMBER_CHECK(!is_string(o), TypeError, "new(): invalid data type '", Py_TYPE(o)->tp_name, "'");
   DimVector sizes = infer_shape(o);
-  Filler filler{sizes};
-  if (!dtype) {
-    filler.walk(o, 0, [&](nb::handle leaf, const Tensor* t, int64_t) { filler.note_kind(leaf, t); });
-    dtype = filler.any_leaf ? kind_dtype(filler.kind) : default_dtype();
-  }
-  Tensor out = empty(sizes, TensorOptions(*dtype));
-  visit_dtype(*dtype, [&]<typename T>(T) {
+  Tensor out = empty(sizes, TensorOptions(dtype ? *dtype : infer_dtype(o, 0)));
+  visit_dtype(out.dtype(), [&]<typename T>(T) {
     T* p = out.data_ptr<T>();
-    int64_t k = 0;
-    filler.walk(o, 0, [&](nb::handle leaf, const Tensor* t, int64_t i) { p[k++] = leaf_value<T>(leaf, t, i); });
+    store(o, sizes, 0, p);
   });
   return out;
 }
@@ -249,7 +287,7 @@ void init_interop(nb::module_& m, nb::class_<Tensor>& cls) {
     if (!options.device.is_cpu()) t = t.to(options.device);
     if (requires_grad) t.requires_grad_(true);
     return t;
-  }, nb::arg("data"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+  }, nb::arg("data").none(), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
      nb::arg("requires_grad") = false, nb::arg("pin_memory") = false);
 
   m.def("as_tensor", [](nb::handle data, std::optional<ScalarType> dtype, nb::handle device) -> nb::object {
@@ -261,7 +299,7 @@ void init_interop(nb::module_& m, nb::class_<Tensor>& cls) {
     if (dtype) t = t.to(*dtype);
     if (dev) t = t.to(*dev);
     return nb::isinstance<Tensor>(data) ? same_or_new(data, t) : nb::cast(t);
-  }, nb::arg("data"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
+  }, nb::arg("data").none(), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
 
   m.def("from_numpy", [](nb::handle arr) {
     EMBER_CHECK(is_numpy_array(arr), TypeError, "expected np.ndarray (got ", Py_TYPE(arr.ptr())->tp_name, ")");

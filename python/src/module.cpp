@@ -20,6 +20,8 @@ NB_MODULE(_C, m) {
       PyErr_SetString(PyExc_NotImplementedError, e.what());
     } catch (const DeviceUnavailableError& e) {
       PyErr_SetString(PyExc_AssertionError, e.what());
+    } catch (const std::bad_cast&) {  // a Python argument nanobind could not convert, as torch: a TypeError
+      PyErr_SetString(PyExc_TypeError, "an argument has a type this function does not accept");
     }
   });
   // C++ warnings become Python UserWarnings; a filter that turns them into errors raises.

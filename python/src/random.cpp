@@ -41,27 +41,44 @@ void init_random(nb::module_& m) {
   m.def("set_rng_state", [](const Tensor& s) { default_generator().set_state(s); }, nb::arg("new_state"));
 
   auto def_sampler = [&](const char* name, Tensor (*fn)(IntArrayRef, const TensorOptions&, Generator*)) {
-    m.def(name, [fn](const nb::args& size, std::optional<Generator*> gen, nb::handle out, std::optional<ScalarType> dtype,
-                     nb::handle, nb::handle device, bool requires_grad, bool pin_memory) {
-      return fn(sizes_from_args(size, "size"), make_options(dtype, device, requires_grad, pin_memory), gen_ptr(gen));
-    }, nb::arg("size"), nb::arg("generator") = nb::none(), nb::arg("out") = nb::none(), nb::arg("dtype") = nb::none(),
-       nb::arg("layout") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,
-       nb::arg("pin_memory") = false);
+    m.def(name, [fn, name](const nb::args& args, nb::handle size, std::optional<Generator*> gen, nb::handle out,
+                           std::optional<ScalarType> dtype, nb::handle, nb::handle device, bool requires_grad,
+                           bool pin_memory) {
+      DimVector sizes = factory_sizes(name, args, size);
+      return with_out(out, fn(sizes, make_options(out_dtype(out, dtype), device, requires_grad, pin_memory),
+                              gen_ptr(gen)));
+    }, nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("generator") = nb::none(), EMBER_FACTORY_KWARGS_PLAIN);
   };
   def_sampler("rand", [](IntArrayRef s, const TensorOptions& o, Generator* g) { return rand(s, o, g); });
   def_sampler("randn", [](IntArrayRef s, const TensorOptions& o, Generator* g) { return randn(s, o, g); });
 
-  // randint(high, size) or randint(low, high, size)
-  m.def("randint", [](const nb::args& args, std::optional<Generator*> gen, nb::handle, std::optional<ScalarType> dtype,
-                      nb::handle, nb::handle device, bool requires_grad) {
-    EMBER_CHECK(args.size() == 2 || args.size() == 3, TypeError,
-                "randint() expects (high, size) or (low, high, size), got ", args.size(), " arguments");
-    int64_t low = args.size() == 3 ? nb::cast<int64_t>(args[0]) : 0;
-    int64_t high = nb::cast<int64_t>(args[args.size() - 2]);
-    return randint(low, high, int_list(args[args.size() - 1], "size"), make_options(dtype, device, requires_grad),
-                   gen_ptr(gen));
-  }, nb::arg("args"), nb::arg("generator") = nb::none(), nb::arg("out") = nb::none(), nb::arg("dtype") = nb::none(),
-     nb::arg("layout") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false);
+  // randint(high, size) or randint(low, high, size), each also by keyword.
+  m.def("randint", [](const nb::args& args, nb::handle low, nb::handle high, nb::handle size,
+                      std::optional<Generator*> gen, nb::handle out, std::optional<ScalarType> dtype, nb::handle,
+                      nb::handle device, bool requires_grad, bool) {
+    size_t given = args.size() + !low.is_none() + !high.is_none() + !size.is_none();
+    EMBER_CHECK(given == 2 || given == 3, TypeError, "randint() expects (high, size) or (low, high, size), got ", given,
+                " arguments");
+    nb::handle slots[3] = {low, high, size};
+    const char* names[3] = {"low", "high", "size"};
+    for (size_t i = 0, k = given == 2; i < args.size(); ++i, ++k) {
+      EMBER_CHECK(slots[k].is_none(), TypeError, "randint() got multiple values for argument '", names[k], "'");
+      slots[k] = args[i];
+    }
+    EMBER_CHECK(!slots[1].is_none() && !slots[2].is_none(), TypeError, "randint() missing required argument '",
+                slots[1].is_none() ? "high" : "size", "'");
+    auto int_arg = [&](size_t i, int64_t fallback) {
+      if (slots[i].is_none()) return fallback;
+      auto v = int_value(slots[i], names[i]);
+      EMBER_CHECK(v, TypeError, "randint(): argument '", names[i], "' must be int, not ", nb::inst_name(slots[i]).c_str());
+      return *v;
+    };
+    int64_t lo = int_arg(0, 0), hi = int_arg(1, 0);
+    DimVector sizes = int_list(slots[2], "size", false);
+    TensorOptions o = make_options(out_dtype(out, dtype), device, requires_grad);
+    return with_out(out, randint(lo, hi, sizes, o, gen_ptr(gen)));
+  }, nb::arg("args"), nb::arg("low") = nb::none(), nb::arg("high") = nb::none(), nb::arg("size") = nb::none(),
+     nb::arg("generator") = nb::none(), EMBER_FACTORY_KWARGS_PLAIN);
 
   m.def("randperm", [](int64_t n, std::optional<Generator*> gen, nb::handle, std::optional<ScalarType> dtype, nb::handle,
                        nb::handle device, bool requires_grad, bool) {
@@ -70,7 +87,7 @@ void init_random(nb::module_& m) {
 
   m.def("normal", [](double mean, double std, nb::handle size, std::optional<Generator*> gen, nb::handle,
                      std::optional<ScalarType> dtype, nb::handle, nb::handle device, bool requires_grad, bool) {
-    return normal(mean, std, int_list(size, "size"), make_options(dtype, device, requires_grad), gen_ptr(gen));
+    return normal(mean, std, int_list(size, "size", false), make_options(dtype, device, requires_grad), gen_ptr(gen));
   }, nb::arg("mean"), nb::arg("std"), nb::arg("size"), nb::kw_only(), nb::arg("generator") = nb::none(),
      EMBER_FACTORY_KWARGS_PLAIN);
 

@@ -98,6 +98,12 @@ PyGetSetDef tensor_getset[] = {
     {nullptr, nullptr, nullptr, nullptr, nullptr},
 };
 
+// float(t) and int(t): the single element, as torch (a ValueError for other sizes).
+Scalar one_element(const Tensor& t) {
+  EMBER_CHECK(t.numel() == 1, ValueError, "only one element tensors can be converted to Python scalars");
+  return t.item();
+}
+
 PyType_Slot tensor_slots[] = {{Py_tp_getset, tensor_getset}, {0, nullptr}};
 
 }  // namespace
@@ -166,8 +172,8 @@ void init_tensor(nb::module_& m) {
                     " is ambiguous");
         return t.item().to_bool();
       })
-      .def("__float__", [](const Tensor& t) { return t.item().to_double(); })
-      .def("__int__", [](const Tensor& t) { return t.item().to_int(); })
+      .def("__float__", [](const Tensor& t) { return one_element(t).to_double(); })
+      .def("__int__", [](const Tensor& t) { return one_element(t).to_int(); })
       .def("__index__", [](const Tensor& t) {
         EMBER_CHECK(!t.is_floating_point() && t.numel() == 1, TypeError,
                     "only integer tensors of a single element can be converted to an index");

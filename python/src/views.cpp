@@ -19,33 +19,51 @@ DimVector int_or_list(nb::handle h, const char* what) {
 
 }  // namespace
 
-DimVector int_list(nb::handle seq, const char* what) {
-  if (PyLong_Check(seq.ptr())) return DimVector{nb::cast<int64_t>(seq)};
-  EMBER_CHECK(PyTuple_Check(seq.ptr()) || PyList_Check(seq.ptr()), TypeError, what,
-              " must be a tuple of ints, but got ", nb::inst_name(seq).c_str());
+std::optional<int64_t> int_value(nb::handle h, const char* what, size_t pos) {
+  PyObject* o = h.ptr();
+  if (PyBool_Check(o) || PyFloat_Check(o) || !PyIndex_Check(o)) return std::nullopt;
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(o, &overflow);  // __index__ for numpy and 0-dim tensors
+  if (v == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  EMBER_CHECK(!overflow, TypeError, "argument '", what, "' failed to unpack the object at pos ", pos + 1,
+              " with error \"Overflow when unpacking long long\"");
+  return int64_t(v);
+}
+
+DimVector int_list(nb::handle seq, const char* what, bool allow_int) {
+  if (allow_int) {
+    if (auto v = int_value(seq, what, 0)) return DimVector{*v};
+  }
+  EMBER_CHECK(PyTuple_Check(seq.ptr()) || PyList_Check(seq.ptr()), TypeError, "argument '", what,
+              "' must be tuple of ints, not ", nb::inst_name(seq).c_str());
   PyObject* fast = seq.ptr();
   Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
   DimVector out(static_cast<size_t>(n));
   PyObject** items = PySequence_Fast_ITEMS(fast);
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject* item = items[i];
-    if (PyLong_Check(item)) {
-      out[size_t(i)] = PyLong_AsLongLong(item);
-    } else if (PyIndex_Check(item) && !PyBool_Check(item)) {
-      out[size_t(i)] = nb::cast<int64_t>(nb::handle(item));
-    } else {
-      throw TypeError(str(what, " must be tuple of ints, but found element of type ", nb::inst_name(item).c_str(),
-                          " at pos ", i));
-    }
+  for (size_t i = 0; i < size_t(n); ++i) {
+    auto v = int_value(items[i], what, i);
+    EMBER_CHECK(v, TypeError, "argument '", what, "' must be tuple of ints, but found element of type ",
+                nb::inst_name(items[i]).c_str(), " at pos ", i);
+    out[i] = *v;
   }
   return out;
 }
 
 DimVector sizes_from_args(const nb::args& args, const char* what) {
-  if (args.size() == 1 && (PyTuple_Check(args[0].ptr()) || PyList_Check(args[0].ptr()))) {
-    return int_list(args[0], what);
+  if (args.size() == 1 && !int_value(args[0], what, 0)) return int_list(args[0], what, false);
+  return int_list(args, what, false);
+}
+
+DimVector factory_sizes(const char* fn, const nb::args& args, nb::handle size) {
+  if (size.is_none()) {
+    EMBER_CHECK(args.size() > 0, TypeError, fn, "() missing 1 required positional arguments: \"size\"");
+    return sizes_from_args(args, "size");
   }
-  return int_list(args, what);
+  EMBER_CHECK(args.size() == 0, TypeError, fn, "() got multiple values for argument 'size'");
+  return int_list(size, "size", false);
 }
 
 void init_views(nb::class_<Tensor>& cls) {

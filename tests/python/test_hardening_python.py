@@ -1,0 +1,336 @@
+"""Hardening of the Python surface: torch's exceptions, torch's argument forms, no crash (issue 8).
+
+Each case is an expression over `lib` (ember or torch), `np` and a few locals; both libraries must raise the
+same exception type or return equal tensors. Inputs that used to crash run in a child process.
+"""
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from conftest import assert_same, outcome
+
+
+def deep(n):
+    d = 1
+    for _ in range(n):
+        d = [d]
+    return d
+
+
+def self_containing():
+    a = []
+    a.append(a)
+    return a
+
+
+def run_both(expr, **env):
+    """(ember outcome, torch outcome) of `expr` evaluated with lib bound to each library."""
+    results = []
+    for lib in (ember, torch):
+        scope = {"lib": lib, "np": np, "deep": deep, "self_containing": self_containing, **env}
+        results.append(outcome(lambda: eval(expr, scope)))
+    return results
+
+
+def check_same(expr, **env):
+    (e, e_err), (t, t_err) = run_both(expr, **env)
+    if t_err is not None or e_err is not None:
+        assert type(e_err) is type(t_err), (expr, e_err, t_err)
+        return
+    if isinstance(t, torch.Tensor):
+        assert_same(e, t, check_strides=False)
+    else:
+        assert e == t, (expr, e, t)
+
+
+def check_in_child(expr, timeout=60):
+    """`expr` raises torch's exception type (or agrees) in a child process, which must not crash or hang."""
+    code = textwrap.dedent(f"""
+        import sys; sys.path.insert(0, {repr(sys.path[0])})
+        from test_hardening_python import check_same
+        check_same({expr!r})
+        print("ok")
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
+                       cwd=__import__("os").path.dirname(__file__))
+    assert r.returncode == 0 and "ok" in r.stdout, (expr, r.returncode, r.stderr[-2000:])
+
+
+# ---- 1. tensor(data) from nested sequences
+
+CRASHING_DATA = [
+    "lib.tensor([lib.zeros(1), lib.zeros(10**6)])",
+    "lib.tensor([lib.zeros(1), lib.zeros(10**6)], dtype=lib.int64)",
+    "lib.tensor(deep(100000))",
+    "lib.tensor(self_containing())",
+    "lib.as_tensor(self_containing())",
+]
+
+
+@pytest.mark.parametrize("expr", CRASHING_DATA)
+def test_tensor_data_no_crash(expr):
+    check_in_child(expr)
+
+
+TENSOR_DATA = [
+    "lib.tensor([[1, 2], [3]])", "lib.tensor([[1], []])", "lib.tensor([[]])", "lib.tensor([[], []])",
+    "lib.tensor(deep(64))", "lib.tensor(deep(128)).dim()", "lib.tensor(deep(129))",
+    "lib.tensor([lib.zeros(2), lib.zeros(2)])", "lib.tensor([lib.zeros(1, 1), lib.zeros(1)])",
+    "lib.tensor([lib.tensor([1, 2]), [3, 4]])", "lib.tensor([[1, 2], lib.tensor([3, 4])])",
+    "lib.tensor([1, lib.tensor(2.)])", "lib.tensor([lib.tensor(2.), 1])",
+    "lib.tensor([lib.tensor(1, dtype=lib.int8), 1])",
+    "lib.tensor([1, np.array(2.)])", "lib.tensor([np.array(3.0), 1.])",
+    "lib.tensor([np.array([1, 2]), np.array([3, 4])])", "lib.tensor([np.zeros(2), np.zeros(3)])",
+    "lib.tensor([np.array([1., 2.]), [3, 4]])", "lib.tensor((1, 2))", "lib.tensor([(1, 2), [3, 4]])",
+    "lib.tensor(range(3))", "lib.tensor([1, [2]])", "lib.tensor([[1, 2], 3])", "lib.tensor([1, None])",
+    "lib.tensor(None)", "lib.tensor([1, {}])", "lib.tensor('a')", "lib.tensor(['a'])", "lib.tensor([''])",
+    "lib.tensor([[1, 2], 'ab'])", "lib.tensor(b'ab')", "lib.tensor([None], dtype=lib.float32)",
+    "lib.tensor([True, 2.5])",
+    # values out of range for the dtype
+    "lib.tensor([-1.7], dtype=lib.uint8)", "lib.tensor([300], dtype=lib.int8)", "lib.tensor(2**64)",
+    "lib.tensor(2**63)", "lib.tensor(-2**63)", "lib.tensor([1, 2**63])", "lib.tensor([1.5, 2**64])",
+    "lib.tensor(2**64, dtype=lib.int8)", "lib.tensor([2**64], dtype=lib.float32)",
+    "lib.tensor([2**64], dtype=lib.bool)", "lib.tensor(-1, dtype=lib.uint8)", "lib.tensor([-255], dtype=lib.uint8)",
+    "lib.tensor([-256], dtype=lib.uint8)", "lib.tensor([255.9], dtype=lib.uint8)", "lib.tensor([256.], dtype=lib.uint8)",
+    "lib.tensor([-1.7], dtype=lib.int8)", "lib.tensor([-129.5], dtype=lib.int8)", "lib.tensor([1e10], dtype=lib.int32)",
+    "lib.tensor(float('nan'), dtype=lib.int32)", "lib.tensor([float('inf')], dtype=lib.int64)",
+"lib.tensor([1e300], dtype=lib.float32)", "lib.tensor(1e6, dtype=lib.float16)",
+    "lib.tensor([2.5], dtype=lib.bool)", "lib.tensor([1, 2.5], dtype=lib.int64)",
+    "lib.tensor([lib.tensor(2**40)], dtype=lib.int32)", "lib.tensor([lib.tensor(-1.5)], dtype=lib.uint8)",
+    "lib.tensor([lib.tensor(-1)], dtype=lib.uint8)",
+    # numpy scalars keep their dtype, alone and in lists (promoted as torch.promote_types)
+    "lib.tensor(np.float64(1.5))", "lib.tensor(np.float32(1.5))", "lib.tensor(np.float16(1.5))",
+    "lib.tensor(np.int16(7))", "lib.tensor(np.int8(7))", "lib.tensor(np.int32(7))", "lib.tensor(np.uint8(7))",
+    "lib.tensor(np.bool_(True))", "lib.tensor([np.float64(1.5)])", "lib.tensor([np.int16(7)])",
+    "lib.tensor([np.float32(1.5), 1])", "lib.tensor([np.int16(1), np.int32(2)])", "lib.tensor([np.bool_(1)])",
+    "lib.tensor([np.uint8(1), np.int8(1)])", "lib.tensor([1.5, np.float64(1)])", "lib.tensor([np.float16(1), 1.])",
+    "lib.tensor([np.float16(1), 1])", "lib.tensor([np.int64(300)], dtype=lib.int8)",
+    "lib.tensor([np.float32(1.5)], dtype=lib.int64)", "lib.tensor(np.longdouble(1))",
+    "lib.tensor(np.array(3.0))", "lib.tensor(np.array(2))", "lib.tensor(np.array([300]), dtype=lib.int8)",
+    "lib.as_tensor(np.float64(1.5))", "lib.as_tensor([np.int16(7)])", "lib.as_tensor(np.array(2))",
+    "lib.as_tensor([[1, 2], [3]])", "lib.as_tensor([-1.7], dtype=lib.uint8)",
+    "lib.tensor(np.zeros(3)[::-1])",
+]
+
+
+def test_tensor_data_deep_inside_no_crash():
+    # torch itself overflows the stack here; ember stops at its 128-dim limit
+    code = "import ember, sys; sys.setrecursionlimit(10**6)\nd = 1\nfor _ in range(100000): d = [d]\n" \
+           "try: ember.tensor([[1], [d]])\nexcept ValueError as e: print('ok', e)"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "ok too many dimensions 'list'" in r.stdout, (r.returncode, r.stderr[-2000:])
+
+
+@pytest.mark.parametrize("expr", TENSOR_DATA)
+def test_tensor_data(expr):
+    check_same(expr)
+
+
+# ---- 5. ember.cuda on a machine without CUDA answers as torch's CPU build
+
+CUDA_CALLS = ["memory_allocated()", "max_memory_allocated()", "memory_reserved()", "max_memory_reserved()",
+              "memory_allocated(0)", "empty_cache()", "synchronize()", "is_available()", "device_count()",
+              "current_device()", "get_device_name()", "memory_stats()", "manual_seed(0)", "manual_seed_all(0)",
+              "is_initialized()", "init()", "get_device_capability()", "mem_get_info()", "get_rng_state()",
+              "get_device_properties(0)", "current_stream()", "get_arch_list()", "is_bf16_supported()"]
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="compares with torch's CPU build")
+@pytest.mark.parametrize("call", CUDA_CALLS)
+def test_cuda_without_cuda(call):
+    check_same("lib.cuda." + call)
+
+
+# ---- 4. factory argument forms torch accepts (keywords, sizes as lists, Size, 0-dim tensors, numpy ints, out=)
+
+FACTORY_CALLS = [
+    'lib.randint(0, 10, size=(2, 3))',
+    'lib.randint(10, (3,))',
+    'lib.randint(10, size=(3,))',
+    'lib.randint(low=0, high=10, size=(3,))',
+    'lib.randint(high=10, size=(3,))',
+    'lib.randint(0, 10, (2,), dtype=lib.int32)',
+    'lib.randint(0, 10, (2,), generator=g)',
+    'lib.randint(3, 10, (2,), requires_grad=True)',
+    'lib.zeros(size=(2,))',
+    'lib.ones(size=(2,))',
+    'lib.empty(size=(2,))',
+    'lib.zeros(size=[2, 3])',
+    'lib.full(size=(2,), fill_value=3)',
+    'lib.full((2,), 3)',
+    'lib.full((2,), 3.)',
+    'lib.full((2,), True)',
+    'lib.full(2, 3)',
+    'lib.full([2, 3], fill_value=1, dtype=lib.float64)',
+    'lib.arange(end=4)',
+    'lib.arange(start=1, end=4, step=1)',
+    'lib.arange(1, end=4)',
+    'lib.arange(4, dtype=lib.float32)',
+    'lib.arange(0, 4, 0.5)',
+    'lib.arange(lib.tensor(4))',
+    'lib.arange(np.int64(4))',
+    'lib.arange(np.float32(4))',
+    'lib.rand(size=(2,))',
+    'lib.rand(2, 3, generator=g)',
+    'lib.randn(2, 3, generator=g)',
+    'lib.randn(size=(2, 3), generator=g)',
+    'lib.randn(size=(2,), dtype=lib.float64)',
+    'lib.rand(2, requires_grad=True)',
+    'x.new_zeros(size=(2,))',
+    'x.new_ones(size=(2,))',
+    'x.new_empty(size=(2,))',
+    'x.new_full(size=(2,), fill_value=3)',
+    'x.new_zeros(2, 3)',
+    'x.new_zeros((2, 3))',
+    'x.new_zeros([2, 3])',
+    'x.new_tensor([1, 2])',
+    'x.new_zeros(2, dtype=lib.int64)',
+    'x.new_zeros(2, requires_grad=True)',
+    'lib.zeros((2, 3))',
+    'lib.zeros([2, 3])',
+    'lib.zeros(lib.Size([2]))',
+    'lib.zeros(lib.tensor(2))',
+    'lib.zeros(lib.tensor(2), lib.tensor(3))',
+    'lib.zeros((lib.tensor(2), 3))',
+    'lib.zeros(np.int64(2))',
+    'lib.zeros((np.int64(2), np.int32(3)))',
+    'lib.zeros(np.array(2))',
+    'lib.zeros(2.0)',
+    'lib.zeros((2.0,))',
+    'lib.zeros(True)',
+    'lib.zeros(lib.tensor([2, 3]))',
+    'lib.zeros(np.array([2, 3]))',
+    'lib.zeros()',
+    'lib.zeros(())',
+    'lib.zeros([])',
+    'lib.zeros(2, 3, dtype=lib.int32, requires_grad=False)',
+    'lib.zeros(2, out=lib.empty(2))',
+    'lib.ones(2, out=lib.empty(2))',
+    'lib.empty(2, out=lib.empty(2))',
+    'lib.full((2,), 1, out=lib.empty(2))',
+    'lib.arange(3, out=lib.empty(3))',
+    'lib.zeros(2, requires_grad=True)',
+    'lib.zeros(2, dtype=lib.int64, requires_grad=True)',
+    "lib.ones(2, device='cpu')",
+    "lib.ones(2, device=lib.device('cpu'))",
+    'lib.ones(2, layout=lib.strided)',
+    'lib.ones(2, pin_memory=False)',
+    'lib.eye(3)',
+    'lib.eye(n=3, m=2)',
+    'lib.eye(3, 2, dtype=lib.int64)',
+    'lib.linspace(0, 1, 5)',
+    'lib.linspace(start=0, end=1, steps=5)',
+    'lib.linspace(0, 1, steps=5, dtype=lib.float64)',
+    'lib.logspace(0, 1, 5, 2)',
+    'lib.logspace(0, 1, steps=5, base=2)',
+    'lib.empty_strided((2, 3), (3, 1))',
+    'lib.empty_strided(size=(2, 3), stride=(3, 1))',
+    'lib.zeros_like(input=x)',
+    'lib.full_like(x, 2)',
+    'lib.full_like(x, fill_value=2)',
+    'lib.rand_like(x)',
+    'lib.randint_like(x, 10)',
+    'lib.randint_like(x, 0, 10)',
+    'lib.randperm(5)',
+    'lib.randperm(n=5)',
+    'lib.randperm(5, generator=g)',
+    'lib.randperm(5, dtype=lib.int32)',
+    'lib.normal(0., 1., size=(2,))',
+    'lib.normal(0., 1., (2,))',
+    'lib.normal(lib.zeros(3), 1.)',
+    'lib.normal(lib.zeros(3), lib.ones(3))',
+    'lib.normal(0., lib.ones(3))',
+    'lib.normal(mean=lib.zeros(3), std=1.)',
+    'lib.tensor([1., 2.], dtype=lib.float64, requires_grad=True)',
+    'lib.tensor(data=[1, 2])',
+    'lib.as_tensor(data=[1, 2])',
+    'lib.as_tensor([1, 2], lib.float32)',
+    'lib.empty(2, 3, memory_format=lib.contiguous_format)',
+    'lib.zeros(-1)',
+    'lib.zeros(2, -3)',
+    'lib.ones((2, None))',
+    'lib.ones(None)',
+    "lib.ones('a')",
+    "lib.ones([2, 'a'])",
+    'lib.randint(0, 10, (2,), dtype=lib.float32)',
+    'lib.randint(10, 0, (2,))',
+    'lib.randint(0, 10)',
+    'lib.randint(0, 10, 3)',
+    'lib.randint(0.5, 10.5, (2,))',
+    'lib.full((2,), None)',
+    "lib.full((2,), 'a')",
+    'lib.arange(0, 4, 0)',
+    "lib.arange('a')",
+    'lib.arange(None)',
+    'lib.arange()',
+    'lib.arange(1, 2, 3, 4)',
+    'lib.linspace(0, 1, -1)',
+    'lib.eye(-1)',
+]
+
+
+def check_factory(expr):
+    (e, e_err), (t, t_err) = [outcome(lambda: eval(expr, {"lib": lib, "np": np, "x": lib.zeros(2),
+                                                          "g": lib.Generator()})) for lib in (ember, torch)]
+    assert type(e_err) is type(t_err), (expr, e_err, t_err)
+    if t_err is None and isinstance(t, torch.Tensor):
+        assert (tuple(e.shape), str(e.dtype), e.requires_grad) == (tuple(t.shape), str(t.dtype), t.requires_grad)
+
+
+@pytest.mark.parametrize("expr", FACTORY_CALLS)
+def test_factory_forms(expr):
+    check_factory(expr)
+
+
+def test_factory_out_and_values():
+    out = ember.empty(1)
+    assert ember.arange(end=4, out=out) is out and out.tolist() == [0., 1., 2., 3.]
+    assert ember.full((2,), 1.5, out=ember.empty(2, dtype=ember.int64)).tolist() == [1, 1]
+    g1, g2 = ember.Generator().manual_seed(3), ember.Generator().manual_seed(3)
+    assert ember.equal(ember.randn(2, 3, generator=g1), ember.randn(size=(2, 3), generator=g2))
+    assert ember.randint(0, 10, size=(50,)).max().item() < 10
+    m = ember.zeros(3, requires_grad=True)
+    ember.normal(m, 2.0).sum().backward()
+    assert m.grad.tolist() == [1., 1., 1.]
+
+
+# ---- 3. numpy interop: numpy defers its operators to tensors and wraps ufunc results back
+
+NUMPY_OPS = [
+    "np.float64(2.0) * t", "t * np.float64(2.0)", "np.float32(2) + t", "np.int64(2) * t", "np.float64(2.0) - u",
+    "np.float64(2.0) / u", "np.float64(2.0) ** u", "np.float64(2.0) > u", "np.float64(1) == u",
+    "np.int64(3) // lib.tensor([2])", "np.int64(3) % lib.tensor([2])", "np.float64(2.0) + lib.tensor([1])",
+    "np.float32(2.0) * lib.tensor([1.], dtype=lib.float16)", "np.int64(2) * lib.tensor([1], dtype=lib.int8)",
+    "u + np.array([1., 2.])", "u * np.array([1., 2.])", "u + np.array(2.)", "u + np.array(2)",
+    "i + np.array([1, 2], dtype=np.int32)", "t + np.array([1., 2.])", "np.array([1.]) * u", "np.array([1.]) - u",
+    "u < np.array([1., 2.])", "np.array([1.]) < u", "np.sin(u)", "np.sin(t)", "np.add(u, 1)", "np.greater(u, 0)",
+    "lib.add(u, np.array([1., 2.]))", "lib.full((2,), np.array(2.))", "u.add(np.float64(2))",
+    "np.float64(2.0) @ u", "t.numpy()", "lib.zeros([1] * 65).numpy()", "np.asarray(lib.zeros([1] * 65))",
+    "lib.zeros([1] * 64).numpy().shape", "np.array(u, dtype=np.float64).dtype == np.float64",
+]
+
+
+@pytest.mark.parametrize("expr", NUMPY_OPS)
+def test_numpy_interop(expr):
+    (e, e_err), (t, t_err) = [
+        outcome(lambda: eval(expr, {"lib": lib, "np": np, "t": lib.tensor([1., 2.], requires_grad=True),
+                                    "u": lib.tensor([1., 2.]), "i": lib.tensor([1, 2])}))
+        for lib in (ember, torch)]
+    assert type(e_err) is type(t_err), (expr, e_err, t_err)
+    if isinstance(t, torch.Tensor):
+        assert isinstance(e, ember.Tensor), (expr, type(e))
+        assert_same(e.detach(), t.detach(), check_strides=False)
+        assert (e.grad_fn is None) == (t.grad_fn is None), expr
+    else:
+        assert e == t, (expr, e, t)
+
+
+def test_numpy_scalar_keeps_graph():
+    t = ember.tensor([1., 2.], requires_grad=True)
+    (np.float64(3.0) * t).sum().backward()
+    assert t.grad.tolist() == [3., 3.]
