@@ -94,6 +94,13 @@ void init_runtime(nb::module_& m) {
     return copy;
   }, nb::is_method(), nb::arg("memo"));
 
+  // Ember's functions and methods pickle by name (ember._C.neg), as torch's do, so that
+  // multiprocessing can send them; this names nanobind's function types in copyreg.
+  nb::object by_name = nb::cpp_function([](nb::handle f) { return f.attr("__qualname__"); });
+  nb::object copyreg_pickle = nb::module_::import_("copyreg").attr("pickle");
+  copyreg_pickle(by_name.type(), by_name);
+  copyreg_pickle(nb::object(cls.attr("__reduce_ex__")).type(), by_name);
+
   nb::handle device_cls = m.attr("device");
   device_cls.attr("__reduce__") = nb::cpp_function(
       [device_cls](const Device& d) { return nb::make_tuple(device_cls, nb::make_tuple(d.str())); }, nb::is_method());
