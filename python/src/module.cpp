@@ -26,6 +26,7 @@ NB_MODULE(_C, m) {
   });
   // C++ warnings become Python UserWarnings; a filter that turns them into errors raises.
   set_warning_handler([](const std::string& message) {
+    nb::gil_scoped_acquire gil;  // a warning may come from a thread that does not hold the GIL
     if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) < 0) throw nb::python_error();
   });
   py::init_dtype(m);
@@ -33,6 +34,7 @@ NB_MODULE(_C, m) {
   py::init_tensor(m);
   py::init_creation(m);
   py::init_random(m);
+  py::init_runtime(m);
 
   m.def("_set_printoptions", [](std::optional<int> precision, std::optional<int64_t> threshold,
                                 std::optional<int64_t> edgeitems, std::optional<int64_t> linewidth,

@@ -50,6 +50,7 @@ void blas_gemm(const Operand& a, const Operand& b, T* c, int64_t M, int64_t N, i
   };
   int nthreads = get_num_threads();
   double flops = 2.0 * double(M) * double(N) * double(K);
+  Unlocked unlocked(flops >= 1e6);
   if (nthreads == 1 || flops < 4e6) {
     call(0, M, 0, N);
     return;

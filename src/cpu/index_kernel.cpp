@@ -85,6 +85,7 @@ void index_scatter(const Tensor& dst, int64_t base_offset, IntArrayRef rest_size
   bool contiguous = contiguous_rest(rest_sizes, rest_strides);
   int64_t rest = 1;
   for (int64_t s : rest_sizes) rest *= s;
+  Unlocked unlocked(offsets.numel() * rest > kParallelGrain);
   // Sequential on purpose: repeated indices must accumulate (or, without accumulate, the last wins).
   visit_dtype(dst.dtype(), [&]<typename T>(T) {
     T* to = static_cast<T*>(dst.storage().data()) + base_offset;

@@ -30,14 +30,18 @@ class ThreadPool {
   int size() const { return int(workers_.size()) + 1; }
 
   void resize(int n) {
+    std::lock_guard<std::mutex> run_lock(run_mutex_);  // waits for a job another thread runs
     stop();
     stopping_ = false;
     // New workers start at the current job generation, so they wait for the next job.
     for (int i = 1; i < n; ++i) workers_.emplace_back([this, i, gen = generation_.load()] { worker_loop(i, gen); });
   }
 
-  void run(int nchunks, const std::function<void(int)>& job) {
-    std::lock_guard<std::mutex> run_lock(run_mutex_);
+  // Runs job(0) .. job(nchunks - 1) over the workers; false (nothing run) when another thread's
+  // job holds the pool.
+  bool try_run(int nchunks, const std::function<void(int)>& job) {
+    std::unique_lock<std::mutex> run_lock(run_mutex_, std::try_to_lock);
+    if (!run_lock.owns_lock()) return false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       job_ = &job;
@@ -53,6 +57,7 @@ class ThreadPool {
     done_cv_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
     job_ = nullptr;
     if (error_) std::rethrow_exception(error_);
+    return true;
   }
 
  private:
@@ -118,17 +123,25 @@ class ThreadPool {
   std::exception_ptr error_;
 };
 
-// The pool is created on first use. A forked child inherits none of the parent's threads, so
-// it drops (leaks) the inherited pool object and builds a fresh one of the same size.
-ThreadPool* g_pool = nullptr;
+// The pool is created on first use, by whichever thread gets there first. A forked child inherits
+// none of the parent's threads, so it drops (leaks) the inherited pool object and builds a fresh
+// one of the same size; the mutex is held across fork, so the child gets it unlocked.
+std::atomic<ThreadPool*> g_pool = nullptr;
+std::mutex g_pool_mutex;  // guards creating and resizing the pool
 int g_pool_size = 0;
 
 ThreadPool& pool() {
+  if (ThreadPool* p = g_pool.load(std::memory_order_acquire)) return *p;
   static bool registered = [] {
-    pthread_atfork(nullptr, nullptr, [] { g_pool = nullptr; });
+    pthread_atfork([] { g_pool_mutex.lock(); }, [] { g_pool_mutex.unlock(); },
+                   [] {
+                     g_pool = nullptr;
+                     g_pool_mutex.unlock();
+                   });
     return true;
   }();
   (void)registered;
+  std::lock_guard<std::mutex> lock(g_pool_mutex);
   if (!g_pool) {
     if (g_pool_size == 0) g_pool_size = int(std::max(1u, std::thread::hardware_concurrency()));
     g_pool = new ThreadPool(g_pool_size);
@@ -136,32 +149,49 @@ ThreadPool& pool() {
   return *g_pool;
 }
 
+UnlockHooks g_unlock_hooks;
+
 }  // namespace
+
+void set_unlock_hooks(UnlockHooks hooks) { g_unlock_hooks = hooks; }
+
+Unlocked::Unlocked(bool long_running) {
+  if (long_running && g_unlock_hooks.release) token_ = g_unlock_hooks.release();
+}
+
+Unlocked::~Unlocked() {
+  if (token_) g_unlock_hooks.restore(token_);
+}
 
 int get_num_threads() { return pool().size(); }
 
 void set_num_threads(int n) {
   EMBER_CHECK(n > 0, Error, "set_num_threads expects a positive integer, got ", n);
-  pool().resize(n);
+  ThreadPool& p = pool();
+  std::lock_guard<std::mutex> lock(g_pool_mutex);
+  p.resize(n);
   g_pool_size = n;
 }
 
 void parallel_for(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
   int64_t range = end - begin;
   if (range <= 0) return;
+  grain = std::max<int64_t>(grain, 1);
+  Unlocked unlocked(!t_in_parallel && range > grain);
   int nthreads = t_in_parallel ? 1 : get_num_threads();
-  int64_t nchunks = std::min<int64_t>(nthreads, (range + std::max<int64_t>(grain, 1) - 1) / std::max<int64_t>(grain, 1));
+  int64_t nchunks = std::min<int64_t>(nthreads, (range + grain - 1) / grain);
   if (nchunks <= 1) {
     fn(begin, end);
     return;
   }
   int64_t chunk = (range + nchunks - 1) / nchunks;
   bool grad_mode = autograd::is_grad_enabled();  // workers run in the caller's grad mode, as torch does
-  pool().run(int(nchunks), [&](int i) {
+  bool ran = pool().try_run(int(nchunks), [&](int i) {
     int64_t b = begin + i * chunk, e = std::min(end, b + chunk);
     autograd::GradModeGuard mode(grad_mode);
     if (b < e) fn(b, e);
   });
+  if (!ran) fn(begin, end);  // the pool serves another thread: this one does its own work
 }
 
 }  // namespace ember

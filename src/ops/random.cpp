@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "ember/creation.h"
+#include "ember/parallel.h"
 
 namespace ember {
 
@@ -70,14 +71,14 @@ void normal_fill(GeneratorState& g, T* data, int64_t size, T mean, T std) {
 // Runs fn(element_index) for each element in memory order of a contiguous tensor, or
 // fills a contiguous temporary and copies it in otherwise.
 template <typename Fn>
-void fill_in_order(Tensor& self, Fn&& fill_contiguous) {
-  if (self.is_contiguous()) {
-    fill_contiguous(self);
-    return;
+void fill_in_order(Tensor& self, GeneratorState& g, Fn&& fill_contiguous) {
+  Tensor target = self.is_contiguous() ? self : empty(self.sizes(), TensorOptions(self.dtype()));
+  {
+    Unlocked unlocked(target.numel() > 32768);  // before the generator lock, which other threads may wait on
+    std::lock_guard<std::mutex> lock(g.mutex);
+    fill_contiguous(target);
   }
-  Tensor tmp = empty(self.sizes(), TensorOptions(self.dtype()));
-  fill_contiguous(tmp);
-  self.copy_(tmp);
+  if (target.impl() != self.impl()) self.copy_(target);
 }
 
 GeneratorState& state_of(Generator* gen) { return (gen ? *gen : default_generator()).state(); }
@@ -149,8 +150,7 @@ Tensor& uniform_(Tensor& self, double from, double to, Generator* gen) {
   EMBER_CHECK(from <= to, Error, "uniform_ expects to return a [from, to) range, but found from=", from,
               " > to=", to);
   GeneratorState& g = state_of(gen);
-  std::lock_guard<std::mutex> lock(g.mutex);
-  fill_in_order(self, [&](Tensor& t) {
+  fill_in_order(self, g, [&](Tensor& t) {
     visit_dtype(t.dtype(), [&]<typename T>(T) {
       if constexpr (!std::is_integral_v<T>) {
         T* p = t.data_ptr<T>();
@@ -165,9 +165,8 @@ Tensor& normal_(Tensor& self, double mean, double std, Generator* gen) {
   check_float(self, "normal_");
   EMBER_CHECK(std >= 0.0, Error, "normal expects std >= 0.0, but found std ", std);
   GeneratorState& g = state_of(gen);
-  std::lock_guard<std::mutex> lock(g.mutex);
   int64_t n = self.numel();
-  fill_in_order(self, [&](Tensor& t) {
+  fill_in_order(self, g, [&](Tensor& t) {
     visit_dtype(t.dtype(), [&]<typename T>(T) {
       if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
         if (n >= 16) {
@@ -187,9 +186,8 @@ Tensor& normal_(Tensor& self, double mean, double std, Generator* gen) {
 Tensor& random_(Tensor& self, int64_t from, int64_t to, Generator* gen) {
   EMBER_CHECK(from < to, Error, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
   GeneratorState& g = state_of(gen);
-  std::lock_guard<std::mutex> lock(g.mutex);
   uint64_t range = uint64_t(to) - uint64_t(from);
-  fill_in_order(self, [&](Tensor& t) {
+  fill_in_order(self, g, [&](Tensor& t) {
     visit_dtype(t.dtype(), [&]<typename T>(T) {
       T* p = t.data_ptr<T>();
       for (int64_t i = 0, n = t.numel(); i < n; ++i) {
