@@ -33,6 +33,7 @@ Tensor wrapped_offsets(const Tensor& idx, int64_t size, int64_t stride, int64_t 
   int64_t* o = out.data_ptr<int64_t>();
   for (int64_t i = 0; i < c.numel(); ++i) {
     int64_t v = in[i];
+    EMBER_CHECK(size > 0, IndexError, "index is out of bounds for dimension with size 0");
     EMBER_CHECK(v >= -size && v < size, IndexError, "index ", v, " is out of bounds for dimension ", dim,
                 " with size ", size);
     o[i] = (v < 0 ? v + size : v) * stride;
@@ -62,7 +63,8 @@ IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
       d += idx.dim();
       continue;
     }
-    EMBER_CHECK(!idx.is_floating_point(), IndexError, "tensors used as indices must be long, int, byte or bool tensors");
+    EMBER_CHECK(idx.dtype() == kInt64 || idx.dtype() == kInt32, IndexError,
+                "tensors used as indices must be long, int, byte or bool tensors");
     EMBER_CHECK(d < self.dim(), IndexError, "too many indices for tensor of dimension ", self.dim());
     picks.push_back({d, idx.to(kInt64)});
     ++d;
@@ -105,6 +107,16 @@ IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
     plan.result_shape.push_back(p < nb ? plan.index_shape[size_t(p)] : plan.rest_sizes[size_t(p - nb)]);
   }
   return plan;
+}
+
+// Whether `from` broadcasts to exactly `to`.
+bool broadcasts_to(IntArrayRef from, IntArrayRef to) {
+  if (from.size() > to.size()) return false;
+  for (size_t k = 1; k <= from.size(); ++k) {
+    int64_t f = from[from.size() - k];
+    if (f != 1 && f != to[to.size() - k]) return false;
+  }
+  return true;
 }
 
 DimVector core_shape(const IndexPlan& plan) {
@@ -199,9 +211,8 @@ void index_put_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in
   DimVector result_to_core(plan.core_to_result.size());
   for (size_t k = 0; k < plan.core_to_result.size(); ++k) result_to_core[size_t(plan.core_to_result[k])] = int64_t(k);
   Tensor v = values.to(self.dtype());
-  EMBER_CHECK(broadcast_shapes(v.sizes(), plan.result_shape) == plan.result_shape, Error, "shape mismatch: value "
-              "tensor of shape ", int_list(values.sizes()), " cannot be broadcast to indexing result of shape ",
-              int_list(plan.result_shape));
+  EMBER_CHECK(broadcasts_to(v.sizes(), plan.result_shape), Error, "shape mismatch: value tensor of shape ",
+              int_list(values.sizes()), " cannot be broadcast to indexing result of shape ", int_list(plan.result_shape));
   Tensor core = v.expand(plan.result_shape).permute(result_to_core).contiguous();
   if (core.numel() > 0) {
     cpu::index_scatter(self, self.storage_offset(), plan.rest_sizes, plan.rest_strides, plan.offsets, core, accumulate);
@@ -313,6 +324,11 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   EMBER_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32, Error,
               "index_select(): Expected dtype int32 or int64 for index");
   int64_t d = wrap_dim(dim, self.dim());
+  if (index.numel() > 0) {  // no negative indices here, unlike x[idx]
+    int64_t size = self.dim() == 0 ? 1 : self.sizes()[size_t(d)];
+    EMBER_CHECK(amin(index).item().to_int() >= 0 && amax(index).item().to_int() < size, IndexError,
+                "index out of range in self");
+  }
   std::vector<Tensor> indices(static_cast<size_t>(d));
   indices.push_back(index.reshape({-1}));
   Tensor source = self.dim() == 0 ? self.reshape({1}) : self;
