@@ -275,7 +275,11 @@ void init_indexing(nb::module_& m, nb::class_<Tensor>& cls) {
   // index_put(_): `indices` a tuple of tensors (None for a whole dim), as torch.
   auto index_list = [](nb::handle indices) {
     std::vector<Tensor> out;
-    for (nb::handle h : indices) out.push_back(h.is_none() ? Tensor() : nb::cast<Tensor>(h));
+    for (nb::handle h : indices) {
+      EMBER_CHECK(nb::isinstance<Tensor>(h), TypeError, "expected Tensor as element ", out.size(), " in argument 0, "
+                  "but got ", Py_TYPE(h.ptr())->tp_name);
+      out.push_back(nb::cast<Tensor>(h));
+    }
     return out;
   };
   m.def("index_put", [index_list](const Tensor& self, nb::handle indices, const Tensor& values, bool accumulate) {

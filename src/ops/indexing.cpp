@@ -25,8 +25,9 @@ struct IndexPlan {
   DimVector core_to_result;
 };
 
-// idx * stride with negative indices wrapped, after checking every index against `size`.
-Tensor wrapped_offsets(const Tensor& idx, int64_t size, int64_t stride, int64_t dim) {
+// idx * stride with negative indices wrapped, after checking every index against `size` (the
+// message names index tensor number `which`).
+Tensor wrapped_offsets(const Tensor& idx, int64_t size, int64_t stride, int64_t which) {
   Tensor c = idx.contiguous();
   Tensor out = empty(c.sizes(), TensorOptions(kInt64));
   const int64_t* in = c.data_ptr<int64_t>();
@@ -34,7 +35,7 @@ Tensor wrapped_offsets(const Tensor& idx, int64_t size, int64_t stride, int64_t 
   for (int64_t i = 0; i < c.numel(); ++i) {
     int64_t v = in[i];
     EMBER_CHECK(size > 0, IndexError, "index is out of bounds for dimension with size 0");
-    EMBER_CHECK(v >= -size && v < size, IndexError, "index ", v, " is out of bounds for dimension ", dim,
+    EMBER_CHECK(v >= -size && v < size, IndexError, "index ", v, " is out of bounds for dimension ", which,
                 " with size ", size);
     o[i] = (v < 0 ? v + size : v) * stride;
   }
@@ -82,9 +83,10 @@ IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
     plan.index_shape = next;
   }
   std::vector<bool> picked(size_t(self.dim()), false);
-  for (auto& [dim, idx] : picks) {
+  for (size_t k = 0; k < picks.size(); ++k) {  // torch's messages number the index tensors, not the dims
+    auto& [dim, idx] = picks[k];
     int64_t size = self.sizes()[size_t(dim)];
-    Tensor element_offsets = wrapped_offsets(idx, size, self.strides()[size_t(dim)], dim);
+    Tensor element_offsets = wrapped_offsets(idx, size, self.strides()[size_t(dim)], int64_t(k));
     plan.offsets = plan.offsets.defined() ? add(plan.offsets, element_offsets) : element_offsets;
     picked[size_t(dim)] = true;
   }
@@ -324,10 +326,14 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   EMBER_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32, Error,
               "index_select(): Expected dtype int32 or int64 for index");
   int64_t d = wrap_dim(dim, self.dim());
-  if (index.numel() > 0) {  // no negative indices here, unlike x[idx]
-    int64_t size = self.dim() == 0 ? 1 : self.sizes()[size_t(d)];
-    EMBER_CHECK(amin(index).item().to_int() >= 0 && amax(index).item().to_int() < size, IndexError,
-                "index out of range in self");
+  int64_t size = self.dim() == 0 ? 1 : self.sizes()[size_t(d)];
+  Tensor flat = index.to(kInt64).contiguous();
+  for (int64_t i = 0; i < flat.numel(); ++i) {  // no negative indices here, unlike x[idx]
+    int64_t v = flat.data_ptr<int64_t>()[i];
+    if (v >= 0 && v < size) continue;
+    // torch's dim-1 kernel (inputs of 2+ dims) has its own error
+    EMBER_CHECK(d != 1 || self.dim() < 2, Error, "INDICES element is out of DATA bounds, id=", v, " axis_dim=", size);
+    throw IndexError("index out of range in self");
   }
   std::vector<Tensor> indices(static_cast<size_t>(d));
   indices.push_back(index.reshape({-1}));
