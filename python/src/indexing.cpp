@@ -91,13 +91,15 @@ std::pair<std::vector<Item>, bool> parse_index(nb::handle index) {
                                     !PySequence_Check(o));
   std::vector<Item> items;
   if (!sequence_as_tuple(index.ptr())) {
-    items.push_back(classify(index.ptr()));
-    return {items, plain};
+    items.push_back(classify(o));
+    return {std::move(items), plain};
   }
-  nb::object tuple = nb::steal(PySequence_Tuple(index.ptr()));
+  nb::object tuple = PyTuple_Check(o) ? nb::borrow(index) : nb::steal(PySequence_Tuple(o));
   if (!tuple.is_valid()) throw nb::python_error();
-  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuple.ptr()); ++i) items.push_back(classify(PyTuple_GET_ITEM(tuple.ptr(), i)));
-  return {items, false};
+  Py_ssize_t n = PyTuple_GET_SIZE(tuple.ptr());
+  items.reserve(size_t(n));
+  for (Py_ssize_t i = 0; i < n; ++i) items.push_back(classify(PyTuple_GET_ITEM(tuple.ptr(), i)));
+  return {std::move(items), false};
 }
 
 // The copy torch makes for a bool index: dense, keeping the dim order, with the new dim
@@ -191,6 +193,9 @@ std::pair<Tensor, int64_t> bool_view(const Indexed& r, const std::vector<Item>& 
 }
 
 Tensor get_item(const Tensor& self, nb::handle index) {
+  PyObject* o = index.ptr();
+  if (PyLong_CheckExact(o)) return select_checked(self, 0, unpack_int(o), 0);  // fast paths: x[3], x[1:4]
+  if (PySlice_Check(o)) return slice_item(self, o, 0);
   auto [items, plain] = parse_index(index);
   Indexed r = apply_index(self, items, plain);
   if (r.any_tensor) return ember::index(r.view, r.indices);
@@ -221,16 +226,25 @@ Tensor strip_leading_ones(const Tensor& v) {
 
 void set_item(Tensor& self, nb::handle index, nb::handle value) {
   bool is_tensor = nb::isinstance<Tensor>(value);
-  Tensor v = is_tensor ? nb::cast<Tensor>(value) : scalar_tensor(assigned_number(self, value), TensorOptions(self.dtype()));
-  auto [items, plain] = parse_index(index);
-  Indexed r = apply_index(self, items, plain);
-  if (r.any_tensor) {
-    index_put_(r.view, r.indices, strip_leading_ones(v));
-    return;
+  Tensor v = is_tensor ? nb::cast<Tensor>(value) : Tensor();
+  Scalar number = is_tensor ? Scalar() : assigned_number(self, value);
+  PyObject* o = index.ptr();
+  Tensor target;
+  if (PyLong_CheckExact(o)) {  // fast paths: x[3] = v, x[1:4] = v
+    target = select_checked(self, 0, unpack_int(o), 0);
+  } else if (PySlice_Check(o)) {
+    target = slice_item(self, o, 0);
+  } else {
+    auto [items, plain] = parse_index(index);
+    Indexed r = apply_index(self, items, plain);
+    if (r.any_tensor) {
+      index_put_(r.view, r.indices, is_tensor ? strip_leading_ones(v) : scalar_tensor(number, TensorOptions(self.dtype())));
+      return;
+    }
+    target = r.bool_dims.empty() ? r.view : bool_view(r, items).first;
   }
-  Tensor target = r.bool_dims.empty() ? r.view : bool_view(r, items).first;
   if (!is_tensor) {
-    target.fill_(v.item());
+    target.fill_(number);
   } else {
     target.copy_(v.dim() == 0 ? v : strip_leading_ones(v).expand(target.sizes()));
   }

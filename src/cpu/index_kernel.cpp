@@ -55,16 +55,17 @@ void index_gather(const Tensor& src, int64_t base_offset, IntArrayRef rest_sizes
     int64_t block = item;
     for (int64_t s : rest_sizes) block *= s;
     int64_t grain = std::max<int64_t>(1, kParallelGrain * item / block);
-    // Blocks of 1, 2, 4 or 8 bytes: a fixed-size copy (one load and store), not a memcpy call. The
-    // offsets count elements, which may be narrower than the block (a row of two int8s).
+    // Blocks of 1, 2, 4 or 8 bytes: typed loads, not memcpy calls. The offsets count elements,
+    // which may be narrower than the block (a row of two int8s is one uint16 load at a byte offset).
     auto gather_blocks = [&]<typename U>(U) {
-      constexpr int64_t width = sizeof(U);
-      auto copy = [&](int64_t b, int64_t e, int64_t scale) {  // scale: bytes per offset unit
-        for (int64_t j = b; j < e; ++j) std::memcpy(to + j * width, from + off[j] * scale, sizeof(U));
-      };
       parallel_for(0, offsets.numel(), grain, [&](int64_t b, int64_t e) {
-        if (item == width) copy(b, e, width);  // one element per block: a constant scale
-        else copy(b, e, item);
+        U* t = reinterpret_cast<U*>(to);
+        if (item == int64_t(sizeof(U))) {
+          const U* f = reinterpret_cast<const U*>(from);
+          for (int64_t j = b; j < e; ++j) t[j] = f[off[j]];
+          return;
+        }
+        for (int64_t j = b; j < e; ++j) std::memcpy(t + j, from + off[j] * item, sizeof(U));
       });
     };
     switch (block) {
