@@ -15,6 +15,7 @@ struct Item {
   PyObject* obj = nullptr;  // the slice
   int64_t integer = 0;      // Int; Bool: 0 or 1
   ember::Tensor tensor;     // Tensor
+  bool from_sequence = false;  // a list or numpy array: counts as one dim even as a mask (torch)
 };
 
 // (interop.cpp and tensor.cpp keep their own copies of these two in unnamed namespaces)
@@ -58,7 +59,7 @@ Item classify(PyObject* o) {
   if (t.dim() == 0 && is_integral(t.dtype(), true)) {  // 0-dim integer tensors act as numbers
     return {is_mask(t) ? Item::Bool : Item::Int, o, t.item().to_int()};
   }
-  return {Item::Tensor, o, 0, t};
+  return {Item::Tensor, o, 0, t, !nb::isinstance<Tensor>(nb::handle(o))};
 }
 
 // numpy's rule, kept by torch: a short non-tuple sequence holding a sequence, slice, tensor, None or
@@ -145,7 +146,7 @@ Indexed apply_index(const Tensor& self, const std::vector<Item>& items, bool pla
   int64_t specified = 0;
   for (const Item& it : items) {
     if (it.kind == Item::Int || it.kind == Item::Slice) ++specified;
-    if (it.kind == Item::Tensor) specified += is_mask(it.tensor) ? it.tensor.dim() : 1;
+    if (it.kind == Item::Tensor) specified += is_mask(it.tensor) && !it.from_sequence ? it.tensor.dim() : 1;
   }
   EMBER_CHECK(plain || specified <= self.dim(), IndexError, "too many indices for tensor of dimension ", self.dim());
   Indexed r{self};

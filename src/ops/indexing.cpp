@@ -25,18 +25,17 @@ struct IndexPlan {
   DimVector core_to_result;
 };
 
-// idx * stride with negative indices wrapped, after checking every index against `size` (the
-// message names index tensor number `which`).
-Tensor wrapped_offsets(const Tensor& idx, int64_t size, int64_t stride, int64_t which) {
+// idx * stride with negative indices wrapped, after checking every index against `size` when
+// `check` (the message names index tensor number `which`).
+Tensor wrapped_offsets(const Tensor& idx, int64_t size, int64_t stride, int64_t which, bool check) {
   Tensor c = idx.contiguous();
   Tensor out = empty(c.sizes(), TensorOptions(kInt64));
   const int64_t* in = c.data_ptr<int64_t>();
   int64_t* o = out.data_ptr<int64_t>();
   for (int64_t i = 0; i < c.numel(); ++i) {
     int64_t v = in[i];
-    EMBER_CHECK(size > 0, IndexError, "index is out of bounds for dimension with size 0");
-    EMBER_CHECK(v >= -size && v < size, IndexError, "index ", v, " is out of bounds for dimension ", which,
-                " with size ", size);
+    EMBER_CHECK(!check || (v >= -size && v < size), IndexError, "index ", v, " is out of bounds for dimension ",
+                which, " with size ", size);
     o[i] = (v < 0 ? v + size : v) * stride;
   }
   return out;
@@ -44,6 +43,8 @@ Tensor wrapped_offsets(const Tensor& idx, int64_t size, int64_t stride, int64_t 
 
 IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
   std::vector<std::pair<int64_t, Tensor>> picks;  // (self dim, int64 index)
+  EMBER_CHECK(int64_t(indices.size()) <= self.dim(), IndexError, "too many indices for tensor of dimension ",
+              self.dim(), " (got ", indices.size(), ")");
   int64_t d = 0;
   for (size_t i = 0; i < indices.size(); ++i) {
     const Tensor& idx = indices[i];
@@ -52,9 +53,9 @@ IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
       continue;
     }
     if (idx.dtype() == kBool || idx.dtype() == kUInt8) {
-      EMBER_CHECK(d + idx.dim() <= self.dim(), IndexError, "too many indices for tensor of dimension ", self.dim(),
-                  " (got ", d + idx.dim(), ")");
       for (int64_t k = 0; k < idx.dim(); ++k) {
+        EMBER_CHECK(d + k < self.dim(), IndexError, "Dimension out of range (expected to be in range of [",
+                    -self.dim(), ", ", self.dim() - 1, "], but got ", d + k, ")");
         EMBER_CHECK(idx.sizes()[size_t(k)] == self.sizes()[size_t(d + k)], IndexError, "The shape of the mask ",
                     int_list(idx.sizes()), " at index ", k, " does not match the shape of the indexed tensor ",
                     int_list(self.sizes()), " at index ", d + k);
@@ -83,12 +84,21 @@ IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
     plan.index_shape = next;
   }
   std::vector<bool> picked(size_t(self.dim()), false);
+  for (auto& pick : picks) picked[size_t(pick.first)] = true;
+  // As torch: any index into a dim of size 0 is out of bounds, while other indices are checked
+  // only when the result has elements (x[0:0, [9]] is empty, not an error).
+  bool empty_result = checked_numel(plan.index_shape) == 0, zero_picked = false;
+  for (int64_t k = 0; k < self.dim(); ++k) {
+    bool zero = self.sizes()[size_t(k)] == 0;
+    (picked[size_t(k)] ? zero_picked : empty_result) |= zero;
+  }
+  EMBER_CHECK(!zero_picked || checked_numel(plan.index_shape) == 0, IndexError,
+              "index is out of bounds for dimension with size 0");
   for (size_t k = 0; k < picks.size(); ++k) {  // torch's messages number the index tensors, not the dims
     auto& [dim, idx] = picks[k];
     int64_t size = self.sizes()[size_t(dim)];
-    Tensor element_offsets = wrapped_offsets(idx, size, self.strides()[size_t(dim)], int64_t(k));
+    Tensor element_offsets = wrapped_offsets(idx, size, self.strides()[size_t(dim)], int64_t(k), !empty_result);
     plan.offsets = plan.offsets.defined() ? add(plan.offsets, element_offsets) : element_offsets;
-    picked[size_t(dim)] = true;
   }
   plan.offsets = plan.offsets.defined() ? plan.offsets.expand(plan.index_shape).contiguous()
                                         : zeros(plan.index_shape, TensorOptions(kInt64));

@@ -137,6 +137,9 @@ SEMANTICS = [
     "x[1.0]", "x[np.bool_(True)]", "x['a']", "x[2 ** 70]", "x[m.zeros(2, 3, dtype=m.bool), 0]",
     "x[m.ones(3, 4, dtype=m.bool), 0]", "x[:, m.tensor(2)]", "x[..., m.tensor([[0, 1]])]", "x[1:, [0, 2]][..., 1]",
     "m.zeros(0, 3)[m.tensor([0])]", "m.zeros(0, 3)[[]]", "m.tensor(5)[[0]]", "m.tensor(5)[0]", "m.tensor(5)[0:1]",
+    "x[0:0, [9]]", "x[:, 2:2, [0], [7]]", "m.zeros(2, 0, 1)[:, [0, 0], [-2]]", "m.zeros(2, 0)[:, []]",
+    "m.zeros(2, 0)[[], [5]]", "x[..., np.ones((4, 5), dtype=bool)]", "x[..., m.ones(4, 5, dtype=m.bool)]",
+    "x[0, ..., np.ones(5, dtype=bool)]",
     "m.tensor(5)[None]", "m.tensor(5)[()]", "m.tensor(5)[0,]", "m.tensor(5)[m.tensor(True)]", "m.tensor(5)[...]",
     "m.tensor(5)[m.tensor(0)]",
 ]
@@ -241,3 +244,189 @@ def test_out_of_range_raises_like_torch_and_changes_nothing(expr):
         assert m is torch or m.equal(x, before), expr
         errors.append(err)
     assert type(errors[0]) is type(errors[1]) and str(errors[0]) == str(errors[1])
+
+
+# ---- Random differential test: index expressions on random shapes, dtypes and layouts ----
+
+def random_tensor_spec(rng):
+    ndim = rng.choice([0, 1, 1, 2, 2, 3, 3, 4])
+    shape = [rng.choice([0, 1, 2, 3, 4, 5]) if rng.random() < 0.1 else rng.randint(1, 5) for _ in range(ndim)]
+    return {"shape": shape, "dtype": rng.choice(KERNEL_DTYPES),
+            "layout": rng.choice(["contiguous", "permuted", "offset", "stepped", "expanded"]) if ndim else "contiguous",
+            "perm": rng.sample(range(ndim), ndim), "seed": rng.randrange(1 << 30)}
+
+
+def build_tensor(m, spec):
+    """(base, x): x of spec's shape in the spec's layout, viewing base (built from numpy, so that both
+    libraries start from the same strides)."""
+    shape, n = spec["shape"], len(spec["shape"])
+    rng = np.random.default_rng(spec["seed"])
+
+    def make_base(np_shape):
+        t = m.from_numpy(np.ascontiguousarray(rng.integers(-50, 50, size=np_shape)))
+        return t > 0 if spec["dtype"] == "bool" else t.to(getattr(m, spec["dtype"]))
+    kind = spec["layout"] if n else "contiguous"
+    if kind == "contiguous":
+        base = make_base(shape)
+        return base, base
+    if kind == "offset":
+        base = make_base([s + 2 for s in shape])
+        return base, base[tuple(slice(1, s + 1) for s in shape)]
+    if kind == "stepped":
+        base = make_base([2 * s + 1 for s in shape])
+        return base, base[tuple(slice(1, None, 2) for _ in shape)]
+    if kind == "permuted":
+        perm = spec["perm"]
+        inv = [perm.index(k) for k in range(n)]
+        base = make_base([shape[inv[k]] for k in range(n)])  # base's dim k is x's dim inv[k]
+        return base, base.permute(*perm)
+    base = make_base([1 if s else 0 for s in shape])  # expanded: unit dims broadcast
+    return base, base.expand(*shape)
+
+
+def random_item(rng, size, dims_left):
+    """One index item spec for a dim of `size` (sizes past the end are guesses: some items are invalid)."""
+    def index_value():
+        if rng.random() < 0.06:
+            return rng.choice([size, -size - 1, size + 3])  # out of range
+        return rng.randint(-size, size - 1) if size else 0
+    kind = rng.choices(["int", "slice", "none", "ellipsis", "list", "tensor", "mask", "np_array", "np_int",
+                        "bool", "tensor0", "np_mask"], [8, 10, 3, 3, 6, 8, 4, 3, 2, 1, 2, 2])[0]
+    if kind in ("int", "np_int", "tensor0"):
+        return (kind, index_value())
+    if kind == "slice":
+        pick = lambda: rng.choice([None, rng.randint(-size - 2, size + 2)])  # noqa: E731
+        step = rng.choice([None, 1, 2, 3]) if rng.random() > 0.03 else rng.choice([0, -1])
+        return ("slice", pick(), pick(), step)
+    if kind in ("list", "tensor", "np_array"):
+        shape = rng.choice([(rng.randint(0, 4),), (rng.randint(1, 3), rng.randint(1, 3))])
+        values = [index_value() for _ in range(int(np.prod(shape)))]
+        dtype = rng.choice(["int64", "int64", "int32"]) if rng.random() > 0.05 else rng.choice(["int16", "float32"])
+        return (kind, shape, values, dtype)
+    if kind in ("mask", "np_mask"):
+        k = min(dims_left, rng.choice([1, 1, 2]))
+        return (kind, rng.getrandbits(30), k)
+    return (kind,) if kind != "bool" else ("bool", rng.random() < 0.7)
+
+
+def random_index(rng, shape):
+    n = rng.choice([1, 1, 2, 2, 3, 4]) if shape else rng.choice([1, 1, 2])
+    items, d = [], 0
+    for _ in range(n):
+        size = shape[d] if d < len(shape) else rng.randint(0, 3)
+        item = random_item(rng, size, max(1, len(shape) - d))
+        if item[0] in ("mask", "np_mask"):
+            mask_shape = list(shape[d:d + item[2]])
+            if len(mask_shape) < item[2] or rng.random() < 0.05:
+                mask_shape = [rng.randint(0, 3) for _ in range(item[2])]  # wrong shape
+            item = item + (mask_shape,)
+        if item[0] == "ellipsis" and any(it[0] == "ellipsis" for it in items):
+            item = ("none",)  # torch reads past the sizes for dims after a repeated ... (undefined)
+        d += {"mask": item[2] if item[0] == "mask" else 0, "np_mask": item[2] if item[0] == "np_mask" else 0}.get(
+            item[0], 0 if item[0] in ("none", "ellipsis", "bool") else 1)
+        items.append(item)
+    return items, rng.random() < 0.2 and n == 1  # bare (not a tuple) for a single item sometimes
+
+
+def build_item(m, item):
+    kind = item[0]
+    if kind == "int":
+        return item[1]
+    if kind == "np_int":
+        return np.int64(item[1])
+    if kind == "tensor0":
+        return m.tensor(item[1])
+    if kind == "slice":
+        return slice(*item[1:])
+    if kind == "none":
+        return None
+    if kind == "ellipsis":
+        return Ellipsis
+    if kind == "bool":
+        return item[1]
+    if kind in ("list", "tensor", "np_array"):
+        arr = np.array(item[2], dtype=np.int64).reshape(item[1])
+        if kind == "list":
+            return arr.tolist()
+        if kind == "np_array":
+            return arr.astype(item[3])
+        return m.from_numpy(arr).to(getattr(m, item[3]))
+    bits = np.random.default_rng(item[1]).random(item[3]) < 0.5
+    return bits if kind == "np_mask" else m.from_numpy(bits)
+
+
+def shares_storage(r, x, m):
+    return r.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+
+
+def check_read(spec, items, bare):
+    results = {}
+    for m in (torch, ember):
+        base, x = build_tensor(m, spec)
+        built = [build_item(m, it) for it in items]
+        index = built[0] if bare else tuple(built)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r, err = outcome(lambda: x[index])
+        results[m] = (r, err, x)
+    (rt, et, xt), (re_, ee, xe) = results[torch], results[ember]
+    assert (et is None) == (ee is None), (et, ee)
+    if et is not None:
+        assert type(ee).__name__ == type(et).__name__, (et, ee)
+        return None
+    view = shares_storage(rt, xt, torch) and rt.numel() > 0 and xt.numel() > 0
+    assert_same(re_, rt, check_strides=view)
+    if xt.numel() > 0 and rt.numel() > 0:
+        assert shares_storage(re_, xe, ember) == view, "view/copy mismatch"
+    return rt
+
+
+def check_write(spec, items, bare, read_shape, value_kind, rng_seed):
+    results = {}
+    for m in (torch, ember):
+        base, x = build_tensor(m, spec)
+        built = [build_item(m, it) for it in items]
+        index = built[0] if bare else tuple(built)
+        if value_kind == "scalar":
+            value = 7 if spec["dtype"] != "bool" else True
+        else:
+            shape = read_shape if value_kind == "full" else read_shape[-1:]
+            arr = np.random.default_rng(rng_seed).integers(-9, 9, size=shape)
+            value = m.from_numpy(arr)
+            value = value > 0 if spec["dtype"] == "bool" else value.to(getattr(m, spec["dtype"]))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _, err = outcome(lambda: x.__setitem__(index, value))
+        results[m] = (err, base)
+    (et, bt), (ee, be) = results[torch], results[ember]
+    assert (et is None) == (ee is None), (et, ee)
+    if et is not None:
+        assert type(ee).__name__ == type(et).__name__, (et, ee)
+        return
+    assert_same(be, bt, check_strides=False)
+
+
+def has_duplicates(items, spec):
+    """Whether a tensor write could hit one element twice (torch leaves the winner unspecified)."""
+    return any(it[0] in ("list", "tensor", "np_array") and len(set(it[2])) < len(it[2]) for it in items) or \
+        sum(it[0] in ("list", "tensor", "np_array", "mask", "np_mask") for it in items) > 1
+
+
+@pytest.mark.parametrize("chunk", range(8))
+def test_random_index_expressions_match_torch(chunk):
+    rng = random.Random(1000 + chunk)
+    for case in range(400):
+        spec = random_tensor_spec(rng)
+        items, bare = random_index(rng, spec["shape"])
+        where = f"case {case}: x of {spec}, index {items}, bare={bare}"
+        try:
+            rt = check_read(spec, items, bare)
+            if spec["layout"] == "expanded":
+                continue  # writes into expanded tensors: deprecated in torch, refused by Ember
+            kinds = ["scalar"] if rt is None else ["scalar", "full", "row"]
+            for kind in kinds:
+                if kind != "scalar" and has_duplicates(items, spec):
+                    continue
+                check_write(spec, items, bare, list(rt.shape) if rt is not None else [], kind, case)
+        except AssertionError as e:
+            raise AssertionError(f"{where}: {e}") from e
