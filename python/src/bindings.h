@@ -59,8 +59,6 @@ void init_device(nb::module_& m);
 void init_tensor(nb::module_& m);
 void init_views(nb::class_<Tensor>& cls);
 void init_indexing(nb::module_& m, nb::class_<Tensor>& cls);
-// The tensor x[index] reads (for_write=false) or writes (true); a view except for bool indices.
-Tensor index_view(const Tensor& self, nb::handle index, bool for_write);
 void init_interop(nb::module_& m, nb::class_<Tensor>& cls);
 void init_creation(nb::module_& m);
 void init_random(nb::module_& m);

@@ -7,15 +7,101 @@ namespace ember::py {
 
 namespace {
 
-bool consumes_dim(PyObject* o) { return o != Py_None && o != Py_Ellipsis && !PyBool_Check(o); }
-
-// Bool indices (x[True], x[0, False]) act as one advanced index: together they add a single
-// dim of size 1 (0 if any is False), and reading through them copies, as in torch.
-struct BoolIndex {
-  bool present = false;
-  bool all_true = true;
-  int64_t position = 0;  // result dim where the new dim goes
+// One item of an index, classified as torch's applySlicing does: numbers (Python and numpy ints,
+// objects with __index__, 0-dim integer tensors) select, 0-dim bool/uint8 tensors act as bools,
+// lists and numpy arrays become index tensors.
+struct Item {
+  enum Kind { Int, Slice, None, Ellipsis, Bool, Tensor } kind;
+  PyObject* obj = nullptr;  // the slice
+  int64_t integer = 0;      // Int; Bool: 0 or 1
+  ember::Tensor tensor;     // Tensor
+  bool from_sequence = false;  // a list or numpy array: counts as one dim even as a mask (torch)
 };
+
+// (interop.cpp and tensor.cpp keep their own copies of these two in unnamed namespaces)
+bool is_numpy_array(nb::handle h) { return std::string_view(Py_TYPE(h.ptr())->tp_name) == "numpy.ndarray"; }
+std::string type_string(const Tensor& t) { return str("torch.", dtype_info(t.dtype()).legacy_name, "Tensor"); }
+
+bool is_mask(const Tensor& t) { return t.dtype() == kBool || t.dtype() == kUInt8; }
+
+int64_t unpack_int(PyObject* o) {
+  nb::object i = nb::steal(PyNumber_Index(o));
+  if (!i.is_valid()) throw nb::python_error();
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  EMBER_CHECK(!overflow, ValueError, "Overflow when unpacking long long");
+  return v;
+}
+
+// A list or numpy array as an index, as torch: bool and uint8 data stay masks, other data becomes long.
+Tensor sequence_index(PyObject* o) {
+  Tensor t = nb::cast<Tensor>(nb::module_::import_("ember").attr("as_tensor")(nb::handle(o)));
+  return is_mask(t) || t.dtype() == kInt64 ? t : t.to(kInt64);
+}
+
+Item classify(PyObject* o) {
+  if (PyLong_Check(o) && !PyBool_Check(o)) return {Item::Int, o, unpack_int(o)};
+  if (PySlice_Check(o)) return {Item::Slice, o};
+  if (o == Py_Ellipsis) return {Item::Ellipsis, o};
+  if (o == Py_None) return {Item::None, o};
+  if (PyBool_Check(o)) return {Item::Bool, o, o == Py_True};
+  Tensor t;
+  if (nb::isinstance<Tensor>(nb::handle(o))) {
+    t = nb::cast<Tensor>(nb::handle(o));
+  } else if (PySequence_Check(o)) {
+    t = sequence_index(o);
+  } else if (PyIndex_Check(o) && !PyBool_Check(o)) {
+    return {Item::Int, o, unpack_int(o)};
+  } else {
+    throw IndexError(str("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+                         "indices (got ", Py_TYPE(o)->tp_name, ")"));
+  }
+  if (t.dim() == 0 && is_integral(t.dtype(), true)) {  // 0-dim integer tensors act as numbers
+    return {is_mask(t) ? Item::Bool : Item::Int, o, t.item().to_int()};
+  }
+  return {Item::Tensor, o, 0, t, !nb::isinstance<Tensor>(nb::handle(o))};
+}
+
+// numpy's rule, kept by torch: a short non-tuple sequence holding a sequence, slice, tensor, None or
+// Ellipsis is a tuple of indices (x[[[0, 1], [1, 0]]] is x[[0, 1], [1, 0]]).
+bool sequence_as_tuple(PyObject* o) {
+  if (PyTuple_Check(o)) return true;
+  if (nb::isinstance<Tensor>(nb::handle(o)) || is_numpy_array(nb::handle(o)) || !PySequence_Check(o)) return false;
+  Py_ssize_t n = PySequence_Size(o);
+  if (n < 0) PyErr_Clear();
+  if (n < 0 || n >= 32) return false;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    nb::object e = nb::steal(PySequence_GetItem(o, i));
+    if (!e.is_valid()) {
+      PyErr_Clear();
+      return false;
+    }
+    PyObject* p = e.ptr();
+    if (nb::isinstance<Tensor>(e) || PySequence_Check(p) || PySlice_Check(p) || p == Py_Ellipsis || p == Py_None) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The items of an index, and whether it is one plain number or slice (for which torch skips the
+// "too many indices" check: x[0] on a 0-dim tensor names the 0-dim case instead).
+std::pair<std::vector<Item>, bool> parse_index(nb::handle index) {
+  PyObject* o = index.ptr();
+  bool plain = PySlice_Check(o) || (PyIndex_Check(o) && !PyBool_Check(o) && !nb::isinstance<Tensor>(index) &&
+                                    !PySequence_Check(o));
+  std::vector<Item> items;
+  if (!sequence_as_tuple(index.ptr())) {
+    items.push_back(classify(o));
+    return {std::move(items), plain};
+  }
+  nb::object tuple = PyTuple_Check(o) ? nb::borrow(index) : nb::steal(PySequence_Tuple(o));
+  if (!tuple.is_valid()) throw nb::python_error();
+  Py_ssize_t n = PyTuple_GET_SIZE(tuple.ptr());
+  items.reserve(size_t(n));
+  for (Py_ssize_t i = 0; i < n; ++i) items.push_back(classify(PyTuple_GET_ITEM(tuple.ptr(), i)));
+  return {std::move(items), false};
+}
 
 // The copy torch makes for a bool index: dense, keeping the dim order, with the new dim
 // treated as broadcast (stride 0) so it keeps its place, as torch's TensorIterator does.
@@ -29,157 +115,143 @@ Tensor copy_for_bool_index(const Tensor& v, int64_t pos) {
 }
 
 Tensor select_checked(const Tensor& t, int64_t dim, int64_t index, int64_t real_dim) {
+  EMBER_CHECK(t.dim() > 0, IndexError, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
   int64_t size = dim < t.dim() ? t.sizes()[size_t(dim)] : 0;  // past the last dim (after repeated ...): size 0
   EMBER_CHECK(index >= -size && index < size, IndexError, "index ", index, " is out of bounds for dimension ",
               real_dim, " with size ", size);
   return t.select(dim, index);
 }
 
-// Applies one index item at working dim `dim`; returns the dims it advanced.
-Tensor apply_item(const Tensor& t, PyObject* o, int64_t& dim, int64_t& real_dim, int64_t ellipsis_dims) {
-  if (PyLong_Check(o) && !PyBool_Check(o)) {
-    int overflow = 0;
-    long long i = PyLong_AsLongLongAndOverflow(o, &overflow);
-    EMBER_CHECK(!overflow, IndexError, "index is too large for a tensor index");
-    Tensor r = select_checked(t, dim, i, real_dim);
-    ++real_dim;
-    return r;
-  }
-  if (PySlice_Check(o)) {
-    Py_ssize_t start, stop, step;
-    if (PySlice_Unpack(o, &start, &stop, &step) < 0) throw nb::python_error();
-    EMBER_CHECK(step > 0, ValueError, "step must be greater than zero");
-    auto* s = reinterpret_cast<PySliceObject*>(o);
-    Tensor r = t.slice(dim, s->start == Py_None ? std::nullopt : std::optional<int64_t>(start),
-                       s->stop == Py_None ? std::nullopt : std::optional<int64_t>(stop), step);
-    ++dim;
-    ++real_dim;
-    return r;
-  }
-  if (o == Py_None) {
-    Tensor r = t.unsqueeze(dim);
-    ++dim;
-    ++real_dim;
-    return r;
-  }
-  if (o == Py_Ellipsis) {
-    dim += ellipsis_dims;
-    real_dim += ellipsis_dims;
-    return t;
-  }
-  throw IndexError(str("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
-                       "indices (got ", Py_TYPE(o)->tp_name, ")"));
+Tensor slice_item(const Tensor& t, PyObject* o, int64_t dim) {
+  Py_ssize_t start, stop, step;
+  if (PySlice_Unpack(o, &start, &stop, &step) < 0) throw nb::python_error();
+  EMBER_CHECK(step > 0, ValueError, "step must be greater than zero");
+  EMBER_CHECK(t.dim() > 0, IndexError, "slice() cannot be applied to a 0-dim tensor.");
+  auto* s = reinterpret_cast<PySliceObject*>(o);
+  return t.slice(dim, s->start == Py_None ? std::nullopt : std::optional<int64_t>(start),
+                 s->stop == Py_None ? std::nullopt : std::optional<int64_t>(stop), step);
 }
 
-bool is_advanced(PyObject* o) { return nb::isinstance<Tensor>(nb::handle(o)) || PyList_Check(o); }
-
-Tensor as_index_tensor(PyObject* o) {
-  if (nb::isinstance<Tensor>(nb::handle(o))) return nb::cast<Tensor>(nb::handle(o));
-  if (PyList_Size(o) == 0) return empty({0}, TensorOptions(kInt64));  // [] indexes nothing, as a long tensor
-  return tensor_from_data(nb::handle(o), std::nullopt);
-}
-
-// An index with tensors or lists: the basic items become views, the advanced ones (and integers
-// beside them, as in torch) an index list for index / index_put_ over that view.
-struct AdvancedIndex {
+// x[index] as torch's applySlicing: numbers, slices and None applied as views, the tensor
+// indices (and bools, as [0] or [] into a new unit dim) collected for index / index_put_.
+struct Indexed {
   Tensor view;
-  std::vector<Tensor> indices;
+  std::vector<Tensor> indices;   // one per view dim from the first tensor index on; undefined: a whole dim
+  DimVector bool_dims;           // view dims added by bools
+  bool any_tensor = false;       // an index besides bools
 };
 
-AdvancedIndex split_advanced(const Tensor& self, nb::handle index) {
-  PyObject* o = index.ptr();
-  std::vector<PyObject*> items;
-  if (PyTuple_Check(o)) {
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i) items.push_back(PyTuple_GET_ITEM(o, i));
-  } else {
-    items.push_back(o);
+Indexed apply_index(const Tensor& self, const std::vector<Item>& items, bool plain) {
+  int64_t specified = 0;
+  for (const Item& it : items) {
+    if (it.kind == Item::Int || it.kind == Item::Slice) ++specified;
+    if (it.kind == Item::Tensor) specified += is_mask(it.tensor) && !it.from_sequence ? it.tensor.dim() : 1;
   }
-  std::vector<Tensor> tensors(items.size());
-  int64_t consumed = 0;
+  EMBER_CHECK(plain || specified <= self.dim(), IndexError, "too many indices for tensor of dimension ", self.dim());
+  Indexed r{self};
+  int64_t dim = 0;
+  auto record = [&](const Tensor& idx) {
+    if (r.indices.empty()) r.indices.resize(size_t(dim));
+    r.indices.push_back(idx);
+    dim += is_mask(idx) ? idx.dim() : 1;
+  };
+  auto skip = [&](int64_t n) {  // whole dims: after the first tensor index they get empty slots
+    if (!r.indices.empty()) r.indices.resize(r.indices.size() + size_t(n));
+    dim += n;
+  };
   for (size_t i = 0; i < items.size(); ++i) {
-    if (PyBool_Check(items[i])) {  // beside tensor indices a bool is a 0-dim mask, as in torch
-      tensors[i] = scalar_tensor(items[i] == Py_True, TensorOptions(kBool));
-      continue;
-    }
-    if (is_advanced(items[i])) {
-      tensors[i] = as_index_tensor(items[i]);
-      consumed += tensors[i].dtype() == kBool || tensors[i].dtype() == kUInt8 ? tensors[i].dim() : 1;
-    } else {
-      consumed += consumes_dim(items[i]);
+    const Item& it = items[i];
+    switch (it.kind) {
+      case Item::Int: r.view = select_checked(r.view, dim, it.integer, int64_t(i)); break;
+      case Item::Slice: r.view = slice_item(r.view, it.obj, dim); skip(1); break;
+      case Item::Ellipsis: skip(self.dim() - specified); break;
+      case Item::None: r.view = r.view.unsqueeze(dim); skip(1); break;
+      case Item::Bool:
+        r.view = r.view.unsqueeze(dim);
+        r.bool_dims.push_back(dim);
+        record(it.integer ? zeros({1}, TensorOptions(kInt64)) : empty({0}, TensorOptions(kInt64)));
+        break;
+      case Item::Tensor: r.any_tensor = true; record(it.tensor); break;
     }
   }
-  EMBER_CHECK(consumed <= self.dim(), IndexError, "too many indices for tensor of dimension ", self.dim());
-  AdvancedIndex out{self, {}};
-  int64_t dim = 0, real_dim = 0;
-  for (size_t i = 0; i < items.size(); ++i) {
-    PyObject* item = items[i];
-    bool integer = PyLong_Check(item) && !PyBool_Check(item);
-    if (!tensors[i].defined() && !integer) {
-      out.view = apply_item(out.view, item, dim, real_dim, self.dim() - consumed);
-      continue;
-    }
-    Tensor idx = integer ? scalar_tensor(nb::cast<int64_t>(nb::handle(item)), TensorOptions(kInt64)) : tensors[i];
-    int64_t span = idx.dtype() == kBool || idx.dtype() == kUInt8 ? idx.dim() : 1;
-    out.indices.resize(size_t(dim));
-    out.indices.push_back(idx);
-    dim += span;
-    real_dim += span;
-  }
-  return out;
+  return r;
 }
 
-bool has_advanced(nb::handle index) {
-  PyObject* o = index.ptr();
-  if (!PyTuple_Check(o)) return is_advanced(o);
-  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i) {
-    if (is_advanced(PyTuple_GET_ITEM(o, i))) return true;
+// Bools alone: the view with their unit dims merged into one (at the first bool's place when they
+// are adjacent, else in front), of size 0 when any is False.
+std::pair<Tensor, int64_t> bool_view(const Indexed& r, const std::vector<Item>& items) {
+  bool all_true = true, adjacent = true;
+  for (size_t i = 0, last = 0, seen = 0; i < items.size(); ++i) {
+    if (items[i].kind != Item::Bool) continue;
+    all_true &= items[i].integer != 0;
+    adjacent &= !seen++ || last == i - 1;
+    last = i;
   }
-  return false;
+  int64_t pos = adjacent ? r.bool_dims[0] : 0;
+  Tensor v = r.view.squeeze(r.bool_dims).unsqueeze(pos);
+  return {all_true ? v : v.slice(pos, 0, 0, 1), pos};
+}
+
+Tensor get_item(const Tensor& self, nb::handle index) {
+  PyObject* o = index.ptr();
+  if (PyLong_CheckExact(o)) return select_checked(self, 0, unpack_int(o), 0);  // fast paths: x[3], x[1:4]
+  if (PySlice_Check(o)) return slice_item(self, o, 0);
+  auto [items, plain] = parse_index(index);
+  Indexed r = apply_index(self, items, plain);
+  if (r.any_tensor) return ember::index(r.view, r.indices);
+  if (!r.bool_dims.empty()) {
+    auto [v, pos] = bool_view(r, items);
+    return copy_for_bool_index(v, pos);
+  }
+  return r.view.impl() == self.impl() ? self.alias() : r.view;  // x[...] is a new view, as torch
+}
+
+// A number assigned by x[index] = value (torch's TypeError for anything else but a tensor).
+Scalar assigned_number(const Tensor& self, nb::handle value) {
+  PyObject* o = value.ptr();
+  bool number = PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o) || (PyIndex_Check(o) && !is_numpy_array(value));
+  Scalar s;
+  if (!number || !nb::try_cast<Scalar>(value, s)) {
+    throw TypeError(str("can't assign a ", Py_TYPE(o)->tp_name, " to a ", type_string(self)));
+  }
+  return s;
+}
+
+// torch strips leading unit dims of the value (x[0] = ones(1, 1, 4) for a (3, 4) x).
+Tensor strip_leading_ones(const Tensor& v) {
+  size_t k = 0;
+  while (k < v.sizes().size() && v.sizes()[k] == 1) ++k;
+  return k == 0 ? v : v.view(IntArrayRef(v.sizes().data() + k, v.sizes().size() - k));
+}
+
+void set_item(Tensor& self, nb::handle index, nb::handle value) {
+  bool is_tensor = nb::isinstance<Tensor>(value);
+  Tensor v = is_tensor ? nb::cast<Tensor>(value) : Tensor();
+  Scalar number = is_tensor ? Scalar() : assigned_number(self, value);
+  PyObject* o = index.ptr();
+  Tensor target;
+  if (PyLong_CheckExact(o)) {  // fast paths: x[3] = v, x[1:4] = v
+    target = select_checked(self, 0, unpack_int(o), 0);
+  } else if (PySlice_Check(o)) {
+    target = slice_item(self, o, 0);
+  } else {
+    auto [items, plain] = parse_index(index);
+    Indexed r = apply_index(self, items, plain);
+    if (r.any_tensor) {
+      index_put_(r.view, r.indices, is_tensor ? strip_leading_ones(v) : scalar_tensor(number, TensorOptions(self.dtype())));
+      return;
+    }
+    target = r.bool_dims.empty() ? r.view : bool_view(r, items).first;
+  }
+  if (!is_tensor) {
+    target.fill_(number);
+  } else {
+    target.copy_(v.dim() == 0 ? v : strip_leading_ones(v).expand(target.sizes()));
+  }
 }
 
 }  // namespace
-
-Tensor index_view(const Tensor& self, nb::handle index, bool for_write) {
-  PyObject* o = index.ptr();
-  if (!PyTuple_Check(o)) {
-    if (o == Py_Ellipsis) return self.alias();
-    if (PyBool_Check(o)) {
-      Tensor v = self.unsqueeze(0);
-      if (o == Py_False) v = v.slice(0, 0, 0, 1);
-      return for_write ? v : copy_for_bool_index(v, 0);
-    }
-    EMBER_CHECK(!consumes_dim(o) || self.dim() >= 1, IndexError, "invalid index of a 0-dim tensor. Use `tensor.item()` "
-                "in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
-    int64_t dim = 0, real_dim = 0;
-    return apply_item(self, o, dim, real_dim, 0);
-  }
-  Py_ssize_t n = PyTuple_GET_SIZE(o);
-  int64_t consumed = 0;
-  for (Py_ssize_t i = 0; i < n; ++i) consumed += consumes_dim(PyTuple_GET_ITEM(o, i));
-  EMBER_CHECK(consumed <= self.dim(), IndexError, "too many indices for tensor of dimension ", self.dim());
-  Tensor result = self.alias();
-  int64_t dim = 0, real_dim = 0;
-  BoolIndex bools;
-  Py_ssize_t last_bool = -2;
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject* item = PyTuple_GET_ITEM(o, i);
-    if (PyBool_Check(item)) {
-      // Consecutive bools keep their place; separated ones move the new dim to the front.
-      if (!bools.present) bools.position = dim;
-      else if (last_bool != i - 1) bools.position = 0;
-      bools.present = true;
-      bools.all_true &= item == Py_True;
-      last_bool = i;
-      ++real_dim;
-      continue;
-    }
-    result = apply_item(result, item, dim, real_dim, self.dim() - consumed);
-  }
-  if (!bools.present) return result;
-  result = result.unsqueeze(bools.position);
-  if (!bools.all_true) result = result.slice(bools.position, 0, 0, 1);
-  return for_write ? result : copy_for_bool_index(result, bools.position);
-}
 
 void init_indexing(nb::module_& m, nb::class_<Tensor>& cls) {
   auto nonzero_impl = [](const Tensor& x, bool as_tuple) -> nb::object {
@@ -218,7 +290,11 @@ void init_indexing(nb::module_& m, nb::class_<Tensor>& cls) {
   // index_put(_): `indices` a tuple of tensors (None for a whole dim), as torch.
   auto index_list = [](nb::handle indices) {
     std::vector<Tensor> out;
-    for (nb::handle h : indices) out.push_back(h.is_none() ? Tensor() : nb::cast<Tensor>(h));
+    for (nb::handle h : indices) {
+      EMBER_CHECK(nb::isinstance<Tensor>(h), TypeError, "expected Tensor as element ", out.size(), " in argument 0, "
+                  "but got ", Py_TYPE(h.ptr())->tp_name);
+      out.push_back(nb::cast<Tensor>(h));
+    }
     return out;
   };
   m.def("index_put", [index_list](const Tensor& self, nb::handle indices, const Tensor& values, bool accumulate) {
@@ -232,26 +308,8 @@ void init_indexing(nb::module_& m, nb::class_<Tensor>& cls) {
     return nb::borrow(self);
   }, nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false);
   cls.def("nonzero", nonzero_impl, nb::kw_only(), nb::arg("as_tuple") = false);
-  cls.def("__getitem__", [](const Tensor& self, nb::handle index) {
-        if (!has_advanced(index)) return index_view(self, index, false);
-        AdvancedIndex adv = split_advanced(self, index);
-        return ember::index(adv.view, adv.indices);
-      }, nb::arg("index").none())
-      .def("__setitem__", [](Tensor& self, nb::handle index, nb::handle value) {
-        if (has_advanced(index)) {
-          AdvancedIndex adv = split_advanced(self, index);
-          Tensor values = nb::isinstance<Tensor>(value) ? nb::cast<Tensor>(value)
-                                                        : scalar_tensor(nb::cast<Scalar>(value), TensorOptions(self.dtype()));
-          index_put_(adv.view, adv.indices, values);
-          return;
-        }
-        Tensor target = index_view(self, index, true);
-        if (nb::isinstance<Tensor>(value)) {
-          target.copy_(nb::cast<const Tensor&>(value));
-        } else {
-          target.fill_(nb::cast<Scalar>(value));
-        }
-      }, nb::arg("index").none(), nb::arg("value"));
+  cls.def("__getitem__", &get_item, nb::arg("index").none())
+      .def("__setitem__", &set_item, nb::arg("index").none(), nb::arg("value").none());
 }
 
 }  // namespace ember::py

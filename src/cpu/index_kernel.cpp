@@ -55,18 +55,24 @@ void index_gather(const Tensor& src, int64_t base_offset, IntArrayRef rest_sizes
     int64_t block = item;
     for (int64_t s : rest_sizes) block *= s;
     int64_t grain = std::max<int64_t>(1, kParallelGrain * item / block);
-    auto gather_elements = [&]<typename U>(U) {  // single elements: a typed load, not a memcpy call
+    // Blocks of 1, 2, 4 or 8 bytes: typed loads, not memcpy calls. The offsets count elements,
+    // which may be narrower than the block (a row of two int8s is one uint16 load at a byte offset).
+    auto gather_blocks = [&]<typename U>(U) {
       parallel_for(0, offsets.numel(), grain, [&](int64_t b, int64_t e) {
         U* t = reinterpret_cast<U*>(to);
-        const U* f = reinterpret_cast<const U*>(from);
-        for (int64_t j = b; j < e; ++j) t[j] = f[off[j]];
+        if (item == int64_t(sizeof(U))) {
+          const U* f = reinterpret_cast<const U*>(from);
+          for (int64_t j = b; j < e; ++j) t[j] = f[off[j]];
+          return;
+        }
+        for (int64_t j = b; j < e; ++j) std::memcpy(t + j, from + off[j] * item, sizeof(U));
       });
     };
     switch (block) {
-      case 1: return gather_elements(uint8_t{});
-      case 2: return gather_elements(uint16_t{});
-      case 4: return gather_elements(uint32_t{});
-      case 8: return gather_elements(uint64_t{});
+      case 1: return gather_blocks(uint8_t{});
+      case 2: return gather_blocks(uint16_t{});
+      case 4: return gather_blocks(uint32_t{});
+      case 8: return gather_blocks(uint64_t{});
       default:
         parallel_for(0, offsets.numel(), grain, [&](int64_t b, int64_t e) {
           for (int64_t j = b; j < e; ++j) std::memcpy(to + j * block, from + off[j] * item, size_t(block));

@@ -25,16 +25,17 @@ struct IndexPlan {
   DimVector core_to_result;
 };
 
-// idx * stride with negative indices wrapped, after checking every index against `size`.
-Tensor wrapped_offsets(const Tensor& idx, int64_t size, int64_t stride, int64_t dim) {
+// idx * stride with negative indices wrapped, after checking every index against `size` when
+// `check` (the message names index tensor number `which`).
+Tensor wrapped_offsets(const Tensor& idx, int64_t size, int64_t stride, int64_t which, bool check) {
   Tensor c = idx.contiguous();
   Tensor out = empty(c.sizes(), TensorOptions(kInt64));
   const int64_t* in = c.data_ptr<int64_t>();
   int64_t* o = out.data_ptr<int64_t>();
   for (int64_t i = 0; i < c.numel(); ++i) {
     int64_t v = in[i];
-    EMBER_CHECK(v >= -size && v < size, IndexError, "index ", v, " is out of bounds for dimension ", dim,
-                " with size ", size);
+    EMBER_CHECK(!check || (v >= -size && v < size), IndexError, "index ", v, " is out of bounds for dimension ",
+                which, " with size ", size);
     o[i] = (v < 0 ? v + size : v) * stride;
   }
   return out;
@@ -42,6 +43,8 @@ Tensor wrapped_offsets(const Tensor& idx, int64_t size, int64_t stride, int64_t 
 
 IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
   std::vector<std::pair<int64_t, Tensor>> picks;  // (self dim, int64 index)
+  EMBER_CHECK(int64_t(indices.size()) <= self.dim(), IndexError, "too many indices for tensor of dimension ",
+              self.dim(), " (got ", indices.size(), ")");
   int64_t d = 0;
   for (size_t i = 0; i < indices.size(); ++i) {
     const Tensor& idx = indices[i];
@@ -50,9 +53,9 @@ IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
       continue;
     }
     if (idx.dtype() == kBool || idx.dtype() == kUInt8) {
-      EMBER_CHECK(d + idx.dim() <= self.dim(), IndexError, "too many indices for tensor of dimension ", self.dim(),
-                  " (got ", d + idx.dim(), ")");
       for (int64_t k = 0; k < idx.dim(); ++k) {
+        EMBER_CHECK(d + k < self.dim(), IndexError, "Dimension out of range (expected to be in range of [",
+                    -self.dim(), ", ", self.dim() - 1, "], but got ", d + k, ")");
         EMBER_CHECK(idx.sizes()[size_t(k)] == self.sizes()[size_t(d + k)], IndexError, "The shape of the mask ",
                     int_list(idx.sizes()), " at index ", k, " does not match the shape of the indexed tensor ",
                     int_list(self.sizes()), " at index ", d + k);
@@ -62,7 +65,8 @@ IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
       d += idx.dim();
       continue;
     }
-    EMBER_CHECK(!idx.is_floating_point(), IndexError, "tensors used as indices must be long, int, byte or bool tensors");
+    EMBER_CHECK(idx.dtype() == kInt64 || idx.dtype() == kInt32, IndexError,
+                "tensors used as indices must be long, int, byte or bool tensors");
     EMBER_CHECK(d < self.dim(), IndexError, "too many indices for tensor of dimension ", self.dim());
     picks.push_back({d, idx.to(kInt64)});
     ++d;
@@ -80,11 +84,21 @@ IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
     plan.index_shape = next;
   }
   std::vector<bool> picked(size_t(self.dim()), false);
-  for (auto& [dim, idx] : picks) {
+  for (auto& pick : picks) picked[size_t(pick.first)] = true;
+  // As torch: any index into a dim of size 0 is out of bounds, while other indices are checked
+  // only when the result has elements (x[0:0, [9]] is empty, not an error).
+  bool empty_result = checked_numel(plan.index_shape) == 0, zero_picked = false;
+  for (int64_t k = 0; k < self.dim(); ++k) {
+    bool zero = self.sizes()[size_t(k)] == 0;
+    (picked[size_t(k)] ? zero_picked : empty_result) |= zero;
+  }
+  EMBER_CHECK(!zero_picked || checked_numel(plan.index_shape) == 0, IndexError,
+              "index is out of bounds for dimension with size 0");
+  for (size_t k = 0; k < picks.size(); ++k) {  // torch's messages number the index tensors, not the dims
+    auto& [dim, idx] = picks[k];
     int64_t size = self.sizes()[size_t(dim)];
-    Tensor element_offsets = wrapped_offsets(idx, size, self.strides()[size_t(dim)], dim);
+    Tensor element_offsets = wrapped_offsets(idx, size, self.strides()[size_t(dim)], int64_t(k), !empty_result);
     plan.offsets = plan.offsets.defined() ? add(plan.offsets, element_offsets) : element_offsets;
-    picked[size_t(dim)] = true;
   }
   plan.offsets = plan.offsets.defined() ? plan.offsets.expand(plan.index_shape).contiguous()
                                         : zeros(plan.index_shape, TensorOptions(kInt64));
@@ -105,6 +119,16 @@ IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
     plan.result_shape.push_back(p < nb ? plan.index_shape[size_t(p)] : plan.rest_sizes[size_t(p - nb)]);
   }
   return plan;
+}
+
+// Whether `from` broadcasts to exactly `to`.
+bool broadcasts_to(IntArrayRef from, IntArrayRef to) {
+  if (from.size() > to.size()) return false;
+  for (size_t k = 1; k <= from.size(); ++k) {
+    int64_t f = from[from.size() - k];
+    if (f != 1 && f != to[to.size() - k]) return false;
+  }
+  return true;
 }
 
 DimVector core_shape(const IndexPlan& plan) {
@@ -199,9 +223,8 @@ void index_put_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in
   DimVector result_to_core(plan.core_to_result.size());
   for (size_t k = 0; k < plan.core_to_result.size(); ++k) result_to_core[size_t(plan.core_to_result[k])] = int64_t(k);
   Tensor v = values.to(self.dtype());
-  EMBER_CHECK(broadcast_shapes(v.sizes(), plan.result_shape) == plan.result_shape, Error, "shape mismatch: value "
-              "tensor of shape ", int_list(values.sizes()), " cannot be broadcast to indexing result of shape ",
-              int_list(plan.result_shape));
+  EMBER_CHECK(broadcasts_to(v.sizes(), plan.result_shape), Error, "shape mismatch: value tensor of shape ",
+              int_list(values.sizes()), " cannot be broadcast to indexing result of shape ", int_list(plan.result_shape));
   Tensor core = v.expand(plan.result_shape).permute(result_to_core).contiguous();
   if (core.numel() > 0) {
     cpu::index_scatter(self, self.storage_offset(), plan.rest_sizes, plan.rest_strides, plan.offsets, core, accumulate);
@@ -313,6 +336,15 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   EMBER_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32, Error,
               "index_select(): Expected dtype int32 or int64 for index");
   int64_t d = wrap_dim(dim, self.dim());
+  int64_t size = self.dim() == 0 ? 1 : self.sizes()[size_t(d)];
+  Tensor flat = index.to(kInt64).contiguous();
+  for (int64_t i = 0; i < flat.numel(); ++i) {  // no negative indices here, unlike x[idx]
+    int64_t v = flat.data_ptr<int64_t>()[i];
+    if (v >= 0 && v < size) continue;
+    // torch's dim-1 kernel (inputs of 2+ dims) has its own error
+    EMBER_CHECK(d != 1 || self.dim() < 2, Error, "INDICES element is out of DATA bounds, id=", v, " axis_dim=", size);
+    throw IndexError("index out of range in self");
+  }
   std::vector<Tensor> indices(static_cast<size_t>(d));
   indices.push_back(index.reshape({-1}));
   Tensor source = self.dim() == 0 ? self.reshape({1}) : self;
