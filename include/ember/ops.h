@@ -60,6 +60,9 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
 // self with `value` where mask (broadcast to self) is true.
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value);
 Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value);
+// A 0-dim tensor value: differentiable w.r.t. it (it gets the sum of the masked gradient), as torch.
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);
+Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Tensor& value);
 
 // Elements of a where cond is true, else of b; a and b promote together.
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
@@ -106,6 +109,7 @@ Tensor& ge_out(Tensor& out, const Tensor& a, const Tensor& b);
 
 // Composite elementwise ops.
 Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max);
+Tensor& clamp_(Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max);
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
 Tensor nan_to_num(const Tensor& x, double nan = 0.0, std::optional<double> posinf = {}, std::optional<double> neginf = {});
 Tensor gelu(const Tensor& x, bool tanh_approximation);

@@ -31,6 +31,12 @@ TensorOptions like_options(const Tensor& ref, std::optional<ScalarType> dtype, n
   return o;
 }
 
+// A new tensor starts at version 0, whatever in-place op filled it, as torch's.
+Tensor fresh(Tensor t, bool requires_grad) {
+  t.impl()->storage.impl()->version = 0;
+  return requires_grad ? t.requires_grad_(true) : t;
+}
+
 }  // namespace
 
 std::optional<ScalarType> out_dtype(nb::handle out, std::optional<ScalarType> dtype) {
@@ -114,7 +120,7 @@ void init_creation(nb::module_& m) {
                        bool requires_grad, nb::handle) {
       Tensor out = empty_like(t, like_options(t, dtype, device, false));
       fill(out);
-      return requires_grad ? out.requires_grad_(true) : out;
+      return fresh(out, requires_grad);
     }, nb::arg("input"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("layout") = nb::none(),
        nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("memory_format") = nb::none());
   };
@@ -127,7 +133,7 @@ void init_creation(nb::module_& m) {
                         nb::handle device, bool requires_grad, nb::handle) {
     Tensor out = empty_like(t, like_options(t, dtype, device, false));
     out.fill_(fill);
-    return requires_grad ? out.requires_grad_(true) : out;
+    return fresh(out, requires_grad);
   }, nb::arg("input"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
      nb::arg("layout") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,
      nb::arg("memory_format") = nb::none());
@@ -140,7 +146,7 @@ void init_creation(nb::module_& m) {
                      nb::handle device, bool requires_grad, nb::handle, bool) {
           Tensor out = empty(factory_sizes(name, args, size), like_options(self, dtype, device, false));
           fill(out);
-          return requires_grad ? out.requires_grad_(true) : out;
+          return fresh(out, requires_grad);
         },
         nb::is_method(), nb::name(name), nb::arg("args"), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),
         nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("layout") = nb::none(),

@@ -268,23 +268,16 @@ void init_indexing(nb::module_& m, nb::class_<Tensor>& cls) {
           nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("sparse_grad") = false);
   m.def("index_select", &index_select, nb::arg("input"), nb::arg("dim"), nb::arg("index"));
   cls.def("index_select", &index_select, nb::arg("dim"), nb::arg("index"));
-  auto fill_value = [](nb::handle value) {  // a number or a 0-dim tensor
-    if (nb::isinstance<Tensor>(value)) {
-      const Tensor& t = nb::cast<const Tensor&>(value);
-      EMBER_CHECK(t.dim() == 0, Error, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
-                  t.dim(), " dimension(s).");
-      return t.item();
-    }
-    return nb::cast<Scalar>(value);
+  // value: a number, or a 0-dim tensor that keeps its graph (it gets a gradient), as torch's masked_fill.Tensor.
+  auto fill = [](const Tensor& x, const Tensor& mask, nb::handle value) {
+    if (nb::isinstance<Tensor>(value)) return masked_fill(x, mask, nb::cast<const Tensor&>(value));
+    return masked_fill(x, mask, nb::cast<Scalar>(value));
   };
-  m.def("masked_fill", [fill_value](const Tensor& x, const Tensor& mask, nb::handle value) {
-    return masked_fill(x, mask, fill_value(value));
-  }, nb::arg("input"), nb::arg("mask"), nb::arg("value"));
-  cls.def("masked_fill", [fill_value](const Tensor& x, const Tensor& mask, nb::handle value) {
-    return masked_fill(x, mask, fill_value(value));
-  }, nb::arg("mask"), nb::arg("value"));
-  cls.def("masked_fill_", [fill_value](nb::handle self, const Tensor& mask, nb::handle value) {
-    masked_fill_(nb::cast<Tensor&>(self), mask, fill_value(value));
+  m.def("masked_fill", fill, nb::arg("input"), nb::arg("mask"), nb::arg("value"));
+  cls.def("masked_fill", fill, nb::arg("mask"), nb::arg("value"));
+  cls.def("masked_fill_", [](nb::handle self, const Tensor& mask, nb::handle value) {
+    if (nb::isinstance<Tensor>(value)) masked_fill_(nb::cast<Tensor&>(self), mask, nb::cast<const Tensor&>(value));
+    else masked_fill_(nb::cast<Tensor&>(self), mask, nb::cast<Scalar>(value));
     return nb::borrow(self);
   }, nb::arg("mask"), nb::arg("value"));
   // index_put(_): `indices` a tuple of tensors (None for a whole dim), as torch.

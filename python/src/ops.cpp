@@ -152,11 +152,7 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
     m.def(name, impl, nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
     cls.def(name, impl, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
     cls.def((std::string(name) + "_").c_str(), [bound](nb::handle self, nb::handle min, nb::handle max) {
-      Tensor& t = nb::cast<Tensor&>(self);
-      Tensor r = clamp(t, bound(min), bound(max));
-      EMBER_CHECK(can_cast(r.dtype(), t.dtype()), Error, "result type ", dtype_info(r.dtype()).legacy_name,
-                  " can't be cast to the desired output type ", dtype_info(t.dtype()).legacy_name);
-      t.copy_(r);
+      clamp_(nb::cast<Tensor&>(self), bound(min), bound(max));
       return nb::borrow(self);
     }, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
   }

@@ -105,9 +105,9 @@ void record_binary(BinaryOp op, const Tensor& r, const Tensor& a, const Tensor& 
     case BinaryOp::Atan2:
       return record("Atan2Backward0", r, {&a, &b}, {&a, &b}, [](const BackwardContext& c) {
         const Tensor &g = c.grads[0], &a = c.saved[0], &b = c.saved[1];
-        // 1 / (a² + b²), taken as 0 where a and b are both 0 (a zero gradient there, as torch)
-        Tensor origin = logical_and(eq(a, wrapped_scalar(0)), eq(b, wrapped_scalar(0)));
-        Tensor recip = where(origin, wrapped_scalar(0), reciprocal(add(mul(a, a), mul(b, b))));
+        // 1 / (a² + b²), taken as 0 where a² + b² is 0 (a zero gradient at the origin, as torch)
+        Tensor denom = add(mul(a, a), mul(b, b));
+        Tensor recip = where(eq(denom, wrapped_scalar(0)), wrapped_scalar(0), reciprocal(denom));
         return TensorList{mul(mul(g, b), recip), mul(mul(g, neg(a)), recip)};
       });
     case BinaryOp::Maximum: return record_extremum("MaximumBackward0", true, r, a, b);

@@ -143,7 +143,7 @@ void arithmetic(BinaryOp op, const TensorIterator& it, const Scalar& alpha) {
   auto run = [&](auto fn) {
     binary_loop<T, T>(it, [fn](T a, T b) { return convert<T>(fn(C(a), C(b))); });
   };
-  C al = alpha.to<C>();
+  C al = C(alpha.to<T>());  // rounded to the element type first, as torch
   switch (op) {
     case BinaryOp::Add:
       if (alpha.to_double() == 1.0) run([](C a, C b) { return a + b; });

@@ -29,6 +29,22 @@ Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optio
   return r;
 }
 
+Tensor& clamp_(Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  auto compute = [&] {
+    Tensor r = clamp(self, min, max);
+    EMBER_CHECK(can_cast(r.dtype(), self.dtype()), Error, "result type ", dtype_info(r.dtype()).legacy_name,
+                " can't be cast to the desired output type ", dtype_info(self.dtype()).legacy_name);
+    return r;
+  };
+  // Recorded as an in-place op: clamp's saved input is the pre-write value, not a modified tensor.
+  if (autograd::needs_grad({&self, min ? &*min : &self, max ? &*max : &self}) || autograd::writes_into_graph_view(self)) {
+    return autograd::record_in_place(self, compute);
+  }
+  autograd::check_in_place(self);
+  self.copy_(compute());
+  return self;
+}
+
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
   EMBER_CHECK(weight.impl()->is_wrapped_number || weight.dtype() == start.dtype(), Error, "expected dtype ",
               dtype_name(start.dtype()), " for `weight` but got dtype ", dtype_name(weight.dtype()));

@@ -1,6 +1,8 @@
 // Creation ops: empty, zeros, ones, full, arange, linspace, logspace, eye, *_like, from data.
 #include "ember/creation.h"
 
+#include "../cpu/copy_kernel.h"
+
 #include <cmath>
 
 #include "ember/layout.h"
@@ -50,7 +52,7 @@ Tensor ones(IntArrayRef sizes, const TensorOptions& options) { return full(sizes
 Tensor full(IntArrayRef sizes, const Scalar& fill_value, const TensorOptions& options) {
   TensorOptions o = options.with_dtype(options.dtype.value_or(fill_value.natural_dtype()));
   Tensor t = empty(sizes, o.with_requires_grad(false));
-  t.fill_(fill_value);
+  cpu::fill_kernel(t, fill_value);  // not Tensor::fill_: a new tensor starts at version 0, as torch's
   return finish(t, options);
 }
 
@@ -69,7 +71,7 @@ Tensor ones_like(const Tensor& t, std::optional<ScalarType> dtype) { return full
 
 Tensor full_like(const Tensor& t, const Scalar& fill_value, std::optional<ScalarType> dtype) {
   Tensor out = empty_like(t, TensorOptions(dtype.value_or(t.dtype())).with_device(t.device()));
-  out.fill_(fill_value);
+  cpu::fill_kernel(out, fill_value);
   return out;
 }
 
@@ -142,7 +144,7 @@ Tensor eye(int64_t n, std::optional<int64_t> m_opt, const TensorOptions& options
   int64_t m = m_opt.value_or(n);
   EMBER_CHECK(m >= 0, Error, "m must be greater or equal to 0, got ", m);
   Tensor t = zeros(DimVector{n, m}, options.with_requires_grad(false));
-  t.diagonal().fill_(1);
+  cpu::fill_kernel(t.diagonal(), 1);
   return finish(t, options);
 }
 

@@ -374,14 +374,41 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) 
   return r;
 }
 
-Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
+namespace {
+
+template <typename Value>
+Tensor& masked_fill_in_place(Tensor& self, const Tensor& mask, const Value& value, bool value_needs_grad) {
   autograd::check_in_place(self);
-  if (autograd::needs_grad({&self}) || autograd::writes_into_graph_view(self)) {
+  if (autograd::needs_grad({&self}) || value_needs_grad || autograd::writes_into_graph_view(self)) {
     return autograd::record_in_place(self, [&] { return masked_fill(self, mask, value); });
   }
   Tensor r = masked_fill(self, mask, value);
   self.copy_(r);
   return self;
+}
+
+}  // namespace
+
+Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
+  return masked_fill_in_place(self, mask, value, false);
+}
+
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  EMBER_CHECK(value.dim() == 0, Error, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+              value.dim(), " dimension(s).");
+  Tensor r = autograd::untracked([&] { return masked_fill(self, mask, value.item()); });
+  if (autograd::needs_grad({&self, &value})) {
+    Tensor m = mask.expand(self.sizes());
+    autograd::record("MaskedFillBackward1", r, {&self, &value}, {&m}, [dtype = value.dtype()](const autograd::BackwardContext& c) {
+      const Tensor &g = c.grads[0], &m = c.saved[0];
+      return autograd::TensorList{where(m, wrapped_scalar(0), g), sum(where(m, g, wrapped_scalar(0))).to(dtype)};
+    });
+  }
+  return r;
+}
+
+Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Tensor& value) {
+  return masked_fill_in_place(self, mask, value, autograd::needs_grad({&value}));
 }
 
 }  // namespace ember

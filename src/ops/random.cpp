@@ -8,6 +8,7 @@
 
 #include "ember/creation.h"
 #include "ember/parallel.h"
+#include "../cpu/copy_kernel.h"
 
 namespace ember {
 
@@ -78,7 +79,7 @@ void fill_in_order(Tensor& self, GeneratorState& g, Fn&& fill_contiguous) {
     std::lock_guard<std::mutex> lock(g.mutex);
     fill_contiguous(target);
   }
-  if (target.impl() != self.impl()) self.copy_(target);
+  if (target.impl() != self.impl()) cpu::copy_kernel(self, target);
 }
 
 GeneratorState& state_of(Generator* gen) { return (gen ? *gen : default_generator()).state(); }
@@ -145,7 +146,10 @@ Generator& default_generator() {
 void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
 uint64_t initial_seed() { return default_generator().initial_seed(); }
 
-Tensor& uniform_(Tensor& self, double from, double to, Generator* gen) {
+namespace {
+
+// The fills behind uniform_, normal_ and random_; only those bump the version (creation does not).
+void uniform_fill(Tensor& self, double from, double to, Generator* gen) {
   check_float(self, "uniform_");
   EMBER_CHECK(from <= to, Error, "uniform_ expects to return a [from, to) range, but found from=", from,
               " > to=", to);
@@ -158,10 +162,9 @@ Tensor& uniform_(Tensor& self, double from, double to, Generator* gen) {
       }
     });
   });
-  return self;
 }
 
-Tensor& normal_(Tensor& self, double mean, double std, Generator* gen) {
+void gaussian_fill(Tensor& self, double mean, double std, Generator* gen) {
   check_float(self, "normal_");
   EMBER_CHECK(std >= 0.0, Error, "normal expects std >= 0.0, but found std ", std);
   GeneratorState& g = state_of(gen);
@@ -180,10 +183,9 @@ Tensor& normal_(Tensor& self, double mean, double std, Generator* gen) {
       }
     });
   });
-  return self;
 }
 
-Tensor& random_(Tensor& self, int64_t from, int64_t to, Generator* gen) {
+void random_fill(Tensor& self, int64_t from, int64_t to, Generator* gen) {
   EMBER_CHECK(from < to, Error, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
   GeneratorState& g = state_of(gen);
   uint64_t range = uint64_t(to) - uint64_t(from);
@@ -196,12 +198,29 @@ Tensor& random_(Tensor& self, int64_t from, int64_t to, Generator* gen) {
       }
     });
   });
+}
+
+}  // namespace
+
+Tensor& uniform_(Tensor& self, double from, double to, Generator* gen) {
+  uniform_fill(self, from, to, gen);
+  self.bump_version();
+  return self;
+}
+Tensor& normal_(Tensor& self, double mean, double std, Generator* gen) {
+  gaussian_fill(self, mean, std, gen);
+  self.bump_version();
+  return self;
+}
+Tensor& random_(Tensor& self, int64_t from, int64_t to, Generator* gen) {
+  random_fill(self, from, to, gen);
+  self.bump_version();
   return self;
 }
 
 Tensor rand(IntArrayRef sizes, const TensorOptions& options, Generator* gen) {
   Tensor t = empty(sizes, options.with_requires_grad(false));
-  uniform_(t, 0.0, 1.0, gen);
+  uniform_fill(t, 0.0, 1.0, gen);
   return options.requires_grad ? t.requires_grad_(true) : t;
 }
 
@@ -211,13 +230,13 @@ Tensor randn(IntArrayRef sizes, const TensorOptions& options, Generator* gen) {
 
 Tensor normal(double mean, double std, IntArrayRef sizes, const TensorOptions& options, Generator* gen) {
   Tensor t = empty(sizes, options.with_requires_grad(false));
-  normal_(t, mean, std, gen);
+  gaussian_fill(t, mean, std, gen);
   return options.requires_grad ? t.requires_grad_(true) : t;
 }
 
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, const TensorOptions& options, Generator* gen) {
   Tensor t = empty(sizes, options.with_dtype(options.dtype.value_or(kInt64)));
-  random_(t, low, high, gen);
+  random_fill(t, low, high, gen);
   return t;
 }
 

@@ -19,17 +19,21 @@ void check_float(const Tensor& x, const char* what) {
   EMBER_CHECK(x.is_floating_point(), Error, what, " only support floating point and complex dtypes");
 }
 
+// float16 and bfloat16 inputs compute in float32 (their squares overflow early), as torch's.
+Tensor widened(const Tensor& x) { return x.dtype() == kFloat16 || x.dtype() == kBFloat16 ? x.to(kFloat32) : x; }
+
 }  // namespace
 
 namespace {
 
 std::pair<Tensor, Tensor> var_mean_impl(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
   check_float(x, "std and var");
-  Tensor m = mean(x, dims, true);
-  Tensor d = sub(x, m);
+  Tensor w = widened(x);
+  Tensor m = mean(w, dims, true);
+  Tensor d = sub(w, m);
   double denom = std::max(0.0, double(reduced_count(x.sizes(), dims)) - correction);
   Tensor v = div(sum(mul(d, d), dims, keepdim), scalar(denom));  // 0 degrees of freedom gives nan/inf, as torch
-  return {v, keepdim ? m : mean(x, dims, false)};
+  return {v.to(x.dtype()), (keepdim ? m : mean(w, dims, false)).to(x.dtype())};
 }
 
 }  // namespace
@@ -66,12 +70,13 @@ namespace {
 Tensor norm_impl(const Tensor& x, double p, IntArrayRef dims, bool keepdim) {
   EMBER_CHECK(x.is_floating_point(), Error, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
               dtype_info(x.dtype()).legacy_name);
-  const Tensor& input = x;
-  if (p == 2) return sqrt(sum(mul(input, input), dims, keepdim));
-  if (p == 1) return sum(abs(input), dims, keepdim);
-  if (std::isinf(p)) return p > 0 ? amax(abs(input), dims, keepdim) : amin(abs(input), dims, keepdim);
-  if (p == 0) return sum(ne(input, scalar(0)).to(input.dtype()), dims, keepdim);
-  return pow(sum(pow(abs(input), scalar(p)), dims, keepdim), scalar(1.0 / p));
+  Tensor input = widened(x);
+  Tensor r = p == 2 ? sqrt(sum(mul(input, input), dims, keepdim))
+           : p == 1 ? sum(abs(input), dims, keepdim)
+           : std::isinf(p) ? (p > 0 ? amax(abs(input), dims, keepdim) : amin(abs(input), dims, keepdim))
+           : p == 0 ? sum(ne(input, scalar(0)).to(input.dtype()), dims, keepdim)
+           : pow(sum(pow(abs(input), scalar(p)), dims, keepdim), scalar(1.0 / p));
+  return r.to(x.dtype());
 }
 
 }  // namespace
@@ -88,6 +93,7 @@ namespace {
 
 Tensor logsumexp_impl(const Tensor& x, IntArrayRef dims, bool keepdim) {
   Tensor input = x.is_floating_point() ? x : x.to(default_dtype());
+  if (input.numel() == 0) return log(sum(exp(input), dims, keepdim));  // -inf (no max to shift by), as torch
   Tensor m = amax(input, dims, true);
   // An infinite max (all -inf, or a +inf) would make x - m NaN: shift by 0 there instead.
   Tensor finite_m = where(isfinite(m), m, scalar(0));
@@ -107,17 +113,18 @@ namespace {
 
 Tensor softmax_impl(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype, bool log) {
   Tensor input = dtype ? x.to(*dtype) : x;
+  int64_t d = wrap_dim(dim, input.dim());
+  if (input.numel() == 0) return input.clone();  // any dtype, as torch
   EMBER_CHECK(input.is_floating_point(), NotImplementedError, "\"softmax_lastdim_kernel_impl\" not implemented for '",
               dtype_info(input.dtype()).legacy_name, "'");
   if (input.dim() == 0) input = input.unsqueeze(0);
-  int64_t d = wrap_dim(dim, input.dim());
   ScalarType compute = input.dtype() == kFloat64 ? kFloat64 : kFloat32;  // half and bfloat16 compute in float
   Tensor rows = input.movedim({d}, {-1}).to(compute).contiguous();
   int64_t n = rows.dim() == 0 ? 1 : rows.sizes().back();
   Tensor out = empty(rows.sizes(), TensorOptions(compute));
   cpu::softmax_kernel(rows.reshape({-1, n}), out.view({-1, n}), log);
   Tensor result = out.movedim({-1}, {d}).to(input.dtype()).contiguous();
-  return x.dim() == 0 ? result.view({}) : result;
+  return x.dim() == 0 ? result.view(IntArrayRef()) : result;
 }
 
 template <bool Product>
@@ -137,7 +144,7 @@ Tensor scan(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
     }
   });
   Tensor result = rows.movedim({-1}, {d}).to(out_dtype).contiguous();
-  return x.dim() == 0 ? result.view({}) : result;
+  return x.dim() == 0 ? result.view(IntArrayRef()) : result;
 }
 
 }  // namespace
