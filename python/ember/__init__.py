@@ -54,6 +54,8 @@ channels_last_3d = memory_format("channels_last_3d")
 
 def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
                  memory_format=None, generator=None):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"randint_like(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     if high is None:
         low, high = 0, low
     return randint(low, high, input.shape, generator=generator, dtype=input.dtype if dtype is None else dtype,
@@ -79,6 +81,8 @@ def is_tensor(obj):
 
 
 def numel(input):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"numel(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     return input.numel()
 
 

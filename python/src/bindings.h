@@ -35,6 +35,9 @@ DimVector factory_sizes(const char* fn, const nb::args& args, nb::handle size);
 // Builds an ember.Size (a tuple subclass) from sizes.
 nb::object make_size(IntArrayRef sizes);
 
+// Element `index` of a tensor sequence passed as argument `arg`; else torch's TypeError naming both.
+const Tensor& tensor_element(nb::handle h, size_t index, int arg = 0);
+
 // `self` when an op returned the tensor itself (x.to(x.dtype) is x, as in torch), else a new object.
 nb::object same_or_new(nb::handle self, Tensor result);
 

@@ -83,6 +83,7 @@ void init_creation(nb::module_& m) {
                 " were given");
     for (size_t i = 0; i < args.size(); ++i) {
       EMBER_CHECK(slots[i].is_none(), TypeError, "arange() got multiple values for argument '", names[i], "'");
+      EMBER_CHECK(!args[i].is_none(), TypeError, "arange(): argument '", names[i], "' must be Number, not NoneType");
       slots[i] = args[i];
     }
     EMBER_CHECK(!slots[0].is_none() && !slots[1].is_none(), TypeError, "arange() missing 1 required positional "

@@ -257,6 +257,7 @@ void init_interop(nb::module_& m, nb::class_<Tensor>& cls) {
         return dtype.is_none() ? arr : arr.attr("astype")(dtype);
       }, nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none())
       .def("__dlpack__", [](const Tensor& t, const nb::kwargs&) {  // a "dltensor" capsule
+        if (t.requires_grad()) throw nb::buffer_error("Can't export tensors that require gradient, use tensor.detach()");
         return export_array<nb::no_framework>(t).cast();
       })
       .def("__dlpack_device__", [](const Tensor& t) { return nb::make_tuple(1, 0); })
@@ -316,8 +317,11 @@ void init_interop(nb::module_& m, nb::class_<Tensor>& cls) {
 
   m.def("from_dlpack", [](nb::handle ext) {
     if (nb::isinstance<Tensor>(ext)) return nb::cast<Tensor>(ext);
-    return tensor_from_array(nb::cast<AnyArray>(ext), "a DLPack capsule");
-  }, nb::arg("ext_tensor"));
+    AnyArray arr;
+    EMBER_CHECK(nb::try_cast(ext, arr), Error, "from_dlpack received an invalid capsule. Note that DLTensor capsules "
+                "can be consumed only once, so you might have already constructed a tensor from it once.");
+    return tensor_from_array(arr, "a DLPack capsule");
+  }, nb::arg("ext_tensor").none());
 }
 
 }  // namespace ember::py

@@ -334,3 +334,85 @@ def test_numpy_scalar_keeps_graph():
     t = ember.tensor([1., 2.], requires_grad=True)
     (np.float64(3.0) * t).sum().backward()
     assert t.grad.tolist() == [3., 3.]
+
+
+# ---- 2. exception types: a wrong Python type raises torch's exception type, with a message naming it
+
+WRONG_TYPES = [
+    "lib.cat([lib.ones(2), None])", "lib.cat('a')", "lib.stack((1, 'a'))", "lib.cat([lib.ones(2), None], out=None)",
+    "lib.from_dlpack(object())", "lib.from_dlpack(None)", "lib.from_dlpack('a')", "lib.numel(None)",
+    "lib.ones(2, requires_grad=True).__dlpack__()", "lib.ones(2).backward('a')", "lib.device('cpu:0', 0)",
+    "lib.ones(2).to(dtype='a')", "lib.arange(0, 5, None)", "lib.arange('a')", "lib.arange(None)", "lib.arange(0, 'a')",
+    "lib.manual_seed('a')", "lib.manual_seed(2**64)", "lib.manual_seed(2**64 - 1).initial_seed()", "lib.manual_seed(-2**63).initial_seed()",
+    "lib.manual_seed(1.5).initial_seed()", "lib.Generator().manual_seed('a')", "lib.Generator().manual_seed(1.5)",
+    "lib.Generator().manual_seed(2**70)", "lib.Generator().manual_seed(-1).initial_seed()", "lib.zeros(lib.tensor([2, 3]))",
+    "lib.zeros(np.array([2, 3]))", "lib.zeros(2, 2.0)", "lib.zeros((2, None))", "lib.zeros(True)", "lib.zeros(2**64)",
+    "lib.randint(0.5, 10.5, (2,))", "lib.randint(0, 10)", "lib.randint(0, 10, 3)", "lib.full(2, 3)",
+    "lib.full((2,), np.array(2.))", "lib.ones(2) + np.array(2.)", "int(lib.zeros(2))", "float(lib.zeros(0))",
+    "lib.zeros(2).add(np.array([1., 2.]))",
+]
+
+
+@pytest.mark.parametrize("expr", WRONG_TYPES)
+def test_wrong_types(expr):
+    check_same(expr)
+
+
+def test_type_error_messages_name_the_argument():
+    with pytest.raises(TypeError, match="expected Tensor as element 1 in argument 0, but got NoneType"):
+        ember.cat([ember.zeros(1), None])
+    t = ember.ones(2, requires_grad=True)
+    t.register_hook(lambda g: "a")
+    with pytest.raises(TypeError, match="expected Variable, but hook returned 'str'"):
+        (t * 2).sum().backward()
+    with pytest.raises(TypeError, match="argument 'size' must be tuple of ints, but found element of type NoneType"):
+        ember.zeros((2, None))
+
+
+PROBE_VALUES = ["None", "'a'", "[1, None]"]
+# torch quirks, and mismatches owned by other areas (see docs/design.md, "Python surface")
+PROBE_KNOWN = {
+    "lib.norm(None)", "lib.norm('a')", "lib.norm([1, None])", "lib.norm([t, None])", "lib.norm(t, 'a')", "t.norm('a')",  # torch: AttributeError
+    "t.register_hook(None)", "t.unflatten(t, None)", "t.pin_memory(None)", "t.is_pinned('a')", "t.pin_memory('a')",
+    "t.__getitem__('a')", "t.to(t, 'a')", "t.__setitem__(t, 1.5)",
+}
+
+
+def probe_calls():
+    fns = sorted(n for n in dir(ember) if not n.startswith("_") and hasattr(torch, n) and callable(getattr(ember, n))
+                 and not isinstance(getattr(ember, n), type)
+                 and n not in ("set_default_dtype", "set_num_threads", "manual_seed", "seed", "set_printoptions",
+                               "set_rng_state"))
+    dunders = ("__add__", "__mul__", "__getitem__", "__setitem__", "__matmul__", "__pow__", "__and__", "__lt__",
+               "__iadd__", "__truediv__", "__floordiv__", "__mod__")
+    meths = sorted(n for n in dir(ember.Tensor) if (not n.startswith("_") or n in dunders)
+                   and hasattr(torch.Tensor, n) and callable(getattr(ember.Tensor, n, None)))
+    calls = []
+    for v in PROBE_VALUES:
+        calls += [f"lib.{n}({v})" for n in fns] + [f"lib.{n}(t, {v})" for n in fns]
+        calls += [f"lib.{n}(t, t, {v})" for n in fns] + [f"t.{n}({v})" for n in meths] + [f"t.{n}(t, {v})" for n in meths]
+    return calls + [f"lib.{n}([t, None])" for n in fns]
+
+
+def probe_mismatches():
+    """Calls of every public function and method with wrong-typed arguments whose exception type differs from torch's."""
+    import warnings
+    warnings.simplefilter("ignore")
+    out = []
+    for expr in probe_calls():
+        (_, e_err), (_, t_err) = [outcome(lambda: eval(expr, {"lib": lib, "t": lib.ones(2, 3), "np": np}))
+                                  for lib in (ember, torch)]
+        if e_err is not None and t_err is not None and type(e_err) is not type(t_err) and expr not in PROBE_KNOWN:
+            out.append(f"{expr}: ember {type(e_err).__name__}: {e_err} | torch {type(t_err).__name__}")
+        elif e_err is not None and "std::bad_cast" in str(e_err):
+            out.append(f"{expr}: bare std::bad_cast")
+    return out
+
+
+def test_probe_wrong_types():
+    code = ("import sys; sys.path.insert(0, %r)\nfrom test_hardening_python import probe_mismatches\n"
+            "print('\\n'.join(probe_mismatches())); print('done')") % __import__("os").path.dirname(__file__)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.endswith("done\n"), (r.returncode, r.stderr[-3000:])
+    mismatches = r.stdout[:-len("done\n")].strip()
+    assert not mismatches, mismatches
