@@ -52,10 +52,12 @@ channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")
 
 
-def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
+def randint_like(input, low=None, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
                  memory_format=None, generator=None):
     if not isinstance(input, Tensor):
         raise TypeError(f"randint_like(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if low is None and high is None:
+        raise TypeError("randint_like() missing 1 required positional argument: 'high'")
     if high is None:
         low, high = 0, low
     return randint(low, high, input.shape, generator=generator, dtype=input.dtype if dtype is None else dtype,

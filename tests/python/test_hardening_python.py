@@ -369,12 +369,16 @@ def test_type_error_messages_name_the_argument():
         ember.zeros((2, None))
 
 
-PROBE_VALUES = ["None", "'a'", "[1, None]"]
+PROBE_VALUES = ["None", "'a'", "[1, None]", "1.5", "object()", "(1, 'a')", "True", "lib.ones(3)"]
 # torch quirks, and mismatches owned by other areas (see docs/design.md, "Python surface")
 PROBE_KNOWN = {
     "lib.norm(None)", "lib.norm('a')", "lib.norm([1, None])", "lib.norm([t, None])", "lib.norm(t, 'a')", "t.norm('a')",  # torch: AttributeError
     "t.register_hook(None)", "t.unflatten(t, None)", "t.pin_memory(None)", "t.is_pinned('a')", "t.pin_memory('a')",
-    "t.__getitem__('a')", "t.to(t, 'a')", "t.__setitem__(t, 1.5)",
+    "lib.norm(1.5)", "lib.norm(object())", "lib.norm((1, 'a'))", "lib.norm(True)",
+    "t.__getitem__('a')", "t.__getitem__((1, 'a'))", "t.to(t, 'a')", "t.__setitem__(t, 1.5)", "t.__setitem__(t, True)",
+    "t.__setitem__(t, lib.ones(3))", "lib.isclose(t, True)", "t.isclose(True)", "lib.randint_like(t, lib.ones(3))",
+    "lib.baddbmm(t, t, lib.ones(3))", "t.baddbmm(t, lib.ones(3))", "lib.index_put(t, t, lib.ones(3))",
+    "t.index_put(t, lib.ones(3))", "t.index_put_(t, lib.ones(3))", "t.unflatten(t, lib.ones(3))",
 }
 
 
