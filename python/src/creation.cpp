@@ -94,19 +94,19 @@ void init_creation(nb::module_& m) {
   }, nb::arg("args"), nb::arg("start") = nb::none(), nb::arg("end") = nb::none(), nb::arg("step") = nb::none(),
      EMBER_FACTORY_KWARGS_PLAIN);
 
-  m.def("linspace", [](const Scalar& start, const Scalar& end, int64_t steps, nb::handle, std::optional<ScalarType> dtype,
-                       nb::handle, nb::handle device, bool requires_grad, bool) {
-    return linspace(start, end, steps, make_options(dtype, device, requires_grad));
+  m.def("linspace", [](const Scalar& start, const Scalar& end, int64_t steps, nb::handle out,
+                       std::optional<ScalarType> dtype, nb::handle, nb::handle device, bool requires_grad, bool) {
+    return with_out(out, linspace(start, end, steps, make_options(out_dtype(out, dtype), device, requires_grad)));
   }, nb::arg("start"), nb::arg("end"), nb::arg("steps"), nb::kw_only(), EMBER_FACTORY_KWARGS_PLAIN);
 
-  m.def("logspace", [](const Scalar& start, const Scalar& end, int64_t steps, double base, nb::handle,
+  m.def("logspace", [](const Scalar& start, const Scalar& end, int64_t steps, double base, nb::handle out,
                        std::optional<ScalarType> dtype, nb::handle, nb::handle device, bool requires_grad, bool) {
-    return logspace(start, end, steps, base, make_options(dtype, device, requires_grad));
+    return with_out(out, logspace(start, end, steps, base, make_options(out_dtype(out, dtype), device, requires_grad)));
   }, nb::arg("start"), nb::arg("end"), nb::arg("steps"), nb::arg("base") = 10.0, nb::kw_only(), EMBER_FACTORY_KWARGS_PLAIN);
 
-  m.def("eye", [](int64_t n, std::optional<int64_t> mcols, nb::handle, std::optional<ScalarType> dtype, nb::handle,
+  m.def("eye", [](int64_t n, std::optional<int64_t> mcols, nb::handle out, std::optional<ScalarType> dtype, nb::handle,
                   nb::handle device, bool requires_grad, bool) {
-    return eye(n, mcols, make_options(dtype, device, requires_grad));
+    return with_out(out, eye(n, mcols, make_options(out_dtype(out, dtype), device, requires_grad)));
   }, nb::arg("n"), nb::arg("m") = nb::none(), nb::kw_only(), EMBER_FACTORY_KWARGS_PLAIN);
 
   // *_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None)

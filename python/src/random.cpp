@@ -99,14 +99,16 @@ void init_random(nb::module_& m) {
   }, nb::arg("args"), nb::arg("low") = nb::none(), nb::arg("high") = nb::none(), nb::arg("size") = nb::none(),
      nb::arg("generator") = nb::none(), EMBER_FACTORY_KWARGS_PLAIN);
 
-  m.def("randperm", [](int64_t n, std::optional<Generator*> gen, nb::handle, std::optional<ScalarType> dtype, nb::handle,
-                       nb::handle device, bool requires_grad, bool) {
-    return randperm(n, make_options(dtype, device, requires_grad), gen_ptr(gen));
+  m.def("randperm", [](int64_t n, std::optional<Generator*> gen, nb::handle out, std::optional<ScalarType> dtype,
+                       nb::handle, nb::handle device, bool requires_grad, bool) {
+    return with_out(out, randperm(n, make_options(out_dtype(out, dtype), device, requires_grad), gen_ptr(gen)));
   }, nb::arg("n"), nb::kw_only(), nb::arg("generator") = nb::none(), EMBER_FACTORY_KWARGS_PLAIN);
 
-  m.def("normal", [](double mean, double std, nb::handle size, std::optional<Generator*> gen, nb::handle,
+  m.def("normal", [](double mean, double std, nb::handle size, std::optional<Generator*> gen, nb::handle out,
                      std::optional<ScalarType> dtype, nb::handle, nb::handle device, bool requires_grad, bool) {
-    return normal(mean, std, int_list(size, "size", false), make_options(dtype, device, requires_grad), gen_ptr(gen));
+    DimVector sizes = int_list(size, "size", false);
+    return with_out(out, normal(mean, std, sizes, make_options(out_dtype(out, dtype), device, requires_grad),
+                                gen_ptr(gen)));
   }, nb::arg("mean"), nb::arg("std"), nb::arg("size"), nb::kw_only(), nb::arg("generator") = nb::none(),
      EMBER_FACTORY_KWARGS_PLAIN);
 

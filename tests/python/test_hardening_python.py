@@ -291,6 +291,15 @@ def test_factory_out_and_values():
     out = ember.empty(1)
     assert ember.arange(end=4, out=out) is out and out.tolist() == [0., 1., 2., 3.]
     assert ember.full((2,), 1.5, out=ember.empty(2, dtype=ember.int64)).tolist() == [1, 1]
+    for name, args in [("linspace", (0, 1, 5)), ("logspace", (0, 1, 3)), ("eye", (2,)), ("randperm", (4,)),
+                       ("normal", (0., 1., (3,)))]:
+        dtype = "int64" if name in ("eye", "randperm") else "float64"
+        e_out, t_out = ember.empty(1, dtype=getattr(ember, dtype)), torch.empty(1, dtype=getattr(torch, dtype))
+        assert getattr(ember, name)(*args, out=e_out) is e_out
+        getattr(torch, name)(*args, out=t_out)
+        assert e_out.shape == t_out.shape and str(e_out.dtype) == str(t_out.dtype), name
+        if name not in ("randperm", "normal"):
+            assert_same(e_out, t_out, rtol=1e-6)
     g1, g2 = ember.Generator().manual_seed(3), ember.Generator().manual_seed(3)
     assert ember.equal(ember.randn(2, 3, generator=g1), ember.randn(size=(2, 3), generator=g2))
     assert ember.randint(0, 10, size=(50,)).max().item() < 10
