@@ -2,8 +2,6 @@
 // tolist(), and the storage objects.
 #include <nanobind/ndarray.h>
 
-#include <span>
-
 #include "bindings.h"
 
 namespace ember::py {
@@ -108,14 +106,28 @@ ScalarType numpy_scalar_type(PyObject* o) {
   unsupported_numpy_type(d);
 }
 
-// A sequence's items (list and tuple directly; other sequences through a list, kept in `hold`).
-std::span<PyObject*> sequence_items(PyObject* o, nb::object& hold) {
-  if (!PyList_Check(o) && !PyTuple_Check(o)) {
-    hold = nb::steal(PySequence_Fast(o, "not a sequence"));
-    if (!hold.is_valid()) throw nb::python_error();
-    o = hold.ptr();
+// A sequence as a list or tuple (other sequences are iterated into a list).
+nb::object fast_sequence(PyObject* o) {
+  nb::object seq = nb::steal(PySequence_Fast(o, "not a sequence"));
+  if (!seq.is_valid()) throw nb::python_error();
+  return seq;
+}
+
+// fn(item) for each item of a fast sequence, each held while fn runs; Python code that fn runs
+// (__float__, __iter__) may change a list, so its length is checked every time.
+template <typename Fn>
+void for_each_item(const nb::object& seq, Fn&& fn) {
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.ptr());
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    EMBER_CHECK(PySequence_Fast_GET_SIZE(seq.ptr()) == n, Error, "the data changed size while it was read");
+    PyObject* item = PySequence_Fast_GET_ITEM(seq.ptr(), i);
+    if (PyFloat_CheckExact(item) || PyLong_CheckExact(item) || PyBool_Check(item)) {
+      fn(item);  // runs no Python code
+    } else {
+      nb::object held = nb::borrow(item);
+      fn(item);
+    }
   }
-  return {PySequence_Fast_ITEMS(o), size_t(PySequence_Fast_GET_SIZE(o))};
 }
 
 bool is_data_sequence(PyObject* o) { return !nb::isinstance<Tensor>(nb::handle(o)) && PySequence_Check(o); }
@@ -153,12 +165,13 @@ ScalarType infer_dtype(PyObject* o, size_t depth) {
   if (PyLong_Check(o)) return kInt64;
   if (!PySequence_Check(o)) throw Error(str("Could not infer dtype of ", Py_TYPE(o)->tp_name));
   if (depth == kMaxDataDims) too_many_dims(o);  // also ends self-containing lists
-  nb::object hold;
-  std::span<PyObject*> items = sequence_items(o, hold);
-  if (items.empty()) return default_dtype();
-  ScalarType t = infer_dtype(items[0], depth + 1);
-  for (PyObject* item : items.subspan(1)) t = promote_types(t, infer_dtype(item, depth + 1));
-  return t;
+  nb::object seq = fast_sequence(o);
+  std::optional<ScalarType> t;
+  for_each_item(seq, [&](PyObject* item) {
+    ScalarType u = infer_dtype(item, depth + 1);
+    t = t ? promote_types(*t, u) : u;
+  });
+  return t.value_or(default_dtype());
 }
 
 // A Python number as T, checked as torch's store_scalar: integers raise on overflow (negative values
@@ -203,11 +216,11 @@ void store(PyObject* o, IntArrayRef sizes, size_t depth, T*& p) {
     *p++ = leaf_value<T>(o);
     return;
   }
-  nb::object hold;
-  std::span<PyObject*> items = sequence_items(o, hold);
-  EMBER_CHECK(int64_t(items.size()) == sizes[depth], ValueError, "expected sequence of length ", sizes[depth],
-              " at dim ", depth, " (got ", items.size(), ")");
-  for (PyObject* item : items) store(item, sizes, depth + 1, p);
+  nb::object seq = fast_sequence(o);
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.ptr());
+  EMBER_CHECK(n == sizes[depth], ValueError, "expected sequence of length ", sizes[depth], " at dim ", depth, " (got ",
+              n, ")");
+  for_each_item(seq, [&](PyObject* item) { store(item, sizes, depth + 1, p); });
 }
 
 // ---- tensor -> Python data

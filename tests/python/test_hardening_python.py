@@ -429,3 +429,22 @@ def test_probe_wrong_types():
     assert r.returncode == 0 and r.stdout.endswith("done\n"), (r.returncode, r.stderr[-3000:])
     mismatches = r.stdout[:-len("done\n")].strip()
     assert not mismatches, mismatches
+
+
+def test_tensor_data_mutated_while_read():
+    # a leaf whose __float__ empties the list being read: an error, never a read of freed memory
+    code = textwrap.dedent("""
+        import ember
+        class Evil:
+            def __float__(self):
+                outer.clear(); inner.clear()
+                return 1.0
+        inner = [Evil(), 2.0, 3.0]
+        outer = [inner, [4.0, 5.0, 6.0]]
+        try:
+            ember.tensor(outer, dtype=ember.float32)
+        except RuntimeError as e:
+            print("ok", e)
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.startswith("ok"), (r.returncode, r.stdout, r.stderr[-2000:])
