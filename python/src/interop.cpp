@@ -290,8 +290,14 @@ void init_interop(nb::module_& m, nb::class_<Tensor>& cls) {
   m.def("tensor", [](nb::handle data, std::optional<ScalarType> dtype, nb::handle device, bool requires_grad, bool pin_memory) {
     TensorOptions options = make_options(dtype, device, requires_grad, pin_memory);
     Tensor t;
-    if (nb::isinstance<Tensor>(data)) {
-      t = nb::cast<const Tensor&>(data).to(dtype.value_or(nb::cast<const Tensor&>(data).dtype())).clone();
+    if (nb::isinstance<Tensor>(data)) {  // a detached copy, as torch (with its warning)
+      if (PyErr_WarnEx(PyExc_UserWarning, "To copy construct from a tensor, it is recommended to use "
+                       "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), rather "
+                       "than torch.tensor(sourceTensor).", 1) < 0) {
+        throw nb::python_error();
+      }
+      Tensor src = nb::cast<const Tensor&>(data).detach();
+      t = src.to(dtype.value_or(src.dtype()), true);
     } else if (is_numpy_array(data)) {
       t = tensor_from_array(nb::cast<AnyArray>(data), "np.ndarray");
       t = t.to(dtype.value_or(t.dtype()), true);

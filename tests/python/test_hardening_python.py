@@ -448,3 +448,11 @@ def test_tensor_data_mutated_while_read():
     """)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout.startswith("ok"), (r.returncode, r.stdout, r.stderr[-2000:])
+
+
+def test_tensor_of_tensor_is_a_detached_copy():
+    for lib in (ember, torch):
+        x = lib.ones(2, requires_grad=True)
+        with pytest.warns(UserWarning, match="To copy construct from a tensor"):
+            y = lib.tensor(x, dtype=lib.float64)
+        assert not y.requires_grad and y.grad_fn is None and y.dtype == lib.float64
