@@ -111,6 +111,8 @@ Tensor.get_device = lambda self: self.device.index if self.is_cuda else -1
 Tensor.pin_memory = lambda self: (_ for _ in ()).throw(
     AssertionError("pin_memory() needs a CUDA device; this build or machine has none"))
 Tensor.is_pinned = lambda self: False
+Tensor.is_meta = property(lambda self: False)
+Tensor.is_signed = lambda self: self.dtype.is_signed
 
 
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):

@@ -456,3 +456,9 @@ def test_tensor_of_tensor_is_a_detached_copy():
         with pytest.warns(UserWarning, match="To copy construct from a tensor"):
             y = lib.tensor(x, dtype=lib.float64)
         assert not y.requires_grad and y.grad_fn is None and y.dtype == lib.float64
+
+
+@pytest.mark.parametrize("expr", ["lib.iinfo(lib.bool)", "lib.zeros(2).is_signed()", "lib.zeros(2, dtype=lib.uint8).is_signed()",
+                                  "lib.zeros(2).is_meta", "lib.iinfo(lib.float32)", "lib.finfo(lib.int32)"])
+def test_dtype_queries(expr):
+    check_same(expr)
