@@ -105,11 +105,13 @@ template <> struct type_caster<ember::Scalar> {
     if (PyFloat_Check(o)) { value = ember::Scalar(PyFloat_AS_DOUBLE(o)); return true; }
     if (!(flags & uint8_t(cast_flags::convert))) return false;
     if (std::string_view(Py_TYPE(o)->tp_name) == "numpy.ndarray") return false;  // never a Number, as in torch
-    if (PyIndex_Check(o)) {  // numpy integers
+    if (PyIndex_Check(o)) {  // numpy integers, 0-dim integer tensors
       long long v = PyLong_AsLongLong(o);
-      if (v == -1 && PyErr_Occurred()) { PyErr_Clear(); return false; }
-      value = ember::Scalar(int64_t(v));
-      return true;
+      if (!(v == -1 && PyErr_Occurred())) {
+        value = ember::Scalar(int64_t(v));
+        return true;
+      }
+      PyErr_Clear();  // a 0-dim float tensor: read through nb_float below
     }
     if (PyNumber_Check(o) && Py_TYPE(o)->tp_as_number->nb_float) {  // numpy floats
       double v = PyFloat_AsDouble(o);
