@@ -89,9 +89,19 @@ bool is_string(PyObject* o) { return PyUnicode_Check(o) || PyBytes_Check(o); }
 bool is_numpy_object(PyObject* o) { return std::string_view(Py_TYPE(o)->tp_name).starts_with("numpy."); }
 
 [[noreturn]] void unsupported_numpy_type(nb::handle np_dtype) {
-  throw TypeError(str("can't convert np.ndarray of type numpy.", nb::str(np_dtype.attr("name")).c_str(),
+  throw TypeError(str("can't convert np.ndarray of type numpy.", nb::str(np_dtype.attr("type").attr("__name__")).c_str(),
                       ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, "
                       "and bool."));
+}
+
+// A numpy array's memory, with torch's errors for arrays a tensor cannot view.
+Tensor tensor_from_numpy(nb::handle arr) {
+  nb::object d = arr.attr("dtype");
+  EMBER_CHECK(nb::cast<std::string>(d.attr("byteorder")) != ">", ValueError, "given numpy array has byte order "
+              "different from the native byte order. Conversion between byte orders is currently not supported.");
+  AnyArray a;
+  if (!nb::try_cast(arr, a)) unsupported_numpy_type(d);
+  return tensor_from_array(a, "np.ndarray");
 }
 
 // The dtype of a numpy scalar or array, from its numpy dtype's kind and size.
@@ -299,7 +309,7 @@ void init_interop(nb::module_& m, nb::class_<Tensor>& cls) {
       Tensor src = nb::cast<const Tensor&>(data).detach();
       t = src.to(dtype.value_or(src.dtype()), true);
     } else if (is_numpy_array(data)) {
-      t = tensor_from_array(nb::cast<AnyArray>(data), "np.ndarray");
+      t = tensor_from_numpy(data);
       t = t.to(dtype.value_or(t.dtype()), true);
     } else {
       t = tensor_from_data(data, dtype);
@@ -314,7 +324,7 @@ void init_interop(nb::module_& m, nb::class_<Tensor>& cls) {
     auto dev = device_from_object(device);
     Tensor t;
     if (nb::isinstance<Tensor>(data)) t = nb::cast<const Tensor&>(data);
-    else if (is_numpy_array(data)) t = tensor_from_array(nb::cast<AnyArray>(data), "np.ndarray");
+    else if (is_numpy_array(data)) t = tensor_from_numpy(data);
     else t = tensor_from_data(data, dtype);
     if (dtype) t = t.to(*dtype);
     if (dev) t = t.to(*dev);
@@ -323,16 +333,8 @@ void init_interop(nb::module_& m, nb::class_<Tensor>& cls) {
 
   m.def("from_numpy", [](nb::handle arr) {
     EMBER_CHECK(is_numpy_array(arr), TypeError, "expected np.ndarray (got ", Py_TYPE(arr.ptr())->tp_name, ")");
-    AnyArray a;
-    try {
-      a = nb::cast<AnyArray>(arr);
-    } catch (const nb::cast_error&) {
-      throw TypeError(str("can't convert np.ndarray of type ", nb::str(arr.attr("dtype")).c_str(),
-                          ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, "
-                          "uint8, and bool."));
-    }
-    return tensor_from_array(a, "np.ndarray");
-  }, nb::arg("ndarray"));
+    return tensor_from_numpy(arr);
+  }, nb::arg("ndarray").none());
 
   m.def("from_dlpack", [](nb::handle ext) {
     if (nb::isinstance<Tensor>(ext)) return nb::cast<Tensor>(ext);

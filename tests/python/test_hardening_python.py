@@ -493,3 +493,30 @@ def test_tensor_of_tensor_is_a_detached_copy():
                                   "lib.zeros(2).is_meta", "lib.iinfo(lib.float32)", "lib.finfo(lib.int32)"])
 def test_dtype_queries(expr):
     check_same(expr)
+
+
+NUMPY_ARRAYS = [
+    "lib.from_numpy(np.arange(3, dtype='>f4')).tolist()",
+    "lib.tensor(np.arange(3, dtype='>f4')).tolist()",
+    "lib.as_tensor(np.arange(3, dtype='>i8')).tolist()",
+    "lib.from_numpy(np.frombuffer(b'\\x00' * 13, dtype=np.uint8)[1:].view(np.float32)).tolist()",
+    'lib.from_numpy(np.zeros((2, 3))[:, ::2]).stride()',
+    "lib.from_numpy(np.zeros((2, 3), order='F')).stride()",
+    'lib.from_numpy(np.zeros((0, 3))).stride()',
+    'lib.from_numpy(np.broadcast_to(np.arange(3.), (2, 3))).stride()',
+    'lib.from_numpy(np.array(5)).shape',
+    'lib.from_numpy(np.zeros(3, dtype=np.float16)).dtype',
+    "lib.from_numpy(np.zeros(2, dtype=[('a', 'f4')]))",
+    "lib.from_numpy(np.zeros(3, dtype='U1'))",
+    'lib.from_numpy(np.zeros(3, dtype=np.datetime64))',
+    'lib.tensor(np.zeros(3, dtype=object))',
+    'lib.tensor(np.array([1, None], dtype=object))',
+    'lib.tensor(np.array([1.5, 2.5], dtype=object))',
+    'lib.from_numpy(None)',
+    'lib.from_numpy([1, 2])',
+]
+
+
+@pytest.mark.parametrize("expr", NUMPY_ARRAYS)
+def test_numpy_arrays_in(expr):
+    check_same(expr)
