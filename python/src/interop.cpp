@@ -246,6 +246,11 @@ nb::object element_object(const Tensor& t, const char* p) {
 
 nb::object tolist_at(const Tensor& t, size_t dim, const char* p) {
   if (dim == size_t(t.dim())) return element_object(t, p);
+  // Python's recursion limit bounds the nesting (a RecursionError, not a C stack overflow)
+  if (Py_EnterRecursiveCall(" while converting a tensor to a list")) throw nb::python_error();
+  struct Leave {
+    ~Leave() { Py_LeaveRecursiveCall(); }
+  } leave;
   int64_t n = t.sizes()[dim], step = t.strides()[dim] * int64_t(t.element_size());
   PyObject* list = PyList_New(Py_ssize_t(n));
   for (int64_t i = 0; i < n; ++i) PyList_SET_ITEM(list, i, tolist_at(t, dim + 1, p + i * step).release().ptr());
