@@ -58,6 +58,7 @@ template <typename Framework>
 nb::ndarray<Framework> export_array(const Tensor& t) {
   EMBER_CHECK(t.device().is_cpu(), TypeError, "can't convert ", t.device().str(),
               " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
+  if (t.dim() > 128) throw nb::buffer_error("DLPack export supports at most 128 dimensions");  // nanobind's limit
   auto* keep = new Tensor(t);
   nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<Tensor*>(p); });
   std::vector<size_t> shape(t.sizes().begin(), t.sizes().end());

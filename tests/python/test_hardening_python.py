@@ -528,3 +528,10 @@ def test_tolist_of_many_dims_no_crash():
             "assert ember.zeros([1] * 200).tolist() is not None")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout.startswith("ok"), (r.returncode, r.stderr[-2000:])
+
+
+def test_dlpack_of_many_dims_raises():
+    code = ("import ember\nassert ember.zeros([1] * 128).__dlpack__() is not None\n"
+            "try: ember.zeros([1] * 129).__dlpack__()\nexcept BufferError: print('ok')")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.startswith("ok"), (r.returncode, r.stderr[-2000:])
