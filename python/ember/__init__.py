@@ -52,8 +52,12 @@ channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")
 
 
-def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
+def randint_like(input, low=None, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
                  memory_format=None, generator=None):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"randint_like(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if low is None and high is None:
+        raise TypeError("randint_like() missing 1 required positional argument: 'high'")
     if high is None:
         low, high = 0, low
     return randint(low, high, input.shape, generator=generator, dtype=input.dtype if dtype is None else dtype,
@@ -79,6 +83,8 @@ def is_tensor(obj):
 
 
 def numel(input):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"numel(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     return input.numel()
 
 
@@ -105,6 +111,8 @@ Tensor.get_device = lambda self: self.device.index if self.is_cuda else -1
 Tensor.pin_memory = lambda self: (_ for _ in ()).throw(
     AssertionError("pin_memory() needs a CUDA device; this build or machine has none"))
 Tensor.is_pinned = lambda self: False
+Tensor.is_meta = property(lambda self: False)
+Tensor.is_signed = lambda self: self.dtype.is_signed
 
 
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):

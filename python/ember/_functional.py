@@ -22,3 +22,18 @@ def _forward(name):
 for _name in __all__:
     globals()[_name] = _forward(_name)
 del _name
+
+
+def _check_ints(name, arg, value):
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(f"{name}(): argument '{arg}' (position 2) must be tuple of ints, not {type(value).__name__}")
+    return value
+
+
+# The function forms take one sequence, not the methods' varargs.
+def reshape(input, shape):
+    return input.reshape(_check_ints("reshape", "shape", shape))
+
+
+def permute(input, dims):
+    return input.permute(_check_ints("permute", "dims", dims))

@@ -17,7 +17,11 @@ TensorList tensor_list(nb::handle h) {  // a tensor, or a sequence of tensors (N
   TensorList out;
   if (h.is_none()) return out;
   if (nb::isinstance<Tensor>(h)) return {nb::cast<Tensor>(h)};
-  for (nb::handle item : h) out.push_back(item.is_none() ? Tensor() : nb::cast<Tensor>(item));
+  for (nb::handle item : h) {
+    EMBER_CHECK(item.is_none() || nb::isinstance<Tensor>(item), TypeError,
+                "gradients can be either Tensors or None, but got ", nb::inst_name(item).c_str());
+    out.push_back(item.is_none() ? Tensor() : nb::cast<Tensor>(item));
+  }
   return out;
 }
 
@@ -25,6 +29,8 @@ TensorList tensor_list(nb::handle h) {  // a tensor, or a sequence of tensors (N
 autograd::TensorHook python_hook(nb::object fn) {
   return [fn = std::move(fn)](const Tensor& grad) -> Tensor {
     nb::object r = fn(grad);
+    EMBER_CHECK(r.is_none() || nb::isinstance<Tensor>(r), TypeError, "expected Variable, but hook returned '",
+                nb::inst_name(r).c_str(), "'");
     return r.is_none() ? Tensor() : nb::cast<Tensor>(r);
   };
 }

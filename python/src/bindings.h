@@ -35,6 +35,9 @@ DimVector factory_sizes(const char* fn, const nb::args& args, nb::handle size);
 // Builds an ember.Size (a tuple subclass) from sizes.
 nb::object make_size(IntArrayRef sizes);
 
+// Element `index` of a tensor sequence passed as argument `arg`; else torch's TypeError naming both.
+const Tensor& tensor_element(nb::handle h, size_t index, int arg = 0);
+
 // `self` when an op returned the tensor itself (x.to(x.dtype) is x, as in torch), else a new object.
 nb::object same_or_new(nb::handle self, Tensor result);
 
@@ -102,11 +105,13 @@ template <> struct type_caster<ember::Scalar> {
     if (PyFloat_Check(o)) { value = ember::Scalar(PyFloat_AS_DOUBLE(o)); return true; }
     if (!(flags & uint8_t(cast_flags::convert))) return false;
     if (std::string_view(Py_TYPE(o)->tp_name) == "numpy.ndarray") return false;  // never a Number, as in torch
-    if (PyIndex_Check(o)) {  // numpy integers
+    if (PyIndex_Check(o)) {  // numpy integers, 0-dim integer tensors
       long long v = PyLong_AsLongLong(o);
-      if (v == -1 && PyErr_Occurred()) { PyErr_Clear(); return false; }
-      value = ember::Scalar(int64_t(v));
-      return true;
+      if (!(v == -1 && PyErr_Occurred())) {
+        value = ember::Scalar(int64_t(v));
+        return true;
+      }
+      PyErr_Clear();  // a 0-dim float tensor: read through nb_float below
     }
     if (PyNumber_Check(o) && Py_TYPE(o)->tp_as_number->nb_float) {  // numpy floats
       double v = PyFloat_AsDouble(o);

@@ -89,6 +89,7 @@ void init_creation(nb::module_& m) {
                 " were given");
     for (size_t i = 0; i < args.size(); ++i) {
       EMBER_CHECK(slots[i].is_none(), TypeError, "arange() got multiple values for argument '", names[i], "'");
+      EMBER_CHECK(!args[i].is_none(), TypeError, "arange(): argument '", names[i], "' must be Number, not NoneType");
       slots[i] = args[i];
     }
     EMBER_CHECK(!slots[0].is_none() && !slots[1].is_none(), TypeError, "arange() missing 1 required positional "
@@ -99,36 +100,47 @@ void init_creation(nb::module_& m) {
   }, nb::arg("args"), nb::arg("start") = nb::none(), nb::arg("end") = nb::none(), nb::arg("step") = nb::none(),
      EMBER_FACTORY_KWARGS_PLAIN);
 
-  m.def("linspace", [](const Scalar& start, const Scalar& end, int64_t steps, nb::handle, std::optional<ScalarType> dtype,
-                       nb::handle, nb::handle device, bool requires_grad, bool) {
-    return linspace(start, end, steps, make_options(dtype, device, requires_grad));
+  m.def("linspace", [](const Scalar& start, const Scalar& end, int64_t steps, nb::handle out,
+                       std::optional<ScalarType> dtype, nb::handle, nb::handle device, bool requires_grad, bool) {
+    return with_out(out, linspace(start, end, steps, make_options(out_dtype(out, dtype), device, requires_grad)));
   }, nb::arg("start"), nb::arg("end"), nb::arg("steps"), nb::kw_only(), EMBER_FACTORY_KWARGS_PLAIN);
 
-  m.def("logspace", [](const Scalar& start, const Scalar& end, int64_t steps, double base, nb::handle,
+  m.def("logspace", [](const Scalar& start, const Scalar& end, int64_t steps, double base, nb::handle out,
                        std::optional<ScalarType> dtype, nb::handle, nb::handle device, bool requires_grad, bool) {
-    return logspace(start, end, steps, base, make_options(dtype, device, requires_grad));
+    return with_out(out, logspace(start, end, steps, base, make_options(out_dtype(out, dtype), device, requires_grad)));
   }, nb::arg("start"), nb::arg("end"), nb::arg("steps"), nb::arg("base") = 10.0, nb::kw_only(), EMBER_FACTORY_KWARGS_PLAIN);
 
-  m.def("eye", [](int64_t n, std::optional<int64_t> mcols, nb::handle, std::optional<ScalarType> dtype, nb::handle,
+  m.def("eye", [](int64_t n, std::optional<int64_t> mcols, nb::handle out, std::optional<ScalarType> dtype, nb::handle,
                   nb::handle device, bool requires_grad, bool) {
-    return eye(n, mcols, make_options(dtype, device, requires_grad));
+    return with_out(out, eye(n, mcols, make_options(out_dtype(out, dtype), device, requires_grad)));
   }, nb::arg("n"), nb::arg("m") = nb::none(), nb::kw_only(), EMBER_FACTORY_KWARGS_PLAIN);
 
   // *_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None)
+  // (rand_like and randn_like also take generator=)
+  auto like = [](const Tensor& t, std::optional<ScalarType> dtype, nb::handle device, bool requires_grad, auto fill) {
+    Tensor out = empty_like(t, like_options(t, dtype, device, false));
+    fill(out);
+    return requires_grad ? out.requires_grad_(true) : out;
+  };
   auto def_like = [&](const char* name, auto fill) {
-    m.def(name, [fill](const Tensor& t, std::optional<ScalarType> dtype, nb::handle, nb::handle device,
-                       bool requires_grad, nb::handle) {
-      Tensor out = empty_like(t, like_options(t, dtype, device, false));
-      fill(out);
-      return fresh(out, requires_grad);
-    }, nb::arg("input"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("layout") = nb::none(),
-       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("memory_format") = nb::none());
+    m.def(name, [like, fill](const Tensor& t, std::optional<ScalarType> dtype, nb::handle, nb::handle device,
+                             bool requires_grad, nb::handle) { return like(t, dtype, device, requires_grad, fill); },
+          nb::arg("input"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("layout") = nb::none(),
+          nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("memory_format") = nb::none());
+  };
+  auto def_random_like = [&](const char* name, void (*sample)(Tensor&, Generator*)) {
+    m.def(name, [like, sample](const Tensor& t, std::optional<Generator*> gen, std::optional<ScalarType> dtype,
+                               nb::handle, nb::handle device, bool requires_grad, nb::handle) {
+      return like(t, dtype, device, requires_grad, [&](Tensor& out) { sample(out, gen.value_or(nullptr)); });
+    }, nb::arg("input"), nb::kw_only(), nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(),
+       nb::arg("layout") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,
+       nb::arg("memory_format") = nb::none());
   };
   def_like("empty_like", [](Tensor&) {});
   def_like("zeros_like", [](Tensor& t) { t.zero_(); });
   def_like("ones_like", [](Tensor& t) { t.fill_(1); });
-  def_like("rand_like", [](Tensor& t) { uniform_(t); });
-  def_like("randn_like", [](Tensor& t) { normal_(t); });
+  def_random_like("rand_like", [](Tensor& t, Generator* g) { uniform_(t, 0.0, 1.0, g); });
+  def_random_like("randn_like", [](Tensor& t, Generator* g) { normal_(t, 0.0, 1.0, g); });
   m.def("full_like", [](const Tensor& t, const Scalar& fill, std::optional<ScalarType> dtype, nb::handle,
                         nb::handle device, bool requires_grad, nb::handle) {
     Tensor out = empty_like(t, like_options(t, dtype, device, false));
@@ -158,12 +170,13 @@ void init_creation(nb::module_& m) {
   def_new("new_ones", [](Tensor& t) { t.fill_(1); });
   nb::setattr(cls, "new_full", nb::cpp_function(
       [](const Tensor& self, nb::handle size, const Scalar& fill, std::optional<ScalarType> dtype, nb::handle device,
-         bool requires_grad) {
+         bool requires_grad, nb::handle, bool) {
         Tensor out = full(int_list(size, "size", false), fill, like_options(self, dtype, device, false));
         return requires_grad ? out.requires_grad_(true) : out;
       },
       nb::is_method(), nb::name("new_full"), nb::arg("size"), nb::arg("fill_value"), nb::arg("dtype") = nb::none(),
-      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false));
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("layout") = nb::none(),
+      nb::arg("pin_memory") = false));
 }
 
 }  // namespace ember::py

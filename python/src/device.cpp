@@ -35,7 +35,7 @@ void init_device(nb::module_& m) {
         new (self) Device(*d);
       }, nb::arg("type"))
       .def("__init__", [](Device* self, const std::string& type, int64_t index) {
-        EMBER_CHECK(type.find(':') == std::string::npos, ValueError,
+        EMBER_CHECK(type.find(':') == std::string::npos, Error,
                     "type (string) must not include an index because index was passed explicitly: ", type);
         EMBER_CHECK(index >= 0, Error, "Device index must not be negative");
         Device d(type);

@@ -63,6 +63,7 @@ struct IInfo {
   int64_t min, max;
 
   explicit IInfo(ScalarType t) : dtype(t), bits(int(element_size(t)) * 8) {
+    EMBER_CHECK(t != kBool, TypeError, "torch.bool is not supported by torch.iinfo");
     EMBER_CHECK(!is_floating_point(t), TypeError, "torch.iinfo() requires an integer input type. Use torch.finfo to handle '",
                 dtype_name(t), "'");
     visit_dtype(t, [&]<typename T>(T) {

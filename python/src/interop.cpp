@@ -2,8 +2,6 @@
 // tolist(), and the storage objects.
 #include <nanobind/ndarray.h>
 
-#include <span>
-
 #include "bindings.h"
 
 namespace ember::py {
@@ -60,6 +58,7 @@ template <typename Framework>
 nb::ndarray<Framework> export_array(const Tensor& t) {
   EMBER_CHECK(t.device().is_cpu(), TypeError, "can't convert ", t.device().str(),
               " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
+  if (t.dim() > 128) throw nb::buffer_error("DLPack export supports at most 128 dimensions");  // nanobind's limit
   auto* keep = new Tensor(t);
   nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<Tensor*>(p); });
   std::vector<size_t> shape(t.sizes().begin(), t.sizes().end());
@@ -91,9 +90,19 @@ bool is_string(PyObject* o) { return PyUnicode_Check(o) || PyBytes_Check(o); }
 bool is_numpy_object(PyObject* o) { return std::string_view(Py_TYPE(o)->tp_name).starts_with("numpy."); }
 
 [[noreturn]] void unsupported_numpy_type(nb::handle np_dtype) {
-  throw TypeError(str("can't convert np.ndarray of type numpy.", nb::str(np_dtype.attr("name")).c_str(),
+  throw TypeError(str("can't convert np.ndarray of type numpy.", nb::str(np_dtype.attr("type").attr("__name__")).c_str(),
                       ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, "
                       "and bool."));
+}
+
+// A numpy array's memory, with torch's errors for arrays a tensor cannot view.
+Tensor tensor_from_numpy(nb::handle arr) {
+  nb::object d = arr.attr("dtype");
+  EMBER_CHECK(nb::cast<std::string>(d.attr("byteorder")) != ">", ValueError, "given numpy array has byte order "
+              "different from the native byte order. Conversion between byte orders is currently not supported.");
+  AnyArray a;
+  if (!nb::try_cast(arr, a)) unsupported_numpy_type(d);
+  return tensor_from_array(a, "np.ndarray");
 }
 
 // The dtype of a numpy scalar or array, from its numpy dtype's kind and size.
@@ -108,14 +117,28 @@ ScalarType numpy_scalar_type(PyObject* o) {
   unsupported_numpy_type(d);
 }
 
-// A sequence's items (list and tuple directly; other sequences through a list, kept in `hold`).
-std::span<PyObject*> sequence_items(PyObject* o, nb::object& hold) {
-  if (!PyList_Check(o) && !PyTuple_Check(o)) {
-    hold = nb::steal(PySequence_Fast(o, "not a sequence"));
-    if (!hold.is_valid()) throw nb::python_error();
-    o = hold.ptr();
+// A sequence as a list or tuple (other sequences are iterated into a list).
+nb::object fast_sequence(PyObject* o) {
+  nb::object seq = nb::steal(PySequence_Fast(o, "not a sequence"));
+  if (!seq.is_valid()) throw nb::python_error();
+  return seq;
+}
+
+// fn(item) for each item of a fast sequence, each held while fn runs; Python code that fn runs
+// (__float__, __iter__) may change a list, so its length is checked every time.
+template <typename Fn>
+void for_each_item(const nb::object& seq, Fn&& fn) {
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.ptr());
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    EMBER_CHECK(PySequence_Fast_GET_SIZE(seq.ptr()) == n, Error, "the data changed size while it was read");
+    PyObject* item = PySequence_Fast_GET_ITEM(seq.ptr(), i);
+    if (PyFloat_CheckExact(item) || PyLong_CheckExact(item) || PyBool_Check(item)) {
+      fn(item);  // runs no Python code
+    } else {
+      nb::object held = nb::borrow(item);
+      fn(item);
+    }
   }
-  return {PySequence_Fast_ITEMS(o), size_t(PySequence_Fast_GET_SIZE(o))};
 }
 
 bool is_data_sequence(PyObject* o) { return !nb::isinstance<Tensor>(nb::handle(o)) && PySequence_Check(o); }
@@ -153,12 +176,13 @@ ScalarType infer_dtype(PyObject* o, size_t depth) {
   if (PyLong_Check(o)) return kInt64;
   if (!PySequence_Check(o)) throw Error(str("Could not infer dtype of ", Py_TYPE(o)->tp_name));
   if (depth == kMaxDataDims) too_many_dims(o);  // also ends self-containing lists
-  nb::object hold;
-  std::span<PyObject*> items = sequence_items(o, hold);
-  if (items.empty()) return default_dtype();
-  ScalarType t = infer_dtype(items[0], depth + 1);
-  for (PyObject* item : items.subspan(1)) t = promote_types(t, infer_dtype(item, depth + 1));
-  return t;
+  nb::object seq = fast_sequence(o);
+  std::optional<ScalarType> t;
+  for_each_item(seq, [&](PyObject* item) {
+    ScalarType u = infer_dtype(item, depth + 1);
+    t = t ? promote_types(*t, u) : u;
+  });
+  return t.value_or(default_dtype());
 }
 
 // A Python number as T, checked as torch's store_scalar: integers raise on overflow (negative values
@@ -203,11 +227,11 @@ void store(PyObject* o, IntArrayRef sizes, size_t depth, T*& p) {
     *p++ = leaf_value<T>(o);
     return;
   }
-  nb::object hold;
-  std::span<PyObject*> items = sequence_items(o, hold);
-  EMBER_CHECK(int64_t(items.size()) == sizes[depth], ValueError, "expected sequence of length ", sizes[depth],
-              " at dim ", depth, " (got ", items.size(), ")");
-  for (PyObject* item : items) store(item, sizes, depth + 1, p);
+  nb::object seq = fast_sequence(o);
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.ptr());
+  EMBER_CHECK(n == sizes[depth], ValueError, "expected sequence of length ", sizes[depth], " at dim ", depth, " (got ",
+              n, ")");
+  for_each_item(seq, [&](PyObject* item) { store(item, sizes, depth + 1, p); });
 }
 
 // ---- tensor -> Python data
@@ -223,6 +247,11 @@ nb::object element_object(const Tensor& t, const char* p) {
 
 nb::object tolist_at(const Tensor& t, size_t dim, const char* p) {
   if (dim == size_t(t.dim())) return element_object(t, p);
+  // Python's recursion limit bounds the nesting (a RecursionError, not a C stack overflow)
+  if (Py_EnterRecursiveCall(" while converting a tensor to a list")) throw nb::python_error();
+  struct Leave {
+    ~Leave() { Py_LeaveRecursiveCall(); }
+  } leave;
   int64_t n = t.sizes()[dim], step = t.strides()[dim] * int64_t(t.element_size());
   PyObject* list = PyList_New(Py_ssize_t(n));
   for (int64_t i = 0; i < n; ++i) PyList_SET_ITEM(list, i, tolist_at(t, dim + 1, p + i * step).release().ptr());
@@ -257,6 +286,7 @@ void init_interop(nb::module_& m, nb::class_<Tensor>& cls) {
         return dtype.is_none() ? arr : arr.attr("astype")(dtype);
       }, nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none())
       .def("__dlpack__", [](const Tensor& t, const nb::kwargs&) {  // a "dltensor" capsule
+        if (t.requires_grad()) throw nb::buffer_error("Can't export tensors that require gradient, use tensor.detach()");
         return export_array<nb::no_framework>(t).cast();
       })
       .def("__dlpack_device__", [](const Tensor& t) { return nb::make_tuple(1, 0); })
@@ -276,10 +306,16 @@ void init_interop(nb::module_& m, nb::class_<Tensor>& cls) {
   m.def("tensor", [](nb::handle data, std::optional<ScalarType> dtype, nb::handle device, bool requires_grad, bool pin_memory) {
     TensorOptions options = make_options(dtype, device, requires_grad, pin_memory);
     Tensor t;
-    if (nb::isinstance<Tensor>(data)) {
-      t = nb::cast<const Tensor&>(data).to(dtype.value_or(nb::cast<const Tensor&>(data).dtype())).clone();
+    if (nb::isinstance<Tensor>(data)) {  // a detached copy, as torch (with its warning)
+      if (PyErr_WarnEx(PyExc_UserWarning, "To copy construct from a tensor, it is recommended to use "
+                       "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), rather "
+                       "than torch.tensor(sourceTensor).", 1) < 0) {
+        throw nb::python_error();
+      }
+      Tensor src = nb::cast<const Tensor&>(data).detach();
+      t = src.to(dtype.value_or(src.dtype()), true);
     } else if (is_numpy_array(data)) {
-      t = tensor_from_array(nb::cast<AnyArray>(data), "np.ndarray");
+      t = tensor_from_numpy(data);
       t = t.to(dtype.value_or(t.dtype()), true);
     } else {
       t = tensor_from_data(data, dtype);
@@ -294,7 +330,7 @@ void init_interop(nb::module_& m, nb::class_<Tensor>& cls) {
     auto dev = device_from_object(device);
     Tensor t;
     if (nb::isinstance<Tensor>(data)) t = nb::cast<const Tensor&>(data);
-    else if (is_numpy_array(data)) t = tensor_from_array(nb::cast<AnyArray>(data), "np.ndarray");
+    else if (is_numpy_array(data)) t = tensor_from_numpy(data);
     else t = tensor_from_data(data, dtype);
     if (dtype) t = t.to(*dtype);
     if (dev) t = t.to(*dev);
@@ -303,21 +339,16 @@ void init_interop(nb::module_& m, nb::class_<Tensor>& cls) {
 
   m.def("from_numpy", [](nb::handle arr) {
     EMBER_CHECK(is_numpy_array(arr), TypeError, "expected np.ndarray (got ", Py_TYPE(arr.ptr())->tp_name, ")");
-    AnyArray a;
-    try {
-      a = nb::cast<AnyArray>(arr);
-    } catch (const nb::cast_error&) {
-      throw TypeError(str("can't convert np.ndarray of type ", nb::str(arr.attr("dtype")).c_str(),
-                          ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, "
-                          "uint8, and bool."));
-    }
-    return tensor_from_array(a, "np.ndarray");
-  }, nb::arg("ndarray"));
+    return tensor_from_numpy(arr);
+  }, nb::arg("ndarray").none());
 
   m.def("from_dlpack", [](nb::handle ext) {
     if (nb::isinstance<Tensor>(ext)) return nb::cast<Tensor>(ext);
-    return tensor_from_array(nb::cast<AnyArray>(ext), "a DLPack capsule");
-  }, nb::arg("ext_tensor"));
+    AnyArray arr;
+    EMBER_CHECK(nb::try_cast(ext, arr), Error, "from_dlpack received an invalid capsule. Note that DLTensor capsules "
+                "can be consumed only once, so you might have already constructed a tensor from it once.");
+    return tensor_from_array(arr, "a DLPack capsule");
+  }, nb::arg("ext_tensor").none());
 }
 
 }  // namespace ember::py

@@ -203,7 +203,7 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
       EMBER_CHECK(nb::isinstance<nb::sequence>(tensors) && !nb::isinstance<Tensor>(tensors), TypeError, name,
                   "(): argument 'tensors' (position 1) must be tuple of Tensors, not ", Py_TYPE(tensors.ptr())->tp_name);
       std::vector<Tensor> list;
-      for (nb::handle t : tensors) list.push_back(nb::cast<Tensor>(t));
+      for (nb::handle t : tensors) list.push_back(tensor_element(t, list.size()));
       Tensor r = fn(list, dim);
       if (out.is_none()) return nb::cast(r);
       Tensor& o = nb::cast<Tensor&>(out);

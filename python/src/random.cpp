@@ -7,6 +7,23 @@ namespace {
 
 Generator* gen_ptr(std::optional<Generator*> g) { return g ? *g : nullptr; }
 
+// A seed as torch takes it: an int in [-2**63, 2**64), negative ones wrapping.
+uint64_t seed_value(nb::handle h) {
+  PyObject* o = h.ptr();
+  EMBER_CHECK(PyLong_Check(o) || (PyIndex_Check(o) && !PyFloat_Check(o)), Error, "manual_seed expected a long, but got ",
+              nb::inst_name(h).c_str());
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+  if (!overflow) return uint64_t(v);
+  unsigned long long u = overflow > 0 ? PyLong_AsUnsignedLongLong(o) : 0;
+  if (overflow < 0 || PyErr_Occurred()) {
+    PyErr_Clear();
+    throw ValueError("Overflow when unpacking long long");
+  }
+  return u;
+}
+
 }  // namespace
 
 void init_random(nb::module_& m) {
@@ -17,8 +34,8 @@ void init_random(nb::module_& m) {
         new (self) Generator();
         self->seed();
       }, nb::arg("device") = "cpu")
-      .def("manual_seed", [](Generator& g, int64_t seed) -> Generator& {
-        g.manual_seed(uint64_t(seed));
+      .def("manual_seed", [](Generator& g, nb::handle seed) -> Generator& {
+        g.manual_seed(seed_value(seed));
         return g;
       }, nb::arg("seed"), nb::rv_policy::reference)
       .def("initial_seed", &Generator::initial_seed)
@@ -31,8 +48,10 @@ void init_random(nb::module_& m) {
       .def_prop_ro("device", [](const Generator&) { return device_object(kCPU); });
 
   m.attr("default_generator") = nb::cast(&default_generator(), nb::rv_policy::reference);
-  m.def("manual_seed", [](int64_t seed) -> Generator& {
-    manual_seed(uint64_t(seed));
+  m.def("manual_seed", [](nb::handle seed) -> Generator& {  // int(seed) first, as torch
+    nb::object as_int = nb::steal(PyNumber_Long(seed.ptr()));
+    if (!as_int.is_valid()) throw nb::python_error();
+    manual_seed(seed_value(as_int));
     return default_generator();
   }, nb::arg("seed"), nb::rv_policy::reference);
   m.def("initial_seed", [] { return initial_seed(); });
@@ -80,14 +99,16 @@ void init_random(nb::module_& m) {
   }, nb::arg("args"), nb::arg("low") = nb::none(), nb::arg("high") = nb::none(), nb::arg("size") = nb::none(),
      nb::arg("generator") = nb::none(), EMBER_FACTORY_KWARGS_PLAIN);
 
-  m.def("randperm", [](int64_t n, std::optional<Generator*> gen, nb::handle, std::optional<ScalarType> dtype, nb::handle,
-                       nb::handle device, bool requires_grad, bool) {
-    return randperm(n, make_options(dtype, device, requires_grad), gen_ptr(gen));
+  m.def("randperm", [](int64_t n, std::optional<Generator*> gen, nb::handle out, std::optional<ScalarType> dtype,
+                       nb::handle, nb::handle device, bool requires_grad, bool) {
+    return with_out(out, randperm(n, make_options(out_dtype(out, dtype), device, requires_grad), gen_ptr(gen)));
   }, nb::arg("n"), nb::kw_only(), nb::arg("generator") = nb::none(), EMBER_FACTORY_KWARGS_PLAIN);
 
-  m.def("normal", [](double mean, double std, nb::handle size, std::optional<Generator*> gen, nb::handle,
+  m.def("normal", [](double mean, double std, nb::handle size, std::optional<Generator*> gen, nb::handle out,
                      std::optional<ScalarType> dtype, nb::handle, nb::handle device, bool requires_grad, bool) {
-    return normal(mean, std, int_list(size, "size", false), make_options(dtype, device, requires_grad), gen_ptr(gen));
+    DimVector sizes = int_list(size, "size", false);
+    return with_out(out, normal(mean, std, sizes, make_options(out_dtype(out, dtype), device, requires_grad),
+                                gen_ptr(gen)));
   }, nb::arg("mean"), nb::arg("std"), nb::arg("size"), nb::kw_only(), nb::arg("generator") = nb::none(),
      EMBER_FACTORY_KWARGS_PLAIN);
 

@@ -33,7 +33,10 @@ Tensor tensor_to(const Tensor& self, const nb::args& args, const nb::kwargs& kwa
   }
   for (auto [k, v] : kwargs) {
     std::string key = nb::cast<std::string>(k);
-    if (key == "dtype") dtype = v.is_none() ? std::nullopt : dtype_from_object(v);
+    if (key == "dtype") {
+      dtype = v.is_none() ? std::nullopt : dtype_from_object(v);
+      EMBER_CHECK(dtype || v.is_none(), TypeError, "to(): argument 'dtype' must be torch.dtype, not ", nb::inst_name(v).c_str());
+    }
     else if (key == "device") device = device_from_object(v);
     else if (key == "copy") copy = nb::cast<bool>(v);
     else if (key == "non_blocking" || key == "memory_format") continue;
@@ -111,6 +114,12 @@ PyType_Slot tensor_slots[] = {{Py_tp_getset, tensor_getset}, {0, nullptr}};
 nb::object same_or_new(nb::handle self, Tensor result) {
   if (result.is_same(nb::cast<const Tensor&>(self))) return nb::borrow(self);
   return nb::cast(std::move(result));
+}
+
+const Tensor& tensor_element(nb::handle h, size_t index, int arg) {
+  EMBER_CHECK(nb::isinstance<Tensor>(h), TypeError, "expected Tensor as element ", index, " in argument ", arg,
+              ", but got ", nb::inst_name(h).c_str());
+  return nb::cast<const Tensor&>(h);
 }
 
 nb::object make_size(IntArrayRef sizes) {

@@ -45,7 +45,7 @@ def check_same(expr, **env):
     if isinstance(t, torch.Tensor):
         assert_same(e, t, check_strides=False)
     else:
-        assert e == t, (expr, e, t)
+        assert e == t or str(e) == str(t), (expr, e, t)  # dtypes and devices compare by name
 
 
 def check_in_child(expr, timeout=60):
@@ -271,6 +271,37 @@ FACTORY_CALLS = [
     'lib.arange(1, 2, 3, 4)',
     'lib.linspace(0, 1, -1)',
     'lib.eye(-1)',
+    'lib.rand_like(x, generator=g)',
+    'lib.randn_like(x, generator=g)',
+    'lib.rand_like(x, dtype=lib.float64)',
+    'lib.zeros_like(x, memory_format=lib.preserve_format)',
+    'lib.zeros_like(x, layout=lib.strided)',
+    'lib.zeros_like(x, requires_grad=True)',
+    'lib.full_like(x, 2, requires_grad=True)',
+    'lib.full_like(x, fill_value=2, dtype=lib.int32)',
+    "lib.empty_like(x, device='cpu')",
+    "x.new_empty((2,), dtype=lib.int64, device='cpu', requires_grad=False, layout=lib.strided, pin_memory=False)",
+    'x.new_full((2,), 3, layout=lib.strided)',
+    'x.new_full(size=(2,), fill_value=3, requires_grad=True)',
+    'x.new_tensor([1, 2], requires_grad=True)',
+    'x.new_tensor([1., 2.], dtype=lib.float64)',
+    'x.new_ones(2, 3, dtype=lib.int8)',
+    'lib.eye(2, 3, out=lib.empty(0), requires_grad=False)',
+    'lib.eye(2, layout=lib.strided, pin_memory=False)',
+    'lib.linspace(0, 1, 3, layout=lib.strided)',
+    'lib.linspace(lib.tensor(0.), lib.tensor(1.), 3)',
+    'lib.randperm(3, layout=lib.strided, pin_memory=False)',
+    'lib.tensor([1.], pin_memory=False)',
+    'lib.randint(3, (2,), layout=lib.strided)',
+    'lib.randint(3, (2,), pin_memory=False)',
+    'lib.arange(3, layout=lib.strided, pin_memory=False)',
+    'lib.randn(2, pin_memory=False, layout=lib.strided)',
+    'lib.full((2,), 1, layout=lib.strided, pin_memory=False)',
+    'lib.normal(0., 1., (2,), layout=lib.strided)',
+    'lib.empty_strided((2,), (1,), layout=lib.strided, pin_memory=False)',
+    'lib.randint_like(x, 5, generator=g)',
+    'lib.randint_like(x, low=1, high=5)',
+    'lib.randint_like(x, high=5)',
 ]
 
 
@@ -291,6 +322,15 @@ def test_factory_out_and_values():
     out = ember.empty(1)
     assert ember.arange(end=4, out=out) is out and out.tolist() == [0., 1., 2., 3.]
     assert ember.full((2,), 1.5, out=ember.empty(2, dtype=ember.int64)).tolist() == [1, 1]
+    for name, args in [("linspace", (0, 1, 5)), ("logspace", (0, 1, 3)), ("eye", (2,)), ("randperm", (4,)),
+                       ("normal", (0., 1., (3,)))]:
+        dtype = "int64" if name in ("eye", "randperm") else "float64"
+        e_out, t_out = ember.empty(1, dtype=getattr(ember, dtype)), torch.empty(1, dtype=getattr(torch, dtype))
+        assert getattr(ember, name)(*args, out=e_out) is e_out
+        getattr(torch, name)(*args, out=t_out)
+        assert e_out.shape == t_out.shape and str(e_out.dtype) == str(t_out.dtype), name
+        if name not in ("randperm", "normal"):
+            assert_same(e_out, t_out, rtol=1e-6)
     g1, g2 = ember.Generator().manual_seed(3), ember.Generator().manual_seed(3)
     assert ember.equal(ember.randn(2, 3, generator=g1), ember.randn(size=(2, 3), generator=g2))
     assert ember.randint(0, 10, size=(50,)).max().item() < 10
@@ -334,3 +374,164 @@ def test_numpy_scalar_keeps_graph():
     t = ember.tensor([1., 2.], requires_grad=True)
     (np.float64(3.0) * t).sum().backward()
     assert t.grad.tolist() == [3., 3.]
+
+
+# ---- 2. exception types: a wrong Python type raises torch's exception type, with a message naming it
+
+WRONG_TYPES = [
+    "lib.cat([lib.ones(2), None])", "lib.cat('a')", "lib.stack((1, 'a'))", "lib.cat([lib.ones(2), None], out=None)",
+    "lib.from_dlpack(object())", "lib.from_dlpack(None)", "lib.from_dlpack('a')", "lib.numel(None)",
+    "lib.ones(2, requires_grad=True).__dlpack__()", "lib.ones(2).backward('a')", "lib.device('cpu:0', 0)",
+    "lib.ones(2).to(dtype='a')", "lib.arange(0, 5, None)", "lib.arange('a')", "lib.arange(None)", "lib.arange(0, 'a')",
+    "lib.manual_seed('a')", "lib.manual_seed(2**64)", "lib.manual_seed(2**64 - 1).initial_seed()", "lib.manual_seed(-2**63).initial_seed()",
+    "lib.manual_seed(1.5).initial_seed()", "lib.Generator().manual_seed('a')", "lib.Generator().manual_seed(1.5)",
+    "lib.Generator().manual_seed(2**70)", "lib.Generator().manual_seed(-1).initial_seed()", "lib.zeros(lib.tensor([2, 3]))",
+    "lib.zeros(np.array([2, 3]))", "lib.zeros(2, 2.0)", "lib.zeros((2, None))", "lib.zeros(True)", "lib.zeros(2**64)",
+    "lib.randint(0.5, 10.5, (2,))", "lib.randint(0, 10)", "lib.randint(0, 10, 3)", "lib.full(2, 3)",
+    "lib.full((2,), np.array(2.))", "lib.ones(2) + np.array(2.)", "int(lib.zeros(2))", "float(lib.zeros(0))",
+    "lib.zeros(2).add(np.array([1., 2.]))",
+]
+
+
+@pytest.mark.parametrize("expr", WRONG_TYPES)
+def test_wrong_types(expr):
+    check_same(expr)
+
+
+def test_type_error_messages_name_the_argument():
+    with pytest.raises(TypeError, match="expected Tensor as element 1 in argument 0, but got NoneType"):
+        ember.cat([ember.zeros(1), None])
+    t = ember.ones(2, requires_grad=True)
+    t.register_hook(lambda g: "a")
+    with pytest.raises(TypeError, match="expected Variable, but hook returned 'str'"):
+        (t * 2).sum().backward()
+    with pytest.raises(TypeError, match="argument 'size' must be tuple of ints, but found element of type NoneType"):
+        ember.zeros((2, None))
+
+
+PROBE_VALUES = ["None", "'a'", "[1, None]", "1.5", "object()", "(1, 'a')", "True", "lib.ones(3)"]
+# torch quirks, and mismatches owned by other areas (see docs/design.md, "Python surface")
+PROBE_KNOWN = {
+    "lib.norm(None)", "lib.norm('a')", "lib.norm([1, None])", "lib.norm([t, None])", "lib.norm(t, 'a')", "t.norm('a')",  # torch: AttributeError
+    "t.register_hook(None)", "t.unflatten(t, None)", "t.pin_memory(None)", "t.is_pinned('a')", "t.pin_memory('a')",
+    "lib.norm(1.5)", "lib.norm(object())", "lib.norm((1, 'a'))", "lib.norm(True)",
+    "t.__getitem__('a')", "t.__getitem__((1, 'a'))", "t.to(t, 'a')", "t.__setitem__(t, 1.5)", "t.__setitem__(t, True)",
+    "t.__setitem__(t, lib.ones(3))", "lib.isclose(t, True)", "t.isclose(True)", "lib.randint_like(t, lib.ones(3))",
+    "lib.baddbmm(t, t, lib.ones(3))", "t.baddbmm(t, lib.ones(3))", "lib.index_put(t, t, lib.ones(3))",
+    "t.index_put(t, lib.ones(3))", "t.index_put_(t, lib.ones(3))", "t.unflatten(t, lib.ones(3))",
+}
+
+
+def probe_calls():
+    fns = sorted(n for n in dir(ember) if not n.startswith("_") and hasattr(torch, n) and callable(getattr(ember, n))
+                 and not isinstance(getattr(ember, n), type)
+                 and n not in ("set_default_dtype", "set_num_threads", "manual_seed", "seed", "set_printoptions",
+                               "set_rng_state"))
+    dunders = ("__add__", "__mul__", "__getitem__", "__setitem__", "__matmul__", "__pow__", "__and__", "__lt__",
+               "__iadd__", "__truediv__", "__floordiv__", "__mod__")
+    meths = sorted(n for n in dir(ember.Tensor) if (not n.startswith("_") or n in dunders)
+                   and hasattr(torch.Tensor, n) and callable(getattr(ember.Tensor, n, None)))
+    calls = []
+    for v in PROBE_VALUES:
+        calls += [f"lib.{n}({v})" for n in fns] + [f"lib.{n}(t, {v})" for n in fns]
+        calls += [f"lib.{n}(t, t, {v})" for n in fns] + [f"t.{n}({v})" for n in meths] + [f"t.{n}(t, {v})" for n in meths]
+    return calls + [f"lib.{n}([t, None])" for n in fns]
+
+
+def probe_mismatches():
+    """Calls of every public function and method with wrong-typed arguments whose exception type differs from torch's."""
+    import warnings
+    warnings.simplefilter("ignore")
+    out = []
+    for expr in probe_calls():
+        (_, e_err), (_, t_err) = [outcome(lambda: eval(expr, {"lib": lib, "t": lib.ones(2, 3), "np": np}))
+                                  for lib in (ember, torch)]
+        if e_err is not None and t_err is not None and type(e_err) is not type(t_err) and expr not in PROBE_KNOWN:
+            out.append(f"{expr}: ember {type(e_err).__name__}: {e_err} | torch {type(t_err).__name__}")
+        elif e_err is not None and "std::bad_cast" in str(e_err):
+            out.append(f"{expr}: bare std::bad_cast")
+    return out
+
+
+def test_probe_wrong_types():
+    code = ("import sys; sys.path.insert(0, %r)\nfrom test_hardening_python import probe_mismatches\n"
+            "print('\\n'.join(probe_mismatches())); print('done')") % __import__("os").path.dirname(__file__)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.endswith("done\n"), (r.returncode, r.stderr[-3000:])
+    mismatches = r.stdout[:-len("done\n")].strip()
+    assert not mismatches, mismatches
+
+
+def test_tensor_data_mutated_while_read():
+    # a leaf whose __float__ empties the list being read: an error, never a read of freed memory
+    code = textwrap.dedent("""
+        import ember
+        class Evil:
+            def __float__(self):
+                outer.clear(); inner.clear()
+                return 1.0
+        inner = [Evil(), 2.0, 3.0]
+        outer = [inner, [4.0, 5.0, 6.0]]
+        try:
+            ember.tensor(outer, dtype=ember.float32)
+        except RuntimeError as e:
+            print("ok", e)
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.startswith("ok"), (r.returncode, r.stdout, r.stderr[-2000:])
+
+
+def test_tensor_of_tensor_is_a_detached_copy():
+    for lib in (ember, torch):
+        x = lib.ones(2, requires_grad=True)
+        with pytest.warns(UserWarning, match="To copy construct from a tensor"):
+            y = lib.tensor(x, dtype=lib.float64)
+        assert not y.requires_grad and y.grad_fn is None and y.dtype == lib.float64
+
+
+@pytest.mark.parametrize("expr", ["lib.iinfo(lib.bool)", "lib.zeros(2).is_signed()", "lib.zeros(2, dtype=lib.uint8).is_signed()",
+                                  "lib.zeros(2).is_meta", "lib.iinfo(lib.float32)", "lib.finfo(lib.int32)"])
+def test_dtype_queries(expr):
+    check_same(expr)
+
+
+NUMPY_ARRAYS = [
+    "lib.from_numpy(np.arange(3, dtype='>f4')).tolist()",
+    "lib.tensor(np.arange(3, dtype='>f4')).tolist()",
+    "lib.as_tensor(np.arange(3, dtype='>i8')).tolist()",
+    "lib.from_numpy(np.frombuffer(b'\\x00' * 13, dtype=np.uint8)[1:].view(np.float32)).tolist()",
+    'lib.from_numpy(np.zeros((2, 3))[:, ::2]).stride()',
+    "lib.from_numpy(np.zeros((2, 3), order='F')).stride()",
+    'lib.from_numpy(np.zeros((0, 3))).stride()',
+    'lib.from_numpy(np.broadcast_to(np.arange(3.), (2, 3))).stride()',
+    'lib.from_numpy(np.array(5)).shape',
+    'lib.from_numpy(np.zeros(3, dtype=np.float16)).dtype',
+    "lib.from_numpy(np.zeros(2, dtype=[('a', 'f4')]))",
+    "lib.from_numpy(np.zeros(3, dtype='U1'))",
+    'lib.from_numpy(np.zeros(3, dtype=np.datetime64))',
+    'lib.tensor(np.zeros(3, dtype=object))',
+    'lib.tensor(np.array([1, None], dtype=object))',
+    'lib.tensor(np.array([1.5, 2.5], dtype=object))',
+    'lib.from_numpy(None)',
+    'lib.from_numpy([1, 2])',
+]
+
+
+@pytest.mark.parametrize("expr", NUMPY_ARRAYS)
+def test_numpy_arrays_in(expr):
+    check_same(expr)
+
+
+def test_tolist_of_many_dims_no_crash():
+    # torch overflows the C stack here; ember stops at Python's recursion limit
+    code = ("import ember\ntry: ember.zeros([1] * 100000).tolist()\nexcept RecursionError: print('ok')\n"
+            "assert ember.zeros([1] * 200).tolist() is not None")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.startswith("ok"), (r.returncode, r.stderr[-2000:])
+
+
+def test_dlpack_of_many_dims_raises():
+    code = ("import ember\nassert ember.zeros([1] * 128).__dlpack__() is not None\n"
+            "try: ember.zeros([1] * 129).__dlpack__()\nexcept BufferError: print('ok')")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.startswith("ok"), (r.returncode, r.stderr[-2000:])
