@@ -23,6 +23,9 @@ struct UnlockHooks {
 };
 void set_unlock_hooks(UnlockHooks hooks);
 
+// Elements of simple work (a copy, a fill) above which giving up the binding's lock (~0.1 us) pays.
+inline constexpr int64_t kUnlockElements = 32768;
+
 // Runs the enclosing scope without the binding's lock when `long_running`. Only pure computation
 // may run in that scope: no callbacks into the binding, no freeing of objects the binding owns.
 class Unlocked {

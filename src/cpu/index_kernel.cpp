@@ -47,6 +47,7 @@ bool contiguous_rest(IntArrayRef sizes, IntArrayRef strides) {
 
 void index_gather(const Tensor& src, int64_t base_offset, IntArrayRef rest_sizes, IntArrayRef rest_strides,
                   const Tensor& offsets, const Tensor& core) {
+  Unlocked unlocked(core.numel() > kUnlockElements);
   int64_t item = int64_t(src.element_size());
   const char* from = static_cast<const char*>(src.storage().data()) + base_offset * item;
   char* to = static_cast<char*>(core.data_ptr());
@@ -91,7 +92,7 @@ void index_scatter(const Tensor& dst, int64_t base_offset, IntArrayRef rest_size
   bool contiguous = contiguous_rest(rest_sizes, rest_strides);
   int64_t rest = 1;
   for (int64_t s : rest_sizes) rest *= s;
-  Unlocked unlocked(offsets.numel() * rest > kParallelGrain);
+  Unlocked unlocked(core.numel() > kUnlockElements);
   // Sequential on purpose: repeated indices must accumulate (or, without accumulate, the last wins).
   visit_dtype(dst.dtype(), [&]<typename T>(T) {
     T* to = static_cast<T*>(dst.storage().data()) + base_offset;

@@ -7,6 +7,7 @@
 #include "ember/creation.h"
 #include "ember/layout.h"
 #include "ember/ops.h"
+#include "ember/parallel.h"
 #include "ember/reduce.h"
 #include "ember/type_promotion.h"
 
@@ -145,6 +146,7 @@ bool is_full_mask(const Tensor& self, const std::vector<Tensor>& indices) {
 // x[mask] with a mask of x's shape: one pass that keeps the selected elements in order.
 Tensor masked_select_all(const Tensor& self, const Tensor& mask) {
   Tensor x = self.contiguous(), m = mask.contiguous();
+  Unlocked unlocked(m.numel() > kUnlockElements);
   const bool* keep = m.data_ptr<bool>();
   int64_t n = 0;
   for (int64_t i = 0; i < m.numel(); ++i) n += keep[i];
@@ -236,6 +238,7 @@ void index_put_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in
 
 Tensor nonzero(const Tensor& x) {
   Tensor mask = autograd::untracked([&] { return (x.dtype() == kBool ? x : ne(x, wrapped_scalar(0))).contiguous(); });
+  Unlocked unlocked(mask.numel() > kUnlockElements);
   const bool* m = mask.data_ptr<bool>();
   int64_t n = 0;
   for (int64_t i = 0; i < mask.numel(); ++i) n += m[i];

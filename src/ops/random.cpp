@@ -75,7 +75,7 @@ template <typename Fn>
 void fill_in_order(Tensor& self, GeneratorState& g, Fn&& fill_contiguous) {
   Tensor target = self.is_contiguous() ? self : empty(self.sizes(), TensorOptions(self.dtype()));
   {
-    Unlocked unlocked(target.numel() > 32768);  // before the generator lock, which other threads may wait on
+    Unlocked unlocked(target.numel() > kUnlockElements);  // before the generator lock, which other threads may wait on
     std::lock_guard<std::mutex> lock(g.mutex);
     fill_contiguous(target);
   }

@@ -68,23 +68,26 @@ def ticks_during(work):
 @pytest.fixture(scope="module")
 def big():
     x = ember.rand(4096, 4096)
-    return {"x": x, "m": x[:2048, :2048].contiguous(), "i": ember.randint(0, x.numel(), (1 << 23,)),
-            "v": ember.rand(1 << 23)}
+    return {"x": x, "m": x[:1024, :1024].contiguous(), "i": ember.randint(0, x.numel(), (1 << 21,)),
+            "v": ember.rand(1 << 21)}
 
 
-# One call each, 40 ms to 1 s here: kernels of every family, and the autograd engine's.
+# One call each, about 50 to 300 ms on an idle machine: kernels of every family, and backward's.
 LONG_OPS = {
     "matmul": lambda b: b["m"] @ b["m"],
-    "sum": lambda b: b["x"].expand(8, 4096, 4096).sum(),
+    "sum": lambda b: b["x"].expand(4, 4096, 4096).sum(),
     "softmax": lambda b: b["x"].softmax(1),
     "gather": lambda b: b["x"].view(-1)[b["i"]],
+    "index_select_columns": lambda b: b["x"].index_select(1, b["i"][:256] % 4096),
+    "mask": lambda b: b["x"][b["x"] > 0.5],
+    "nonzero": lambda b: (b["x"] > 0.5).nonzero(),
     "index_put": lambda b: b["x"].view(-1).index_put_((b["i"],), b["v"]),
     "transpose": lambda b: b["x"].t().contiguous(),
     "full": lambda b: ember.full((8192, 4096), 2.0),
-    "randn": lambda b: ember.randn(4096, 4096),
+    "randn": lambda b: ember.randn(2048, 2048),
     "uniform_": lambda b: b["x"].t().uniform_(),
     "cat": lambda b: ember.cat([b["x"], b["x"]]),
-    "backward": lambda b: (b["m"].requires_grad_() @ b["m"]).sum().backward(),
+    "backward": lambda b: (b["m"].detach().requires_grad_() @ b["m"]).sum().backward(),
 }
 
 
@@ -92,12 +95,16 @@ LONG_OPS = {
 def test_long_op_does_not_stall_other_threads(op, big):
     fn = LONG_OPS[op]
     fn(big)  # warm up
-    runs = [ticks_during(lambda: fn(big)) for _ in range(3)]
-    big["m"].requires_grad_(False)
     # Without the GIL the ticker goes on through the op (pauses of about the interpreter's 5 ms
-    # switch interval, more on a busy machine); holding it, it would not tick at all.
-    assert max(r[0] for r in runs) > 0, (op, runs)
-    assert min(r[1] / r[2] for r in runs) < 0.5, (op, runs)
+    # switch interval, more on a busy machine); holding it, it would not tick at all. Up to three
+    # tries against a noisy machine.
+    runs = []
+    for _ in range(3):
+        middle, pause, elapsed = ticks_during(lambda: fn(big))
+        runs.append((middle, pause, elapsed))
+        if middle > 0 and pause < 0.5 * elapsed:
+            return
+    pytest.fail(f"{op} kept other threads waiting: (ticks, longest pause, op time) = {runs}")
 
 
 def threads_gain(task, items, nthreads=4):
