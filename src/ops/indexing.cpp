@@ -361,14 +361,22 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   return r;
 }
 
+// The C++ type names torch's masked_fill error gives for a mask dtype.
+std::string_view mask_type_name(ScalarType t) {
+  static constexpr std::string_view names[] = {"bool", "unsigned char", "signed char", "short int", "int", "long int",
+                                               "c10::Half", "c10::BFloat16", "float", "double",
+                                               "c10::Float8_e4m3fn", "c10::Float8_e5m2"};
+  return names[size_t(t)];
+}
+
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
   EMBER_CHECK(mask.dtype() == kBool, Error, "masked_fill_ only supports boolean masks, but got mask with dtype ",
-              dtype_name(mask.dtype()));
-  Tensor m = mask.expand(self.sizes());
-  Tensor r = autograd::untracked([&] { return where(m, scalar_tensor(value, TensorOptions(self.dtype())), self); });
+              mask_type_name(mask.dtype()));
+  // self and mask broadcast together, as torch's out-of-place form
+  Tensor r = autograd::untracked([&] { return where(mask, scalar_tensor(value, TensorOptions(self.dtype())), self); });
   if (autograd::needs_grad({&self})) {
-    autograd::record("MaskedFillBackward0", r, {&self}, {&m}, [](const autograd::BackwardContext& c) {
-      return autograd::TensorList{where(c.saved[0], wrapped_scalar(0), c.grads[0])};
+    autograd::record("MaskedFillBackward0", r, {&self}, {&mask}, [in = DimVector(self.sizes())](const autograd::BackwardContext& c) {
+      return autograd::TensorList{autograd::sum_to(where(c.saved[0], wrapped_scalar(0), c.grads[0]), in)};
     });
   }
   return r;

@@ -430,3 +430,33 @@ def test_random_index_expressions_match_torch(chunk):
                 check_write(spec, items, bare, list(rt.shape) if rt is not None else [], kind, case)
         except AssertionError as e:
             raise AssertionError(f"{where}: {e}") from e
+
+
+@pytest.mark.parametrize("expr", [
+    "x.masked_fill(m.ones(2, 3, dtype=m.bool), 1)", "x.masked_fill_(m.ones(2, 3, dtype=m.bool), 1)",
+    "x.masked_fill(m.tensor([True, False, True]), 2.5)", "x.masked_fill(m.ones(4, dtype=m.bool), 1)",
+    "m.masked_fill(x, m.tensor([[True], [False]]), -1)",
+] + [f"x.masked_fill(m.ones(3, dtype=m.{d}), 1)" for d in KERNEL_DTYPES[1:]])
+def test_masked_fill_broadcasts_and_errors_like_torch(expr):
+    def run(m):
+        x = m.arange(3.)
+        return eval(expr, {"m": m, "x": x}), x
+    rt, et = outcome(lambda: run(torch))
+    re_, ee = outcome(lambda: run(ember))
+    assert (et is None) == (ee is None), (et, ee)
+    if et is None:
+        for e, t in zip(re_, rt):
+            assert_same(e, t)
+    else:
+        assert type(ee) is type(et) and str(ee) == str(et)
+
+
+def test_masked_fill_broadcast_gradient():
+    grads = []
+    for m in (torch, ember):
+        x = m.arange(3., requires_grad=True)
+        y = x.masked_fill(m.tensor([[True, False, False], [False, False, True]]), 0)
+        (y * m.arange(6.).reshape(2, 3)).sum().backward()
+        grads.append((y.grad_fn.name(), x.grad))
+    assert grads[0][0] == grads[1][0]
+    assert_same(grads[1][1], grads[0][1])
