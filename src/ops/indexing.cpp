@@ -43,8 +43,6 @@ Tensor wrapped_offsets(const Tensor& idx, int64_t size, int64_t stride, int64_t 
 
 IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
   std::vector<std::pair<int64_t, Tensor>> picks;  // (self dim, int64 index)
-  EMBER_CHECK(int64_t(indices.size()) <= self.dim(), IndexError, "too many indices for tensor of dimension ",
-              self.dim(), " (got ", indices.size(), ")");
   int64_t d = 0;
   for (size_t i = 0; i < indices.size(); ++i) {
     const Tensor& idx = indices[i];
@@ -164,6 +162,8 @@ Tensor masked_select_all(const Tensor& self, const Tensor& mask) {
 // A 0-dim bool mask acts like a Python bool: a new dim of size 1 (true) or 0 (false). It becomes
 // an index [0] or [] into a unit dim inserted at its place.
 std::pair<Tensor, std::vector<Tensor>> unfold_scalar_masks(const Tensor& self, std::vector<Tensor> indices) {
+  EMBER_CHECK(int64_t(indices.size()) <= self.dim(), IndexError, "too many indices for tensor of dimension ",
+              self.dim(), " (got ", indices.size(), ")");
   Tensor t = self;
   int64_t d = 0;
   for (Tensor& idx : indices) {
@@ -299,7 +299,7 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index_in) {
               "Index tensor must have the same number of dimensions as input tensor");
   for (int64_t k = 0; k < index.dim(); ++k) {
     EMBER_CHECK(k == d || index.sizes()[size_t(k)] <= self.sizes()[size_t(k)], Error, "Size does not match at dimension ",
-                k, " expected index ", int_list(index.sizes()), " to be smaller than self ", int_list(self.sizes()),
+                k, " expected index ", int_list(index.sizes()), " to be no larger than self ", int_list(self.sizes()),
                 " apart from dimension ", d);
   }
   if (index.numel() > 0) {
@@ -336,6 +336,8 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   EMBER_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32, Error,
               "index_select(): Expected dtype int32 or int64 for index");
   int64_t d = wrap_dim(dim, self.dim());
+  EMBER_CHECK(self.dim() > 0 || index.numel() == 1, Error, "index_select(): Index to scalar can have only 1 value, "
+              "got ", index.numel(), " value(s)");
   int64_t size = self.dim() == 0 ? 1 : self.sizes()[size_t(d)];
   Tensor flat = index.to(kInt64).contiguous();
   for (int64_t i = 0; i < flat.numel(); ++i) {  // no negative indices here, unlike x[idx]

@@ -460,3 +460,37 @@ def test_masked_fill_broadcast_gradient():
         grads.append((y.grad_fn.name(), x.grad))
     assert grads[0][0] == grads[1][0]
     assert_same(grads[1][1], grads[0][1])
+
+
+OP_EDGES = [
+    "x.gather(1, m.tensor([[0], [3]]))", "x.gather(0, m.tensor([[2, 1]], dtype=m.int32))",
+    "x.gather(1, m.zeros(0, 2, dtype=m.int64))", "s.gather(0, m.tensor(0))", "s.gather(0, m.tensor([0]))",
+    "x.gather(1, m.tensor([0, 1]))", "x.gather(2, m.tensor([[0]]))", "x.gather(1, m.tensor([[0, 1, 2, 3, 0]]))",
+    "x.gather(0, m.tensor([[0, 1, 2, 0, 1]]))", "x.gather(1, m.tensor([[0.]]))", "s.index_select(0, m.tensor([0, 0]))",
+    "s.index_select(0, m.tensor(0))", "x.index_select(0, m.tensor([], dtype=m.int64))", "x.index_select(-1, m.tensor(2))",
+    "s.index_select(0, m.tensor([1]))", "x.index_select(0, m.tensor([True]))", "x.index_select(0, m.tensor([[0]]))",
+    "x.clone().index_put_((m.tensor([True, False, True]),), m.tensor(1.), accumulate=True)",
+    "x.clone().index_put_((m.tensor([0, 0]), m.tensor([1, 1])), m.tensor([1., 2.]), accumulate=True)",
+    "x.clone().index_put_([m.tensor([0, 0])], m.tensor([1., 2., 3., 4.]), accumulate=True)",
+    "x.clone().index_put_((m.tensor([[0], [2]]), m.tensor([1, 3])), m.tensor([[1., 2.]]))",
+    "s.clone().index_put_((m.tensor(True),), m.tensor(1.))", "s.clone().index_put_((m.tensor([0]),), m.tensor(1.))",
+    "x.index_put((m.tensor([1]),), m.tensor([9., 9, 9, 9]))", "x.clone().index_put_((m.tensor([1]),), m.tensor([9, 9, 9, 9]))",
+    "x.clone().index_put_((None, m.tensor([1])), m.tensor(1.))", "x.clone().index_put_((m.tensor([1.]),), m.tensor(1.))",
+    "x.clone().index_put_((m.tensor([1]),), m.tensor([1., 2.]))", "x.t()[m.tensor([1, 3])]", "x.t()[[1, 3], [0, 2]]",
+    "x.t().clone().index_put_((m.tensor([1, 3]),), m.tensor(0.))", "s[True]", "s[False]", "s[[True]]",
+    "s[m.tensor([True])]", "s[None, None]",
+]
+
+
+@pytest.mark.parametrize("expr", OP_EDGES)
+def test_gather_index_select_index_put_edges_match_torch(expr):
+    def run(m):
+        return eval(expr, {"m": m, "x": m.arange(12.).reshape(3, 4), "s": m.tensor(5.)})
+    rt, et = outcome(lambda: run(torch))
+    re_, ee = outcome(lambda: run(ember))
+    assert (et is None) == (ee is None), (et, ee)
+    if et is None:
+        assert_same(re_, rt, check_strides=False)
+    else:
+        assert type(ee) is type(et), (ee, et)
+        assert isinstance(et, TypeError) or str(ee) == str(et), (ee, et)
