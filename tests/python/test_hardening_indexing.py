@@ -494,3 +494,20 @@ def test_gather_index_select_index_put_edges_match_torch(expr):
     else:
         assert type(ee) is type(et), (ee, et)
         assert isinstance(et, TypeError) or str(ee) == str(et), (ee, et)
+
+
+@pytest.mark.parametrize("expr", [
+    "x[1, :, [0, 3]]", "x[m.tensor(1)]", "x[np.int64(2), 1:]", "x[np.array([0, 2, 0])]", "x[[[0, 1], [1, 0]]]",
+    "x[..., m.tensor([[0, 1]])]", "x[True, [0], True]", "x[x > 30]", "x[:, m.tensor(2)]", "x[None, 1, [0, 0], 1:3]",
+])
+def test_index_gradients_match_torch(expr):
+    out = []
+    for m in (torch, ember):
+        x = m.arange(60.).reshape(3, 4, 5).requires_grad_()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            y = eval(expr, {"m": m, "x": x, "np": np})
+        (y * m.arange(float(y.numel())).reshape(y.shape)).sum().backward()
+        out.append((y.grad_fn.name(), x.grad))
+    assert out[0][0] == out[1][0]
+    assert_same(out[1][1], out[0][1])
