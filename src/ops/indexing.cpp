@@ -191,8 +191,13 @@ Tensor index_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in) 
   return core.permute(plan.core_to_result).contiguous();
 }
 
-void index_put_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in, const Tensor& values, bool accumulate) {
+void index_put_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in, const Tensor& values_in, bool accumulate) {
   auto [self, indices] = unfold_scalar_masks(self_in, indices_in);
+  Overlap aliasing = overlap(self, values_in);
+  EMBER_CHECK(aliasing == Overlap::None || aliasing == Overlap::TooHard, Error, "unsupported operation: some elements "
+              "of the input tensor and the written-to tensor refer to a single memory location. Please clone() the "
+              "tensor before performing the operation.");
+  const Tensor& values = aliasing == Overlap::TooHard ? values_in.clone() : values_in;  // unknown aliasing: a copy
   EMBER_CHECK(values.dtype() == self.dtype() || values.impl()->is_wrapped_number, Error, "Index put requires the "
               "source and destination dtypes match, got ", dtype_info(self.dtype()).legacy_name,
               " for the destination and ", dtype_info(values.dtype()).legacy_name, " for the source.");
