@@ -35,7 +35,8 @@ int64_t unpack_int(PyObject* o) {
 
 // A list or numpy array as an index, as torch: bool and uint8 data stay masks, other data becomes long.
 Tensor sequence_index(PyObject* o) {
-  Tensor t = nb::cast<Tensor>(nb::module_::import_("ember").attr("as_tensor")(nb::handle(o)));
+  Tensor t = is_numpy_array(nb::handle(o)) ? nb::cast<Tensor>(nb::module_::import_("ember").attr("as_tensor")(nb::handle(o)))
+                                           : tensor_from_data(nb::handle(o), std::nullopt);
   return is_mask(t) || t.dtype() == kInt64 ? t : t.to(kInt64);
 }
 
