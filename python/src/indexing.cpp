@@ -35,7 +35,8 @@ int64_t unpack_int(PyObject* o) {
 
 // A list or numpy array as an index, as torch: bool and uint8 data stay masks, other data becomes long.
 Tensor sequence_index(PyObject* o) {
-  Tensor t = nb::cast<Tensor>(nb::module_::import_("ember").attr("as_tensor")(nb::handle(o)));
+  Tensor t = is_numpy_array(nb::handle(o)) ? nb::cast<Tensor>(nb::module_::import_("ember").attr("as_tensor")(nb::handle(o)))
+                                           : tensor_from_data(nb::handle(o), std::nullopt);
   return is_mask(t) || t.dtype() == kInt64 ? t : t.to(kInt64);
 }
 
@@ -128,6 +129,8 @@ Tensor slice_item(const Tensor& t, PyObject* o, int64_t dim) {
   if (PySlice_Unpack(o, &start, &stop, &step) < 0) throw nb::python_error();
   EMBER_CHECK(step > 0, ValueError, "step must be greater than zero");
   EMBER_CHECK(t.dim() > 0, IndexError, "slice() cannot be applied to a 0-dim tensor.");
+  // Past the last dim (after repeated ... or a numpy mask) torch sees size 0: a whole slice is a no-op.
+  if (dim >= t.dim() && start == 0 && step == 1 && stop >= 0) return t;
   auto* s = reinterpret_cast<PySliceObject*>(o);
   return t.slice(dim, s->start == Py_None ? std::nullopt : std::optional<int64_t>(start),
                  s->stop == Py_None ? std::nullopt : std::optional<int64_t>(stop), step);
@@ -175,6 +178,7 @@ Indexed apply_index(const Tensor& self, const std::vector<Item>& items, bool pla
       case Item::Tensor: r.any_tensor = true; record(it.tensor); break;
     }
   }
+  while (!r.indices.empty() && !r.indices.back().defined()) r.indices.pop_back();  // as torch's dispatch_index
   return r;
 }
 

@@ -44,8 +44,6 @@ Tensor wrapped_offsets(const Tensor& idx, int64_t size, int64_t stride, int64_t 
 
 IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
   std::vector<std::pair<int64_t, Tensor>> picks;  // (self dim, int64 index)
-  EMBER_CHECK(int64_t(indices.size()) <= self.dim(), IndexError, "too many indices for tensor of dimension ",
-              self.dim(), " (got ", indices.size(), ")");
   int64_t d = 0;
   for (size_t i = 0; i < indices.size(); ++i) {
     const Tensor& idx = indices[i];
@@ -166,6 +164,8 @@ Tensor masked_select_all(const Tensor& self, const Tensor& mask) {
 // A 0-dim bool mask acts like a Python bool: a new dim of size 1 (true) or 0 (false). It becomes
 // an index [0] or [] into a unit dim inserted at its place.
 std::pair<Tensor, std::vector<Tensor>> unfold_scalar_masks(const Tensor& self, std::vector<Tensor> indices) {
+  EMBER_CHECK(int64_t(indices.size()) <= self.dim(), IndexError, "too many indices for tensor of dimension ",
+              self.dim(), " (got ", indices.size(), ")");
   Tensor t = self;
   int64_t d = 0;
   for (Tensor& idx : indices) {
@@ -193,8 +193,13 @@ Tensor index_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in) 
   return core.permute(plan.core_to_result).contiguous();
 }
 
-void index_put_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in, const Tensor& values, bool accumulate) {
+void index_put_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in, const Tensor& values_in, bool accumulate) {
   auto [self, indices] = unfold_scalar_masks(self_in, indices_in);
+  Overlap aliasing = overlap(self, values_in);
+  EMBER_CHECK(aliasing == Overlap::None || aliasing == Overlap::TooHard, Error, "unsupported operation: some elements "
+              "of the input tensor and the written-to tensor refer to a single memory location. Please clone() the "
+              "tensor before performing the operation.");
+  const Tensor& values = aliasing == Overlap::TooHard ? values_in.clone() : values_in;  // unknown aliasing: a copy
   EMBER_CHECK(values.dtype() == self.dtype() || values.impl()->is_wrapped_number, Error, "Index put requires the "
               "source and destination dtypes match, got ", dtype_info(self.dtype()).legacy_name,
               " for the destination and ", dtype_info(values.dtype()).legacy_name, " for the source.");
@@ -302,7 +307,7 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index_in) {
               "Index tensor must have the same number of dimensions as input tensor");
   for (int64_t k = 0; k < index.dim(); ++k) {
     EMBER_CHECK(k == d || index.sizes()[size_t(k)] <= self.sizes()[size_t(k)], Error, "Size does not match at dimension ",
-                k, " expected index ", int_list(index.sizes()), " to be smaller than self ", int_list(self.sizes()),
+                k, " expected index ", int_list(index.sizes()), " to be no larger than self ", int_list(self.sizes()),
                 " apart from dimension ", d);
   }
   if (index.numel() > 0) {
@@ -339,6 +344,8 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   EMBER_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32, Error,
               "index_select(): Expected dtype int32 or int64 for index");
   int64_t d = wrap_dim(dim, self.dim());
+  EMBER_CHECK(self.dim() > 0 || index.numel() == 1, Error, "index_select(): Index to scalar can have only 1 value, "
+              "got ", index.numel(), " value(s)");
   int64_t size = self.dim() == 0 ? 1 : self.sizes()[size_t(d)];
   Tensor flat = index.to(kInt64).contiguous();
   for (int64_t i = 0; i < flat.numel(); ++i) {  // no negative indices here, unlike x[idx]
@@ -364,14 +371,22 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   return r;
 }
 
+// The C++ type names torch's masked_fill error gives for a mask dtype.
+std::string_view mask_type_name(ScalarType t) {
+  static constexpr std::string_view names[] = {"bool", "unsigned char", "signed char", "short int", "int", "long int",
+                                               "c10::Half", "c10::BFloat16", "float", "double",
+                                               "c10::Float8_e4m3fn", "c10::Float8_e5m2"};
+  return names[size_t(t)];
+}
+
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
   EMBER_CHECK(mask.dtype() == kBool, Error, "masked_fill_ only supports boolean masks, but got mask with dtype ",
-              dtype_name(mask.dtype()));
-  Tensor m = mask.expand(self.sizes());
-  Tensor r = autograd::untracked([&] { return where(m, scalar_tensor(value, TensorOptions(self.dtype())), self); });
+              mask_type_name(mask.dtype()));
+  // self and mask broadcast together, as torch's out-of-place form
+  Tensor r = autograd::untracked([&] { return where(mask, scalar_tensor(value, TensorOptions(self.dtype())), self); });
   if (autograd::needs_grad({&self})) {
-    autograd::record("MaskedFillBackward0", r, {&self}, {&m}, [](const autograd::BackwardContext& c) {
-      return autograd::TensorList{where(c.saved[0], wrapped_scalar(0), c.grads[0])};
+    autograd::record("MaskedFillBackward0", r, {&self}, {&mask}, [in = DimVector(self.sizes())](const autograd::BackwardContext& c) {
+      return autograd::TensorList{autograd::sum_to(where(c.saved[0], wrapped_scalar(0), c.grads[0]), in)};
     });
   }
   return r;
