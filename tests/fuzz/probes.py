@@ -1,0 +1,2 @@
+def run_probes(jobs, timeout):
+    raise NotImplementedError
