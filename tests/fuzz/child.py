@@ -11,10 +11,11 @@ import resource
 import struct
 import sys
 
+MAX_VALUES = 1 << 20  # larger results are compared by metadata only
 _RAW_VIEW = {"bfloat16": "int16", "float8_e4m3fn": "uint8", "float8_e5m2": "uint8"}
 
 
-def limit_memory(gib=12):
+def limit_memory(gib=4):
     """Huge allocations fail quickly instead of swapping (both libraries must raise, not crash)."""
     lim = gib << 30
     resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
@@ -41,14 +42,15 @@ def storage_ptr(t):
         return None
 
 
-def snapshot(m, x, ptrs):
+def snapshot(m, x, ptrs, with_values=True):
     """A picklable description of x: type, dtype, shape, strides, values, aliasing with named tensors."""
     if is_tensor(m, x):
         p = storage_ptr(x)
         aliases = sorted(k for k, v in ptrs.items() if p is not None and v == p)
         grad_fn = x.grad_fn.name() if x.grad_fn is not None else None
+        raw = tensor_bytes(m, x) if with_values and x.numel() <= MAX_VALUES else None
         return ("T", str(x.dtype).replace("torch.", ""), tuple(x.shape), tuple(x.stride()), x.storage_offset(),
-                bool(x.requires_grad), tensor_bytes(m, x), aliases, grad_fn)
+                bool(x.requires_grad), raw, aliases, grad_fn)
     if isinstance(x, bool):
         return ("S", "bool", x)
     if isinstance(x, int):
@@ -60,7 +62,7 @@ def snapshot(m, x, ptrs):
     if isinstance(x, m.dtype):
         return ("D", str(x).replace("torch.", ""))
     if isinstance(x, (tuple, list)):
-        return ("L", [snapshot(m, y, ptrs) for y in x])
+        return ("L", [snapshot(m, y, ptrs, with_values) for y in x])
     return ("O", type(x).__name__)
 
 
@@ -73,7 +75,7 @@ def run_program(m, statements):
         try:
             exec(st["src"], ns)  # noqa: S102 - the fuzz program is ours
             val = ns.get(st["out"]) if st["out"] else None
-            snaps.append(snapshot(m, val, ptrs))
+            snaps.append(snapshot(m, val, ptrs, not st.get("novalues")))
         except Exception as e:  # noqa: BLE001 - exception types are compared
             snaps.append(("E", type(e).__name__, str(e)[:300]))
             return snaps
@@ -95,11 +97,15 @@ def serve(modname, handler):
     limit_memory()
     requests = pickle.load(sys.stdin.buffer)
     m = __import__(modname)
+    _send(out, ("ready", None, None))
     for index, req in requests:
-        res = handler(m, req)
-        data = pickle.dumps(("done", index, res))
-        out.write(struct.pack("<Q", len(data)) + data)
-        out.flush()
+        _send(out, ("done", index, handler(m, req)))
+
+
+def _send(out, frame):
+    data = pickle.dumps(frame)
+    out.write(struct.pack("<Q", len(data)) + data)
+    out.flush()
 
 
 def handle(m, req):

@@ -668,7 +668,10 @@ def generate(seed):
     for i in range(r.randint(1, MAX_STATEMENTS)):
         g.bad = i == invalid_at
         fam = r.choices(OPS, weights)[0]
-        res = fam[1](g)
+        try:
+            res = fam[1](g)
+        except Exception:  # noqa: BLE001 - a generator that cannot build its operands skips the statement
+            res = None
         if res is None:
             continue
         op, src = res

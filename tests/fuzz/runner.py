@@ -16,7 +16,7 @@ sys.path.insert(0, HERE)
 import compare  # noqa: E402
 import known  # noqa: E402
 
-STARTUP_S = 60  # importing torch on a loaded machine
+STARTUP_S = 60  # importing torch on a loaded machine (the per-request timeout starts once it is ready)
 FOUND = os.path.join(HERE, "found")
 
 
@@ -34,7 +34,7 @@ def run_children(modname, requests, timeout_s):
             proc.stdin.close()
         except BrokenPipeError:
             pass
-        fd, buf, deadline = proc.stdout.fileno(), b"", time.monotonic() + STARTUP_S + timeout_s
+        fd, buf, deadline = proc.stdout.fileno(), b"", time.monotonic() + STARTUP_S
         while True:
             ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
             if not ready:  # hang: charge the running request
@@ -56,12 +56,14 @@ def run_children(modname, requests, timeout_s):
             buf += chunk
             while len(buf) >= 8 and len(buf) >= 8 + struct.unpack("<Q", buf[:8])[0]:
                 n = struct.unpack("<Q", buf[:8])[0]
-                _, index, res = pickle.loads(buf[8: 8 + n])
+                what, index, res = pickle.loads(buf[8: 8 + n])
                 buf = buf[8 + n:]
+                deadline = time.monotonic() + timeout_s
+                if what == "ready":
+                    continue
                 results[index] = ("ok", res)
                 assert pending[0][0] == index
                 pending = pending[1:]
-                deadline = time.monotonic() + timeout_s
         proc.stdout.close()
         err.close()
     return results
@@ -169,7 +171,7 @@ def run_programs(seed, n, jobs=2, timeout_s=20, chunk=1000, log=print):
                 if f:
                     fails.append(locate(f, timeout_s))
             else:
-                fails.append(Failure("hang", s, [], 0, f"torch side: {t_res[s]}"))
+                fails.append(Failure("generator", s, [], 0, f"torch side: {t_res[s]}"))
         return fails
     failures = []
     start = time.monotonic()
@@ -182,11 +184,13 @@ def run_programs(seed, n, jobs=2, timeout_s=20, chunk=1000, log=print):
 
 def summarise(n, failures, log=print, title="programs"):
     by_kind = collections.Counter(f.kind for f in failures)
-    wrong = [f for f in failures if f.kind not in ("crash", "hang") and f.kind in compare.FAILING]
+    wrong = sum(by_kind[k] for k in compare.WRONG)
     log(f"{title} run: {n}")
-    log(f"  crashes: {by_kind['crash']}  hangs: {by_kind['hang']}  wrong (value/dtype/shape/stride/alias/raising): "
-        f"{len(wrong)}  exception-type mismatches: {by_kind['exception-type']}  lenient: {by_kind['lenient']}  "
-        f"grad_fn names: {by_kind['grad_fn']}")
+    log(f"  crashes: {by_kind['crash']}  hangs: {by_kind['hang']}  wrong values (value/dtype/shape/stride/alias/type): "
+        f"{wrong}  exception-type mismatches: {by_kind['exception-type']}")
+    log(f"  raises on one side only: torch only {by_kind['missing-error']} (+{by_kind['lenient']} argument-type "
+        f"TypeErrors), ember only {by_kind['spurious-error']}  grad_fn names: {by_kind['grad_fn']}  "
+        f"torch side/generator: {by_kind['torch-side'] + by_kind['generator']}")
     log(f"  of which known (tests/fuzz/known.py): {sum(1 for f in failures if f.known)}")
     table = collections.Counter((f.kind, f.op) for f in failures)
     for (kind, op), c in sorted(table.items(), key=lambda kv: (-kv[1], kv[0])):
