@@ -16,8 +16,8 @@ import probes  # noqa: E402
 import runner  # noqa: E402
 
 
-def report(failures, minimise, timeout_s, log=print):
-    for n, f in enumerate(runner.distinct(failures)):
+def report(failures, minimise, timeout_s, only=None, log=print):
+    for n, f in enumerate(f for f in runner.distinct(failures) if not only or f.kind in only):
         if n < minimise:
             f = runner.minimise(f, timeout_s)
         path = runner.write_reproducer(f, n)
@@ -34,17 +34,19 @@ def main(argv=None):
     p.add_argument("--timeout", type=float, default=20, help="seconds a program may take")
     p.add_argument("--probes", action="store_true", help="also run the bad-input probe set")
     p.add_argument("--minimise", type=int, default=30, help="distinct failures to minimise (others saved as is)")
+    p.add_argument("--only", default="", help="comma-separated kinds to save reproducers for (default: all)")
     a = p.parse_args(argv)
+    only = set(filter(None, a.only.split(",")))
     failures = []
     if a.programs:
         n, fails = runner.run_programs(a.seed, a.programs, a.jobs, a.timeout)
         runner.summarise(n, fails)
-        report(fails, a.minimise, a.timeout)
+        report(fails, a.minimise, a.timeout, only)
         failures += fails
     if a.probes:
         n, fails = probes.run_probes(a.jobs, a.timeout)
         runner.summarise(n, fails, title="probes")
-        report(fails, 0, a.timeout)
+        report(fails, 0, a.timeout, only)
         failures += fails
     bad = [f for f in failures if f.kind in compare.FAILING and not f.known]
     return 1 if bad else 0

@@ -9,7 +9,7 @@ _NP = {"bool": np.bool_, "uint8": np.uint8, "int8": np.int8, "int16": np.int16, 
        "int64": np.int64, "float16": np.float16, "float32": np.float32, "float64": np.float64}
 
 # Failure kinds. WRONG (with crash and hang) fails a run; the others are counted and listed.
-WRONG = ("value", "dtype", "shape", "stride", "alias", "type")
+WRONG = ("value", "dtype", "shape", "stride", "alias", "requires_grad", "type")
 FAILING = ("generator", "crash", "hang") + WRONG
 # missing-error: torch raises, ember answers (lenient: torch's error is a TypeError about an argument's type);
 # spurious-error: ember raises, torch answers; exception-type: both raise, different types.
@@ -52,7 +52,7 @@ def diff(e, t, path=""):
         if math.prod(e[2]) > 1 and any(a != b for a, b, s in zip(e[3], t[3], e[2]) if s > 1):
             return "stride", f"{path}strides {e[3]} vs torch {t[3]} (shape {e[2]})"
         if e[5] != t[5]:
-            return "value", f"{path}requires_grad {e[5]} vs torch {t[5]}"
+            return "requires_grad", f"{path}requires_grad {e[5]} vs torch {t[5]}"
         if e[7] != t[7]:
             return "alias", f"{path}shares storage with {e[7]} vs torch {t[7]}"
         if (e[8] is None) != (t[8] is None) or (e[8] and e[8] != t[8]):

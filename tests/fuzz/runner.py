@@ -71,8 +71,10 @@ def run_children(modname, requests, timeout_s):
 
 class Failure:
     def __init__(self, kind, seed, program, index, message):
+        if program and index >= len(program):  # a difference in the final state (writes through views)
+            index, message = len(program) - 1, "after the last statement: " + message
         self.kind, self.seed, self.program, self.index, self.message = kind, seed, program, index, message
-        self.op = program[index]["op"] if index < len(program) else "?"
+        self.op = program[index]["op"] if program else "?"
         self.known = known.match(self)
 
     def signature(self):
