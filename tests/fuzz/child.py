@@ -81,10 +81,10 @@ def run_program(m, statements):
             return snaps
         if st["out"] and is_tensor(m, val):
             ptrs[st["out"]] = storage_ptr(val)
-    final = []
+    final, blind = [], {st["out"] for st in statements if st.get("novalues")}
     for name in sorted(ptrs):
         try:
-            final.append((name, snapshot(m, ns[name], {})))
+            final.append((name, snapshot(m, ns[name], {}, name not in blind)))
         except Exception as e:  # noqa: BLE001
             final.append((name, ("E", type(e).__name__, str(e)[:300])))
     snaps.append(("F", final))

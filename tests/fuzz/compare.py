@@ -26,10 +26,10 @@ def values(snap):
     return np.frombuffer(raw, _NP[dt]).reshape(shape)
 
 
-def _close(a, b, dt):
+def _close(a, b, dt, floor=(0.0, 0.0)):
     if dt not in TOLERANCE:
         return np.array_equal(a, b)
-    rtol, atol = TOLERANCE[dt]
+    rtol, atol = max(TOLERANCE[dt][0], floor[0]), max(TOLERANCE[dt][1], floor[1])
     a, b = a.astype(np.float64), b.astype(np.float64)
     both_nan = np.isnan(a) & np.isnan(b)
     with np.errstate(invalid="ignore"):
@@ -37,7 +37,22 @@ def _close(a, b, dt):
     return bool(ok.all())
 
 
-def diff(e, t, path=""):
+def loosest(snaps):
+    """The loosest tolerance of the float dtypes in a program's snapshots: a float64 result computed from
+    float32 or bfloat16 values (out=, dtype=, promotion) is as exact as those values."""
+    tols = [TOLERANCE[s[1]] for s in _tensors(snaps) if s[1] in TOLERANCE]
+    return max(tols, default=(0.0, 0.0))
+
+
+def _tensors(snaps):
+    for s in snaps:
+        if s[0] == "T":
+            yield s
+        elif s[0] in ("L", "F"):
+            yield from _tensors(x[1] if s[0] == "F" else x for x in s[1])
+
+
+def diff(e, t, path="", floor=(0.0, 0.0)):
     """(kind, message) for the first difference between an ember and a torch snapshot, or None."""
     if e[0] != t[0]:
         return "type", f"{path}ember gives {e[0]!r} kind, torch {t[0]!r}: {str(e)[:200]} vs {str(t)[:200]}"
@@ -47,7 +62,7 @@ def diff(e, t, path=""):
             return "dtype", f"{path}dtype {e[1]} vs torch {t[1]}"
         if e[2] != t[2]:
             return "shape", f"{path}shape {e[2]} vs torch {t[2]}"
-        if e[6] is not None and t[6] is not None and not _close(values(e), values(t), e[1]):
+        if e[6] is not None and t[6] is not None and not _close(values(e), values(t), e[1], floor):
             return "value", f"{path}values\n  ember: {values(e).tolist()}\n  torch: {values(t).tolist()}"
         if math.prod(e[2]) > 1 and any(a != b for a, b, s in zip(e[3], t[3], e[2]) if s > 1):
             return "stride", f"{path}strides {e[3]} vs torch {t[3]} (shape {e[2]})"
@@ -63,7 +78,8 @@ def diff(e, t, path=""):
             return "type", f"{path}Python {e[1]} vs torch {t[1]}"
         a, b = e[2], t[2]
         if e[1] == "float":
-            ok = (a == b) or (math.isnan(a) and math.isnan(b)) or abs(a - b) <= 1e-5 + 1e-4 * abs(b)
+            tol = max(1e-5, floor[1]) + max(1e-4, floor[0]) * abs(b)
+            ok = (a == b) or (math.isnan(a) and math.isnan(b)) or abs(a - b) <= tol
         else:
             ok = a == b
         return None if ok else ("value", f"{path}{a!r} vs torch {b!r}")
@@ -74,9 +90,9 @@ def diff(e, t, path=""):
             return "shape", f"{path}{len(e[1])} items vs torch {len(t[1])}"
         for i, (a, b) in enumerate(zip(e[1], t[1])):
             if k == "F":
-                d = diff(a[1], b[1], f"{path}final {a[0]}: ")
+                d = diff(a[1], b[1], f"{path}final {a[0]}: ", floor)
             else:
-                d = diff(a, b, f"{path}[{i}] ")
+                d = diff(a, b, f"{path}[{i}] ", floor)
             if d:
                 return d
         return None
@@ -87,6 +103,7 @@ def diff(e, t, path=""):
 
 def compare(e_snaps, t_snaps):
     """(kind, statement index, message) of the first difference, or None. Exceptions end both runs."""
+    floor = loosest(t_snaps)
     for i, (e, t) in enumerate(zip(e_snaps, t_snaps)):
         if e[0] == "E" or t[0] == "E":
             if e[0] == "E" and t[0] == "E":
@@ -96,7 +113,7 @@ def compare(e_snaps, t_snaps):
             if e[0] == "E":
                 return "spurious-error", i, f"ember raises {e[1]}: {e[2]}"
             return "lenient" if t[1] == "TypeError" else "missing-error", i, f"torch raises {t[1]}: {t[2]}; ember gives {str(e)[:300]}"
-        d = diff(e, t)
+        d = diff(e, t, floor=floor)
         if d:
             return d[0], i, d[1]
     if len(e_snaps) != len(t_snaps):
