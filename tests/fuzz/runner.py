@@ -158,7 +158,7 @@ def _chunks(seeds, size):
     return [seeds[i: i + size] for i in range(0, len(seeds), size)]
 
 
-def run_programs(seed, n, jobs=2, timeout_s=20, chunk=1000, log=print):
+def run_programs(seed, n, jobs=2, timeout_s=20, chunk=4000, log=print):
     """Generates and runs n programs (seeds seed*10**7 + i); returns (count, failures)."""
     seeds = [seed * 10 ** 7 + i for i in range(n)]
 

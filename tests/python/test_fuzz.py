@@ -37,3 +37,20 @@ def test_programs():
 
 def test_probes():
     _check(*probes.run_probes(JOBS, TIMEOUT_S), "probes")
+
+
+def _st(src, out="r"):
+    return {"src": src, "out": out, "op": "probe"}
+
+
+def test_the_runner_detects_crashes_hangs_and_differences():
+    reqs = [(0, ("run", [_st("import os, signal; os.kill(os.getpid(), signal.SIGSEGV)")])),
+            (1, ("run", [_st("import time; time.sleep(30)")])),
+            (2, ("run", [_st("r = m.tensor([1, 2]) + 1")]))]
+    res = runner.run_children("ember", reqs, timeout_s=2)
+    assert res[0][:2] == ("crash", "signal SIGSEGV") and res[1][0] == "hang" and res[2][0] == "ok"
+    program = [_st("r = m.tensor([1., 2.]) * (3 if m.__name__ == 'ember' else 2)")]
+    e_snaps = runner.run_children("ember", [(0, ("run", program))], 20)[0][1]
+    t_snaps = runner.run_children("torch", [(0, ("run", program))], 20)[0][1]
+    assert compare.compare(e_snaps, t_snaps)[:2] == ("value", 0)
+    assert compare.compare(t_snaps, t_snaps) is None
