@@ -17,7 +17,8 @@ import runner  # noqa: E402
 
 
 def report(failures, minimise, timeout_s, only=None, log=print):
-    for n, f in enumerate(f for f in runner.distinct(failures) if not only or f.kind in only):
+    chosen = [f for f in runner.distinct(failures) if not only or f.kind in only]
+    for n, f in enumerate(sorted(chosen, key=lambda f: f.known is not None)):  # unknown ones first
         if n < minimise:
             f = runner.minimise(f, timeout_s)
         path = runner.write_reproducer(f, n)

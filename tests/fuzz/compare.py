@@ -112,7 +112,8 @@ def compare(e_snaps, t_snaps):
                 return "exception-type", i, f"ember {e[1]}: {e[2]}\n  torch {t[1]}: {t[2]}"
             if e[0] == "E":
                 return "spurious-error", i, f"ember raises {e[1]}: {e[2]}"
-            return "lenient" if t[1] == "TypeError" else "missing-error", i, f"torch raises {t[1]}: {t[2]}; ember gives {str(e)[:300]}"
+            kind = "lenient" if t[1] == "TypeError" else "missing-error"
+            return kind, i, f"torch raises {t[1]}: {t[2]}; ember gives {str(e)[:300]}"
         d = diff(e, t, floor=floor)
         if d:
             return d[0], i, d[1]

@@ -238,7 +238,8 @@ def gen_creation(g):
         return op, f"{seed}{{out}} = m.{op}({sh}, dtype=m.{g.dtype(FLOATS) if not g.bad else 'int64'})"
     if op == "randint":
         lo = r.randint(-5, 3)
-        return op, f"{seed}{{out}} = m.randint({lo}, {lo + r.randint(1 if not g.bad else -2, 9)}, ({sh}{',' if len(shape) == 1 else ''}))"
+        hi = lo + r.randint(1 if not g.bad else -2, 9)
+        return op, f"{seed}{{out}} = m.randint({lo}, {hi}, ({sh}{',' if len(shape) == 1 else ''}))"
     x = g.operand()
     if op in ("rand_like", "randn_like"):
         return op, f"{seed}{{out}} = m.{op}({x}{', dtype=m.' + g.dtype(FLOATS) if r.random() < 0.3 else ''})"
@@ -319,7 +320,8 @@ def gen_view(g):
         strides = [r.randint(0, 3) for _ in new]
         need = 1 + sum((s - 1) * st for s, st in zip(new, strides) if s > 0) if 0 not in new else 0
         if n < need + t.storage_offset() or g.bad:
-            return op, f"{name}.as_strided({new}, {tuple(strides)}, {t.untyped_storage().nbytes() // max(t.element_size(), 1)})"
+            past_end = t.untyped_storage().nbytes() // max(t.element_size(), 1)
+            return op, f"{name}.as_strided({new}, {tuple(strides)}, {past_end})"
         return op, f"{name}.as_strided({new}, {tuple(strides)})"
     if op == "squeeze":
         return op, r.choice([f"{name}.squeeze()", f"{name}.squeeze({d})", f"m.squeeze({name}, {g.dims(t)})"])
@@ -346,7 +348,8 @@ def gen_view(g):
     if op == "mT":
         return op, f"{name}.mT"
     if op == "to":
-        return op, r.choice([f"{name}.to(m.{g.dtype()})", f"{name}.{r.choice(['float', 'double', 'half', 'bfloat16', 'int', 'long', 'bool', 'short', 'byte', 'char'])}()"])
+        conv = r.choice(['float', 'double', 'half', 'bfloat16', 'int', 'long', 'bool', 'short', 'byte', 'char'])
+        return op, r.choice([f"{name}.to(m.{g.dtype()})", f"{name}.{conv}()"])
     if op == "view_as":
         return op, f"{name}.view_as({g.operand(shape=shape) if not g.bad else g.operand()})"
     if op == "unflatten" and nd:
@@ -550,7 +553,8 @@ def gen_join(g):
             s[0] += 1
         if op == "cat" and r.random() < 0.1:
             s = [0]  # legacy: an empty 1-d tensor joins anything
-        parts.append(g.operand(lambda u: list(u.shape) == s, shape=tuple(s), dtype=r.choice([str(t.dtype)[6:], g.dtype()])))
+        dt = r.choice([str(t.dtype)[6:], g.dtype()])
+        parts.append(g.operand(lambda u: list(u.shape) == s, shape=tuple(s), dtype=dt))
     dim = g.dim(t) if g.bad else str(d if op == "cat" else r.randint(-len(shape) - 1, len(shape)))
     return op, f"m.{op}([{', '.join(parts)}], {dim})"
 
@@ -565,7 +569,8 @@ def gen_index(g):
     kind = r.choice(["get", "get", "set", "index_select", "gather", "index_put"])
     if kind == "index_select" and "index_select" in AVAILABLE:
         d = g.dim(t)
-        return "index_select", f"m.index_select({name}, {d}, {g.index_tensor(shape[int(d) % len(shape)] if not g.bad else 2)})"
+        idx = g.index_tensor(shape[int(d) % len(shape)] if not g.bad else 2)
+        return "index_select", f"m.index_select({name}, {d}, {idx})"
     if kind == "gather" and "gather" in AVAILABLE:
         d = int(g.dim(t)) if not g.bad else 0
         ishape = tuple(r.randint(0, s) for s in shape)
@@ -584,7 +589,8 @@ def gen_index(g):
             items.append(f"{r.choice(['', '1', '-2'])}:{r.choice(['', '3', '-1'])}{r.choice(['', ':2', ':1', ':3'])}")
         elif k < 0.75:
             items.append(g.index_tensor(size) if r.random() < 0.7 else
-                         f"[{', '.join(str(r.randint(-size, size - 1) if size else 0) for _ in range(r.randint(1, 3)))}]")
+                         "[" + ", ".join(str(r.randint(-size, size - 1) if size else 0)
+                                         for _ in range(r.randint(1, 3))) + "]")
         elif k < 0.85:
             items.append("None")
             dim -= 1

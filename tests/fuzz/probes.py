@@ -11,8 +11,8 @@ import re
 import runner
 from gen import AVAILABLE, AVAILABLE_METHODS
 
-SETUP = ("m.manual_seed(0); x = m.arange(6.).reshape(2, 3); i = m.arange(6).reshape(2, 3); e = m.zeros(0, 3); s = m.tensor(2.5); "
-         "b = m.tensor([True, False]); ")
+SETUP = ("m.manual_seed(0); x = m.arange(6.).reshape(2, 3); i = m.arange(6).reshape(2, 3); e = m.zeros(0, 3); "
+         "s = m.tensor(2.5); b = m.tensor([True, False]); ")
 
 SIZES = ["2**62", "2**63-1", "2**63", "2**64", "-1", "-2**63", "-2**63-1", "2**31", "(2**31, 2**31, 4)",
          "(2**40, 2**40, 4)", "(2**40, 2**40)", "(3, 2**62)", "(0, 2**62)", "(2**62, 0, 2**62)", "(2**32, 2**32)",
@@ -61,7 +61,8 @@ STRIDE_CALLS = ["m.arange(5.).as_strided({}, {}, {})", "m.empty_strided({}, {}).
 UNFOLD = ["-5", "0", "2**62", "2**63-1", "-1", "7", "1.5"]
 
 DATA = ["[1, [2]]", "[[1, 2], [3]]", "[[1], 2]", "eval('[' * 100 + '1' + ']' * 100)",
-        "eval('[' * 3000 + '1' + ']' * 3000)", "eval('[' * 64 + '1' + ']' * 64)", "(lambda l: (l.append(l), l)[1])([1])",
+        "eval('[' * 3000 + '1' + ']' * 3000)", "eval('[' * 64 + '1' + ']' * 64)",
+        "(lambda l: (l.append(l), l)[1])([1])",
         "(lambda l: (l.append(l), l)[1])([])", "[m.zeros(1), m.zeros(10**6)]", "[m.zeros(2), m.zeros(3)]", "['a']",
         "[None]", "[1, 'a']", "[object()]", "[2**63]", "[-2**63-1]", "[2**64]", "[float('inf')]",
         "[float('nan')]", "[1e40]", "[[]]", "[[], []]", "[[], [1]]", "[m.tensor([1, 2]), [3, 4]]",
