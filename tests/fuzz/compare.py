@@ -1,0 +1,122 @@
+"""Compares the snapshots of one program run on ember and on torch (see child.snapshot)."""
+import math
+
+import numpy as np
+
+# (rtol, atol) by dtype; integer and bool values must be equal.
+TOLERANCE = {"float16": (1e-2, 1e-3), "bfloat16": (5e-2, 1e-2), "float32": (1e-4, 1e-5), "float64": (1e-7, 1e-9)}
+_NP = {"bool": np.bool_, "uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32,
+       "int64": np.int64, "float16": np.float16, "float32": np.float32, "float64": np.float64}
+
+# Failure kinds. WRONG (with crash and hang) fails a run; the others are counted and listed.
+WRONG = ("value", "dtype", "shape", "stride", "alias", "requires_grad", "type")
+FAILING = ("generator", "crash", "hang") + WRONG
+# missing-error: torch raises, ember answers (lenient: torch's error is a TypeError about an argument's type);
+# spurious-error: ember raises, torch answers; exception-type: both raise, different types.
+RAISING = ("missing-error", "spurious-error", "exception-type", "lenient")
+LISTED = RAISING + ("grad_fn", "torch-side")
+
+
+def values(snap):
+    _, dt, shape, *_ = snap
+    raw = snap[6]
+    if dt == "bfloat16":
+        bits = np.frombuffer(raw, np.uint16).astype(np.uint32) << 16
+        return bits.view(np.float32).reshape(shape)
+    return np.frombuffer(raw, _NP[dt]).reshape(shape)
+
+
+def _close(a, b, dt, floor=(0.0, 0.0)):
+    if dt not in TOLERANCE:
+        return np.array_equal(a, b)
+    rtol, atol = max(TOLERANCE[dt][0], floor[0]), max(TOLERANCE[dt][1], floor[1])
+    a, b = a.astype(np.float64), b.astype(np.float64)
+    both_nan = np.isnan(a) & np.isnan(b)
+    with np.errstate(invalid="ignore"):
+        ok = (a == b) | both_nan | (np.abs(a - b) <= atol + rtol * np.abs(b))
+    return bool(ok.all())
+
+
+def loosest(snaps):
+    """The loosest tolerance of the float dtypes in a program's snapshots: a float64 result computed from
+    float32 or bfloat16 values (out=, dtype=, promotion) is as exact as those values."""
+    tols = [TOLERANCE[s[1]] for s in _tensors(snaps) if s[1] in TOLERANCE]
+    return max(tols, default=(0.0, 0.0))
+
+
+def _tensors(snaps):
+    for s in snaps:
+        if s[0] == "T":
+            yield s
+        elif s[0] in ("L", "F"):
+            yield from _tensors(x[1] if s[0] == "F" else x for x in s[1])
+
+
+def diff(e, t, path="", floor=(0.0, 0.0)):
+    """(kind, message) for the first difference between an ember and a torch snapshot, or None."""
+    if e[0] != t[0]:
+        return "type", f"{path}ember gives {e[0]!r} kind, torch {t[0]!r}: {str(e)[:200]} vs {str(t)[:200]}"
+    k = e[0]
+    if k == "T":
+        if e[1] != t[1]:
+            return "dtype", f"{path}dtype {e[1]} vs torch {t[1]}"
+        if e[2] != t[2]:
+            return "shape", f"{path}shape {e[2]} vs torch {t[2]}"
+        if e[6] is not None and t[6] is not None and not _close(values(e), values(t), e[1], floor):
+            return "value", f"{path}values\n  ember: {values(e).tolist()}\n  torch: {values(t).tolist()}"
+        if math.prod(e[2]) > 1 and any(a != b for a, b, s in zip(e[3], t[3], e[2]) if s > 1):
+            return "stride", f"{path}strides {e[3]} vs torch {t[3]} (shape {e[2]})"
+        if e[5] != t[5]:
+            return "requires_grad", f"{path}requires_grad {e[5]} vs torch {t[5]}"
+        if e[7] != t[7]:
+            return "alias", f"{path}shares storage with {e[7]} vs torch {t[7]}"
+        if (e[8] is None) != (t[8] is None) or (e[8] and e[8] != t[8]):
+            return "grad_fn", f"{path}grad_fn {e[8]} vs torch {t[8]}"
+        return None
+    if k == "S":
+        if e[1] != t[1]:
+            return "type", f"{path}Python {e[1]} vs torch {t[1]}"
+        a, b = e[2], t[2]
+        if e[1] == "float":
+            tol = max(1e-5, floor[1]) + max(1e-4, floor[0]) * abs(b)
+            ok = (a == b) or (math.isnan(a) and math.isnan(b)) or abs(a - b) <= tol
+        else:
+            ok = a == b
+        return None if ok else ("value", f"{path}{a!r} vs torch {b!r}")
+    if k == "D":
+        return None if e[1] == t[1] else ("dtype", f"{path}{e[1]} vs torch {t[1]}")
+    if k in ("L", "F"):
+        if len(e[1]) != len(t[1]):
+            return "shape", f"{path}{len(e[1])} items vs torch {len(t[1])}"
+        for i, (a, b) in enumerate(zip(e[1], t[1])):
+            if k == "F":
+                d = diff(a[1], b[1], f"{path}final {a[0]}: ", floor)
+            else:
+                d = diff(a, b, f"{path}[{i}] ", floor)
+            if d:
+                return d
+        return None
+    if k == "O":
+        return None if e[1].lower() == t[1].lower() else ("type", f"{path}{e[1]} vs {t[1]}")
+    return None
+
+
+def compare(e_snaps, t_snaps):
+    """(kind, statement index, message) of the first difference, or None. Exceptions end both runs."""
+    floor = loosest(t_snaps)
+    for i, (e, t) in enumerate(zip(e_snaps, t_snaps)):
+        if e[0] == "E" or t[0] == "E":
+            if e[0] == "E" and t[0] == "E":
+                if e[1] == t[1]:
+                    return None
+                return "exception-type", i, f"ember {e[1]}: {e[2]}\n  torch {t[1]}: {t[2]}"
+            if e[0] == "E":
+                return "spurious-error", i, f"ember raises {e[1]}: {e[2]}"
+            kind = "lenient" if t[1] == "TypeError" else "missing-error"
+            return kind, i, f"torch raises {t[1]}: {t[2]}; ember gives {str(e)[:300]}"
+        d = diff(e, t, floor=floor)
+        if d:
+            return d[0], i, d[1]
+    if len(e_snaps) != len(t_snaps):
+        return "type", min(len(e_snaps), len(t_snaps)), "different number of statements ran"
+    return None
