@@ -1,4 +1,5 @@
 #include "gemm.h"
+#include "gemv.h"
 
 #include <cblas.h>
 
@@ -70,6 +71,20 @@ void blas_gemm(const Operand& a, const Operand& b, T* c, int64_t M, int64_t N, i
   });
 }
 
+// M == 1 or N == 1: a matrix-vector product (see gemv.h for why not BLIS).
+template <typename T>
+void matrix_vector(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta) {
+  int64_t M = a.sizes()[0], K = a.sizes()[1], N = b.sizes()[1];
+  const T* pa = a.data_ptr<T>();
+  const T* pb = b.data_ptr<T>();
+  T* pc = out.data_ptr<T>();
+  if (N == 1) {  // out column = A @ b column
+    gemv(pa, M, K, a.strides()[0], a.strides()[1], pb, b.strides()[0], pc, 1, T(alpha), T(beta));
+  } else {  // out row = B^T @ a row
+    gemv(pb, N, K, b.strides()[1], b.strides()[0], pa, a.strides()[1], pc, 1, T(alpha), T(beta));
+  }
+}
+
 template <typename T>
 void loop_gemm(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta) {
   Tensor ac = a.contiguous(), bc = b.contiguous();
@@ -105,6 +120,11 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, dou
   }
   switch (a.dtype()) {
     case kFloat32: case kFloat64: {
+      if (M == 1 || N == 1) {
+        if (a.dtype() == kFloat32) matrix_vector<float>(a, b, out, alpha, beta);
+        else matrix_vector<double>(a, b, out, alpha, beta);
+        return;
+      }
       Tensor ka, kb;
       Operand oa = as_operand(a, ka), ob = as_operand(b, kb);
       // BLIS multiplies a transposed A about 20% slower (512x128^T @ 128x512: 132 vs 165 GFLOP/s);

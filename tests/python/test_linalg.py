@@ -1,4 +1,7 @@
 """The matmul family against torch: every matmul case, dtypes, layouts, fused forms and errors."""
+import itertools
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -83,3 +86,23 @@ def test_matmul_split_over_threads_is_exact_every_time():
     y = rng.standard_normal((6, 4, 2))
     for _ in range(300):
         assert np.allclose(ember.from_numpy(x).bmm(ember.from_numpy(y)).numpy(), x @ y)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_zero_times_inf_is_nan_in_every_product_shape(dtype):
+    # BLIS's small matrix-vector paths skip zero vector elements, dropping 0 * inf = NaN.
+    for M, N, K in itertools.product([1, 2, 17], [1, 2, 17], [1, 2, 5, 300]):
+        for zero_in_a in (True, False):
+            a, b = torch.ones(M, K), torch.ones(K, N)
+            a[0, 0], b[0, 0] = (0, -math.inf) if zero_in_a else (math.inf, 0)
+            for ta, tb in [(a, b), (a.t().contiguous().t(), b), (a, b.t().contiguous().t())]:
+                ta, tb = ta.to(getattr(torch, dtype)), tb.to(getattr(torch, dtype))
+                got = torch.from_numpy((_ember_like(ta, dtype) @ _ember_like(tb, dtype)).float().numpy())
+                assert torch.equal(got.isnan(), (ta @ tb).float().isnan()), (M, N, K, zero_in_a)
+
+
+def _ember_like(t, dtype):
+    """An ember copy of a 2-D torch tensor with the same (row- or column-major) layout."""
+    if t.is_contiguous():
+        return ember.from_numpy(t.float().numpy().copy()).to(getattr(ember, dtype))
+    return ember.from_numpy(t.t().float().numpy().copy()).to(getattr(ember, dtype)).t()
