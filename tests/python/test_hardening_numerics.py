@@ -155,6 +155,27 @@ def test_binary_scalars_wrap_but_alpha_pow_clamp_check(name, value):
     both(lambda L: L.clamp(L.ones(2, dtype=dt(L)), min=-value))
 
 
+@pytest.mark.parametrize("name", FLOATS)
+@pytest.mark.parametrize("values", [(1e6, 2e6, -1e6), (1e300, 1e300, -1e300), (0.5, None, None)], ids=str)
+def test_nan_to_num_replacements_unchecked(name, values):
+    nan, posinf, neginf = values
+    both(lambda L: L.nan_to_num(L.tensor([float("nan"), float("inf"), -float("inf"), 1.0], dtype=getattr(L, name)),
+                                nan=nan, posinf=posinf, neginf=neginf))
+
+
+@pytest.mark.parametrize("name", FLOATS)
+@pytest.mark.parametrize("weight", [0.3, 0.7, 1e5, 1e300, -2.5], ids=repr)
+def test_lerp_scalar_weight_in_opmath(name, weight):
+    # float16/bfloat16 compute in float32 and round once; torch's float32/64 lerp fuses (fma): an ulp
+    # of the operands apart.
+    eps = torch.finfo(getattr(torch, name)).eps
+    ulp = {} if name in ("float16", "bfloat16") else dict(rtol=2 * eps, atol=16 * eps)
+    both(lambda L: L.tensor([1.0, 2.0, -3.1, 100.0], dtype=getattr(L, name)).lerp(
+        L.tensor([1.0, 3.0, 7.7, -0.01], dtype=getattr(L, name)), weight), **ulp)
+    both(lambda L: L.tensor([1.0, 2.0, -3.1], dtype=getattr(L, name)).lerp(
+        L.tensor([1.0, 3.0, 7.7], dtype=getattr(L, name)), L.tensor([0.3, 0.6, 0.9], dtype=getattr(L, name))), **ulp)
+
+
 # 3. Precision.
 @pytest.mark.parametrize("name", ["float16", "bfloat16"])
 @pytest.mark.parametrize("p", [2, 1, 3, float("inf"), 0])
