@@ -2,6 +2,7 @@
 #pragma once
 #include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "ember/tensor.h"
@@ -14,6 +15,9 @@ Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
 Tensor mul(const Tensor& a, const Tensor& b);
 Tensor div(const Tensor& a, const Tensor& b);  // true division: integers give the default float
+// rounding_mode "trunc" or "floor" (or none: true division), as torch.div.
+Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode);
+Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode);
 Tensor pow(const Tensor& a, const Tensor& b);
 Tensor remainder(const Tensor& a, const Tensor& b);     // Python's %: takes the divisor's sign
 Tensor floor_divide(const Tensor& a, const Tensor& b);  // Python's //

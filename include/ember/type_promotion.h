@@ -17,6 +17,9 @@ ScalarType result_type(std::span<const Tensor> operands);
 // nothing but bool -> bool).
 bool can_cast(ScalarType from, ScalarType to);
 
+// The dtype torch computes `t`'s elementwise math in (opmath): float32 for float16 and bfloat16.
+ScalarType opmath_dtype(ScalarType t);
+
 // A 0-dim tensor holding a Python number; it takes part in promotion as a "wrapped number".
 Tensor wrapped_scalar(const Scalar& value);
 

@@ -115,6 +115,23 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
       {"ge", &no_alpha<ge>, &no_alpha_out<ge_out>, "__ge__", nullptr, "ge_"},
   };
   for (const BinaryDef& d : defs) def_binary(m, cls, d);
+  // div/divide(..., rounding_mode=None|'trunc'|'floor'): an overload beside the plain forms above.
+  for (std::string name : {"div", "divide"}) {
+    using Mode = std::optional<std::string>;
+    m.def(name.c_str(), [](const Tensor& a, nb::handle b, Mode mode, nb::handle out) -> nb::object {
+      Tensor other = require_operand(b, "div");
+      if (out.is_none()) return nb::cast(div(a, other, mode));
+      div_out(nb::cast<Tensor&>(out), a, other, mode);
+      return nb::borrow(out);
+    }, nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("rounding_mode").none(), nb::arg("out") = nb::none());
+    cls.def(name.c_str(), [](const Tensor& a, nb::handle b, Mode mode) { return div(a, require_operand(b, "div"), mode); },
+            nb::arg("other"), nb::kw_only(), nb::arg("rounding_mode").none());
+    cls.def((name + "_").c_str(), [](nb::handle self, nb::handle b, Mode mode) {
+      Tensor& t = nb::cast<Tensor&>(self);
+      div_out(t, t, require_operand(b, "div_"), mode);
+      return nb::borrow(self);
+    }, nb::arg("other"), nb::kw_only(), nb::arg("rounding_mode").none());
+  }
 
   // Unary ops from unary_ops.def: ember.name(x), x.name(), x.name_().
   // The two gelu forms are reached through gelu(approximate=...).

@@ -114,6 +114,10 @@ void record_binary(BinaryOp op, const Tensor& r, const Tensor& a, const Tensor& 
     case BinaryOp::Minimum: return record_extremum("MinimumBackward0", false, r, a, b);
     case BinaryOp::Fmax: return record_extremum("FmaxBackward0", true, r, a, b);
     case BinaryOp::Fmin: return record_extremum("FminBackward0", false, r, a, b);
+    case BinaryOp::DivFloor: case BinaryOp::DivTrunc:  // piecewise constant: zero gradients, as torch
+      return record("DivBackward2", r, {&a, &b}, {}, [](const BackwardContext& c) {
+        return TensorList{zeros_like(c.grads[0]), zeros_like(c.grads[0])};
+      });
     case BinaryOp::FloorDivide:
       return record("FloorDivideBackward0", r, {&a, &b}, {}, [](const BackwardContext& c) -> TensorList {
         throw Error("the derivative for 'floor_divide' is not implemented.");

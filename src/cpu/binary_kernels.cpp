@@ -106,6 +106,24 @@ C remainder(C a, C b) {
   }
 }
 
+// a / b for integers, rounded toward 0; b == -1 negates with wrapping (INT_MIN / -1 is INT_MIN,
+// where the hardware would trap).
+template <typename C>
+C int_div(C a, C b) {
+  if constexpr (std::is_signed_v<C>) {
+    if (b == C(-1)) return C(std::make_unsigned_t<C>(0) - std::make_unsigned_t<C>(a));
+  }
+  return C(a / b);
+}
+
+// Division rounded toward zero (torch's div_trunc).
+template <typename C>
+C trunc_divide(C a, C b) {
+  if constexpr (std::is_same_v<C, bool>) return a;
+  else if constexpr (std::is_integral_v<C>) return int_div(a, b);
+  else return std::trunc(a / b);
+}
+
 // Division rounded toward negative infinity (torch's div_floor).
 template <typename C>
 C floor_divide(C a, C b) {
@@ -113,7 +131,7 @@ C floor_divide(C a, C b) {
     return a;
   } else if constexpr (std::is_integral_v<C>) {
     if constexpr (std::is_signed_v<C>) {
-      if (b == C(-1)) return C(std::make_unsigned_t<C>(0) - std::make_unsigned_t<C>(a));  // INT_MIN wraps, as torch
+      if (b == C(-1)) return int_div(a, b);
     }
     C q = C(a / b);
     return (a % b != 0 && ((a < 0) != (b < 0))) ? C(q - 1) : q;
@@ -160,7 +178,8 @@ void arithmetic(BinaryOp op, const TensorIterator& it, const Scalar& alpha) {
       else run([](C a, C b) { return std::pow(a, b); });
       return;
     case BinaryOp::Remainder: run([](C a, C b) { return remainder(a, b); }); return;
-    case BinaryOp::FloorDivide: run([](C a, C b) { return floor_divide(a, b); }); return;
+    case BinaryOp::FloorDivide: case BinaryOp::DivFloor: run([](C a, C b) { return floor_divide(a, b); }); return;
+    case BinaryOp::DivTrunc: run([](C a, C b) { return trunc_divide(a, b); }); return;
     case BinaryOp::Fmod:
       if constexpr (std::is_same_v<C, bool>) run([](C a, C) { return a; });
       else if constexpr (std::is_integral_v<C>) run([](C a, C b) { return int_fmod(a, b); });

@@ -7,7 +7,8 @@ namespace ember::cpu {
 
 // Arithmetic ops come first; comparisons (from Eq on) produce bool.
 enum class BinaryOp {
-  Add, Sub, Mul, Div, Pow, Remainder, FloorDivide, Fmod, Atan2, Maximum, Minimum, Fmax, Fmin,
+  // DivFloor is FloorDivide as div(rounding_mode='floor') (differentiable); DivTrunc rounds toward 0.
+  Add, Sub, Mul, Div, Pow, Remainder, FloorDivide, DivFloor, DivTrunc, Fmod, Atan2, Maximum, Minimum, Fmax, Fmin,
   BitAnd, BitOr, BitXor, ShiftLeft, ShiftRight,
   Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, LogicalXor,
 };

@@ -76,6 +76,8 @@ Tensor wrapped_scalar(const Scalar& value) {
   return s;
 }
 
+ScalarType opmath_dtype(ScalarType t) { return t == kFloat16 || t == kBFloat16 ? kFloat32 : t; }
+
 void check_wrapped_fits(const Tensor& t, ScalarType dtype) {
   if (t.impl()->is_wrapped_number) t.item().check_fits(dtype);
 }

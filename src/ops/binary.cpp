@@ -43,11 +43,12 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
   bool identity_pow = op == BinaryOp::Pow && b.impl()->is_wrapped_number && b.item().to_double() == 1.0;
   if (it.common_dtype() == kBool && !identity_pow) {  // x ** 1 is allowed for bool x, as in torch
     const char* kernel = op == BinaryOp::Pow ? "pow" : op == BinaryOp::Remainder ? "remainder_cpu"
-                       : op == BinaryOp::FloorDivide ? "div_floor_cpu" : op == BinaryOp::Fmod ? "fmod_cpu" : nullptr;
+                       : op == BinaryOp::FloorDivide || op == BinaryOp::DivFloor ? "div_floor_cpu"
+                       : op == BinaryOp::DivTrunc ? "div_trunc_cpu" : op == BinaryOp::Fmod ? "fmod_cpu" : nullptr;
     EMBER_CHECK(!kernel, NotImplementedError, "\"", kernel ? kernel : "", "\" not implemented for 'Bool'");
   }
   bool integral = !is_floating_point(it.common_dtype());
-  if (integral && (op == BinaryOp::Remainder || op == BinaryOp::FloorDivide || op == BinaryOp::Fmod)) {
+  if (integral && op >= BinaryOp::Remainder && op <= BinaryOp::Fmod) {
     // Checked before writing anything, so a failing in-place op leaves its tensor as it was.
     EMBER_CHECK(!any(eq(it.input(1), wrapped_scalar(0))).item().to_bool(), Error, "ZeroDivisionError");
   }
@@ -101,6 +102,25 @@ EMBER_BINARY(div, Div)
 EMBER_BINARY(pow, Pow)
 EMBER_BINARY(remainder, Remainder)
 EMBER_BINARY(floor_divide, FloorDivide)
+
+namespace {
+
+BinaryOp rounded_div_op(std::optional<std::string_view> rounding_mode) {
+  if (!rounding_mode) return BinaryOp::Div;
+  EMBER_CHECK(*rounding_mode == "trunc" || *rounding_mode == "floor", Error,
+              "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *rounding_mode, "'");
+  return *rounding_mode == "trunc" ? BinaryOp::DivTrunc : BinaryOp::DivFloor;
+}
+
+}  // namespace
+
+Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode) {
+  return run(rounded_div_op(rounding_mode), {}, a, b);
+}
+Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode) {
+  run_out(rounded_div_op(rounding_mode), out, a, b, 1, "div");
+  return out;
+}
 EMBER_BINARY(bitwise_and, BitAnd)
 EMBER_BINARY(bitwise_or, BitOr)
 EMBER_BINARY(bitwise_xor, BitXor)

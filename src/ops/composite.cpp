@@ -50,10 +50,15 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
               dtype_name(start.dtype()), " for `weight` but got dtype ", dtype_name(weight.dtype()));
   EMBER_CHECK(start.is_floating_point(), NotImplementedError, "\"lerp_kernel_scalar\" not implemented for '",
               dtype_info(start.dtype()).legacy_name, "'");
-  // torch's two-sided form: exact at both ends.
+  check_wrapped_fits(weight, opmath_dtype(start.dtype()));
+  // torch's two-sided form: exact at both ends; float16/bfloat16 compute in float32, rounded once.
   Tensor r = autograd::untracked([&] {
-    Tensor diff = sub(end, start);
-    return where(lt(abs(weight), scalar(0.5)), add(start, mul(weight, diff)), sub(end, mul(diff, sub(scalar(1), weight))));
+    ScalarType math = opmath_dtype(start.dtype());
+    Tensor s = start.to(math), e = end.to(math), w = weight.impl()->is_wrapped_number ? weight : weight.to(math);
+    Tensor diff = sub(e, s);
+    // 1 - w of a number weight in double (two numbers would promote to float32)
+    Tensor rest = w.impl()->is_wrapped_number ? scalar(1.0 - w.item().to_double()) : sub(scalar(1), w);
+    return where(lt(abs(w), scalar(0.5)), add(s, mul(w, diff)), sub(e, mul(diff, rest))).to(start.dtype());
   });
   if (autograd::needs_grad({&start, &end, &weight})) autograd::record_lerp(r, start, end, weight);
   return r;
@@ -65,10 +70,12 @@ Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf, std
              : x.dtype() == kFloat16 ? 65504.0
              : x.dtype() == kBFloat16 ? 3.3895313892515355e38
              : double(std::numeric_limits<float>::max());
+  // Replacements are cast to x's dtype unchecked (1e300 gives inf in float32), as torch.
+  auto value = [&](double v) { return wrapped_scalar(v).to(x.dtype()); };
   Tensor r = autograd::untracked([&] {
-    Tensor t = where(isnan(x), scalar(nan), x);
-    t = where(eq(t, scalar(INFINITY)), scalar(posinf.value_or(big)), t);
-    return where(eq(t, scalar(-INFINITY)), scalar(neginf.value_or(-big)), t).to(x.dtype());
+    Tensor t = where(isnan(x), value(nan), x);
+    t = where(eq(x, scalar(INFINITY)), value(posinf.value_or(big)), t);
+    return where(eq(x, scalar(-INFINITY)), value(neginf.value_or(-big)), t);
   });
   if (autograd::needs_grad({&x})) autograd::record_nan_to_num(r, x);
   return r;

@@ -20,7 +20,7 @@ void check_float(const Tensor& x, const char* what) {
 }
 
 // float16 and bfloat16 inputs compute in float32 (their squares overflow early), as torch's.
-Tensor widened(const Tensor& x) { return x.dtype() == kFloat16 || x.dtype() == kBFloat16 ? x.to(kFloat32) : x; }
+Tensor widened(const Tensor& x) { return x.to(opmath_dtype(x.dtype())); }
 
 }  // namespace
 

@@ -75,6 +75,52 @@ def test_int_min_by_minus_one_in_place(name):
     both(run)
 
 
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("mode", ["trunc", "floor", None])
+@pytest.mark.parametrize("scalar", [False, True])
+def test_div_rounding_modes(name, mode, scalar):
+    def run(L):
+        dt = getattr(L, name)
+        if name == "bool":
+            a, b = L.tensor([True, False]), L.tensor([True, True])
+        else:
+            a = L.tensor([7, -7, 5, -5, 0, 9] if name != "uint8" else [7, 200, 5, 3, 0, 9], dtype=dt)
+            b = L.tensor([2, 2, -3, -3, 4, -1] if name != "uint8" else [2, 3, 3, 5, 4, 1], dtype=dt)
+            if name in FLOATS:
+                a, b = a * 1.25, b
+        return L.div(a, 2 if scalar else b, rounding_mode=mode)
+    both(run)
+    both(lambda L: L.div(L.ones(2, dtype=getattr(L, name)), 0, rounding_mode=mode))
+
+
+@pytest.mark.parametrize("name", SIGNED)
+def test_div_trunc_int_min_by_minus_one(name):
+    # torch itself traps (SIGFPE) on int32/int64 here; Ember wraps as torch's int8/int16 and floor mode do.
+    lo = torch.iinfo(getattr(torch, name)).min
+    for L in (ember, torch) if name in ("int8", "int16") else (ember,):
+        r = L.div(L.tensor([lo, 6], dtype=getattr(L, name)), -1, rounding_mode="trunc")
+        assert r.tolist() == [lo, -6]
+    both(lambda L: L.div(L.tensor([lo, 6], dtype=getattr(L, name)), -1, rounding_mode="floor"))
+
+
+def test_div_rounding_mode_forms_and_gradient():
+    both(lambda L: L.tensor([7, -7]).div_(2, rounding_mode="trunc"))
+    both(lambda L: L.tensor([7.5, -7.5]).div(L.tensor(2.0), rounding_mode="floor"))
+    both(lambda L: L.div(L.tensor([1]), 2, rounding_mode="round"))
+    both(lambda L: L.divide(L.tensor([7, -7]), 2, rounding_mode="floor", out=L.empty(2, dtype=L.int64)))
+    for mode in ("trunc", "floor"):
+        grads = []
+        for L in (ember, torch):
+            x = L.tensor([-7.5, 7.5, 3.0], requires_grad=True)
+            y = L.tensor([2.0, -2.0, 0.0], requires_grad=True)
+            r = L.div(x, y, rounding_mode=mode)
+            assert r.grad_fn.name() == "DivBackward2"
+            r.sum().backward()
+            grads.append((x.grad, y.grad))
+        for e, t in zip(*grads):
+            assert_same(e, t)
+
+
 # 2. Numbers out of the result dtype's range raise (torch's checked_convert) where torch checks.
 FILL_VALUES = [300, -129, -1, -255, -256, 2**31, 2**40, 2**63 - 1, 127.9, -0.5, 255.5, 65504.0, 65519.0, 1e6, 1e39,
                1e300, float("inf"), float("nan"), True]
@@ -107,6 +153,27 @@ def test_binary_scalars_wrap_but_alpha_pow_clamp_check(name, value):
     both(lambda L: L.ones(2, dtype=dt(L)) ** value)
     both(lambda L: L.clamp(L.ones(2, dtype=dt(L)), max=value))
     both(lambda L: L.clamp(L.ones(2, dtype=dt(L)), min=-value))
+
+
+@pytest.mark.parametrize("name", FLOATS)
+@pytest.mark.parametrize("values", [(1e6, 2e6, -1e6), (1e300, 1e300, -1e300), (0.5, None, None)], ids=str)
+def test_nan_to_num_replacements_unchecked(name, values):
+    nan, posinf, neginf = values
+    both(lambda L: L.nan_to_num(L.tensor([float("nan"), float("inf"), -float("inf"), 1.0], dtype=getattr(L, name)),
+                                nan=nan, posinf=posinf, neginf=neginf))
+
+
+@pytest.mark.parametrize("name", FLOATS)
+@pytest.mark.parametrize("weight", [0.3, 0.7, 1e5, 1e300, -2.5], ids=repr)
+def test_lerp_scalar_weight_in_opmath(name, weight):
+    # float16/bfloat16 compute in float32 and round once; torch's float32/64 lerp fuses (fma): an ulp
+    # of the operands apart.
+    eps = torch.finfo(getattr(torch, name)).eps
+    ulp = {} if name in ("float16", "bfloat16") else dict(rtol=2 * eps, atol=16 * eps)
+    both(lambda L: L.tensor([1.0, 2.0, -3.1, 100.0], dtype=getattr(L, name)).lerp(
+        L.tensor([1.0, 3.0, 7.7, -0.01], dtype=getattr(L, name)), weight), **ulp)
+    both(lambda L: L.tensor([1.0, 2.0, -3.1], dtype=getattr(L, name)).lerp(
+        L.tensor([1.0, 3.0, 7.7], dtype=getattr(L, name)), L.tensor([0.3, 0.6, 0.9], dtype=getattr(L, name))), **ulp)
 
 
 # 3. Precision.
