@@ -19,6 +19,10 @@ void def_sized(nb::module_& m, const char* name, SizedFactory factory) {
 // A Number argument of a factory (arange's start, end, step).
 Scalar number_arg(nb::handle h, const char* fn, const char* name, int pos) {
   Scalar v;
+  if (PyLong_Check(h.ptr()) && !nb::try_cast(h, v)) {  // beyond int64, as torch
+    PyErr_SetString(PyExc_OverflowError, "int too big to convert");
+    throw nb::python_error();
+  }
   EMBER_CHECK(nb::try_cast(h, v), TypeError, fn, "(): argument '", name, "' (position ", pos, ") must be Number, not ",
               nb::inst_name(h).c_str());
   return v;

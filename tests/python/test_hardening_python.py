@@ -535,3 +535,31 @@ def test_dlpack_of_many_dims_raises():
             "try: ember.zeros([1] * 129).__dlpack__()\nexcept BufferError: print('ok')")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout.startswith("ok"), (r.returncode, r.stderr[-2000:])
+
+
+# Fuzz triage items of this area (see _notes/fuzz_triage.md): bool as std's unbiased, max/min with a tensor,
+# from_dlpack of a grad tensor, ints beyond int64, random fills of integer dtypes.
+TRIAGE = [
+    'lib.arange(6.).std(True)',
+    'lib.arange(6.).var(True)',
+    'lib.std_mean(lib.arange(6.), True)',
+    'lib.arange(6.).view(2, 3).std(True)',
+    'lib.arange(6.).view(2, 3).std(1, True)',
+    'lib.arange(6.).sum(lib.tensor(0))',
+    'lib.arange(6.).view(2,3).max(lib.tensor(0))',
+    'lib.arange(6.).view(2,3).min(lib.tensor(2.))',
+    'lib.max(lib.arange(6.), lib.tensor(2.))',
+    'lib.from_dlpack(lib.ones(2, requires_grad=True))',
+    'lib.tensor([[1], 2])',
+    'lib.arange(-2**63-1)',
+    'lib.arange(2**64)',
+    'lib.ones(2).view(2**63)',
+    'lib.rand_like(lib.zeros(2, dtype=lib.int64))',
+    'lib.randn_like(lib.zeros(2, dtype=lib.int64))',
+    'lib.rand(2, dtype=lib.int32)',
+]
+
+
+@pytest.mark.parametrize("expr", TRIAGE)
+def test_triage(expr):
+    check_same(expr)
