@@ -397,6 +397,20 @@ WRONG_TYPES = [
     "lib.randint(0.5, 10.5, (2,))", "lib.randint(0, 10)", "lib.randint(0, 10, 3)", "lib.full(2, 3)",
     "lib.full((2,), np.array(2.))", "lib.ones(2) + np.array(2.)", "int(lib.zeros(2))", "float(lib.zeros(0))",
     "lib.zeros(2).add(np.array([1., 2.]))",
+    'lib.full((2,), -2**63-1)',
+    'lib.full((2,), 2**64)',
+    'lib.full((2,), None)',
+    "lib.full((2,), 'a')",
+    'lib.full((2,), [1])',
+    'lib.full((2,), lib.tensor(1.5))',
+    'lib.full((2,), np.float32(1.5))',
+    'lib.full((2,), True)',
+    'lib.full_like(lib.zeros(2), 2**70)',
+    'lib.full_like(lib.zeros(2), None)',
+    'lib.zeros(2).new_full((2,), 2**70)',
+    "lib.zeros(2).new_full((2,), 'a')",
+    'lib.full(size=(2,), fill_value=2.5)',
+    'lib.full_like(lib.zeros(2), fill_value=1)',
 ]
 
 
