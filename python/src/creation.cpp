@@ -16,9 +16,13 @@ void def_sized(nb::module_& m, const char* name, SizedFactory factory) {
   }, nb::arg("args"), nb::arg("size") = nb::none(), EMBER_FACTORY_KWARGS_PLAIN, nb::arg("memory_format") = nb::none());
 }
 
-// A Number argument of a factory (arange's start, end, step).
+// A Number argument of a factory (arange's start, end, step; full's fill_value).
 Scalar number_arg(nb::handle h, const char* fn, const char* name, int pos) {
   Scalar v;
+  if (PyLong_Check(h.ptr()) && !nb::try_cast(h, v)) {  // beyond int64, as torch
+    PyErr_SetString(PyExc_OverflowError, "int too big to convert");
+    throw nb::python_error();
+  }
   EMBER_CHECK(nb::try_cast(h, v), TypeError, fn, "(): argument '", name, "' (position ", pos, ") must be Number, not ",
               nb::inst_name(h).c_str());
   return v;
@@ -63,9 +67,10 @@ void init_creation(nb::module_& m) {
   def_sized(m, "ones", [](IntArrayRef s, const TensorOptions& o) { return ones(s, o); });
   def_sized(m, "empty", [](IntArrayRef s, const TensorOptions& o) { return empty(s, o); });
 
-  m.def("full", [](nb::handle size, const Scalar& fill, nb::handle out, std::optional<ScalarType> dtype, nb::handle,
+  m.def("full", [](nb::handle size, nb::handle fill_value, nb::handle out, std::optional<ScalarType> dtype, nb::handle,
                    nb::handle device, bool requires_grad, bool pin_memory) {
     DimVector sizes = int_list(size, "size", false);
+    Scalar fill = number_arg(fill_value, "full", "fill_value", 2);
     return with_out(out, full(sizes, fill, make_options(out_dtype(out, dtype), device, requires_grad, pin_memory)));
   }, nb::arg("size"), nb::arg("fill_value"), nb::kw_only(), EMBER_FACTORY_KWARGS_PLAIN);
 
@@ -141,8 +146,9 @@ void init_creation(nb::module_& m) {
   def_like("ones_like", [](Tensor& t) { t.fill_(1); });
   def_random_like("rand_like", [](Tensor& t, Generator* g) { uniform_(t, 0.0, 1.0, g); });
   def_random_like("randn_like", [](Tensor& t, Generator* g) { normal_(t, 0.0, 1.0, g); });
-  m.def("full_like", [](const Tensor& t, const Scalar& fill, std::optional<ScalarType> dtype, nb::handle,
+  m.def("full_like", [](const Tensor& t, nb::handle fill_value, std::optional<ScalarType> dtype, nb::handle,
                         nb::handle device, bool requires_grad, nb::handle) {
+    Scalar fill = number_arg(fill_value, "full_like", "fill_value", 2);
     Tensor out = empty_like(t, like_options(t, dtype, device, false));
     out.fill_(fill);
     return fresh(out, requires_grad);
@@ -169,8 +175,9 @@ void init_creation(nb::module_& m) {
   def_new("new_zeros", [](Tensor& t) { t.zero_(); });
   def_new("new_ones", [](Tensor& t) { t.fill_(1); });
   nb::setattr(cls, "new_full", nb::cpp_function(
-      [](const Tensor& self, nb::handle size, const Scalar& fill, std::optional<ScalarType> dtype, nb::handle device,
+      [](const Tensor& self, nb::handle size, nb::handle fill_value, std::optional<ScalarType> dtype, nb::handle device,
          bool requires_grad, nb::handle, bool) {
+        Scalar fill = number_arg(fill_value, "new_full", "fill_value", 2);
         Tensor out = full(int_list(size, "size", false), fill, like_options(self, dtype, device, false));
         return requires_grad ? out.requires_grad_(true) : out;
       },

@@ -343,7 +343,12 @@ void init_interop(nb::module_& m, nb::class_<Tensor>& cls) {
   }, nb::arg("ndarray").none());
 
   m.def("from_dlpack", [](nb::handle ext) {
-    if (nb::isinstance<Tensor>(ext)) return nb::cast<Tensor>(ext);
+    if (nb::isinstance<Tensor>(ext)) {
+      if (nb::cast<const Tensor&>(ext).requires_grad()) {
+        throw nb::buffer_error("Can't export tensors that require gradient, use tensor.detach()");
+      }
+      return nb::cast<Tensor>(ext);
+    }
     AnyArray arr;
     EMBER_CHECK(nb::try_cast(ext, arr), Error, "from_dlpack received an invalid capsule. Note that DLTensor capsules "
                 "can be consumed only once, so you might have already constructed a tensor from it once.");

@@ -43,14 +43,18 @@ void init_reduce(nb::module_& m, nb::class_<Tensor>& cls) {
     cls.def(name, impl, nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
   }
   // var/std: correction (or the older unbiased=) and dims; var_mean/std_mean return (var, mean).
-  auto correction_of = [](std::optional<double> correction, std::optional<bool> unbiased) {
-    return correction ? *correction : (unbiased.value_or(true) ? 1.0 : 0.0);
+  // (dims, correction); a bool in dim's place is torch's std(x, unbiased) overload.
+  auto spread_args = [](nb::handle dim, std::optional<bool> unbiased, std::optional<double> correction) {
+    if (PyBool_Check(dim.ptr())) unbiased = dim.ptr() == Py_True;
+    double c = correction ? *correction : (unbiased.value_or(true) ? 1.0 : 0.0);
+    return std::pair{PyBool_Check(dim.ptr()) ? DimVector{} : dims_arg(dim), c};
   };
   using Spread = Tensor (*)(const Tensor&, IntArrayRef, double, bool);
   for (auto [name, fn] : {std::pair<const char*, Spread>{"var", &var}, {"std", &std}}) {
-    auto impl = [fn, correction_of](const Tensor& x, nb::handle dim, std::optional<bool> unbiased, bool keepdim,
-                                    std::optional<double> correction) {
-      return fn(x, dims_arg(dim), correction_of(correction, unbiased), keepdim);
+    auto impl = [fn, spread_args](const Tensor& x, nb::handle dim, std::optional<bool> unbiased, bool keepdim,
+                                  std::optional<double> correction) {
+      auto [dims, c] = spread_args(dim, unbiased, correction);
+      return fn(x, dims, c, keepdim);
     };
     m.def(name, impl, nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("unbiased") = nb::none(),
           nb::arg("keepdim") = false, nb::kw_only(), nb::arg("correction") = nb::none());
@@ -59,9 +63,10 @@ void init_reduce(nb::module_& m, nb::class_<Tensor>& cls) {
   }
   using SpreadMean = std::pair<Tensor, Tensor> (*)(const Tensor&, IntArrayRef, double, bool);
   for (auto [name, fn] : {std::pair<const char*, SpreadMean>{"var_mean", &var_mean}, {"std_mean", &std_mean}}) {
-    m.def(name, [fn, correction_of](const Tensor& x, nb::handle dim, std::optional<bool> unbiased, bool keepdim,
-                                    std::optional<double> correction) {
-      auto [a, b] = fn(x, dims_arg(dim), correction_of(correction, unbiased), keepdim);
+    m.def(name, [fn, spread_args](const Tensor& x, nb::handle dim, std::optional<bool> unbiased, bool keepdim,
+                                  std::optional<double> correction) {
+      auto [dims, c] = spread_args(dim, unbiased, correction);
+      auto [a, b] = fn(x, dims, c, keepdim);
       return nb::make_tuple(a, b);
     }, nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("unbiased") = nb::none(), nb::arg("keepdim") = false,
        nb::kw_only(), nb::arg("correction") = nb::none());

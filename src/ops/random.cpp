@@ -85,7 +85,8 @@ void fill_in_order(Tensor& self, GeneratorState& g, Fn&& fill_contiguous) {
 GeneratorState& state_of(Generator* gen) { return (gen ? *gen : default_generator()).state(); }
 
 void check_float(const Tensor& t, const char* op) {
-  EMBER_CHECK(t.is_floating_point(), Error, op, " expects a floating point tensor, got ", dtype_name(t.dtype()));
+  EMBER_CHECK(t.is_floating_point(), NotImplementedError, op, " expects a floating point tensor, got ",
+              dtype_name(t.dtype()));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 Each case is an expression over `lib` (ember or torch), `np` and a few locals; both libraries must raise the
 same exception type or return equal tensors. Inputs that used to crash run in a child process.
 """
+import os
 import subprocess
 import sys
 import textwrap
@@ -13,6 +14,14 @@ import torch
 
 import ember
 from conftest import assert_same, outcome
+
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run_child(code, timeout=60):
+    """Runs `code` in a child Python (this directory importable): its crash or hang cannot take the tests down."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout, cwd=HERE)
 
 
 def deep(n):
@@ -29,10 +38,12 @@ def self_containing():
 
 
 def run_both(expr, **env):
-    """(ember outcome, torch outcome) of `expr` evaluated with lib bound to each library."""
+    """(ember outcome, torch outcome) of `expr` evaluated with lib bound to each library; env maps more names
+    to functions of lib."""
     results = []
     for lib in (ember, torch):
-        scope = {"lib": lib, "np": np, "deep": deep, "self_containing": self_containing, **env}
+        scope = {"lib": lib, "np": np, "deep": deep, "self_containing": self_containing}
+        scope.update({name: make(lib) for name, make in env.items()})
         results.append(outcome(lambda: eval(expr, scope)))
     return results
 
@@ -51,13 +62,12 @@ def check_same(expr, **env):
 def check_in_child(expr, timeout=60):
     """`expr` raises torch's exception type (or agrees) in a child process, which must not crash or hang."""
     code = textwrap.dedent(f"""
-        import sys; sys.path.insert(0, {repr(sys.path[0])})
+        import sys; sys.path.insert(0, {HERE!r})
         from test_hardening_python import check_same
         check_same({expr!r})
         print("ok")
     """)
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
-                       cwd=__import__("os").path.dirname(__file__))
+    r = run_child(code, timeout)
     assert r.returncode == 0 and "ok" in r.stdout, (expr, r.returncode, r.stderr[-2000:])
 
 
@@ -122,7 +132,7 @@ def test_tensor_data_deep_inside_no_crash():
     # torch itself overflows the stack here; ember stops at its 128-dim limit
     code = "import ember, sys; sys.setrecursionlimit(10**6)\nd = 1\nfor _ in range(100000): d = [d]\n" \
            "try: ember.tensor([[1], [d]])\nexcept ValueError as e: print('ok', e)"
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    r = run_child(code)
     assert r.returncode == 0 and "ok too many dimensions 'list'" in r.stdout, (r.returncode, r.stderr[-2000:])
 
 
@@ -306,8 +316,7 @@ FACTORY_CALLS = [
 
 
 def check_factory(expr):
-    (e, e_err), (t, t_err) = [outcome(lambda: eval(expr, {"lib": lib, "np": np, "x": lib.zeros(2),
-                                                          "g": lib.Generator()})) for lib in (ember, torch)]
+    (e, e_err), (t, t_err) = run_both(expr, x=lambda lib: lib.zeros(2), g=lambda lib: lib.Generator())
     assert type(e_err) is type(t_err), (expr, e_err, t_err)
     if t_err is None and isinstance(t, torch.Tensor):
         assert (tuple(e.shape), str(e.dtype), e.requires_grad) == (tuple(t.shape), str(t.dtype), t.requires_grad)
@@ -357,10 +366,8 @@ NUMPY_OPS = [
 
 @pytest.mark.parametrize("expr", NUMPY_OPS)
 def test_numpy_interop(expr):
-    (e, e_err), (t, t_err) = [
-        outcome(lambda: eval(expr, {"lib": lib, "np": np, "t": lib.tensor([1., 2.], requires_grad=True),
-                                    "u": lib.tensor([1., 2.]), "i": lib.tensor([1, 2])}))
-        for lib in (ember, torch)]
+    (e, e_err), (t, t_err) = run_both(expr, t=lambda lib: lib.tensor([1., 2.], requires_grad=True),
+                                      u=lambda lib: lib.tensor([1., 2.]), i=lambda lib: lib.tensor([1, 2]))
     assert type(e_err) is type(t_err), (expr, e_err, t_err)
     if isinstance(t, torch.Tensor):
         assert isinstance(e, ember.Tensor), (expr, type(e))
@@ -390,6 +397,20 @@ WRONG_TYPES = [
     "lib.randint(0.5, 10.5, (2,))", "lib.randint(0, 10)", "lib.randint(0, 10, 3)", "lib.full(2, 3)",
     "lib.full((2,), np.array(2.))", "lib.ones(2) + np.array(2.)", "int(lib.zeros(2))", "float(lib.zeros(0))",
     "lib.zeros(2).add(np.array([1., 2.]))",
+    'lib.full((2,), -2**63-1)',
+    'lib.full((2,), 2**64)',
+    'lib.full((2,), None)',
+    "lib.full((2,), 'a')",
+    'lib.full((2,), [1])',
+    'lib.full((2,), lib.tensor(1.5))',
+    'lib.full((2,), np.float32(1.5))',
+    'lib.full((2,), True)',
+    'lib.full_like(lib.zeros(2), 2**70)',
+    'lib.full_like(lib.zeros(2), None)',
+    'lib.zeros(2).new_full((2,), 2**70)',
+    "lib.zeros(2).new_full((2,), 'a')",
+    'lib.full(size=(2,), fill_value=2.5)',
+    'lib.full_like(lib.zeros(2), fill_value=1)',
 ]
 
 
@@ -444,8 +465,7 @@ def probe_mismatches():
     warnings.simplefilter("ignore")
     out = []
     for expr in probe_calls():
-        (_, e_err), (_, t_err) = [outcome(lambda: eval(expr, {"lib": lib, "t": lib.ones(2, 3), "np": np}))
-                                  for lib in (ember, torch)]
+        (_, e_err), (_, t_err) = run_both(expr, t=lambda lib: lib.ones(2, 3))
         if e_err is not None and t_err is not None and type(e_err) is not type(t_err) and expr not in PROBE_KNOWN:
             out.append(f"{expr}: ember {type(e_err).__name__}: {e_err} | torch {type(t_err).__name__}")
         elif e_err is not None and "std::bad_cast" in str(e_err):
@@ -455,8 +475,8 @@ def probe_mismatches():
 
 def test_probe_wrong_types():
     code = ("import sys; sys.path.insert(0, %r)\nfrom test_hardening_python import probe_mismatches\n"
-            "print('\\n'.join(probe_mismatches())); print('done')") % __import__("os").path.dirname(__file__)
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+            "print('\\n'.join(probe_mismatches())); print('done')") % HERE
+    r = run_child(code, timeout=300)
     assert r.returncode == 0 and r.stdout.endswith("done\n"), (r.returncode, r.stderr[-3000:])
     mismatches = r.stdout[:-len("done\n")].strip()
     assert not mismatches, mismatches
@@ -477,7 +497,7 @@ def test_tensor_data_mutated_while_read():
         except RuntimeError as e:
             print("ok", e)
     """)
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    r = run_child(code)
     assert r.returncode == 0 and r.stdout.startswith("ok"), (r.returncode, r.stdout, r.stderr[-2000:])
 
 
@@ -526,12 +546,40 @@ def test_tolist_of_many_dims_no_crash():
     # torch overflows the C stack here; ember stops at Python's recursion limit
     code = ("import ember\ntry: ember.zeros([1] * 100000).tolist()\nexcept RecursionError: print('ok')\n"
             "assert ember.zeros([1] * 200).tolist() is not None")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    r = run_child(code)
     assert r.returncode == 0 and r.stdout.startswith("ok"), (r.returncode, r.stderr[-2000:])
 
 
 def test_dlpack_of_many_dims_raises():
     code = ("import ember\nassert ember.zeros([1] * 128).__dlpack__() is not None\n"
             "try: ember.zeros([1] * 129).__dlpack__()\nexcept BufferError: print('ok')")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    r = run_child(code)
     assert r.returncode == 0 and r.stdout.startswith("ok"), (r.returncode, r.stderr[-2000:])
+
+
+# Fuzz triage items of this area (see _notes/fuzz_triage.md): bool as std's unbiased, max/min with a tensor,
+# from_dlpack of a grad tensor, ints beyond int64, random fills of integer dtypes.
+TRIAGE = [
+    'lib.arange(6.).std(True)',
+    'lib.arange(6.).var(True)',
+    'lib.std_mean(lib.arange(6.), True)',
+    'lib.arange(6.).view(2, 3).std(True)',
+    'lib.arange(6.).view(2, 3).std(1, True)',
+    'lib.arange(6.).sum(lib.tensor(0))',
+    'lib.arange(6.).view(2,3).max(lib.tensor(0))',
+    'lib.arange(6.).view(2,3).min(lib.tensor(2.))',
+    'lib.max(lib.arange(6.), lib.tensor(2.))',
+    'lib.from_dlpack(lib.ones(2, requires_grad=True))',
+    'lib.tensor([[1], 2])',
+    'lib.arange(-2**63-1)',
+    'lib.arange(2**64)',
+    'lib.ones(2).view(2**63)',
+    'lib.rand_like(lib.zeros(2, dtype=lib.int64))',
+    'lib.randn_like(lib.zeros(2, dtype=lib.int64))',
+    'lib.rand(2, dtype=lib.int32)',
+]
+
+
+@pytest.mark.parametrize("expr", TRIAGE)
+def test_triage(expr):
+    check_same(expr)
