@@ -64,6 +64,7 @@ NB_MODULE(_C, m) {
   m.def("_cpu_reset_peak_memory_stats", &reset_cpu_peak_memory_stats);
   m.def("_cpu_empty_cache", &cpu_empty_cache);
   m.def("_measured_fma_peak_gflops", &measured_fma_peak_gflops, nb::arg("seconds") = 0.2);
-  m.def("set_num_threads", &set_num_threads, nb::arg("int"));
+  // Resizing waits for a job other threads run; their kernels may need the GIL (a warning).
+  m.def("set_num_threads", &set_num_threads, nb::arg("int"), nb::call_guard<nb::gil_scoped_release>());
   m.def("get_num_threads", &get_num_threads);
 }

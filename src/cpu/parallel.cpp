@@ -155,8 +155,8 @@ UnlockHooks g_unlock_hooks;
 
 void set_unlock_hooks(UnlockHooks hooks) { g_unlock_hooks = hooks; }
 
-Unlocked::Unlocked(bool long_running) {
-  if (long_running && g_unlock_hooks.release) token_ = g_unlock_hooks.release();
+Unlocked::Unlocked(bool long_running) {  // workers never hold the binding's lock
+  if (long_running && !t_in_parallel && g_unlock_hooks.release) token_ = g_unlock_hooks.release();
 }
 
 Unlocked::~Unlocked() {
@@ -177,7 +177,7 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const std::function
   int64_t range = end - begin;
   if (range <= 0) return;
   grain = std::max<int64_t>(grain, 1);
-  Unlocked unlocked(!t_in_parallel && range > grain);
+  Unlocked unlocked(range > grain);
   int nthreads = t_in_parallel ? 1 : get_num_threads();
   int64_t nchunks = std::min<int64_t>(nthreads, (range + grain - 1) / grain);
   if (nchunks <= 1) {

@@ -147,9 +147,9 @@ def test_four_threads_outrun_one():
 def mixed_program(seed):
     """Ops of every family on tensors of their own; returns the results to compare."""
     g = ember.Generator().manual_seed(seed)
-    x = ember.rand(300, 200, generator=g)
-    w = ember.rand(200, 50, generator=g).requires_grad_()
-    idx = ember.randint(0, 300, (500,), generator=g)
+    x = ember.rand(256, 160, generator=g)
+    w = ember.rand(160, 40, generator=g).requires_grad_()
+    idx = ember.randint(0, 256, (400,), generator=g)
     y = (x @ w).relu()
     y.sum().backward()
     z = x.clone()
@@ -162,17 +162,17 @@ def mixed_program(seed):
 def test_ops_from_many_threads_match_one_thread(nthreads):
     ember.set_num_threads(nthreads)  # 2: threads meet Ember's busy pool and run their work inline
     try:
-        expected = [mixed_program(s) for s in range(6)]
+        expected = [mixed_program(s) for s in range(4)]
         results, errors = {}, []
 
         def worker(s):
             try:
-                for _ in range(5):
+                for _ in range(3):
                     results[s] = mixed_program(s)
             except Exception as e:  # noqa: BLE001 - reported below
                 errors.append(e)
 
-        threads = [threading.Thread(target=worker, args=(s,)) for s in range(6)]
+        threads = [threading.Thread(target=worker, args=(s,)) for s in range(4)]
         for t in threads:
             t.start()
         for t in threads:
@@ -180,9 +180,10 @@ def test_ops_from_many_threads_match_one_thread(nthreads):
     finally:
         ember.set_num_threads(os.cpu_count())
     assert not errors, errors
-    for s in range(6):
+    for s in range(4):
         for got, want in zip(results[s], expected[s]):
-            assert_same(got, torch.from_numpy(want.numpy()), rtol=1e-6, atol=1e-6)
+            assert got.dtype == want.dtype and got.shape == want.shape and got.stride() == want.stride()
+            assert got.allclose(want, rtol=1e-6, atol=1e-6)
 
 
 def test_set_num_threads_while_other_threads_run_ops():
