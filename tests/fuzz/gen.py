@@ -348,8 +348,9 @@ def gen_view(g):
     if op == "mT":
         return op, f"{name}.mT"
     if op == "to":
+        to = f"{name}.to(m.{g.dtype()})"
         conv = r.choice(['float', 'double', 'half', 'bfloat16', 'int', 'long', 'bool', 'short', 'byte', 'char'])
-        return op, r.choice([f"{name}.to(m.{g.dtype()})", f"{name}.{conv}()"])
+        return op, r.choice([to, f"{name}.{conv}()"])
     if op == "view_as":
         return op, f"{name}.view_as({g.operand(shape=shape) if not g.bad else g.operand()})"
     if op == "unflatten" and nd:
