@@ -61,9 +61,9 @@ KNOWN = [
           "fill in logical order where torch keeps the input's layout (preserve_format) and fills in memory order"),
     Known(("requires_grad",), ("to",), (), "ember.tensor([1.5], requires_grad=True).long().requires_grad",
           "autograd: a conversion to an integer dtype keeps requires_grad=True (torch: False)"),
-    Known(("requires_grad",), ("eq", "ne", "lt", "le", "gt", "ge"), ("_(",),
-          "(ember.tensor([1.], requires_grad=True) * 2).ge_(0).requires_grad",
-          "autograd: an in-place comparison on a graph tensor drops requires_grad (torch keeps it)"),
+    Known(("requires_grad",), ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"),
+          ("_(",), "(ember.tensor([1.], requires_grad=True) * 2).ge_(0).requires_grad",
+          "autograd: an in-place comparison or logical op on a graph tensor drops requires_grad (torch keeps it)"),
     Known(("stride",), ELEMENTWISE, (), "ember.isnan(ember.zeros(2, 3).as_strided((2, 3), (1, 2))).stride()",
           "layout: elementwise results of non-dense or permuted inputs are contiguous; torch follows the inputs' "
           "stride order (TensorIterator) even when they are not dense"),
