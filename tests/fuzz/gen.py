@@ -27,6 +27,7 @@ class Gen:
         self.names = []  # tensor variables, in order
         self.bad = False  # the statement being generated should be invalid
         self.specials = self.r.random() < 0.1  # nan/inf/-0.0 among float values
+        self.leaves = []  # tensors that require grad, for autograd programs
 
     # ---- variables ----
     def t(self, name):
@@ -179,10 +180,6 @@ class Gen:
         def nest(s):
             return str(next(it)) if not s else "[" + ", ".join(nest(s[1:]) for _ in range(s[0])) + "]"
         return f"m.tensor({nest(shape)}, dtype=m.{self.r.choice(['int64', 'int64', 'int32'])})"
-
-
-def _is_float(t):
-    return t.dtype.is_floating_point
 
 
 def _out_tensor(g, t=None):
@@ -656,7 +653,6 @@ def generate(seed):
     g = Gen(seed)
     r = g.r
     autograd = r.random() < 0.2
-    g.leaves = []
     n_inputs = r.randint(1, 2)
     for _ in range(n_inputs):
         out = g.new_name()
