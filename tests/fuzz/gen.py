@@ -48,6 +48,12 @@ class Gen:
             self.names.append(out)
         return True
 
+    def writable(self, name, strict=False):
+        """Can name be written in place with a defined result? Writes through overlapping elements depend on
+        the kernel's order, unless torch rejects them (stride-0 overlap; not for index writes: strict)."""
+        t = self.ns[name]
+        return not _overlaps(t) or (not strict and torch._debug_has_internal_overlap(t) == 1)
+
     def new_name(self):
         return f"v{len(self.statements)}"
 
@@ -186,6 +192,14 @@ def _out_tensor(g, t=None):
     """An out= tensor: empty (resized) or one of a random dtype."""
     dt = g.dtype() if g.chance(0.3) or t is None else str(t.dtype).replace("torch.", "")
     return f"m.zeros({'0' if g.chance(0.5) or t is None else tuple(t.shape)}, dtype=m.{dt})"
+
+
+def _overlaps(t):
+    """Do two elements of t share memory?"""
+    offsets = {0}
+    for size, stride in zip(t.shape, t.stride()):
+        offsets = {o + i * stride for o in offsets for i in range(size)}
+    return len(offsets) < t.numel()
 
 
 # ---------------- op families ----------------
@@ -365,7 +379,7 @@ def gen_unary(g):
     x = name or g.operand()
     fn = f"m.{op}"
     form = r.choice(["func", "method", "inplace", "out"])
-    if form == "inplace" and name and op + "_" in AVAILABLE_METHODS:
+    if form == "inplace" and name and op + "_" in AVAILABLE_METHODS and g.writable(name):
         return op, f"{name}.{op}_()"
     if form == "out":
         return op, f"{fn}({x}, out={_out_tensor(g, g.t(name) if name else None)})"
@@ -404,6 +418,8 @@ def gen_binary(g):
         return op, f"({x}) {sym} ({y})"
     if form == "rop" and sym and not kw:
         return op, f"{g.scalar()} {sym} ({x})"
+    if form in ("iop", "inplace") and name and not g.writable(name):
+        form = "func"
     if form == "iop" and sym and name and not kw:
         return op, f"{name} {sym}= ({y}); {{out}} = {name}"
     if form == "inplace" and name and op + "_" in AVAILABLE_METHODS:
@@ -434,6 +450,8 @@ def gen_ternary(g):
             g.scalar("float")
         form = r.choice(["m.clamp({x}, {lo}, {hi})", "{x}.clamp(min={lo}, max={hi})", "{x}.clamp_({lo}, {hi})",
                          "m.clip({x}, {lo}, {hi})", "{x}.clip_({lo}, {hi})"])
+        if not g.writable(name):
+            form = form.replace("_(", "(")
         return op, form.format(x=name, lo=lo, hi=hi)
     if op == "lerp":
         w = r.choice([g.scalar("float"), g.operand(lambda u: tuple(u.shape) == shp, shape=shp, dtype=str(t.dtype)[6:])])
@@ -441,8 +459,8 @@ def gen_ternary(g):
     if op == "masked_fill":
         mask = g.operand(lambda u: u.dtype == torch.bool, shape=shp, dtype="bool" if not g.bad else "uint8")
         val = r.choice([g.scalar(), g.creation((), g.dtype())])
-        return op, r.choice([f"{name}.masked_fill({mask}, {val})", f"{name}.masked_fill_({mask}, {val})",
-                             f"m.masked_fill({name}, {mask}, {val})"])
+        inplace = f"{name}.masked_fill_({mask}, {val})" if g.writable(name) else f"{name}.masked_fill({mask}, {val})"
+        return op, r.choice([f"{name}.masked_fill({mask}, {val})", inplace, f"m.masked_fill({name}, {mask}, {val})"])
     if op == "isclose":
         return op, f"m.isclose({name}, {_second(g, t)})"
     if op == "allclose":
@@ -565,6 +583,8 @@ def gen_index(g):
     t = g.t(name)
     shape = tuple(t.shape)
     kind = r.choice(["get", "get", "set", "index_select", "gather", "index_put"])
+    if kind in ("set", "index_put") and not g.writable(name, strict=True):
+        kind = "get"
     if kind == "index_select" and "index_select" in AVAILABLE:
         d = g.dim(t)
         idx = g.index_tensor(shape[int(d) % len(shape)] if not g.bad else 2)
