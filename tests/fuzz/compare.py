@@ -38,9 +38,9 @@ def _close(a, b, dt, floor=(0.0, 0.0)):
 
 
 def loosest(snaps):
-    """The loosest tolerance of the float dtypes in a program's snapshots: a float64 result computed from
-    float32 or bfloat16 values (out=, dtype=, promotion) is as exact as those values."""
-    tols = [TOLERANCE[s[1]] for s in _tensors(snaps) if s[1] in TOLERANCE]
+    """The loosest tolerance of the dtypes in a program's snapshots: a float64 result computed from float32 or
+    bfloat16 values (out=, dtype=, promotion) is as exact as those values; integers compute in float32."""
+    tols = [TOLERANCE.get(s[1], TOLERANCE["float32"]) for s in _tensors(snaps)]
     return max(tols, default=(0.0, 0.0))
 
 

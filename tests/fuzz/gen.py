@@ -27,6 +27,7 @@ class Gen:
         self.names = []  # tensor variables, in order
         self.bad = False  # the statement being generated should be invalid
         self.specials = self.r.random() < 0.1  # nan/inf/-0.0 among float values
+        self.leaves = []  # tensors that require grad, for autograd programs
 
     # ---- variables ----
     def t(self, name):
@@ -46,6 +47,12 @@ class Gen:
         if out and isinstance(self.ns.get(out), torch.Tensor) and out not in self.names:
             self.names.append(out)
         return True
+
+    def writable(self, name, strict=False):
+        """Can name be written in place with a defined result? Writes through overlapping elements depend on
+        the kernel's order, unless torch rejects them (stride-0 overlap; not for index writes: strict)."""
+        t = self.ns[name]
+        return not _overlaps(t) or (not strict and torch._debug_has_internal_overlap(t) == 1)
 
     def new_name(self):
         return f"v{len(self.statements)}"
@@ -181,14 +188,18 @@ class Gen:
         return f"m.tensor({nest(shape)}, dtype=m.{self.r.choice(['int64', 'int64', 'int32'])})"
 
 
-def _is_float(t):
-    return t.dtype.is_floating_point
-
-
 def _out_tensor(g, t=None):
     """An out= tensor: empty (resized) or one of a random dtype."""
     dt = g.dtype() if g.chance(0.3) or t is None else str(t.dtype).replace("torch.", "")
     return f"m.zeros({'0' if g.chance(0.5) or t is None else tuple(t.shape)}, dtype=m.{dt})"
+
+
+def _overlaps(t):
+    """Do two elements of t share memory?"""
+    offsets = {0}
+    for size, stride in zip(t.shape, t.stride()):
+        offsets = {o + i * stride for o in offsets for i in range(size)}
+    return len(offsets) < t.numel()
 
 
 # ---------------- op families ----------------
@@ -348,8 +359,9 @@ def gen_view(g):
     if op == "mT":
         return op, f"{name}.mT"
     if op == "to":
+        to = f"{name}.to(m.{g.dtype()})"
         conv = r.choice(['float', 'double', 'half', 'bfloat16', 'int', 'long', 'bool', 'short', 'byte', 'char'])
-        return op, r.choice([f"{name}.to(m.{g.dtype()})", f"{name}.{conv}()"])
+        return op, r.choice([to, f"{name}.{conv}()"])
     if op == "view_as":
         return op, f"{name}.view_as({g.operand(shape=shape) if not g.bad else g.operand()})"
     if op == "unflatten" and nd:
@@ -367,7 +379,7 @@ def gen_unary(g):
     x = name or g.operand()
     fn = f"m.{op}"
     form = r.choice(["func", "method", "inplace", "out"])
-    if form == "inplace" and name and op + "_" in AVAILABLE_METHODS:
+    if form == "inplace" and name and op + "_" in AVAILABLE_METHODS and g.writable(name):
         return op, f"{name}.{op}_()"
     if form == "out":
         return op, f"{fn}({x}, out={_out_tensor(g, g.t(name) if name else None)})"
@@ -406,6 +418,8 @@ def gen_binary(g):
         return op, f"({x}) {sym} ({y})"
     if form == "rop" and sym and not kw:
         return op, f"{g.scalar()} {sym} ({x})"
+    if form in ("iop", "inplace") and name and not g.writable(name):
+        form = "func"
     if form == "iop" and sym and name and not kw:
         return op, f"{name} {sym}= ({y}); {{out}} = {name}"
     if form == "inplace" and name and op + "_" in AVAILABLE_METHODS:
@@ -436,6 +450,8 @@ def gen_ternary(g):
             g.scalar("float")
         form = r.choice(["m.clamp({x}, {lo}, {hi})", "{x}.clamp(min={lo}, max={hi})", "{x}.clamp_({lo}, {hi})",
                          "m.clip({x}, {lo}, {hi})", "{x}.clip_({lo}, {hi})"])
+        if not g.writable(name):
+            form = form.replace("_(", "(")
         return op, form.format(x=name, lo=lo, hi=hi)
     if op == "lerp":
         w = r.choice([g.scalar("float"), g.operand(lambda u: tuple(u.shape) == shp, shape=shp, dtype=str(t.dtype)[6:])])
@@ -443,8 +459,8 @@ def gen_ternary(g):
     if op == "masked_fill":
         mask = g.operand(lambda u: u.dtype == torch.bool, shape=shp, dtype="bool" if not g.bad else "uint8")
         val = r.choice([g.scalar(), g.creation((), g.dtype())])
-        return op, r.choice([f"{name}.masked_fill({mask}, {val})", f"{name}.masked_fill_({mask}, {val})",
-                             f"m.masked_fill({name}, {mask}, {val})"])
+        inplace = f"{name}.masked_fill_({mask}, {val})" if g.writable(name) else f"{name}.masked_fill({mask}, {val})"
+        return op, r.choice([f"{name}.masked_fill({mask}, {val})", inplace, f"m.masked_fill({name}, {mask}, {val})"])
     if op == "isclose":
         return op, f"m.isclose({name}, {_second(g, t)})"
     if op == "allclose":
@@ -567,6 +583,8 @@ def gen_index(g):
     t = g.t(name)
     shape = tuple(t.shape)
     kind = r.choice(["get", "get", "set", "index_select", "gather", "index_put"])
+    if kind in ("set", "index_put") and not g.writable(name, strict=True):
+        kind = "get"
     if kind == "index_select" and "index_select" in AVAILABLE:
         d = g.dim(t)
         idx = g.index_tensor(shape[int(d) % len(shape)] if not g.bad else 2)
@@ -655,7 +673,6 @@ def generate(seed):
     g = Gen(seed)
     r = g.r
     autograd = r.random() < 0.2
-    g.leaves = []
     n_inputs = r.randint(1, 2)
     for _ in range(n_inputs):
         out = g.new_name()

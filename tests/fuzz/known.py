@@ -61,9 +61,9 @@ KNOWN = [
           "fill in logical order where torch keeps the input's layout (preserve_format) and fills in memory order"),
     Known(("requires_grad",), ("to",), (), "ember.tensor([1.5], requires_grad=True).long().requires_grad",
           "autograd: a conversion to an integer dtype keeps requires_grad=True (torch: False)"),
-    Known(("requires_grad",), ("eq", "ne", "lt", "le", "gt", "ge"), ("_(",),
-          "(ember.tensor([1.], requires_grad=True) * 2).ge_(0).requires_grad",
-          "autograd: an in-place comparison on a graph tensor drops requires_grad (torch keeps it)"),
+    Known(("requires_grad",), ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"),
+          ("_(",), "(ember.tensor([1.], requires_grad=True) * 2).ge_(0).requires_grad",
+          "autograd: an in-place comparison or logical op on a graph tensor drops requires_grad (torch keeps it)"),
     Known(("stride",), ELEMENTWISE, (), "ember.isnan(ember.zeros(2, 3).as_strided((2, 3), (1, 2))).stride()",
           "layout: elementwise results of non-dense or permuted inputs are contiguous; torch follows the inputs' "
           "stride order (TensorIterator) even when they are not dense"),
@@ -79,6 +79,18 @@ KNOWN = [
           "pysurface: x.max(tensor)/x.min(tensor) reduce over dim=tensor; torch computes maximum(x, other)"),
     Known(("type",), ("add",), (".numpy()",), "x + x.numpy()",
           "pysurface: tensor + ndarray returns an ndarray (torch: a tensor)"),
+    Known(("value",), ("matmul", "mm", "bmm", "mv", "dot", "inner", "outer", "addmm", "addmv", "baddbmm"), (),
+          "ember.mm(ember.tensor([[0., 1.]]), ember.tensor([[float('-inf'), 1.], [1., 1.]]))",
+          "matmul: a zero times inf/nan is skipped in every path and dtype ([[1, 1]]; torch [[nan, 1]])"),
+    Known(("value",), ("index_select",), (), "ember.tensor([[2.], [2.5], [-3.5]], dtype=ember.float16).t()"
+          ".index_select(-1, ember.tensor([1, 1]))",
+          "indexing: index_select on transposed or narrow-row inputs returns garbage"),
+    Known(("dtype",), ("lerp", "clamp"), (), "ember.lerp(ember.tensor(-2., dtype=ember.float16), "
+          "ember.tensor(-3., dtype=ember.float16), -0.95).dtype",
+          "promotion with 0-dim float16/bfloat16 operands and Python scalars: lerp gives float32 (torch float16), "
+          "clamp(int16, f16 0-dim, 0) float16 (torch float32)"),
+    Known(("value",), ("var", "std", "var_mean", "std_mean"), (), "ember.var_mean(ember.tensor([math.inf] * 3))",
+          "numerics: var/std of infs give inf (torch nan); float16 var/std accumulate in float16"),
 ]
 
 

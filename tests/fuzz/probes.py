@@ -7,6 +7,7 @@ deep and self-containing lists; dtype limits; empty and 0-dim inputs.
 """
 import itertools
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import runner
 from gen import AVAILABLE, AVAILABLE_METHODS
@@ -190,7 +191,6 @@ def run_probes(jobs=2, timeout_s=20, log=print):
     stmts = probes()
     reqs = [(k, ("run", [st])) for k, st in enumerate(stmts)]
     parts = [reqs[j::jobs] for j in range(jobs)]
-    from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
 
     def job(part):
         return runner.run_children("torch", part, timeout_s), runner.run_children("ember", part, timeout_s)

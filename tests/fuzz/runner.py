@@ -96,9 +96,8 @@ def locate(fail, timeout_s):
     if fail.kind not in ("crash", "hang"):
         return fail
     prog = fail.program
-    reqs = [(i, ("run", prog[: i + 1])) for i in range(len(prog))]
-    for i, (i_, req) in enumerate(reqs):
-        res = run_children("ember", [(0, req)], timeout_s)[0]
+    for i in range(len(prog)):
+        res = run_children("ember", [(0, ("run", prog[: i + 1]))], timeout_s)[0]
         if res[0] != "ok":
             fail.index, fail.op = i, prog[i]["op"]
             fail.message = f"{res[1]}\n{res[2]}" if res[0] == "crash" else fail.message
@@ -178,7 +177,7 @@ def run_programs(seed, n, jobs=2, timeout_s=20, chunk=4000, log=print):
     failures = []
     start = time.monotonic()
     with ThreadPoolExecutor(jobs) as pool:
-        for k, fails in enumerate(pool.map(job, _chunks(seeds, min(chunk, max(1, n // jobs + 1))))):
+        for fails in pool.map(job, _chunks(seeds, min(chunk, max(1, n // jobs + 1)))):
             failures += fails
     log(f"{n} programs in {time.monotonic() - start:.0f} s")
     return n, failures
