@@ -416,8 +416,8 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) 
               value.dim(), " dimension(s).");
   Tensor r = autograd::untracked([&] { return masked_fill(self, mask, value.item()); });
   if (autograd::needs_grad({&self, &value})) {
-    Tensor m = mask.expand(self.sizes());
-    autograd::record("MaskedFillBackward1", r, {&self, &value}, {&m}, [dtype = value.dtype()](const autograd::BackwardContext& c) {
+    // mask may broadcast self (or be broadcast): the engine sums self's gradient back to its shape
+    autograd::record("MaskedFillBackward1", r, {&self, &value}, {&mask}, [dtype = value.dtype()](const autograd::BackwardContext& c) {
       const Tensor &g = c.grads[0], &m = c.saved[0];
       return autograd::TensorList{where(m, wrapped_scalar(0), g), sum(where(m, g, wrapped_scalar(0))).to(dtype)};
     });

@@ -398,3 +398,18 @@ def test_version_shared_with_views():
         x[0] = 1
         res.append((x._version, v._version))
     assert res[0] == res[1]
+
+
+@pytest.mark.parametrize("mask_shape,self_shape", [((1, 3), (3,)), ((3,), (2, 3)), ((2, 1), (2, 3))])
+def test_masked_fill_value_tensor_gradient_broadcast(mask_shape, self_shape):
+    # The mask and self broadcast together; each gradient is summed back to its input's shape.
+    res = []
+    for L in (ember, torch):
+        x = L.arange(float(math.prod(self_shape))).reshape(self_shape).requires_grad_()
+        v = L.tensor(2.0, requires_grad=True)
+        m = (L.arange(math.prod(mask_shape)).reshape(mask_shape) % 2) == 0
+        r = x.masked_fill(m, v)
+        (r * L.arange(float(r.numel())).reshape(r.shape)).sum().backward()
+        res.append((r, x.grad, v.grad))
+    for e, t in zip(*res):
+        assert_same(e.detach(), t.detach())
