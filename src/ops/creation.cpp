@@ -100,7 +100,6 @@ int64_t to_int64_checked(const Scalar& v) {
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const TensorOptions& options) {
   bool all_int = !start.is_floating_point() && !end.is_floating_point() && !step.is_floating_point();
   ScalarType dtype = options.dtype.value_or(all_int ? kInt64 : default_dtype());
-  EMBER_CHECK(dtype != kBool, NotImplementedError, "\"arange_cpu\" not implemented for 'Bool'");
   double xstart = start.to_double(), xend = end.to_double(), xstep = step.to_double();
   EMBER_CHECK(xstep != 0, Error, "step must be nonzero");
   EMBER_CHECK(std::isfinite(xstart) && std::isfinite(xend), Error, "unsupported range: ", xstart, " -> ", xend);

@@ -69,7 +69,6 @@ BAD_INPUTS = [
     "L.arange(0, 1e30, dtype=L.int64)",
     "L.arange(0, 1e30, dtype=L.int32)",
     "L.arange(0, 2**63 - 1, 2**62, dtype=L.int64)",
-    "L.arange(0, 5, dtype=L.bool)",
 ]
 
 
