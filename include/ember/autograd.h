@@ -33,7 +33,7 @@ using TensorHook = std::function<Tensor(const Tensor& grad)>;  // returns a repl
 
 struct Node : std::enable_shared_from_this<Node> {
   Node();
-  virtual ~Node() = default;
+  virtual ~Node();  // frees the graph behind it iteratively (a long chain would overflow the stack)
   // Gradients w.r.t. this node's inputs (the forward op's outputs) -> gradients w.r.t. next_edges.
   virtual TensorList apply(TensorList&& grads) = 0;
   virtual std::string name() const = 0;

@@ -107,7 +107,7 @@ class DimVector {
   }
   void assign(const int64_t* p, size_t n) {
     if (n > capacity_) { heap_.reset(); capacity_ = kInline; reserve(n); }
-    std::memmove(data(), p, n * sizeof(int64_t));
+    if (n != 0) std::memmove(data(), p, n * sizeof(int64_t));  // p may be null when n is 0
     size_ = n;
   }
   void steal(DimVector& o) {

@@ -9,9 +9,6 @@ namespace ember {
 // torch's broadcasting; raises "The size of tensor a (3) must match ..." on mismatch.
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b);
 
-// Elements a storage must hold for this geometry (0 for an empty tensor); strides >= 0.
-int64_t storage_span(IntArrayRef sizes, IntArrayRef strides);
-
 // True when the elements exactly fill a block of memory, each once (any dim order).
 bool is_non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides);
 // Dense strides that keep the dim order of `strides` (stride-0 dims stay in place).

@@ -9,6 +9,7 @@
 #include "ember/device.h"
 #include "ember/dim_vector.h"
 #include "ember/dtype.h"
+#include "ember/safe_size.h"
 #include "ember/scalar.h"
 #include "ember/storage.h"
 
@@ -161,11 +162,9 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 // Wraps a negative dim and checks its range, raising IndexError as torch does.
 int64_t wrap_dim(int64_t dim, int64_t ndim);
-// Strides of a contiguous tensor of these sizes.
-DimVector contiguous_strides(IntArrayRef sizes);
 // Resizes an out= tensor to `sizes` as torch does: silently when it is empty, with a warning otherwise.
 void resize_output(Tensor out, IntArrayRef sizes);
-// Product of sizes; raises on negative sizes.
+// Product of sizes; raises torch's errors for a negative size and for an overflowing product.
 int64_t checked_numel(IntArrayRef sizes);
 
 }  // namespace ember

@@ -22,6 +22,26 @@ std::string describe(const Tensor& t) {  // torch's "[torch.FloatTensor [3, 4]]"
 
 Node::Node() : sequence_nr(g_next_sequence_nr++) {}
 
+// As torch's deleteNode: the next nodes only this one holds are moved onto a stack and released
+// there after their saved tensors are freed and their own next edges taken, so each destructor
+// frees one node, not a chain.
+Node::~Node() {
+  std::vector<std::shared_ptr<Node>> stack;
+  auto take_sole_edges = [&](Node& n) {
+    n.release_variables();  // saved inputs hold the next nodes too (a no-op for this node: already freed)
+    for (Edge& e : n.next_edges) {
+      std::shared_ptr<Node> fn = std::move(e.fn);  // one at a time: two edges may hold the same node
+      if (fn && fn.use_count() == 1) stack.push_back(std::move(fn));
+    }
+  };
+  take_sole_edges(*this);
+  while (!stack.empty()) {
+    std::shared_ptr<Node> n = std::move(stack.back());
+    stack.pop_back();
+    take_sole_edges(*n);
+  }
+}
+
 std::string Node::short_name() const {
   std::string n = name();
   constexpr std::string_view prefix = "torch::autograd::";

@@ -23,6 +23,11 @@ constexpr size_t kHeader = kAlignment;       // keeps the payload 64-byte aligne
 constexpr size_t kLargeBlock = 1 << 20;      // from 1 MiB on, blocks are mapped and cached
 constexpr size_t kHugePage = 2 << 20;
 constexpr size_t kMaxCached = size_t(2) << 30;
+#ifdef EMBER_SANITIZE
+constexpr bool kSanitize = true;  // no caching, no mapping, no slack: ASan checks each tensor's bounds
+#else
+constexpr bool kSanitize = false;
+#endif
 
 struct BlockHeader {
   size_t requested;   // bytes the tensor asked for
@@ -71,11 +76,12 @@ class CPUAllocator final : public Allocator {
  public:
   DataPtr allocate(size_t nbytes) override {
     size_t total = kHeader + nbytes;
-    bool large = total >= kLargeBlock;
-    size_t block_size = large ? round_up(total, kHugePage) : round_up(total, kAlignment);
+    bool large = !kSanitize && total >= kLargeBlock;
+    size_t block_size = large ? round_up(total, kHugePage) : kSanitize ? total : round_up(total, kAlignment);
     void* base = large ? take_large(block_size) : take_small(block_size);  // may grow block_size
     if (!base) {
-      throw Error(str("DefaultCPUAllocator: not enough memory: you tried to allocate ", nbytes, " bytes."));
+      throw Error(str("[enforce fail at alloc_cpu.cpp] DefaultCPUAllocator: can't allocate memory: you tried to "
+                      "allocate ", nbytes, " bytes. Error code 12 (Cannot allocate memory)"));
     }
     *static_cast<BlockHeader*>(base) = {nbytes, block_size, large};
     note_alloc(nbytes, block_size, large);
@@ -116,10 +122,11 @@ class CPUAllocator final : public Allocator {
   }
 
   static void* take_small(size_t block_size) {
-    if (block_size <= SmallBlockCache::kMaxBytes) {
+    if (!kSanitize && block_size <= SmallBlockCache::kMaxBytes) {
       if (void* p = t_small_cache.take(block_size)) return p;
     }
-    return std::aligned_alloc(kAlignment, block_size);
+    void* p = nullptr;
+    return posix_memalign(&p, kAlignment, block_size) == 0 ? p : nullptr;
   }
 
   void free_block(BlockHeader* h) {
@@ -127,7 +134,7 @@ class CPUAllocator final : public Allocator {
     allocated_.fetch_sub(int64_t(header.requested), std::memory_order_relaxed);
     if (!header.large) {
       reserved_.fetch_sub(int64_t(header.block_size), std::memory_order_relaxed);
-      bool cached = header.block_size <= SmallBlockCache::kMaxBytes && SmallBlockCache::alive &&
+      bool cached = !kSanitize && header.block_size <= SmallBlockCache::kMaxBytes && SmallBlockCache::alive &&
                     t_small_cache.give(h, header.block_size);
       if (!cached) std::free(h);
       return;

@@ -19,15 +19,6 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b) {
   return out;
 }
 
-int64_t storage_span(IntArrayRef sizes, IntArrayRef strides) {
-  int64_t span = 1;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] == 0) return 0;
-    span += (sizes[i] - 1) * strides[i];
-  }
-  return span;
-}
-
 bool is_non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides) {
   size_t n = sizes.size();
   if (n == 1) return sizes[0] < 2 || strides[0] == 1;

@@ -14,8 +14,7 @@ TensorImpl::~TensorImpl() = default;
 
 void TensorImpl::refresh_metadata() {
   py_size.reset();
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
+  int64_t n = safe_numel(sizes);
   numel = n;
   // torch's rule: size-1 dims may have any stride; empty tensors are contiguous.
   bool contiguous = true;
@@ -43,24 +42,69 @@ int64_t wrap_dim(int64_t dim, int64_t ndim) {
   return dim < 0 ? dim + n : dim;
 }
 
+namespace {
+
+// Product of sizes in uint64_t, as torch's safe_multiplies_u64; true on overflow.
+bool product_overflows(IntArrayRef sizes, uint64_t* out) {
+  uint64_t n = 1;
+  bool overflow = false;
+  for (int64_t s : sizes) overflow |= mul_overflows<uint64_t>(n, uint64_t(s), &n);
+  *out = n;
+  return overflow;
+}
+
+constexpr uint64_t kMaxSize = uint64_t(INT64_MAX);
+
+}  // namespace
+
+int64_t safe_numel(IntArrayRef sizes) {
+  uint64_t n;
+  EMBER_CHECK(!product_overflows(sizes, &n) && n <= kMaxSize, Error, "numel: integer multiplication overflow");
+  return int64_t(n);
+}
+
 DimVector contiguous_strides(IntArrayRef sizes) {
   DimVector strides(sizes.size());
   int64_t s = 1;
+  bool overflow = false;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = s;
-    s *= std::max<int64_t>(sizes[i], 1);
+    if (i > 0) overflow |= mul_overflows<int64_t>(s, std::max<int64_t>(sizes[i], 1), &s);
   }
+  EMBER_CHECK(!overflow, Error, "Stride calculation overflowed");
   return strides;
 }
 
-int64_t checked_numel(IntArrayRef sizes) {
-  int64_t n = 1;
-  for (int64_t s : sizes) {
-    EMBER_CHECK(s >= 0, Error, "Trying to create tensor with negative dimension ", s, ": ",
-                IntList{sizes.data(), sizes.size()});
-    n *= s;
-  }
+size_t storage_nbytes(IntArrayRef sizes, size_t itemsize, int64_t offset) {
+  uint64_t n;
+  bool overflow = product_overflows(sizes, &n);
+  overflow |= add_overflows<uint64_t>(n, uint64_t(offset), &n);
+  overflow |= mul_overflows<uint64_t>(n, itemsize, &n);
+  EMBER_CHECK(!overflow && n <= kMaxSize, Error, "Storage size calculation overflowed with sizes=", int_list(sizes));
   return n;
+}
+
+size_t storage_nbytes(IntArrayRef sizes, IntArrayRef strides, size_t itemsize, int64_t offset) {
+  uint64_t n = 1;
+  bool overflow = false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) return 0;
+    uint64_t extent;
+    overflow |= mul_overflows<uint64_t>(uint64_t(strides[i]), uint64_t(sizes[i]) - 1, &extent);
+    overflow |= add_overflows<uint64_t>(n, extent, &n);
+  }
+  overflow |= add_overflows<uint64_t>(n, uint64_t(offset), &n);
+  overflow |= mul_overflows<uint64_t>(n, itemsize, &n);
+  EMBER_CHECK(!overflow && n <= kMaxSize, Error, "Storage size calculation overflowed with sizes=", int_list(sizes),
+              " and strides=", int_list(strides));
+  return n;
+}
+
+int64_t checked_numel(IntArrayRef sizes) {
+  for (int64_t s : sizes) {
+    EMBER_CHECK(s >= 0, Error, "Trying to create tensor with negative dimension ", s, ": ", int_list(sizes));
+  }
+  return safe_numel(sizes);
 }
 
 int64_t Tensor::size(int64_t d) const { return impl_->sizes[wrap_dim(d, dim())]; }

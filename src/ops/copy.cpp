@@ -60,11 +60,9 @@ Tensor& Tensor::fill_(const Scalar& value) {  // overlapping (expanded) targets 
 }
 
 Tensor& Tensor::resize_(IntArrayRef new_sizes) {
-  for (int64_t s : new_sizes) EMBER_CHECK(s >= 0, Error, "Trying to create tensor with negative dimension ", s, ": ", int_list(new_sizes));
+  int64_t n = checked_numel(new_sizes);
   DimVector new_strides = contiguous_strides(new_sizes);
-  int64_t n = 1;
-  for (int64_t s : new_sizes) n *= s;
-  size_t needed = size_t(storage_offset() + n) * element_size();
+  size_t needed = storage_nbytes(new_sizes, element_size(), storage_offset());
   StorageImpl& storage = *impl_->storage.impl();
   if (n > 0 && needed > storage.nbytes) {
     EMBER_CHECK(storage.resizable, Error, "Trying to resize storage that is not resizable");

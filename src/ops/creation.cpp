@@ -1,11 +1,11 @@
 // Creation ops: empty, zeros, ones, full, arange, linspace, logspace, eye, *_like, from data.
 #include "ember/creation.h"
 
-#include "../cpu/copy_kernel.h"
-
+#include <algorithm>
 #include <cmath>
 
 #include "ember/layout.h"
+#include "../cpu/copy_kernel.h"
 
 namespace ember {
 
@@ -24,23 +24,29 @@ void fill_with(Tensor& t, Fn&& value_at) {
   });
 }
 
+// As torch: a negative size is reported before an overflowing storage size.
+void check_size_nonnegative(IntArrayRef sizes) {
+  if (std::any_of(sizes.begin(), sizes.end(), [](int64_t s) { return s < 0; })) checked_numel(sizes);  // raises
+}
+
 }  // namespace
 
 Tensor empty(IntArrayRef sizes, const TensorOptions& options) {
-  int64_t n = checked_numel(sizes);
+  check_size_nonnegative(sizes);
   ScalarType dtype = options.dtype_or_default();
   EMBER_CHECK(!options.pin_memory, DeviceUnavailableError,
               "pin_memory=True needs a CUDA device; this build or machine has none");
-  Storage storage = Storage::allocate(size_t(n) * element_size(dtype), options.device);
-  return finish(Tensor::make(std::move(storage), DimVector(sizes), contiguous_strides(sizes), 0, dtype), options);
+  size_t nbytes = storage_nbytes(sizes, element_size(dtype));
+  DimVector strides = contiguous_strides(sizes);
+  Storage storage = Storage::allocate(nbytes, options.device);
+  return finish(Tensor::make(std::move(storage), DimVector(sizes), std::move(strides), 0, dtype), options);
 }
 
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options) {
   EMBER_CHECK(sizes.size() == strides.size(), Error, "mismatch in length of strides and shape");
-  checked_numel(sizes);
-  int64_t span = storage_span(sizes, strides);
+  check_size_nonnegative(sizes);
   ScalarType dtype = options.dtype_or_default();
-  Storage storage = Storage::allocate(size_t(span) * element_size(dtype), options.device);
+  Storage storage = Storage::allocate(storage_nbytes(sizes, strides, element_size(dtype)), options.device);
   return finish(Tensor::make(std::move(storage), DimVector(sizes), DimVector(strides), 0, dtype), options);
 }
 
@@ -77,6 +83,21 @@ Tensor full_like(const Tensor& t, const Scalar& fill_value, std::optional<Scalar
 
 Tensor arange(const Scalar& end, const TensorOptions& options) { return arange(0, end, 1, options); }
 
+namespace {
+
+// torch's Scalar::to<int64_t>: a float out of range raises instead of wrapping.
+int64_t to_int64_checked(const Scalar& v) {
+  EMBER_CHECK(!v.is_floating_point() || (v.to_double() >= -0x1p63 && v.to_double() < 0x1p63), Error,
+              "value cannot be converted to type int64_t without overflow");
+  return v.to_int();
+}
+
+}  // namespace
+
+// As torch: bounds are checked in double; the size is exact for int64 (start, end and step truncated
+// to integers, wrapping as torch's) and ceil((end - start) / step) in double otherwise; element i is
+// start + step * i computed in int64 for integer dtypes (so a fractional step truncates), float for
+// 2-byte floats and double for the rest.
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const TensorOptions& options) {
   bool all_int = !start.is_floating_point() && !end.is_floating_point() && !step.is_floating_point();
   ScalarType dtype = options.dtype.value_or(all_int ? kInt64 : default_dtype());
@@ -86,24 +107,29 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
   EMBER_CHECK((xstep > 0 && xend >= xstart) || (xstep < 0 && xend <= xstart), Error,
               "upper bound and lower bound inconsistent with step sign");
   double size_d;
-  if (dtype == kInt64) {  // exact integer arithmetic, as torch does for int64 output
-    int64_t s = start.to_int(), e = end.to_int(), st = step.to_int();
+  if (dtype == kInt64) {
+    uint64_t s = uint64_t(to_int64_checked(start)), e = uint64_t(to_int64_checked(end));
+    int64_t st = to_int64_checked(step);
+    EMBER_CHECK(st != 0, ValueError, "step must be nonzero");
     int64_t sgn = (st > 0) - (st < 0);
-    size_d = double((e - s + st - sgn) / st);
+    __int128 span = int64_t(e - s + uint64_t(st) - uint64_t(sgn));
+    size_d = double(span / st);
   } else {
     size_d = std::ceil((xend - xstart) / xstep);
   }
-  EMBER_CHECK(size_d >= 0 && size_d <= double(INT64_MAX), Error,
-              "invalid size, possible overflow?");
+  EMBER_CHECK(size_d >= 0 && size_d < 0x1p63, Error, "invalid size, possible overflow?");
   int64_t n = int64_t(size_d);
   Tensor t = empty(DimVector{n}, options.with_dtype(dtype).with_requires_grad(false));
   visit_dtype(dtype, [&]<typename T>(T) {
     T* p = t.data_ptr<T>();
     if constexpr (std::is_integral_v<T>) {
-      int64_t s = start.to_int(), st = step.to_int();
-      if (all_int) { for (int64_t i = 0; i < n; ++i) p[i] = convert<T>(s + st * i); return; }
+      uint64_t s = uint64_t(to_int64_checked(start)), st = uint64_t(to_int64_checked(step));
+      for (int64_t i = 0; i < n; ++i) p[i] = convert<T>(int64_t(s + st * uint64_t(i)));
+    } else {
+      using Acc = std::conditional_t<sizeof(T) < 4, float, double>;
+      Acc s = Acc(xstart), st = Acc(xstep);
+      for (int64_t i = 0; i < n; ++i) p[i] = convert<T>(Acc(s + st * Acc(i)));
     }
-    for (int64_t i = 0; i < n; ++i) p[i] = convert<T>(xstart + xstep * double(i));
   });
   return finish(t, options);
 }
@@ -174,8 +200,9 @@ Tensor scalar_tensor(const Scalar& value, const TensorOptions& options) {
 
 Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device, void* ctx,
                  DataPtr::Deleter deleter) {
-  int64_t span = storage_span(sizes, strides);
-  Storage storage = Storage::borrow(DataPtr(data, ctx, deleter, device), size_t(span) * element_size(dtype));
+  DataPtr ptr(data, ctx, deleter, device);  // owns ctx from here, even if the geometry is refused
+  size_t nbytes = storage_nbytes(sizes, strides, element_size(dtype));
+  Storage storage = Storage::borrow(std::move(ptr), nbytes);
   return Tensor::make(std::move(storage), DimVector(sizes), DimVector(strides), 0, dtype);
 }
 

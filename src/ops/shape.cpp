@@ -101,7 +101,7 @@ DimVector infer_size(IntArrayRef shape, int64_t numel) {
       infer_dim = d;
     } else {
       EMBER_CHECK(shape[d] >= 0, Error, "invalid shape dimension ", shape[d]);
-      newsize *= shape[d];
+      newsize = int64_t(uint64_t(newsize) * uint64_t(shape[d]));  // wraps as torch's; the view's numel check raises
     }
   }
   bool ok = numel == newsize || (infer_dim && newsize > 0 && numel % newsize == 0);
@@ -125,12 +125,7 @@ std::optional<DimVector> compute_view_strides(IntArrayRef oldshape, IntArrayRef 
   if (numel == 0 && std::equal(oldshape.begin(), oldshape.end(), newshape.begin(), newshape.end())) {
     return DimVector(oldstride);
   }
-  if (numel == 0) {
-    for (int64_t d = int64_t(newshape.size()) - 1; d >= 0; --d) {
-      newstride[d] = d == int64_t(newshape.size()) - 1 ? 1 : std::max<int64_t>(newshape[d + 1], 1) * newstride[d + 1];
-    }
-    return newstride;
-  }
+  if (numel == 0) return contiguous_strides(newshape);
   int64_t view_d = int64_t(newshape.size()) - 1;
   int64_t chunk_base_stride = oldstride.back();
   int64_t tensor_numel = 1, view_numel = 1;
@@ -313,11 +308,9 @@ Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
   if (dim() == 0) return reshape(DimVector{1});
   if (start_dim == end_dim) return *this;
   DimVector shape;
-  int64_t flat = 1;
   for (int64_t i = 0; i < dim(); ++i) {
     if (i < start_dim || i > end_dim) shape.push_back(impl_->sizes[i]);
-    else flat *= impl_->sizes[i];
-    if (i == end_dim) shape.push_back(flat);
+    if (i == end_dim) shape.push_back(safe_numel(IntArrayRef(impl_->sizes.data() + start_dim, size_t(end_dim - start_dim + 1))));
   }
   return reshape(shape);
 }
@@ -332,14 +325,15 @@ Tensor Tensor::unflatten(int64_t d, IntArrayRef new_sizes) const {
       EMBER_CHECK(inferred < 0, Error, "only one dimension can be inferred");
       inferred = int64_t(i);
     } else {
-      known *= new_sizes[i];
+      known = int64_t(uint64_t(known) * uint64_t(new_sizes[i]));  // wraps: the check below compares exactly
     }
   }
   DimVector sizes_resolved(new_sizes);
   if (inferred >= 0 && known != 0 && dim_size % known == 0) sizes_resolved[inferred] = dim_size / known;
-  int64_t prod = 1;
-  for (int64_t s : sizes_resolved) prod *= s;
-  EMBER_CHECK(prod == dim_size, Error, "unflatten: Provided sizes ", int_list(new_sizes),
+  uint64_t prod = 1;
+  bool overflow = false;
+  for (int64_t s : sizes_resolved) overflow |= mul_overflows<uint64_t>(prod, uint64_t(s), &prod);
+  EMBER_CHECK(!overflow && prod == uint64_t(dim_size), Error, "unflatten: Provided sizes ", int_list(new_sizes),
               " don't multiply up to the size of dim ", d, " (", dim_size, ") in the input tensor");
   DimVector shape;
   for (int64_t i = 0; i < dim(); ++i) {
@@ -423,7 +417,7 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<
   DimVector sizes = impl_->sizes, strides = impl_->strides;
   int64_t offset = storage_offset() + start * strides[d];
   sizes[d] = (end - start + step - 1) / step;
-  strides[d] *= step;
+  strides[d] = int64_t(uint64_t(strides[d]) * uint64_t(step));  // wraps as torch's for a huge step (size <= 1)
   return make_view(*this, std::move(sizes), std::move(strides), offset, "SliceBackward0",
                    scatter_back(*this, [d, start, end, step](const Tensor& z) { return z.slice(d, start, end, step); }));
 }
@@ -432,6 +426,7 @@ Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
   int64_t n = dim();
   d = wrap_dim(d, n);
   int64_t max_size = n == 0 ? 1 : impl_->sizes[d];
+  EMBER_CHECK(size >= 0, Error, "size is ", size, " but must be >= 0");
   EMBER_CHECK(size <= max_size, Error, "maximum size for tensor at dimension ", d, " is ", max_size,
               " but size is ", size);
   EMBER_CHECK(step > 0, Error, "step is ", step, " but must be > 0");
@@ -462,15 +457,13 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<
   int64_t offset = offset_opt.value_or(storage_offset());
   EMBER_CHECK(sizes.size() == strides.size(), Error, "mismatch in length of strides and shape");
   EMBER_CHECK(offset >= 0, Error, "Tensor: invalid storage offset ", offset);
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    EMBER_CHECK(sizes[i] >= 0, Error, "Trying to create tensor with negative dimension ", sizes[i], ": ", int_list(sizes));
-    EMBER_CHECK(strides[i] >= 0, Error, "as_strided: Negative strides are not supported at the moment, got strides: ",
+  for (int64_t stride : strides) {
+    EMBER_CHECK(stride >= 0, Error, "as_strided: Negative strides are not supported at the moment, got strides: ",
                 int_list(strides));
   }
-  int64_t span = storage_span(sizes, strides);
-  int64_t itemsize = int64_t(element_size());
-  int64_t needed = span == 0 ? 0 : (offset + span) * itemsize;
-  EMBER_CHECK(needed <= int64_t(storage().nbytes()), Error, "setStorage: sizes ", int_list(sizes), ", strides ",
+  size_t itemsize = element_size();
+  size_t needed = storage_nbytes(sizes, strides, itemsize, offset);  // 0 for no elements, wherever they start
+  EMBER_CHECK(needed <= storage().nbytes(), Error, "setStorage: sizes ", int_list(sizes), ", strides ",
               int_list(strides), ", storage offset ", offset, ", and itemsize ", itemsize, " requiring a storage size of ",
               needed, " are out of bounds for storage of size ", storage().nbytes());
   return make_view(*this, DimVector(sizes), DimVector(strides), offset, "AsStridedBackward0",

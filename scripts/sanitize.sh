@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs the C++ tests and the Python suite against an AddressSanitizer + UndefinedBehaviorSanitizer
+# build of Ember (CMake option EMBER_SANITIZE). Everything goes under build/asan-*; the normal build
+# and installed package are left alone.
+#
+#   bash scripts/sanitize.sh                 # C++ tests + the whole Python suite (first build: tens of
+#                                            # minutes on 2 cores; the suite runs several times slower)
+#   bash scripts/sanitize.sh tests/python/test_views.py -k expand   # C++ tests + these pytest arguments
+#   EMBER_SANITIZE_CPP=0 bash scripts/sanitize.sh ...                # skip the C++ tests
+#
+# Builds: build/asan-cpp (library + GoogleTest binary) and build/asan-py (the Python extension,
+# installed into the virtual environment build/asan-venv, which sees the system torch/numpy/pytest).
+# Python runs with libasan preloaded (the interpreter itself is not instrumented) and leak detection
+# off (CPython keeps memory until exit). UB findings do not stop a run; each is logged, and the
+# script fails, printing them, when any sanitizer reported anything. Logs: build/asan-logs/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+jobs=$(nproc)
+# -O1 compiles fast and keeps traces readable; no -g, so the library objects of the two builds are
+# identical and ccache shares them.
+opt="-O1 -DNDEBUG"
+logs="$PWD/build/asan-logs"
+rm -rf "$logs" && mkdir -p "$logs"
+libasan=$(g++ -print-file-name=libasan.so)
+export ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:halt_on_error=1:log_path=$logs/asan"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=0:log_path=$logs/ubsan"
+status=0
+
+if [ "${EMBER_SANITIZE_CPP:-1}" != 0 ]; then
+  cmake -S . -B build/asan-cpp -G Ninja -DEMBER_SANITIZE=ON -DEMBER_TESTS=ON -DEMBER_PYTHON=OFF \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="$opt" >/dev/null
+  cmake --build build/asan-cpp -j "$jobs"
+  ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=1" build/asan-cpp/ember_tests --gtest_brief=1 || status=$?
+fi
+
+python3 -m venv --system-site-packages build/asan-venv
+build/asan-venv/bin/python -m pip install -q --no-build-isolation --no-deps \
+  -C build-dir=build/asan-py -C cmake.define.EMBER_SANITIZE=ON -C cmake.define.CMAKE_CXX_FLAGS_RELEASE="$opt" .
+
+LD_PRELOAD="$libasan" build/asan-venv/bin/python -m pytest -q -p no:cacheprovider "${@:-tests/python}" || status=$?
+
+if compgen -G "$logs/*" >/dev/null; then
+  echo "sanitizer reports (build/asan-logs):"
+  cat "$logs"/*
+  exit 1
+fi
+exit "$status"
