@@ -284,7 +284,11 @@ Tensor Tensor::squeeze() const {
 Tensor Tensor::squeeze(IntArrayRef dims) const {
   int64_t n = dim();
   std::vector<bool> drop(size_t(std::max<int64_t>(n, 1)), false);
-  for (int64_t d : dims) drop[size_t(wrap_dim(d, n))] = true;
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(d, n);
+    EMBER_CHECK(!drop[size_t(w)], Error, "dim ", w, " appears multiple times in the list of dims");
+    drop[size_t(w)] = true;
+  }
   DimVector sizes, strides;
   for (int64_t i = 0; i < n; ++i) {
     if (drop[size_t(i)] && impl_->sizes[i] == 1) continue;

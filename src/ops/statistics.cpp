@@ -132,6 +132,8 @@ Tensor scan(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   ScalarType out_dtype = dtype.value_or(x.is_floating_point() ? x.dtype() : kInt64);
   Tensor input = x.dim() == 0 ? x.unsqueeze(0) : x;
   int64_t d = wrap_dim(dim, input.dim());
+  EMBER_CHECK(out_dtype != kBool, NotImplementedError, "\"", Product ? "cumprod" : "cumsum",
+              "_out_cpu\" not implemented for 'Bool'");
   ScalarType acc_dtype = is_floating_point(out_dtype) ? kFloat64 : kInt64;
   Tensor rows = input.movedim({d}, {-1}).to(acc_dtype, true).contiguous();
   int64_t n = rows.sizes().back(), nrows = n == 0 ? 0 : rows.numel() / n;
@@ -163,13 +165,13 @@ Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype
 
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   Tensor r = autograd::untracked([&] { return scan<false>(x, dim, dtype); });
-  if (autograd::needs_grad({&x}) && r.is_floating_point()) autograd::record_cumsum(r, x, dim);
+  if (autograd::needs_grad({&x})) autograd::record_cumsum(r, x, dim);
   return r;
 }
 
 Tensor cumprod(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   Tensor r = autograd::untracked([&] { return scan<true>(x, dim, dtype); });
-  if (autograd::needs_grad({&x}) && r.is_floating_point()) autograd::record_cumprod(r, x, dim);
+  if (autograd::needs_grad({&x})) autograd::record_cumprod(r, x, dim);
   return r;
 }
 
