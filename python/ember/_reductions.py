@@ -5,12 +5,16 @@ __all__ = ["max", "min"]
 
 
 def max(input, dim=None, keepdim=False):
+    if isinstance(dim, _C.Tensor):  # torch's max(input, other): the elementwise maximum
+        return _C.maximum(input, dim)
     if dim is None:
         return _C._max_all(input)
     return return_types.max(*_C._max_dim(input, dim, keepdim))
 
 
 def min(input, dim=None, keepdim=False):
+    if isinstance(dim, _C.Tensor):  # torch's min(input, other): the elementwise minimum
+        return _C.minimum(input, dim)
     if dim is None:
         return _C._min_all(input)
     return return_types.min(*_C._min_dim(input, dim, keepdim))

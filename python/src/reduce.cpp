@@ -46,10 +46,17 @@ void init_reduce(nb::module_& m, nb::class_<Tensor>& cls) {
   auto correction_of = [](std::optional<double> correction, std::optional<bool> unbiased) {
     return correction ? *correction : (unbiased.value_or(true) ? 1.0 : 0.0);
   };
+  // torch's var(input, unbiased) overload: a bool in dim's place is `unbiased`.
+  auto bool_as_unbiased = [](nb::handle& dim, std::optional<bool>& unbiased) {
+    if (!PyBool_Check(dim.ptr()) || unbiased) return;
+    unbiased = dim.ptr() == Py_True;
+    dim = nb::none();
+  };
   using Spread = Tensor (*)(const Tensor&, IntArrayRef, double, bool);
   for (auto [name, fn] : {std::pair<const char*, Spread>{"var", &var}, {"std", &std}}) {
-    auto impl = [fn, correction_of](const Tensor& x, nb::handle dim, std::optional<bool> unbiased, bool keepdim,
-                                    std::optional<double> correction) {
+    auto impl = [fn, correction_of, bool_as_unbiased](const Tensor& x, nb::handle dim, std::optional<bool> unbiased,
+                                                      bool keepdim, std::optional<double> correction) {
+      bool_as_unbiased(dim, unbiased);
       return fn(x, dims_arg(dim), correction_of(correction, unbiased), keepdim);
     };
     m.def(name, impl, nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("unbiased") = nb::none(),
@@ -59,8 +66,9 @@ void init_reduce(nb::module_& m, nb::class_<Tensor>& cls) {
   }
   using SpreadMean = std::pair<Tensor, Tensor> (*)(const Tensor&, IntArrayRef, double, bool);
   for (auto [name, fn] : {std::pair<const char*, SpreadMean>{"var_mean", &var_mean}, {"std_mean", &std_mean}}) {
-    m.def(name, [fn, correction_of](const Tensor& x, nb::handle dim, std::optional<bool> unbiased, bool keepdim,
-                                    std::optional<double> correction) {
+    m.def(name, [fn, correction_of, bool_as_unbiased](const Tensor& x, nb::handle dim, std::optional<bool> unbiased,
+                                                      bool keepdim, std::optional<double> correction) {
+      bool_as_unbiased(dim, unbiased);
       auto [a, b] = fn(x, dims_arg(dim), correction_of(correction, unbiased), keepdim);
       return nb::make_tuple(a, b);
     }, nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("unbiased") = nb::none(), nb::arg("keepdim") = false,

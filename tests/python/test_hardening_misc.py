@@ -228,3 +228,43 @@ def test_fmin_fmax_gradient(op):
         getattr(m, op)(x, y).sum().backward()
         return m.stack([x.grad, y.grad])
     both(fn)
+
+
+# --- Python argument forms: std/var(True) is unbiased, max/min(tensor) is maximum/minimum ---
+
+@pytest.mark.parametrize("op", ["std", "var"])
+@pytest.mark.parametrize("unbiased", [True, False])
+def test_std_var_bool_positional_is_unbiased(op, unbiased):
+    both(lambda m: getattr(m.arange(6.).reshape(2, 3), op)(unbiased))
+    both(lambda m: getattr(m, op + "_mean")(m.arange(6.).reshape(2, 3), unbiased)[0])
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_max_min_of_tensor_is_elementwise(op):
+    both(lambda m: getattr(m.arange(6.).reshape(2, 3), op)(m.tensor(2.)))
+    both(lambda m: getattr(m, op)(m.arange(6.).reshape(2, 3), m.tensor([1., 5., 0.])))
+
+
+# --- empty matmul operands, masked_fill broadcasting, index_put_ with None, size overflow ---
+
+def test_matmul_family_empty_operands():
+    both(lambda m: m.addmv(m.ones(3, dtype=m.int32), m.zeros(3, 0, dtype=m.int32), m.zeros(0, dtype=m.int32)))
+    both(lambda m: m.addmm(m.ones(3, 2, dtype=m.int32), m.zeros(3, 0, dtype=m.int32), m.zeros(0, 2, dtype=m.int32),
+                           beta=2))
+    both(lambda m: m.matmul(m.zeros(1, 0, dtype=m.int64), m.zeros(1, 1, 2, 0, dtype=m.int64).transpose(-1, -2)))
+    both(lambda m: m.matmul(m.zeros(2, 3, 0), m.zeros(0, 4)))
+    both(lambda m: m.matmul(m.zeros(2, 3, 0), m.zeros(0)))
+
+
+def test_masked_fill_mask_of_more_dims():
+    both(lambda m: m.masked_fill(m.zeros(2), m.tensor([[True, False]]), 1.))
+
+
+def test_index_put_none_index():
+    both(lambda m: m.arange(6.).reshape(2, 3).index_put_((None,), m.tensor(1.)), message=False)
+
+
+def test_size_overflow_is_a_type_error():
+    for size in (2**63, -2**63 - 1):
+        e, t = outcome(lambda: ember.zeros(2).view(size)), outcome(lambda: torch.zeros(2).view(size))
+        assert type(e[1]) is type(t[1]) is TypeError
