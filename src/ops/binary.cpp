@@ -35,9 +35,10 @@ Tensor compare_recorded(BinaryOp op, const Tensor& a, const Tensor& b) {
 Tensor run_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, const char* name) {
   if (!autograd::needs_grad({&a, &b, &out})) return run(op, out, a, b, alpha);
   bool comparison = op >= BinaryOp::Eq && op <= BinaryOp::Ge;
-  if (op >= BinaryOp::BitAnd && !(comparison && out.is_same(a) && a.is_floating_point())) {
-    if (out.is_same(a)) autograd::check_in_place(out);
-    // untracked: the history of `out` is kept through a non-differentiable in-place op, as torch
+  bool records = out.is_same(a) ? op < BinaryOp::BitAnd || (comparison && a.is_floating_point())
+                                : op < BinaryOp::BitAnd && op != BinaryOp::FloorDivide;  // floor_divide: no gradient
+  if (!records) {
+    // untracked: the history of `out` (even a leaf's) is kept through a non-differentiable in-place op, as torch
     return autograd::untracked([&] { return run(op, out, a, b, alpha); });
   }
   return autograd::record_out(out, a, name, [&] {

@@ -88,8 +88,10 @@ void fill_in_order(Tensor& self, GeneratorState& g, Fn&& fill_contiguous) {
 
 GeneratorState& state_of(Generator* gen) { return (gen ? *gen : default_generator()).state(); }
 
-void check_float(const Tensor& t, const char* op) {
-  EMBER_CHECK(t.is_floating_point(), Error, op, " expects a floating point tensor, got ", dtype_name(t.dtype()));
+// torch's dtype error of the kernel named `kernel` (which normal_ only reaches for a non-empty tensor).
+void check_float(const Tensor& t, const char* kernel) {
+  EMBER_CHECK(t.is_floating_point(), NotImplementedError, "\"", kernel, "\" not implemented for '",
+              dtype_info(t.dtype()).legacy_name, "'");
 }
 
 }  // namespace
@@ -154,7 +156,7 @@ namespace {
 
 // The fills behind uniform_, normal_ and random_; only those bump the version (creation does not).
 void uniform_fill(Tensor& self, double from, double to, Generator* gen) {
-  check_float(self, "uniform_");
+  check_float(self, "check_uniform_bounds");
   EMBER_CHECK(from <= to, Error, "uniform_ expects to return a [from, to) range, but found from=", from,
               " > to=", to);
   GeneratorState& g = state_of(gen);
@@ -172,7 +174,7 @@ void uniform_fill(Tensor& self, double from, double to, Generator* gen) {
 }
 
 void gaussian_fill(Tensor& self, double mean, double std, Generator* gen) {
-  check_float(self, "normal_");
+  if (self.numel() > 0) check_float(self, "normal_kernel_cpu");
   EMBER_CHECK(std >= 0.0, Error, "normal expects std >= 0.0, but found std ", std);
   GeneratorState& g = state_of(gen);
   int64_t n = self.numel();

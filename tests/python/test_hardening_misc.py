@@ -268,3 +268,32 @@ def test_size_overflow_is_a_type_error():
     for size in (2**63, -2**63 - 1):
         e, t = outcome(lambda: ember.zeros(2).view(size)), outcome(lambda: torch.zeros(2).view(size))
         assert type(e[1]) is type(t[1]) is TypeError
+
+
+# --- found by the fuzzer after the fixes above ---
+
+def test_scans_of_bool_on_0_dim_and_empty():
+    both(lambda m: m.cumsum(m.tensor(-1.15), -1, dtype=m.bool))
+    both(lambda m: m.zeros(0, 3).cumprod(0, dtype=m.bool))
+
+
+def test_non_differentiable_in_place_on_leaf_and_out_of_floor_divide():
+    def fn(m):
+        x = m.tensor(0., dtype=m.float64, requires_grad=True)
+        return x.logical_or_(m.tensor(1.52, dtype=m.bfloat16))
+    both(fn)
+    # allowed (torch gives out a NotImplemented grad_fn; ember leaves it without history)
+    both(lambda m: m.floor_divide(m.ones(2, requires_grad=True), 2, out=m.zeros(2)).detach())
+
+
+def test_log_softmax_integer_dtype_of_grad_tensor():
+    both(lambda m: m.zeros(1, 0, requires_grad=True).log_softmax(-2, dtype=m.int32))
+    both(lambda m: m.zeros(2, requires_grad=True).log_softmax(0, dtype=m.int32), message=False)
+
+
+@pytest.mark.parametrize("name", ["int64", "bool", "uint8"])
+def test_random_fills_of_integer_dtypes(name):
+    both(lambda m: m.randn_like(m.zeros(2, dtype=getattr(m, name))))
+    both(lambda m: m.rand_like(m.zeros(2, dtype=getattr(m, name))))
+    both(lambda m: m.zeros(0, dtype=getattr(m, name)).uniform_())
+    both(lambda m: m.randn_like(m.zeros(1, 0, dtype=getattr(m, name))))
