@@ -38,8 +38,11 @@ Tensor run_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, const
   bool records = out.is_same(a) ? op < BinaryOp::BitAnd || (comparison && a.is_floating_point())
                                 : op < BinaryOp::BitAnd && op != BinaryOp::FloorDivide;  // floor_divide: no gradient
   if (!records) {
-    // untracked: the history of `out` (even a leaf's) is kept through a non-differentiable in-place op, as torch
-    return autograd::untracked([&] { return run(op, out, a, b, alpha); });
+    if (out.is_same(a) && op <= BinaryOp::ShiftRight) autograd::check_in_place(out);  // logical ops skip it, as torch
+    // untracked: the history of `out` is kept through a non-differentiable in-place op, as torch
+    Tensor r = autograd::untracked([&] { return run(op, out, a, b, alpha); });
+    if (op == BinaryOp::FloorDivide && r.is_floating_point()) autograd::record_binary(op, r, a, b, alpha);
+    return r;
   }
   return autograd::record_out(out, a, name, [&] {
     return comparison ? compare_recorded(op, a, b) : run(op, {}, a, b, alpha);
