@@ -120,7 +120,7 @@ void init_creation(nb::module_& m) {
   auto like = [](const Tensor& t, std::optional<ScalarType> dtype, nb::handle device, bool requires_grad, auto fill) {
     Tensor out = empty_like(t, like_options(t, dtype, device, false));
     fill(out);
-    return requires_grad ? out.requires_grad_(true) : out;
+    return fresh(out, requires_grad);
   };
   auto def_like = [&](const char* name, auto fill) {
     m.def(name, [like, fill](const Tensor& t, std::optional<ScalarType> dtype, nb::handle, nb::handle device,
