@@ -148,7 +148,12 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
     if (h.is_none()) return std::nullopt;
     if (nb::isinstance<Tensor>(h) && !other.is_none() && !nb::isinstance<Tensor>(other)) {
       const Tensor& t = nb::cast<const Tensor&>(h);
-      if (t.dim() == 0 && !t.requires_grad()) return wrapped_scalar(t.item());
+      EMBER_CHECK(t.dim() == 0 && !t.requires_grad(), TypeError, "clamp() received an invalid combination of "
+                  "arguments - got a Tensor bound of ", t.dim(), " dims", t.requires_grad() ? " that requires grad" : "",
+                  " and a ", nb::inst_name(other).c_str(), " bound, but expected one of:\n"
+                  " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                  " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n");
+      return wrapped_scalar(t.item());
     }
     return require_operand(h, "clamp");
   };

@@ -166,6 +166,8 @@ def test_clamp_zero_dim_tensor_bound_with_number():
     both(lambda m: m.clamp(m.tensor([1, -3], dtype=m.int16), 0, m.tensor(-1.0, dtype=m.float16)))
     both(lambda m: m.clamp(m.tensor([1, -3], dtype=m.int16), m.tensor(-1.0, dtype=m.float16)))
     both(lambda m: m.clamp(m.tensor([1, -3], dtype=m.int16), m.tensor(-1.0, dtype=m.float16), m.tensor(0)))
+    both(lambda m: m.clamp(m.zeros(2), m.zeros(2), 1), message=False)
+    both(lambda m: m.zeros(2).clamp(0, m.tensor(1., requires_grad=True)), message=False)
 
 
 # --- argument checks ---
