@@ -550,8 +550,8 @@ std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
 }
 
 std::vector<Tensor> Tensor::unbind(int64_t d) const {
-  EMBER_CHECK(dim() > 0, Error, "Dimension specified as 0 but tensor has no dimensions");
   d = wrap_dim(d, dim());
+  EMBER_CHECK(dim() > 0, IndexError, "Dimension specified as 0 but tensor has no dimensions");
   std::vector<Tensor> out = autograd::untracked([&] {
     std::vector<Tensor> slices;
     for (int64_t i = 0; i < impl_->sizes[d]; ++i) slices.push_back(select(d, i));

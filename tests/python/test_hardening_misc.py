@@ -299,3 +299,8 @@ def test_random_fills_of_integer_dtypes(name):
     both(lambda m: m.rand_like(m.zeros(2, dtype=getattr(m, name))))
     both(lambda m: m.zeros(0, dtype=getattr(m, name)).uniform_())
     both(lambda m: m.randn_like(m.zeros(1, 0, dtype=getattr(m, name))))
+
+
+@pytest.mark.parametrize("dim", [0, -1, 1])
+def test_unbind_of_0_dim(dim):
+    both(lambda m: m.tensor(1.).unbind(dim))
