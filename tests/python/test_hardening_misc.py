@@ -304,3 +304,9 @@ def test_random_fills_of_integer_dtypes(name):
 @pytest.mark.parametrize("dim", [0, -1, 1])
 def test_unbind_of_0_dim(dim):
     both(lambda m: m.tensor(1.).unbind(dim))
+
+
+@pytest.mark.parametrize("shapes", [((2, 2, 2), (2, 2)), ((2, 2), (2, 2, 2)), ((2, 2), (2, 2)), ((2, 2, 2), (2,)),
+                                    ((2, 2, 2, 2), (2, 2, 2))])
+def test_baddbmm_rank_errors(shapes):
+    both(lambda m: m.baddbmm(m.zeros(2, 2, 2), m.zeros(*shapes[0]), m.zeros(*shapes[1])))
