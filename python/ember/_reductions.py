@@ -5,6 +5,8 @@ __all__ = ["max", "min"]
 
 
 def max(input, dim=None, keepdim=False):
+    if isinstance(dim, _C.Tensor):  # torch's max(input, other): the elementwise maximum
+        return _C.maximum(input, dim)
     if dim is None:
         return _C._max_all(input)
     if isinstance(dim, _C.Tensor):
@@ -13,6 +15,8 @@ def max(input, dim=None, keepdim=False):
 
 
 def min(input, dim=None, keepdim=False):
+    if isinstance(dim, _C.Tensor):  # torch's min(input, other): the elementwise minimum
+        return _C.minimum(input, dim)
     if dim is None:
         return _C._min_all(input)
     if isinstance(dim, _C.Tensor):

@@ -160,16 +160,28 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
   cls.def("logical_not", &logical_not);
 
   // clamp/clip: bounds are numbers or tensors; the in-place forms write back into the tensor.
-  auto bound = [](nb::handle h) -> std::optional<Tensor> {
+  // A number bound selects torch's clamp(Tensor, Scalar?, Scalar?): a 0-dim tensor bound is then a number too.
+  auto bound = [](nb::handle h, nb::handle other) -> std::optional<Tensor> {
     if (h.is_none()) return std::nullopt;
+    if (nb::isinstance<Tensor>(h) && !other.is_none() && !nb::isinstance<Tensor>(other)) {
+      const Tensor& t = nb::cast<const Tensor&>(h);
+      EMBER_CHECK(t.dim() == 0 && !t.requires_grad(), TypeError, "clamp() received an invalid combination of "
+                  "arguments - got a Tensor bound of ", t.dim(), " dims", t.requires_grad() ? " that requires grad" : "",
+                  " and a ", nb::inst_name(other).c_str(), " bound, but expected one of:\n"
+                  " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                  " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n");
+      return wrapped_scalar(t.item());
+    }
     return require_operand(h, "clamp");
   };
   for (const char* name : {"clamp", "clip"}) {
-    auto impl = [bound](const Tensor& x, nb::handle min, nb::handle max) { return clamp(x, bound(min), bound(max)); };
+    auto impl = [bound](const Tensor& x, nb::handle min, nb::handle max) {
+      return clamp(x, bound(min, max), bound(max, min));
+    };
     m.def(name, impl, nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
     cls.def(name, impl, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
     cls.def((std::string(name) + "_").c_str(), [bound](nb::handle self, nb::handle min, nb::handle max) {
-      clamp_(nb::cast<Tensor&>(self), bound(min), bound(max));
+      clamp_(nb::cast<Tensor&>(self), bound(min, max), bound(max, min));
       return nb::borrow(self);
     }, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
   }

@@ -56,6 +56,15 @@ void record_extremum(const char* name, bool is_max, const Tensor& r, const Tenso
   });
 }
 
+// fmax/fmin: self takes the whole gradient where it is selected, on ties, or where other is NaN (torch).
+void record_fextremum(const char* name, bool is_max, const Tensor& r, const Tensor& a, const Tensor& b) {
+  record(name, r, {&a, &b}, {&a, &b}, [is_max](const BackwardContext& c) {
+    const Tensor &g = c.grads[0], &a = c.saved[0], &b = c.saved[1];
+    Tensor zero = zeros_like(g), self_takes = logical_or(is_max ? ge(a, b) : le(a, b), isnan(b));
+    return TensorList{where(self_takes, g, zero), where(self_takes, zero, g)};
+  });
+}
+
 }  // namespace
 
 void record_rsub(const Tensor& r, const Tensor& self, const Tensor& other, const Scalar& alpha) {
@@ -112,8 +121,8 @@ void record_binary(BinaryOp op, const Tensor& r, const Tensor& a, const Tensor& 
       });
     case BinaryOp::Maximum: return record_extremum("MaximumBackward0", true, r, a, b);
     case BinaryOp::Minimum: return record_extremum("MinimumBackward0", false, r, a, b);
-    case BinaryOp::Fmax: return record_extremum("FmaxBackward0", true, r, a, b);
-    case BinaryOp::Fmin: return record_extremum("FminBackward0", false, r, a, b);
+    case BinaryOp::Fmax: return record_fextremum("FmaxBackward0", true, r, a, b);
+    case BinaryOp::Fmin: return record_fextremum("FminBackward0", false, r, a, b);
     case BinaryOp::DivFloor: case BinaryOp::DivTrunc:  // piecewise constant: zero gradients, as torch
       return record("DivBackward2", r, {&a, &b}, {}, [](const BackwardContext& c) {
         return TensorList{zeros_like(c.grads[0]), zeros_like(c.grads[0])};

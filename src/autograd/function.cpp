@@ -104,6 +104,9 @@ void add_output(const std::shared_ptr<Node>& node, const Tensor& output, bool di
 
 void record(const char* name, const Tensor& result, std::initializer_list<const Tensor*> inputs,
             std::initializer_list<const Tensor*> saved, BackwardFormula formula) {
+  // torch's set_history: integer and bool results are never differentiable.
+  EMBER_CHECK(is_floating_point(result.dtype()), Error, "Autograd not support dtype: ",
+              dtype_info(result.dtype()).legacy_name);
   auto node = std::make_shared<FunctionNode>(name, std::move(formula));
   for (const Tensor* t : inputs) add_edge(*node, *t);
   add_output(node, result);

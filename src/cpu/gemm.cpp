@@ -115,7 +115,7 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, dou
   if (K == 0) {  // A @ B is all zeros: out = beta * out
     Tensor o = out;
     if (beta == 0) o.zero_();
-    else mul_out(o, o, wrapped_scalar(beta));
+    else if (beta != 1) mul_out(o, o, wrapped_scalar(is_floating_point(o.dtype()) ? Scalar(beta) : Scalar(int64_t(beta))));
     return;
   }
   switch (a.dtype()) {

@@ -1,6 +1,7 @@
 // Binary elementwise ops: each plans a TensorIterator and runs one kernel.
 #include "../autograd/formulas.h"
 #include "../cpu/binary_kernels.h"
+#include "ember/creation.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
 #include "ember/type_promotion.h"
@@ -13,10 +14,39 @@ using cpu::BinaryOp;
 
 Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 
-// out= and in-place forms when autograd is involved: in place on `a` is recorded; out= is refused.
+// An in-place comparison on a float tensor in the graph: torch records EqBackward0 (number `b`) or
+// EqBackward1 (tensor `b`), whose gradient is zero.
+Tensor compare_recorded(BinaryOp op, const Tensor& a, const Tensor& b) {
+  static const char* const names[2][6] = {
+      {"EqBackward0", "NeBackward0", "LtBackward0", "LeBackward0", "GtBackward0", "GeBackward0"},
+      {"EqBackward1", "NeBackward1", "LtBackward1", "LeBackward1", "GtBackward1", "GeBackward1"}};
+  Tensor r = run(op, {}, a, b).to(a.dtype());
+  DimVector b_sizes(b.sizes());
+  autograd::record(names[b.impl()->is_wrapped_number ? 0 : 1][int(op) - int(BinaryOp::Eq)], r, {&a, &b}, {},
+                   [b_sizes](const autograd::BackwardContext& c) {
+                     Tensor zero = zeros_like(c.grads[0]);
+                     return autograd::TensorList{zero, c.needs(1) ? autograd::sum_to(zero, b_sizes) : Tensor()};
+                   });
+  return r;
+}
+
+// out= and in-place forms when autograd is involved: in place on `a` is recorded; out= is refused,
+// except for ops whose result is not differentiable (comparisons, logical and bitwise ops), as torch.
 Tensor run_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, const char* name) {
   if (!autograd::needs_grad({&a, &b, &out})) return run(op, out, a, b, alpha);
-  return autograd::record_out(out, a, name, [&] { return run(op, {}, a, b, alpha); });
+  bool comparison = op >= BinaryOp::Eq && op <= BinaryOp::Ge;
+  bool records = out.is_same(a) ? op < BinaryOp::BitAnd || (comparison && a.is_floating_point())
+                                : op < BinaryOp::BitAnd && op != BinaryOp::FloorDivide;  // floor_divide: no gradient
+  if (!records) {
+    if (out.is_same(a) && op <= BinaryOp::ShiftRight) autograd::check_in_place(out);  // logical ops skip it, as torch
+    // untracked: the history of `out` is kept through a non-differentiable in-place op, as torch
+    Tensor r = autograd::untracked([&] { return run(op, out, a, b, alpha); });
+    if (op == BinaryOp::FloorDivide && r.is_floating_point()) autograd::record_binary(op, r, a, b, alpha);
+    return r;
+  }
+  return autograd::record_out(out, a, name, [&] {
+    return comparison ? compare_recorded(op, a, b) : run(op, {}, a, b, alpha);
+  });
 }
 
 Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
@@ -58,6 +88,7 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
                 "Integers to negative integer powers are not allowed.");
   }
   if (op == BinaryOp::Add || op == BinaryOp::Sub) {
+    EMBER_CHECK(!alpha.is_bool() || it.common_dtype() == kBool, Error, "Boolean alpha only supported for Boolean results.");
     EMBER_CHECK(!integral || !alpha.is_floating_point(), Error,
                 "For integral input tensors, argument alpha must not be a floating point number.");
     alpha.check_fits(it.common_dtype());

@@ -12,6 +12,8 @@
 
 namespace ember {
 
+std::string_view mask_type_name(ScalarType t);  // indexing.cpp: torch's C++ type name of a dtype
+
 namespace {
 Tensor scalar(double v) { return wrapped_scalar(v); }
 }  // namespace
@@ -46,10 +48,13 @@ Tensor& clamp_(Tensor& self, const std::optional<Tensor>& min, const std::option
 }
 
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
-  EMBER_CHECK(weight.impl()->is_wrapped_number || weight.dtype() == start.dtype(), Error, "expected dtype ",
-              dtype_name(start.dtype()), " for `weight` but got dtype ", dtype_name(weight.dtype()));
-  EMBER_CHECK(start.is_floating_point(), NotImplementedError, "\"lerp_kernel_scalar\" not implemented for '",
-              dtype_info(start.dtype()).legacy_name, "'");
+  bool number = weight.impl()->is_wrapped_number;
+  for (auto [t, name] : {std::pair{&end, "end"}, std::pair{number ? &start : &weight, "weight"}}) {
+    EMBER_CHECK(t->dtype() == start.dtype(), Error, "expected dtype ", mask_type_name(start.dtype()), " for `", name,
+                "` but got dtype ", mask_type_name(t->dtype()));
+  }
+  EMBER_CHECK(start.is_floating_point(), NotImplementedError, "\"lerp_kernel_", number ? "scalar" : "tensor",
+              "\" not implemented for '", dtype_info(start.dtype()).legacy_name, "'");
   check_wrapped_fits(weight, opmath_dtype(start.dtype()));
   // torch's two-sided form: exact at both ends; float16/bfloat16 compute in float32, rounded once.
   Tensor r = autograd::untracked([&] {

@@ -107,7 +107,8 @@ Tensor Tensor::to(ScalarType new_dtype, bool copy) const {
   if (new_dtype == dtype() && !copy) return *this;
   Tensor out = empty_like(*this, TensorOptions(new_dtype));
   cpu::copy_kernel(out, *this);
-  if (autograd::needs_grad({this})) record_copy("ToCopyBackward0", out, *this);
+  // A conversion to an integer or bool dtype is not differentiable: its result never requires grad.
+  if (ember::is_floating_point(new_dtype) && autograd::needs_grad({this})) record_copy("ToCopyBackward0", out, *this);
   return out;
 }
 

@@ -101,6 +101,7 @@ int64_t to_int64_checked(const Scalar& v) {
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const TensorOptions& options) {
   bool all_int = !start.is_floating_point() && !end.is_floating_point() && !step.is_floating_point();
   ScalarType dtype = options.dtype.value_or(all_int ? kInt64 : default_dtype());
+  EMBER_CHECK(dtype != kBool, NotImplementedError, "\"arange_cpu\" not implemented for 'Bool'");
   double xstart = start.to_double(), xend = end.to_double(), xstep = step.to_double();
   EMBER_CHECK(xstep != 0, Error, "step must be nonzero");
   EMBER_CHECK(std::isfinite(xstart) && std::isfinite(xend), Error, "unsupported range: ", xstart, " -> ", xend);
@@ -141,7 +142,9 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const Ten
   visit_dtype(t.dtype(), [&]<typename T>(T) {
     using Step = std::conditional_t<std::is_same_v<T, double>, double, std::conditional_t<std::is_integral_v<T>, double, float>>;
     T* p = t.data_ptr<T>();
-    Step s = Step(start.to_double()), e = Step(end.to_double());
+    // Integer dtypes convert start and end to the dtype first, as torch.
+    auto bound = [](const Scalar& v) { return std::is_integral_v<T> ? Step(convert<T>(v.to_double())) : Step(v.to_double()); };
+    Step s = bound(start), e = bound(end);
     if (steps == 1) { p[0] = convert<T>(s); return; }
     Step step = (e - s) / Step(steps - 1);
     int64_t half = steps / 2;

@@ -299,10 +299,19 @@ Tensor& index_put_(Tensor& self, const std::vector<Tensor>& indices, const Tenso
 }
 
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index_in) {
+  int64_t d = wrap_dim(dim, self.dim());
+  if (index_in.numel() == 0) {  // an empty index of any rank and dtype gives an empty result (torch checks nothing)
+    Tensor r = empty(index_in.sizes(), TensorOptions(self.dtype()));
+    if (autograd::needs_grad({&self})) {
+      autograd::record("GatherBackward0", r, {&self}, {}, [in = DimVector(self.sizes())](const autograd::BackwardContext& c) {
+        return autograd::TensorList{zeros(in, TensorOptions(c.grads[0].dtype()))};
+      });
+    }
+    return r;
+  }
   EMBER_CHECK(index_in.dtype() == kInt64 || index_in.dtype() == kInt32, Error,
               "gather(): Expected dtype int32/int64 for index");
   Tensor index = index_in.to(kInt64);
-  int64_t d = wrap_dim(dim, self.dim());
   EMBER_CHECK(std::max<int64_t>(index.dim(), 1) == std::max<int64_t>(self.dim(), 1), Error,
               "Index tensor must have the same number of dimensions as input tensor");
   for (int64_t k = 0; k < index.dim(); ++k) {
@@ -382,8 +391,10 @@ std::string_view mask_type_name(ScalarType t) {
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
   EMBER_CHECK(mask.dtype() == kBool, Error, "masked_fill_ only supports boolean masks, but got mask with dtype ",
               mask_type_name(mask.dtype()));
-  // self and mask broadcast together, as torch's out-of-place form
-  Tensor r = autograd::untracked([&] { return where(mask, scalar_tensor(value, TensorOptions(self.dtype())), self); });
+  // self and mask broadcast together into a contiguous result, as torch's out-of-place form
+  Tensor r = autograd::untracked([&] {
+    return where(mask, scalar_tensor(value, TensorOptions(self.dtype())), self).contiguous();
+  });
   if (autograd::needs_grad({&self})) {
     autograd::record("MaskedFillBackward0", r, {&self}, {&mask}, [in = DimVector(self.sizes())](const autograd::BackwardContext& c) {
       return autograd::TensorList{autograd::sum_to(where(c.saved[0], wrapped_scalar(0), c.grads[0]), in)};

@@ -102,7 +102,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (da >= 3 && db <= 2) {  // fold a's batch dims into rows
     DimVector out_shape(a.sizes());
     out_shape.erase(out_shape.size() - 1);
-    Tensor rows = a.reshape({-1, a.sizes().back()});
+    Tensor rows = a.reshape({checked_numel(out_shape), a.sizes().back()});
     if (db == 1) return mv(rows, b).view(out_shape);
     out_shape.push_back(b.sizes()[1]);
     return mm(rows, b).view(out_shape);
@@ -118,7 +118,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   DimVector ea(batch), eb(batch);
   ea.push_back(M); ea.push_back(K);
   eb.push_back(K); eb.push_back(N);
-  Tensor out = bmm(a2.expand(ea).reshape({-1, M, K}), b2.expand(eb).reshape({-1, K, N}));
+  int64_t nbatch = checked_numel(batch);  // not -1: ambiguous when M, K or N is 0
+  Tensor out = bmm(a2.expand(ea).reshape({nbatch, M, K}), b2.expand(eb).reshape({nbatch, K, N}));
   DimVector out_shape(batch);
   if (da > 1) out_shape.push_back(M);
   if (db > 1) out_shape.push_back(N);
@@ -143,6 +144,7 @@ Tensor addmv(const Tensor& input, const Tensor& m, const Tensor& v, const Scalar
 }
 
 Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) {
+  wrap_dim(2, b2.dim());  // torch reads batch2.size(2) first: an IndexError before the 3-D checks
   Tensor prod = bmm(b1, b2);
   if (beta.to_double() == 0) return alpha.to_double() == 1 ? prod : mul(prod, wrapped_scalar(alpha));
   Tensor scaled = alpha.to_double() == 1 ? prod : mul(prod, wrapped_scalar(alpha));

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "ember/creation.h"
+#include "ember/layout.h"
 #include "ember/parallel.h"
 #include "../cpu/copy_kernel.h"
 
@@ -69,11 +70,14 @@ void normal_fill(GeneratorState& g, T* data, int64_t size, T mean, T std) {
   }
 }
 
-// Runs fn(element_index) for each element in memory order of a contiguous tensor, or
-// fills a contiguous temporary and copies it in otherwise.
+// Fills `self` in memory order, as torch's TensorIterator walks it (dims by stride): in place when it
+// is dense, else through a dense temporary of that dim order, copied in.
 template <typename Fn>
 void fill_in_order(Tensor& self, GeneratorState& g, Fn&& fill_contiguous) {
-  Tensor target = self.is_contiguous() ? self : empty(self.sizes(), TensorOptions(self.dtype()));
+  Tensor target = is_non_overlapping_and_dense(self.sizes(), self.strides())
+                      ? self
+                      : empty_strided(self.sizes(), infer_dense_strides(self.sizes(), self.strides()),
+                                      TensorOptions(self.dtype()));
   {
     Unlocked unlocked(target.numel() > kUnlockElements);  // before the generator lock, which other threads may wait on
     std::lock_guard<std::mutex> lock(g.mutex);
@@ -84,9 +88,10 @@ void fill_in_order(Tensor& self, GeneratorState& g, Fn&& fill_contiguous) {
 
 GeneratorState& state_of(Generator* gen) { return (gen ? *gen : default_generator()).state(); }
 
-void check_float(const Tensor& t, const char* op) {
-  EMBER_CHECK(t.is_floating_point(), NotImplementedError, op, " expects a floating point tensor, got ",
-              dtype_name(t.dtype()));
+// torch's dtype error of the kernel named `kernel` (which normal_ only reaches for a non-empty tensor).
+void check_float(const Tensor& t, const char* kernel) {
+  EMBER_CHECK(t.is_floating_point(), NotImplementedError, "\"", kernel, "\" not implemented for '",
+              dtype_info(t.dtype()).legacy_name, "'");
 }
 
 }  // namespace
@@ -151,7 +156,7 @@ namespace {
 
 // The fills behind uniform_, normal_ and random_; only those bump the version (creation does not).
 void uniform_fill(Tensor& self, double from, double to, Generator* gen) {
-  check_float(self, "uniform_");
+  check_float(self, "check_uniform_bounds");
   EMBER_CHECK(from <= to, Error, "uniform_ expects to return a [from, to) range, but found from=", from,
               " > to=", to);
   GeneratorState& g = state_of(gen);
@@ -159,22 +164,34 @@ void uniform_fill(Tensor& self, double from, double to, Generator* gen) {
     visit_dtype(t.dtype(), [&]<typename T>(T) {
       if constexpr (!std::is_integral_v<T>) {
         T* p = t.data_ptr<T>();
-        for (int64_t i = 0, n = t.numel(); i < n; ++i) p[i] = T(uniform_sample<T>(g, from, to));
+        for (int64_t i = 0, n = t.numel(); i < n; ++i) {
+          T v = T(uniform_sample<T>(g, from, to));
+          p[i] = double(v) >= to ? T(from) : v;  // a sample rounded up to `to` becomes `from` (torch: [from, to))
+        }
       }
     });
   });
 }
 
 void gaussian_fill(Tensor& self, double mean, double std, Generator* gen) {
-  check_float(self, "normal_");
+  if (self.numel() > 0) check_float(self, "normal_kernel_cpu");
   EMBER_CHECK(std >= 0.0, Error, "normal expects std >= 0.0, but found std ", std);
   GeneratorState& g = state_of(gen);
   int64_t n = self.numel();
+  bool blocks = n >= 16 && self.is_contiguous();  // torch's Box-Muller blocks; else one double sample each
   fill_in_order(self, g, [&](Tensor& t) {
     visit_dtype(t.dtype(), [&]<typename T>(T) {
       if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-        if (n >= 16) {
+        if (blocks) {
           normal_fill<T>(g, t.data_ptr<T>(), n, T(mean), T(std));
+          return;
+        }
+      } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+        if (blocks) {  // torch draws half-precision normals as float32 ones, rounded
+          std::vector<float> buf(static_cast<size_t>(n));
+          normal_fill<float>(g, buf.data(), n, float(mean), float(std));
+          T* p = t.data_ptr<T>();
+          for (int64_t i = 0; i < n; ++i) p[i] = T(buf[size_t(i)]);
           return;
         }
       }

@@ -279,7 +279,11 @@ Tensor Tensor::squeeze() const {
 Tensor Tensor::squeeze(IntArrayRef dims) const {
   int64_t n = dim();
   std::vector<bool> drop(size_t(std::max<int64_t>(n, 1)), false);
-  for (int64_t d : dims) drop[size_t(wrap_dim(d, n))] = true;
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(d, n);
+    EMBER_CHECK(!drop[size_t(w)], Error, "dim ", w, " appears multiple times in the list of dims");
+    drop[size_t(w)] = true;
+  }
   DimVector sizes, strides;
   for (int64_t i = 0; i < n; ++i) {
     if (drop[size_t(i)] && impl_->sizes[i] == 1) continue;
@@ -539,8 +543,8 @@ std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
 }
 
 std::vector<Tensor> Tensor::unbind(int64_t d) const {
-  EMBER_CHECK(dim() > 0, Error, "Dimension specified as 0 but tensor has no dimensions");
   d = wrap_dim(d, dim());
+  EMBER_CHECK(dim() > 0, IndexError, "Dimension specified as 0 but tensor has no dimensions");
   std::vector<Tensor> out = autograd::untracked([&] {
     std::vector<Tensor> slices;
     for (int64_t i = 0; i < impl_->sizes[d]; ++i) slices.push_back(select(d, i));

@@ -132,6 +132,8 @@ Tensor scan(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   ScalarType out_dtype = dtype.value_or(x.is_floating_point() ? x.dtype() : kInt64);
   Tensor input = x.dim() == 0 ? x.unsqueeze(0) : x;
   int64_t d = wrap_dim(dim, input.dim());
+  EMBER_CHECK(out_dtype != kBool || x.dim() == 0 || x.numel() == 0, NotImplementedError, "\"", Product ? "cumprod" : "cumsum",
+              "_out_cpu\" not implemented for 'Bool'");
   ScalarType acc_dtype = is_floating_point(out_dtype) ? kFloat64 : kInt64;
   Tensor rows = input.movedim({d}, {-1}).to(acc_dtype, true).contiguous();
   int64_t n = rows.sizes().back(), nrows = n == 0 ? 0 : rows.numel() / n;
@@ -151,25 +153,25 @@ Tensor scan(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
 
 Tensor softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   Tensor r = autograd::untracked([&] { return softmax_impl(x, dim, dtype, false); });
-  if (autograd::needs_grad({&x})) autograd::record_softmax(false, r, x, dim);
+  if (autograd::needs_grad({&x}) && r.is_floating_point()) autograd::record_softmax(false, r, x, dim);  // dtype= converts first
   return r;
 }
 
 Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   Tensor r = autograd::untracked([&] { return softmax_impl(x, dim, dtype, true); });
-  if (autograd::needs_grad({&x})) autograd::record_softmax(true, r, x, dim);
+  if (autograd::needs_grad({&x}) && r.is_floating_point()) autograd::record_softmax(true, r, x, dim);  // dtype= converts first
   return r;
 }
 
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   Tensor r = autograd::untracked([&] { return scan<false>(x, dim, dtype); });
-  if (autograd::needs_grad({&x}) && r.is_floating_point()) autograd::record_cumsum(r, x, dim);
+  if (autograd::needs_grad({&x})) autograd::record_cumsum(r, x, dim);
   return r;
 }
 
 Tensor cumprod(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   Tensor r = autograd::untracked([&] { return scan<true>(x, dim, dtype); });
-  if (autograd::needs_grad({&x}) && r.is_floating_point()) autograd::record_cumprod(r, x, dim);
+  if (autograd::needs_grad({&x})) autograd::record_cumprod(r, x, dim);
   return r;
 }
 

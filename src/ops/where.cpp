@@ -19,8 +19,9 @@ Tensor where_impl(const Tensor& cond, const Tensor& a, const Tensor& b) {
   if (common != kFloat16 && common != kBFloat16) {  // torch checks number operands except for these two
     for (const Tensor& v : values) check_wrapped_fits(v, common);
   }
-  Tensor out = empty(shape, TensorOptions(common));
   Tensor c = cond.expand(shape), av = a.to(common).expand(shape), bv = b.to(common).expand(shape);
+  const IntArrayRef operand_strides[3] = {c.strides(), av.strides(), bv.strides()};  // TensorIterator's layout
+  Tensor out = empty_strided(shape, infer_dense_strides(shape, operand_strides), TensorOptions(common));
   visit_dtype(common, [&]<typename T>(T) {
     auto plan = cpu::make_plan<4>(shape, {out.strides(), c.strides(), av.strides(), bv.strides()},
                                   {int64_t(sizeof(T)), 1, int64_t(sizeof(T)), int64_t(sizeof(T))},
@@ -44,14 +45,14 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   return r;
 }
 
-Tensor isnan(const Tensor& x) { return x.is_floating_point() ? ne(x, x) : zeros(x.sizes(), TensorOptions(kBool)); }
+Tensor isnan(const Tensor& x) { return x.is_floating_point() ? ne(x, x) : zeros_like(x, kBool); }
 
 Tensor isinf(const Tensor& x) {
-  return x.is_floating_point() ? eq(abs(x), wrapped_scalar(INFINITY)) : zeros(x.sizes(), TensorOptions(kBool));
+  return x.is_floating_point() ? eq(abs(x), wrapped_scalar(INFINITY)) : zeros_like(x, kBool);
 }
 
 Tensor isfinite(const Tensor& x) {  // x - x is 0 exactly when x is finite
-  return x.is_floating_point() ? eq(sub(x, x), wrapped_scalar(0)) : ones(x.sizes(), TensorOptions(kBool));
+  return x.is_floating_point() ? eq(sub(x, x), wrapped_scalar(0)) : ones_like(x, kBool);
 }
 
 }  // namespace ember

@@ -47,8 +47,6 @@ KNOWN = [
           "pysurface: tensor() from a list of tensors of different sizes overflows the heap"),
     Known(("hang",), ("tensor", "as_tensor"), ("l.append(l)",), "l = []; l.append(l); ember.tensor(l)",
           "pysurface: a self-containing list loops until memory runs out"),
-    Known(("crash",), ("index_put_",), ("(None,)",), "ember.arange(6.).index_put_((None,), ember.tensor(1.))",
-          "indexing: index_put_ with a None index dereferences it (SIGSEGV); torch treats None as a full slice"),
     Known(("dtype", "shape", "value"), ("cumsum", "cumprod", "softmax", "log_softmax"), (),
           "ember.cumsum(ember.tensor(5.), 0)",
           "numerics: cumsum/cumprod/softmax/log_softmax of 0-dim inputs return garbage (bool dtype, shape (1,))"),
@@ -67,16 +65,13 @@ KNOWN = [
     Known(("stride",), ELEMENTWISE, (), "ember.isnan(ember.zeros(2, 3).as_strided((2, 3), (1, 2))).stride()",
           "layout: elementwise results of non-dense or permuted inputs are contiguous; torch follows the inputs' "
           "stride order (TensorIterator) even when they are not dense"),
+
+    Known(("value",), ("randn", "randn_like"), (), "ember.manual_seed(67); ember.randn(20, dtype=ember.float16)",
+          "random streams: half-precision normal draws of a size that is not a multiple of 16 differ from torch's in "
+          "the last block (multiples of 16, rand, *_like layouts and fill order match)"),
     Known(("shape", "value", "stride"), ("getitem",), (),
           "x = ember.zeros(3, 4, 5); x[1, None, ember.tensor([0, 1])].shape",
           "indexing: int + None + tensor index orders dims wrongly; row gathers of 2/4/8-byte rows; result layout"),
-    Known(("value",), ("backward",), (), "x = ember.tensor([-2.], requires_grad=True); "
-          "ember.fmin(x, ember.tensor([-2.])).sum().backward(); x.grad",
-          "numerics: fmin/fmax gradients split ties 0.5/0.5 (minimum's rule); torch gives the whole gradient to self"),
-    Known(("shape",), ("std", "var", "std_mean", "var_mean"), ("True",), "ember.arange(6.).reshape(2, 3).std(True)",
-          "pysurface: std/var(True) takes True as dim=1; torch takes it as unbiased"),
-    Known(("type",), ("max", "min"), ("m.tensor(",), "x.max(ember.tensor(0))",
-          "pysurface: x.max(tensor)/x.min(tensor) reduce over dim=tensor; torch computes maximum(x, other)"),
     Known(("type",), ("add",), (".numpy()",), "x + x.numpy()",
           "pysurface: tensor + ndarray returns an ndarray (torch: a tensor)"),
     Known(("value",), ("matmul", "mm", "bmm", "mv", "dot", "inner", "outer", "addmm", "addmv", "baddbmm"), (),
