@@ -115,6 +115,7 @@ void record_norm(const Tensor& r, const Tensor& x, double p, IntArrayRef dims, b
     }
     Tensor zero_norm = eq(n, wrapped_scalar(0));
     Tensor local = p == 2 ? div(x, n) : div(mul(sign(x), pow(abs(x), wrapped_scalar(p - 1))), pow(n, wrapped_scalar(p - 1)));
+    if (p < 1) local = zero_where(eq(x, wrapped_scalar(0)), local);  // |x|^(p-1) is inf at 0: torch gives 0 there
     return TensorList{zero_where(zero_norm.expand(x.sizes()), mul(g, local))};
   });
 }

@@ -310,3 +310,14 @@ def test_unbind_of_0_dim(dim):
                                     ((2, 2, 2, 2), (2, 2, 2))])
 def test_baddbmm_rank_errors(shapes):
     both(lambda m: m.baddbmm(m.zeros(2, 2, 2), m.zeros(*shapes[0]), m.zeros(*shapes[1])))
+
+
+@pytest.mark.parametrize("p", [0.5, 0.3])
+def test_norm_below_one_gradient_at_zero(p):
+    # |x|^(p-1) is infinite at 0; torch's gradient is 0 there (found by the differential tester).
+    grads = []
+    for L in (ember, torch):
+        x = L.tensor([[-2.72, 0.0, 1.56], [3.0, -0.84, 3.75]], requires_grad=True)
+        L.norm(x, p=p, dim=(1,), keepdim=True).sum().backward()
+        grads.append(x.grad)
+    torch.testing.assert_close(torch.from_numpy(grads[0].numpy()), grads[1])
