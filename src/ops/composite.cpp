@@ -37,7 +37,7 @@ Tensor& clamp_(Tensor& self, const std::optional<Tensor>& min, const std::option
   auto compute = [&] {
     Tensor r = clamp(self, min, max);
     EMBER_CHECK(can_cast(r.dtype(), self.dtype()), Error, "result type ", dtype_info(r.dtype()).legacy_name,
-                " can't be cast to the desired output type ", dtype_info(self.dtype()).legacy_name);
+                " can't be cast to the desired output type ", mask_type_name(self.dtype()));
     return r;
   };
   // Recorded as an in-place op: clamp's saved input is the pre-write value, not a modified tensor.

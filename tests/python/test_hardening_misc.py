@@ -364,3 +364,8 @@ def test_half_scans_accumulate_in_float(dtype):
 def test_integer_reductions_to_a_narrower_dtype_wrap(op, dtype):
     both(lambda m: getattr(m, op)(m.tensor([2**31 - 1, 70000, 3, float("inf")], dtype=m.float64), dtype=getattr(m, dtype)))
     both(lambda m: getattr(m, op)(m.tensor([2**31 - 1, 70000, 3], dtype=m.int64), dtype=getattr(m, dtype)))
+
+
+@pytest.mark.parametrize("name", INTS + ["bool"])
+def test_clamp_in_place_cast_error_names_the_cpp_type(name):
+    both(lambda m: m.tensor([1], dtype=getattr(m, name)).clamp_(m.tensor(-6, dtype=m.int32), 2.5))
