@@ -20,12 +20,14 @@ Tensor scalar(double v) { return wrapped_scalar(v); }
 
 Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
   EMBER_CHECK(min || max, Error, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  ScalarType dtype = result_type(std::array{x, min.value_or(x), max.value_or(x)});
   for (const auto* bound : {&min, &max}) {  // number bounds must fit the result dtype, as torch
-    if (*bound) check_wrapped_fits(**bound, result_type(std::array{x, min.value_or(x), max.value_or(x)}));
+    if (*bound) check_wrapped_fits(**bound, dtype);
   }
-  Tensor r = autograd::untracked([&] {
-    Tensor lower = min ? maximum(x, *min) : x;  // maximum/minimum keep NaNs of x, as clamp does
-    return max ? minimum(lower, *max) : lower.is_same(x) ? x.clone() : lower;
+  Tensor r = autograd::untracked([&] {  // all three cast to the result dtype first, as torch
+    Tensor input = x.to(dtype);
+    Tensor lower = min ? maximum(input, min->to(dtype)) : input;  // maximum/minimum keep NaNs of x, as clamp does
+    return max ? minimum(lower, max->to(dtype)) : lower.is_same(x) ? x.clone() : lower;
   });
   if (autograd::needs_grad({&x, min ? &*min : &x, max ? &*max : &x})) autograd::record_clamp(r, x, min, max);
   return r;
@@ -35,7 +37,7 @@ Tensor& clamp_(Tensor& self, const std::optional<Tensor>& min, const std::option
   auto compute = [&] {
     Tensor r = clamp(self, min, max);
     EMBER_CHECK(can_cast(r.dtype(), self.dtype()), Error, "result type ", dtype_info(r.dtype()).legacy_name,
-                " can't be cast to the desired output type ", dtype_info(self.dtype()).legacy_name);
+                " can't be cast to the desired output type ", mask_type_name(self.dtype()));
     return r;
   };
   // Recorded as an in-place op: clamp's saved input is the pre-write value, not a modified tensor.

@@ -134,11 +134,12 @@ Tensor scan(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   int64_t d = wrap_dim(dim, input.dim());
   EMBER_CHECK(out_dtype != kBool || x.dim() == 0 || x.numel() == 0, NotImplementedError, "\"", Product ? "cumprod" : "cumsum",
               "_out_cpu\" not implemented for 'Bool'");
-  ScalarType acc_dtype = is_floating_point(out_dtype) ? kFloat64 : kInt64;
-  Tensor rows = input.movedim({d}, {-1}).to(acc_dtype, true).contiguous();
+  // As torch: the input is cast to dtype first, then scanned in its CPU accumulator type (float for half/bfloat16).
+  ScalarType acc_dtype = !is_floating_point(out_dtype) ? kInt64 : element_size(out_dtype) == 2 ? kFloat32 : kFloat64;
+  Tensor rows = input.movedim({d}, {-1}).to(out_dtype).to(acc_dtype, true).contiguous();
   int64_t n = rows.sizes().back(), nrows = n == 0 ? 0 : rows.numel() / n;
   visit_dtype(acc_dtype, [&]<typename A>(A) {
-    if constexpr (std::is_same_v<A, double> || std::is_same_v<A, int64_t>) {
+    if constexpr (std::is_same_v<A, double> || std::is_same_v<A, float> || std::is_same_v<A, int64_t>) {
       A* p = rows.data_ptr<A>();
       for (int64_t r = 0; r < nrows; ++r) {
         for (int64_t i = 1; i < n; ++i) p[r * n + i] = Product ? p[r * n + i] * p[r * n + i - 1] : p[r * n + i] + p[r * n + i - 1];

@@ -321,3 +321,51 @@ def test_norm_below_one_gradient_at_zero(p):
         L.norm(x, p=p, dim=(1,), keepdim=True).sum().backward()
         grads.append(x.grad)
     torch.testing.assert_close(torch.from_numpy(grads[0].numpy()), grads[1])
+
+
+@pytest.mark.parametrize("name", INTS)
+@pytest.mark.parametrize("bounds", [("t", -6, "n", 2.91), ("t", -6, "n", 3), ("t", 300, None, None),
+                                    ("n", -6.5, "t", 5), ("t", -6, "t", 2.5), (None, None, "t", -3)])
+def test_clamp_casts_all_to_the_result_dtype(name, bounds):
+    # The 0-dim int32 bound -6 beside a float number bound is -6 in the float result, not uint8 250.
+    def bound(m, kind, v):
+        return None if kind is None else m.tensor(v, dtype=m.int32 if isinstance(v, int) else m.float32) \
+            if kind == "t" else v
+    both(lambda m: m.tensor([11, 12, 4, 2, 3, 0, 127], dtype=getattr(m, name)).clip(
+        bound(m, *bounds[:2]), bound(m, *bounds[2:])))
+
+
+@pytest.mark.parametrize("op", ["cumsum", "cumprod", "sum", "prod"])
+@pytest.mark.parametrize("values", [-0.65, [0.3], [-0.65, 0.2]])
+def test_reductions_to_bool_of_floats(op, values):
+    # float -> bool is x != 0 before the scan (cos(4) = -0.65 summed to bool is True).
+    args = (0,) if op.startswith("cum") else ()
+    both(lambda m: getattr(m, op)(m.tensor(values), *args, dtype=m.bool))
+
+
+@pytest.mark.parametrize("op", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("dtype", ["int32", "int16", "uint8", "int64"])
+def test_scans_cast_the_input_to_dtype_first(op, dtype):
+    # -inf/nan cast straight to int32 (INT_MIN), not through int64; overflow wraps in the dtype.
+    x = [[0, float("-inf"), 2.5], [float("nan"), 2.0, -3.0], [70000.0, 70000.0, 3.0], [2.0, 1e10, 3.0]]
+    both(lambda m: getattr(m, op)(m.tensor(x, dtype=m.float64), 0, dtype=getattr(m, dtype)))
+    both(lambda m: getattr(m, op)(m.tensor([2**31 - 1, 5, 2**31 - 1], dtype=m.int64), 0, dtype=getattr(m, dtype)))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_scans_accumulate_in_float(dtype):
+    # torch scans float16/bfloat16 in a float accumulator: 2048 + 1e-4 - 2048 is 0 there, not 1e-4.
+    both(lambda m: m.cumsum(m.tensor([2048.0, 1e-4, -2048.0], dtype=m.float64), 0, dtype=getattr(m, dtype)))
+    both(lambda m: m.cumsum(m.tensor([2048.0, 1e-4, -2048.0], dtype=getattr(m, dtype)), 0))
+
+
+@pytest.mark.parametrize("op", ["sum", "prod"])
+@pytest.mark.parametrize("dtype", ["int32", "int16", "uint8"])
+def test_integer_reductions_to_a_narrower_dtype_wrap(op, dtype):
+    both(lambda m: getattr(m, op)(m.tensor([2**31 - 1, 70000, 3, float("inf")], dtype=m.float64), dtype=getattr(m, dtype)))
+    both(lambda m: getattr(m, op)(m.tensor([2**31 - 1, 70000, 3], dtype=m.int64), dtype=getattr(m, dtype)))
+
+
+@pytest.mark.parametrize("name", INTS + ["bool"])
+def test_clamp_in_place_cast_error_names_the_cpp_type(name):
+    both(lambda m: m.tensor([1], dtype=getattr(m, name)).clamp_(m.tensor(-6, dtype=m.int32), 2.5))
