@@ -28,6 +28,10 @@ KNOWN = [
     Known(("stride",), ("getitem",), (),
           "ember.arange(24).reshape(3, 1, 2, 4).permute(3, 1, 0, 2)[1:, ember.tensor([[False, True, False]])].stride()",
           "indexing: a bool mask after a slice of a permuted tensor gives the right values in another layout"),
+    Known(("value",), ("sum",), ("dtype=m.bfloat16", "dtype=m.float16"),
+          "ember.tensor([[-2, 3, 2**63-1, -4], [-2**63, -3, 0, -3]]).sum(dtype=ember.bfloat16)",
+          "numerics: a half-precision sum(dtype=) of values that cancel (+-2**63) depends on summation order; torch "
+          "adds in float across vector lanes (cascade_sum), Ember in double"),
     Known(("value",), ("var_mean", "std_mean"), (), "ember.var_mean(ember.tensor([math.inf] * 3))",
           "numerics: the mean of var_mean/std_mean over infs is inf; torch's Welford update gives nan"),
 ]
