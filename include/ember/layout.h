@@ -17,6 +17,11 @@ DimVector infer_dense_strides(IntArrayRef sizes, IntArrayRef strides);
 // TensorIterator rule for an output's layout).
 DimVector infer_dense_strides(IntArrayRef sizes, std::span<const IntArrayRef> operand_strides);
 
+// torch's channels-last memory format (4-D NHWC, 5-D NDHWC): whether a tensor is dense in it (size-1 dims
+// ignored), and the strides of a fresh tensor in it.
+bool is_channels_last_contiguous(IntArrayRef sizes, IntArrayRef strides);
+DimVector channels_last_strides(IntArrayRef sizes);
+
 enum class Overlap { None, Full, Partial, TooHard };
 // Whether a tensor refers to one memory location from several indices (e.g. expanded dims).
 Overlap internal_overlap(const Tensor& t);

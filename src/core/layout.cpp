@@ -38,6 +38,38 @@ bool is_non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides) {
   return true;
 }
 
+namespace {
+// Channels-last dims, innermost first: C, then the spatial dims from the last, then N.
+std::span<const int64_t> channels_last_order(size_t ndim) {
+  static constexpr int64_t order4[] = {1, 3, 2, 0}, order5[] = {1, 4, 3, 2, 0};
+  if (ndim == 4) return order4;
+  if (ndim == 5) return order5;
+  return {};
+}
+}  // namespace
+
+bool is_channels_last_contiguous(IntArrayRef sizes, IntArrayRef strides) {
+  auto order = channels_last_order(sizes.size());
+  if (order.empty()) return false;
+  int64_t expected = 1;
+  for (int64_t d : order) {
+    if (sizes[d] == 1) continue;
+    if (strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
+DimVector channels_last_strides(IntArrayRef sizes) {
+  DimVector out(sizes.size());
+  int64_t cur = 1;
+  for (int64_t d : channels_last_order(sizes.size())) {
+    out[d] = cur;
+    cur *= sizes[d];
+  }
+  return out;
+}
+
 DimVector infer_dense_strides(IntArrayRef sizes, std::span<const IntArrayRef> operand_strides) {
   int64_t n = int64_t(sizes.size());
   DimVector perm(static_cast<size_t>(n));

@@ -17,18 +17,20 @@ TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs
   if (config.int_to_float && !is_floating_point(common_)) common_ = default_dtype();
   ScalarType result_dtype = config.bool_output ? kBool : common_;
 
-  bool all_contiguous = true;
+  bool all_contiguous = true, same_shape = true;
   inputs_.reserve(inputs.size());
   for (const Tensor& t : inputs) {
     Tensor converted = t.dtype() == common_ ? t : t.to(common_);
     bool full = std::equal(t.sizes().begin(), t.sizes().end(), shape.begin(), shape.end());
+    same_shape &= full;
     all_contiguous &= full && converted.is_contiguous();
     inputs_.push_back(full ? converted : converted.expand(shape));
   }
+  all_contiguous |= config.contiguous_output;  // then the output is allocated contiguous
 
   if (!out.defined()) {
     TensorOptions options = TensorOptions(result_dtype).with_device(inputs.empty() ? kCPU : inputs[0].device());
-    out_ = all_contiguous ? empty(shape, options) : empty_strided(shape, fresh_strides(shape), options);
+    out_ = all_contiguous ? empty(shape, options) : empty_strided(shape, fresh_strides(shape, same_shape), options);
     compute_out_ = out_;
     return;
   }
@@ -42,7 +44,7 @@ TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs
                 int_list(shape));
     resize_output(out_, shape);
     if (!all_contiguous) {  // a resized output takes the layout a fresh one would have, as in torch
-      out_.impl()->strides = fresh_strides(shape);
+      out_.impl()->strides = fresh_strides(shape, same_shape);
       out_.impl()->refresh_metadata();
     }
   }
@@ -56,7 +58,17 @@ TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs
   out.bump_version();
 }
 
-DimVector TensorIterator::fresh_strides(IntArrayRef shape) const {
+DimVector TensorIterator::fresh_strides(IntArrayRef shape, bool same_shape) const {
+  if (same_shape && !inputs_.empty()) {  // torch's fast setups: all channels-last, or all dense in one layout
+    IntArrayRef first = inputs_[0].strides();
+    bool channels_last = true, one_dense_layout = true;
+    for (const Tensor& t : inputs_) {
+      channels_last &= is_channels_last_contiguous(shape, t.strides());
+      one_dense_layout &= std::equal(first.begin(), first.end(), t.strides().begin(), t.strides().end());
+    }
+    if (channels_last) return channels_last_strides(shape);
+    if (one_dense_layout && is_non_overlapping_and_dense(shape, first)) return DimVector(first);
+  }
   std::vector<IntArrayRef> strides;
   for (const Tensor& t : inputs_) strides.push_back(t.strides());
   return infer_dense_strides(shape, strides);
