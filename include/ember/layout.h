@@ -21,6 +21,8 @@ DimVector infer_dense_strides(IntArrayRef sizes, std::span<const IntArrayRef> op
 // ignored), and the strides of a fresh tensor in it.
 bool is_channels_last_contiguous(IntArrayRef sizes, IntArrayRef strides);
 DimVector channels_last_strides(IntArrayRef sizes);
+// torch's suggest_memory_format: whether strides order the dims as channels-last (ambiguous cases are not).
+bool is_channels_last_like(IntArrayRef sizes, IntArrayRef strides);
 
 enum class Overlap { None, Full, Partial, TooHard };
 // Whether a tensor refers to one memory location from several indices (e.g. expanded dims).

@@ -60,6 +60,18 @@ bool is_channels_last_contiguous(IntArrayRef sizes, IntArrayRef strides) {
   return true;
 }
 
+bool is_channels_last_like(IntArrayRef sizes, IntArrayRef strides) {
+  auto order = channels_last_order(sizes.size());
+  if (order.empty() || strides[1] == 0) return false;
+  int64_t min = 0;
+  for (int64_t d : order) {
+    if (sizes[d] == 0 || strides[d] < min) return false;
+    if (d == 0 && min == strides[1]) return false;  // N111-like ambiguity: torch falls back to contiguous
+    min = sizes[d] > 1 ? strides[d] * sizes[d] : strides[d];
+  }
+  return true;
+}
+
 DimVector channels_last_strides(IntArrayRef sizes) {
   DimVector out(sizes.size());
   int64_t cur = 1;
