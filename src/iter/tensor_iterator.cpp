@@ -79,4 +79,17 @@ Tensor TensorIterator::finish() {
   return out_;
 }
 
+Tensor in_elementwise_layout(const Tensor& r, std::span<const Tensor> inputs) {
+  bool contiguous = std::all_of(inputs.begin(), inputs.end(), [&](const Tensor& t) {
+    return t.is_contiguous() && std::equal(t.sizes().begin(), t.sizes().end(), r.sizes().begin(), r.sizes().end());
+  });
+  if (contiguous && r.is_contiguous()) return r;
+  Tensor out = TensorIterator({}, inputs).output();
+  if (std::equal(out.strides().begin(), out.strides().end(), r.strides().begin(), r.strides().end())) return r;
+  autograd::GradModeGuard untracked(false);
+  Tensor laid_out = empty_strided(r.sizes(), out.strides(), TensorOptions(r.dtype()).with_device(r.device()));
+  laid_out.copy_(r);
+  return laid_out;
+}
+
 }  // namespace ember

@@ -53,4 +53,8 @@ class TensorIterator {
   ScalarType common_;
 };
 
+// `r`, an elementwise result composed of several ops, in the layout one TensorIterator over `inputs` would give
+// it (torch computes clamp and lerp in one pass); copied only when the layouts differ.
+Tensor in_elementwise_layout(const Tensor& r, std::span<const Tensor> inputs);
+
 }  // namespace ember
