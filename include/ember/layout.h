@@ -24,6 +24,10 @@ DimVector channels_last_strides(IntArrayRef sizes);
 // torch's suggest_memory_format: whether strides order the dims as channels-last (ambiguous cases are not).
 bool is_channels_last_like(IntArrayRef sizes, IntArrayRef strides);
 
+// torch's TensorIterator output layout for operands expanded to `shape` (`same_shape`: none was broadcast):
+// its fast setups (all contiguous, all channels-last, all dense in one layout), else infer_dense_strides.
+DimVector elementwise_strides(IntArrayRef shape, std::span<const Tensor> operands, bool same_shape);
+
 enum class Overlap { None, Full, Partial, TooHard };
 // Whether a tensor refers to one memory location from several indices (e.g. expanded dims).
 Overlap internal_overlap(const Tensor& t);

@@ -1,7 +1,9 @@
 #include "ember/layout.h"
+#include "ember/safe_size.h"
 
 #include <algorithm>
 #include <numeric>
+#include <vector>
 
 namespace ember {
 
@@ -119,6 +121,24 @@ DimVector infer_dense_strides(IntArrayRef sizes, std::span<const IntArrayRef> op
 
 DimVector infer_dense_strides(IntArrayRef sizes, IntArrayRef strides) {
   return infer_dense_strides(sizes, std::span<const IntArrayRef>(&strides, 1));
+}
+
+DimVector elementwise_strides(IntArrayRef shape, std::span<const Tensor> operands, bool same_shape) {
+  if (same_shape && !operands.empty()) {  // torch's fast setups
+    IntArrayRef first = operands[0].strides();
+    bool contiguous = true, channels_last = true, one_dense_layout = true;
+    for (const Tensor& t : operands) {
+      contiguous &= t.is_contiguous();
+      channels_last &= is_channels_last_contiguous(shape, t.strides());
+      one_dense_layout &= std::equal(first.begin(), first.end(), t.strides().begin(), t.strides().end());
+    }
+    if (contiguous) return contiguous_strides(shape);
+    if (channels_last) return channels_last_strides(shape);
+    if (one_dense_layout && is_non_overlapping_and_dense(shape, first)) return DimVector(first);
+  }
+  std::vector<IntArrayRef> strides;
+  for (const Tensor& t : operands) strides.push_back(t.strides());
+  return infer_dense_strides(shape, strides);
 }
 
 Overlap internal_overlap(const Tensor& t) {

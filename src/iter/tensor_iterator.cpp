@@ -59,19 +59,7 @@ TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs
 }
 
 DimVector TensorIterator::fresh_strides(IntArrayRef shape, bool same_shape) const {
-  if (same_shape && !inputs_.empty()) {  // torch's fast setups: all channels-last, or all dense in one layout
-    IntArrayRef first = inputs_[0].strides();
-    bool channels_last = true, one_dense_layout = true;
-    for (const Tensor& t : inputs_) {
-      channels_last &= is_channels_last_contiguous(shape, t.strides());
-      one_dense_layout &= std::equal(first.begin(), first.end(), t.strides().begin(), t.strides().end());
-    }
-    if (channels_last) return channels_last_strides(shape);
-    if (one_dense_layout && is_non_overlapping_and_dense(shape, first)) return DimVector(first);
-  }
-  std::vector<IntArrayRef> strides;
-  for (const Tensor& t : inputs_) strides.push_back(t.strides());
-  return infer_dense_strides(shape, strides);
+  return elementwise_strides(shape, inputs_, same_shape);
 }
 
 Tensor TensorIterator::finish() {
