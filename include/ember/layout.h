@@ -17,6 +17,17 @@ DimVector infer_dense_strides(IntArrayRef sizes, IntArrayRef strides);
 // TensorIterator rule for an output's layout).
 DimVector infer_dense_strides(IntArrayRef sizes, std::span<const IntArrayRef> operand_strides);
 
+// torch's channels-last memory format (4-D NHWC, 5-D NDHWC): whether a tensor is dense in it (size-1 dims
+// ignored), and the strides of a fresh tensor in it.
+bool is_channels_last_contiguous(IntArrayRef sizes, IntArrayRef strides);
+DimVector channels_last_strides(IntArrayRef sizes);
+// torch's suggest_memory_format: whether strides order the dims as channels-last (ambiguous cases are not).
+bool is_channels_last_like(IntArrayRef sizes, IntArrayRef strides);
+
+// torch's TensorIterator output layout for operands expanded to `shape` (`same_shape`: none was broadcast):
+// its fast setups (all contiguous, all channels-last, all dense in one layout), else infer_dense_strides.
+DimVector elementwise_strides(IntArrayRef shape, std::span<const Tensor> operands, bool same_shape);
+
 enum class Overlap { None, Full, Partial, TooHard };
 // Whether a tensor refers to one memory location from several indices (e.g. expanded dims).
 Overlap internal_overlap(const Tensor& t);

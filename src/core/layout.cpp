@@ -1,7 +1,9 @@
 #include "ember/layout.h"
+#include "ember/safe_size.h"
 
 #include <algorithm>
 #include <numeric>
+#include <vector>
 
 namespace ember {
 
@@ -36,6 +38,50 @@ bool is_non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides) {
     require *= sizes[d];
   }
   return true;
+}
+
+namespace {
+// Channels-last dims, innermost first: C, then the spatial dims from the last, then N.
+std::span<const int64_t> channels_last_order(size_t ndim) {
+  static constexpr int64_t order4[] = {1, 3, 2, 0}, order5[] = {1, 4, 3, 2, 0};
+  if (ndim == 4) return order4;
+  if (ndim == 5) return order5;
+  return {};
+}
+}  // namespace
+
+bool is_channels_last_contiguous(IntArrayRef sizes, IntArrayRef strides) {
+  auto order = channels_last_order(sizes.size());
+  if (order.empty()) return false;
+  int64_t expected = 1;
+  for (int64_t d : order) {
+    if (sizes[d] == 1) continue;
+    if (strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
+bool is_channels_last_like(IntArrayRef sizes, IntArrayRef strides) {
+  auto order = channels_last_order(sizes.size());
+  if (order.empty() || strides[1] == 0) return false;
+  int64_t min = 0;
+  for (int64_t d : order) {
+    if (sizes[d] == 0 || strides[d] < min) return false;
+    if (d == 0 && min == strides[1]) return false;  // N111-like ambiguity: torch falls back to contiguous
+    min = sizes[d] > 1 ? strides[d] * sizes[d] : strides[d];
+  }
+  return true;
+}
+
+DimVector channels_last_strides(IntArrayRef sizes) {
+  DimVector out(sizes.size());
+  int64_t cur = 1;
+  for (int64_t d : channels_last_order(sizes.size())) {
+    out[d] = cur;
+    cur *= sizes[d];
+  }
+  return out;
 }
 
 DimVector infer_dense_strides(IntArrayRef sizes, std::span<const IntArrayRef> operand_strides) {
@@ -75,6 +121,24 @@ DimVector infer_dense_strides(IntArrayRef sizes, std::span<const IntArrayRef> op
 
 DimVector infer_dense_strides(IntArrayRef sizes, IntArrayRef strides) {
   return infer_dense_strides(sizes, std::span<const IntArrayRef>(&strides, 1));
+}
+
+DimVector elementwise_strides(IntArrayRef shape, std::span<const Tensor> operands, bool same_shape) {
+  if (same_shape && !operands.empty()) {  // torch's fast setups
+    IntArrayRef first = operands[0].strides();
+    bool contiguous = true, channels_last = true, one_dense_layout = true;
+    for (const Tensor& t : operands) {
+      contiguous &= t.is_contiguous();
+      channels_last &= is_channels_last_contiguous(shape, t.strides());
+      one_dense_layout &= std::equal(first.begin(), first.end(), t.strides().begin(), t.strides().end());
+    }
+    if (contiguous) return contiguous_strides(shape);
+    if (channels_last) return channels_last_strides(shape);
+    if (one_dense_layout && is_non_overlapping_and_dense(shape, first)) return DimVector(first);
+  }
+  std::vector<IntArrayRef> strides;
+  for (const Tensor& t : operands) strides.push_back(t.strides());
+  return infer_dense_strides(shape, strides);
 }
 
 Overlap internal_overlap(const Tensor& t) {

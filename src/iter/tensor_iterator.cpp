@@ -17,18 +17,20 @@ TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs
   if (config.int_to_float && !is_floating_point(common_)) common_ = default_dtype();
   ScalarType result_dtype = config.bool_output ? kBool : common_;
 
-  bool all_contiguous = true;
+  bool all_contiguous = true, same_shape = true;
   inputs_.reserve(inputs.size());
   for (const Tensor& t : inputs) {
     Tensor converted = t.dtype() == common_ ? t : t.to(common_);
     bool full = std::equal(t.sizes().begin(), t.sizes().end(), shape.begin(), shape.end());
+    same_shape &= full;
     all_contiguous &= full && converted.is_contiguous();
     inputs_.push_back(full ? converted : converted.expand(shape));
   }
+  all_contiguous |= config.contiguous_output;  // then the output is allocated contiguous
 
   if (!out.defined()) {
     TensorOptions options = TensorOptions(result_dtype).with_device(inputs.empty() ? kCPU : inputs[0].device());
-    out_ = all_contiguous ? empty(shape, options) : empty_strided(shape, fresh_strides(shape), options);
+    out_ = all_contiguous ? empty(shape, options) : empty_strided(shape, fresh_strides(shape, same_shape), options);
     compute_out_ = out_;
     return;
   }
@@ -42,7 +44,7 @@ TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs
                 int_list(shape));
     resize_output(out_, shape);
     if (!all_contiguous) {  // a resized output takes the layout a fresh one would have, as in torch
-      out_.impl()->strides = fresh_strides(shape);
+      out_.impl()->strides = fresh_strides(shape, same_shape);
       out_.impl()->refresh_metadata();
     }
   }
@@ -56,15 +58,26 @@ TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs
   out.bump_version();
 }
 
-DimVector TensorIterator::fresh_strides(IntArrayRef shape) const {
-  std::vector<IntArrayRef> strides;
-  for (const Tensor& t : inputs_) strides.push_back(t.strides());
-  return infer_dense_strides(shape, strides);
+DimVector TensorIterator::fresh_strides(IntArrayRef shape, bool same_shape) const {
+  return elementwise_strides(shape, inputs_, same_shape);
 }
 
 Tensor TensorIterator::finish() {
   if (!compute_out_.is_same(out_)) out_.copy_(compute_out_);
   return out_;
+}
+
+Tensor in_elementwise_layout(const Tensor& r, std::span<const Tensor> inputs) {
+  bool contiguous = std::all_of(inputs.begin(), inputs.end(), [&](const Tensor& t) {
+    return t.is_contiguous() && std::equal(t.sizes().begin(), t.sizes().end(), r.sizes().begin(), r.sizes().end());
+  });
+  if (contiguous && r.is_contiguous()) return r;
+  Tensor out = TensorIterator({}, inputs).output();
+  if (std::equal(out.strides().begin(), out.strides().end(), r.strides().begin(), r.strides().end())) return r;
+  autograd::GradModeGuard untracked(false);
+  Tensor laid_out = empty_strided(r.sizes(), out.strides(), TensorOptions(r.dtype()).with_device(r.device()));
+  laid_out.copy_(r);
+  return laid_out;
 }
 
 }  // namespace ember

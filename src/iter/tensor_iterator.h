@@ -12,6 +12,7 @@ namespace ember {
 struct ElementwiseConfig {
   bool bool_output = false;   // comparisons: the output is bool, inputs promote among themselves
   bool int_to_float = false;  // true division: integer inputs compute in the default float dtype
+  bool contiguous_output = false;  // a fresh output is contiguous whatever the inputs' layout (pow(number, t))
 };
 
 class TensorIterator {
@@ -44,12 +45,16 @@ class TensorIterator {
   Tensor finish();
 
  private:
-  // Strides of a fresh output: dense, in the inputs' memory order.
-  DimVector fresh_strides(IntArrayRef shape) const;
+  // Strides of a fresh output: dense, in the inputs' memory order (torch's fast setups when no input broadcasts).
+  DimVector fresh_strides(IntArrayRef shape, bool same_shape) const;
   Tensor out_;          // what the caller gets (given or allocated)
   Tensor compute_out_;  // what kernels write: out_, or a temporary of the computed dtype
   std::vector<Tensor> inputs_;
   ScalarType common_;
 };
+
+// `r`, an elementwise result composed of several ops, in the layout one TensorIterator over `inputs` would give
+// it (torch computes clamp and lerp in one pass); copied only when the layouts differ.
+Tensor in_elementwise_layout(const Tensor& r, std::span<const Tensor> inputs);
 
 }  // namespace ember

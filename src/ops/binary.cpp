@@ -62,6 +62,8 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
   ElementwiseConfig config;
   config.bool_output = op >= BinaryOp::Eq;
   config.int_to_float = op == BinaryOp::Div || op == BinaryOp::Atan2;
+  // torch's pow(number, tensor) allocates its result contiguous, not in the exponent's layout
+  config.contiguous_output = op == BinaryOp::Pow && a.impl()->is_wrapped_number && !b.impl()->is_wrapped_number;
   TensorIterator it(out, inputs, config);
   bool bitwise = op >= BinaryOp::BitAnd && op <= BinaryOp::ShiftRight;
   bool shift = op == BinaryOp::ShiftLeft || op == BinaryOp::ShiftRight;

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "../autograd/formulas.h"
+#include "../iter/tensor_iterator.h"
 #include "ember/creation.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
@@ -27,7 +28,9 @@ Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optio
   Tensor r = autograd::untracked([&] {  // all three cast to the result dtype first, as torch
     Tensor input = x.to(dtype);
     Tensor lower = min ? maximum(input, min->to(dtype)) : input;  // maximum/minimum keep NaNs of x, as clamp does
-    return max ? minimum(lower, max->to(dtype)) : lower.is_same(x) ? x.clone() : lower;
+    Tensor clamped = max ? minimum(lower, max->to(dtype)) : lower.is_same(x) ? x.clone() : lower;
+    const Tensor operands[3] = {x, min.value_or(x), max.value_or(x)};
+    return in_elementwise_layout(clamped, operands);
   });
   if (autograd::needs_grad({&x, min ? &*min : &x, max ? &*max : &x})) autograd::record_clamp(r, x, min, max);
   return r;
@@ -65,7 +68,9 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
     Tensor diff = sub(e, s);
     // 1 - w of a number weight in double (two numbers would promote to float32)
     Tensor rest = w.impl()->is_wrapped_number ? scalar(1.0 - w.item().to_double()) : sub(scalar(1), w);
-    return where(lt(abs(w), scalar(0.5)), add(s, mul(w, diff)), sub(e, mul(diff, rest))).to(start.dtype());
+    Tensor blended = where(lt(abs(w), scalar(0.5)), add(s, mul(w, diff)), sub(e, mul(diff, rest))).to(start.dtype());
+    const Tensor operands[3] = {start, end, weight};  // torch's iterator leaves out a number weight
+    return in_elementwise_layout(blended, std::span(operands, number ? 2 : 3));
   });
   if (autograd::needs_grad({&start, &end, &weight})) autograd::record_lerp(r, start, end, weight);
   return r;

@@ -65,8 +65,10 @@ Tensor full(IntArrayRef sizes, const Scalar& fill_value, const TensorOptions& op
 Tensor empty_like(const Tensor& t, const TensorOptions& options) {
   TensorOptions o = options;
   if (!o.dtype) o.dtype = t.dtype();
-  if (t.is_contiguous()) return empty(t.sizes(), o);
-  if (is_non_overlapping_and_dense(t.sizes(), t.strides())) return empty_strided(t.sizes(), t.strides(), o);
+  // A dense tensor's strides are kept exactly, size-1 dims included, as in torch (later layouts depend on them).
+  if (t.is_contiguous() || is_non_overlapping_and_dense(t.sizes(), t.strides())) {
+    return empty_strided(t.sizes(), t.strides(), o);
+  }
   return empty_strided(t.sizes(), infer_dense_strides(t.sizes(), t.strides()), o);
 }
 

@@ -1,6 +1,8 @@
-// Joining tensors: cat and stack (results are contiguous; inputs promote to one dtype).
+// Joining tensors: cat and stack (results are contiguous, or channels-last when all inputs are, as torch;
+// inputs promote to one dtype).
 #include "../autograd/formulas.h"
 #include "ember/creation.h"
+#include "ember/layout.h"
 #include "ember/ops.h"
 #include "ember/type_promotion.h"
 
@@ -34,7 +36,11 @@ Tensor cat_impl(std::span<const Tensor> tensors, int64_t dim) {
     }
     shape[size_t(d)] += t.sizes()[size_t(d)];
   }
-  Tensor out = empty(shape, TensorOptions(result_type(tensors)).with_device(ref->device()));
+  TensorOptions options = TensorOptions(result_type(tensors)).with_device(ref->device());
+  bool channels_last = std::all_of(tensors.begin(), tensors.end(), [](const Tensor& t) {
+    return is_channels_last_like(t.sizes(), t.strides());
+  });
+  Tensor out = channels_last ? empty_strided(shape, channels_last_strides(shape), options) : empty(shape, options);
   int64_t offset = 0;
   for (const Tensor& t : tensors) {
     if (t.dim() == 1 && t.numel() == 0 && ref->dim() != 1) continue;
@@ -70,6 +76,11 @@ Tensor stack(std::span<const Tensor> tensors, int64_t dim) {
   }
   int64_t d = wrap_dim(dim, tensors[0].dim() + 1);
   Tensor out = autograd::untracked([&] {
+    if (d < tensors[0].dim()) {  // torch: a cat along d split by a view, so the layout is cat's
+      DimVector sizes(tensors[0].sizes());
+      sizes.insert(size_t(d), int64_t(tensors.size()));
+      return cat_impl(tensors, d).view(sizes);
+    }
     std::vector<Tensor> expanded;
     for (const Tensor& t : tensors) expanded.push_back(t.unsqueeze(d));
     return cat_impl(expanded, d);

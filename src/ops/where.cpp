@@ -20,8 +20,10 @@ Tensor where_impl(const Tensor& cond, const Tensor& a, const Tensor& b) {
     for (const Tensor& v : values) check_wrapped_fits(v, common);
   }
   Tensor c = cond.expand(shape), av = a.to(common).expand(shape), bv = b.to(common).expand(shape);
-  const IntArrayRef operand_strides[3] = {c.strides(), av.strides(), bv.strides()};  // TensorIterator's layout
-  Tensor out = empty_strided(shape, infer_dense_strides(shape, operand_strides), TensorOptions(common));
+  const Tensor operands[3] = {c, av, bv};
+  auto full = [&](const Tensor& t) { return std::equal(t.sizes().begin(), t.sizes().end(), shape.begin(), shape.end()); };
+  bool same_shape = full(cond) && full(a) && full(b);  // TensorIterator's layout, fast setups included
+  Tensor out = empty_strided(shape, elementwise_strides(shape, operands, same_shape), TensorOptions(common));
   visit_dtype(common, [&]<typename T>(T) {
     auto plan = cpu::make_plan<4>(shape, {out.strides(), c.strides(), av.strides(), bv.strides()},
                                   {int64_t(sizeof(T)), 1, int64_t(sizeof(T)), int64_t(sizeof(T))},
