@@ -134,14 +134,20 @@ def test_four_threads_outrun_one():
         mats = [ember.rand(256, 256) for _ in range(4)]
         data = b"x" * (1 << 22)
         # A shared machine may give this process no second core: calibrate with hashlib, which runs
-        # without the GIL, and expect Ember's products to gain at least half as much.
-        hash_gain = threads_gain(lambda k: hashlib.sha256(data).digest(), 24)
-        gain = threads_gain(lambda k: mats[k] @ mats[k], 96)
+        # without the GIL, and expect Ember's products to gain at least half as much. The machine's
+        # load drifts between the two measurements: up to three tries.
+        tries = []
+        for _ in range(3):
+            hash_gain = threads_gain(lambda k: hashlib.sha256(data).digest(), 24)
+            gain = threads_gain(lambda k: mats[k] @ mats[k], 96)
+            tries.append((round(gain, 2), round(hash_gain, 2)))
+            if hash_gain >= 1.3 and gain > 1 + 0.5 * (hash_gain - 1):
+                return
     finally:
         ember.set_num_threads(os.cpu_count())
-    if hash_gain < 1.3:
-        pytest.skip(f"no spare core now: four threads of hashlib ran only {hash_gain:.2f}x one")
-    assert gain > 1 + 0.5 * (hash_gain - 1), (gain, hash_gain)
+    if all(h < 1.3 for _, h in tries):
+        pytest.skip(f"no spare core now: four threads of hashlib ran only {tries}x one")
+    pytest.fail(f"four threads of matmuls gained too little over one: (ember, hashlib) gains {tries}")
 
 
 def mixed_program(seed):
