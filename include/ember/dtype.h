@@ -27,10 +27,12 @@ inline constexpr ScalarType kFloat64 = ScalarType::Float64;
 inline constexpr ScalarType kFloat8_e4m3fn = ScalarType::Float8_e4m3fn;
 inline constexpr ScalarType kFloat8_e5m2 = ScalarType::Float8_e5m2;
 
-// Facts about one dtype; `name` is torch's spelling ("float32"), `legacy_name` the tensor type ("Float").
+// Facts about one dtype; `name` is torch's spelling ("float32"), `legacy_name` the tensor type ("Float"),
+// `cpp_name` the C++ type torch's kernel errors name ("float", "long int").
 struct DTypeInfo {
   std::string_view name;
   std::string_view legacy_name;
+  std::string_view cpp_name;
   int8_t itemsize;
   bool is_floating_point;
   bool is_signed;

@@ -6,18 +6,18 @@ namespace ember {
 
 const DTypeInfo& dtype_info(ScalarType t) {
   static const DTypeInfo table[kNumScalarTypes] = {
-      {"bool", "Bool", 1, false, false},
-      {"uint8", "Byte", 1, false, false},
-      {"int8", "Char", 1, false, true},
-      {"int16", "Short", 2, false, true},
-      {"int32", "Int", 4, false, true},
-      {"int64", "Long", 8, false, true},
-      {"float16", "Half", 2, true, true},
-      {"bfloat16", "BFloat16", 2, true, true},
-      {"float32", "Float", 4, true, true},
-      {"float64", "Double", 8, true, true},
-      {"float8_e4m3fn", "Float8_e4m3fn", 1, true, true},
-      {"float8_e5m2", "Float8_e5m2", 1, true, true},
+      {"bool", "Bool", "bool", 1, false, false},
+      {"uint8", "Byte", "unsigned char", 1, false, false},
+      {"int8", "Char", "signed char", 1, false, true},
+      {"int16", "Short", "short int", 2, false, true},
+      {"int32", "Int", "int", 4, false, true},
+      {"int64", "Long", "long int", 8, false, true},
+      {"float16", "Half", "c10::Half", 2, true, true},
+      {"bfloat16", "BFloat16", "c10::BFloat16", 2, true, true},
+      {"float32", "Float", "float", 4, true, true},
+      {"float64", "Double", "double", 8, true, true},
+      {"float8_e4m3fn", "Float8_e4m3fn", "c10::Float8_e4m3fn", 1, true, true},
+      {"float8_e5m2", "Float8_e5m2", "c10::Float8_e5m2", 1, true, true},
   };
   return table[int(t)];
 }

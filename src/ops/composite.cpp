@@ -13,8 +13,6 @@
 
 namespace ember {
 
-std::string_view mask_type_name(ScalarType t);  // indexing.cpp: torch's C++ type name of a dtype
-
 namespace {
 Tensor scalar(double v) { return wrapped_scalar(v); }
 }  // namespace
@@ -40,7 +38,7 @@ Tensor& clamp_(Tensor& self, const std::optional<Tensor>& min, const std::option
   auto compute = [&] {
     Tensor r = clamp(self, min, max);
     EMBER_CHECK(can_cast(r.dtype(), self.dtype()), Error, "result type ", dtype_info(r.dtype()).legacy_name,
-                " can't be cast to the desired output type ", mask_type_name(self.dtype()));
+                " can't be cast to the desired output type ", dtype_info(self.dtype()).cpp_name);
     return r;
   };
   // Recorded as an in-place op: clamp's saved input is the pre-write value, not a modified tensor.
@@ -55,8 +53,8 @@ Tensor& clamp_(Tensor& self, const std::optional<Tensor>& min, const std::option
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
   bool number = weight.impl()->is_wrapped_number;
   for (auto [t, name] : {std::pair{&end, "end"}, std::pair{number ? &start : &weight, "weight"}}) {
-    EMBER_CHECK(t->dtype() == start.dtype(), Error, "expected dtype ", mask_type_name(start.dtype()), " for `", name,
-                "` but got dtype ", mask_type_name(t->dtype()));
+    EMBER_CHECK(t->dtype() == start.dtype(), Error, "expected dtype ", dtype_info(start.dtype()).cpp_name, " for `", name,
+                "` but got dtype ", dtype_info(t->dtype()).cpp_name);
   }
   EMBER_CHECK(start.is_floating_point(), NotImplementedError, "\"lerp_kernel_", number ? "scalar" : "tensor",
               "\" not implemented for '", dtype_info(start.dtype()).legacy_name, "'");

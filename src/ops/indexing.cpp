@@ -380,17 +380,9 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   return r;
 }
 
-// The C++ type names torch's masked_fill error gives for a mask dtype.
-std::string_view mask_type_name(ScalarType t) {
-  static constexpr std::string_view names[] = {"bool", "unsigned char", "signed char", "short int", "int", "long int",
-                                               "c10::Half", "c10::BFloat16", "float", "double",
-                                               "c10::Float8_e4m3fn", "c10::Float8_e5m2"};
-  return names[size_t(t)];
-}
-
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
   EMBER_CHECK(mask.dtype() == kBool, Error, "masked_fill_ only supports boolean masks, but got mask with dtype ",
-              mask_type_name(mask.dtype()));
+              dtype_info(mask.dtype()).cpp_name);
   // self and mask broadcast together into a contiguous result, as torch's out-of-place form
   Tensor r = autograd::untracked([&] {
     return where(mask, scalar_tensor(value, TensorOptions(self.dtype())), self).contiguous();
