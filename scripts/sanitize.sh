@@ -22,8 +22,11 @@ jobs=$(nproc)
 opt="-O1 -DNDEBUG"
 logs="$PWD/build/asan-logs"
 rm -rf "$logs" && mkdir -p "$logs"
-libasan=$(g++ -print-file-name=libasan.so)
-export ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:halt_on_error=1:log_path=$logs/asan"
+# libstdc++ is preloaded beside libasan: the interpreter does not link it, and ASan's __cxa_throw
+# interceptor must find it at start-up (else the first C++ exception, e.g. torch's, aborts the run).
+preload="$(g++ -print-file-name=libasan.so):$(readlink -f "$(g++ -print-file-name=libstdc++.so)")"
+# allocator_may_return_null: the allocation-failure tests expect a RuntimeError, not an ASan abort.
+export ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:halt_on_error=1:allocator_may_return_null=1:log_path=$logs/asan"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=0:log_path=$logs/ubsan"
 status=0
 
@@ -38,7 +41,7 @@ python3 -m venv --system-site-packages build/asan-venv
 build/asan-venv/bin/python -m pip install -q --no-build-isolation --no-deps \
   -C build-dir=build/asan-py -C cmake.define.EMBER_SANITIZE=ON -C cmake.define.CMAKE_CXX_FLAGS_RELEASE="$opt" .
 
-LD_PRELOAD="$libasan" build/asan-venv/bin/python -m pytest -q -p no:cacheprovider "${@:-tests/python}" || status=$?
+LD_PRELOAD="$preload" build/asan-venv/bin/python -m pytest -q -p no:cacheprovider "${@:-tests/python}" || status=$?
 
 if compgen -G "$logs/*" >/dev/null; then
   echo "sanitizer reports (build/asan-logs):"
