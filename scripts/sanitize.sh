@@ -41,11 +41,13 @@ python3 -m venv --system-site-packages build/asan-venv
 build/asan-venv/bin/python -m pip install -q --no-build-isolation --no-deps \
   -C build-dir=build/asan-py -C cmake.define.EMBER_SANITIZE=ON -C cmake.define.CMAKE_CXX_FLAGS_RELEASE="$opt" .
 
-LD_PRELOAD="$preload" build/asan-venv/bin/python -m pytest -q -p no:cacheprovider "${@:-tests/python}" || status=$?
+EMBER_SANITIZED=1 LD_PRELOAD="$preload" build/asan-venv/bin/python -m pytest -q -p no:cacheprovider "${@:-tests/python}" || status=$?
 
-if compgen -G "$logs/*" >/dev/null; then
+# The huge-size tests leave "failed to allocate" warnings (allocator_may_return_null): not findings.
+findings=$(cat "$logs"/* 2>/dev/null | grep -v "WARNING: AddressSanitizer failed to allocate" || true)
+if [ -n "$findings" ]; then
   echo "sanitizer reports (build/asan-logs):"
-  cat "$logs"/*
+  echo "$findings"
   exit 1
 fi
 exit "$status"

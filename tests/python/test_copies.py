@@ -64,6 +64,7 @@ def test_copy_into_views_and_self():
     assert y.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
 
 
+@pytest.mark.release_build
 def test_cpu_memory_statistics_and_cache():
     ember.cpu.empty_cache()
     start = ember.cpu.memory_allocated()

@@ -98,6 +98,7 @@ def test_sum_is_accurate():
     assert abs(big.mean().item() - tb.mean().item()) < 1e-6
 
 
+@pytest.mark.release_build
 @pytest.mark.parametrize("n", [127, 128, 1000, 2047, 2048, 2049, 4 * 512 * 4 + 77, 100_003])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_sum_of_long_runs(n, dtype):

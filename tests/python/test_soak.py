@@ -6,6 +6,8 @@ import os
 import pickle
 import time
 
+import pytest
+
 import ember
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -60,6 +62,7 @@ def run(step, start, count):
     gc.collect()
 
 
+@pytest.mark.release_build
 def test_memory_is_flat_over_thousands_of_iterations():
     step = make_step()
     run(step, 0, 300)  # warm-up: caches, allocator pools, the interpreter's own arenas
