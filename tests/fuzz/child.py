@@ -16,7 +16,10 @@ _RAW_VIEW = {"bfloat16": "int16", "float8_e4m3fn": "uint8", "float8_e5m2": "uint
 
 
 def limit_memory(gib=4):
-    """Huge allocations fail quickly instead of swapping (both libraries must raise, not crash)."""
+    """Huge allocations fail quickly instead of swapping (both libraries must raise, not crash). Not under
+    the sanitizer (scripts/sanitize.sh): ASan maps terabytes of shadow memory and bounds allocations itself."""
+    if os.environ.get("EMBER_SANITIZED"):
+        return
     lim = gib << 30
     resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
 
