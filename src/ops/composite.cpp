@@ -91,6 +91,17 @@ Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf, std
   return r;
 }
 
+Tensor& nan_to_num_out(Tensor& out, const Tensor& x, double nan, std::optional<double> posinf,
+                       std::optional<double> neginf) {
+  EMBER_CHECK(out.dtype() == x.dtype(), Error, "nan_to_num: dtype of out: ", dtype_info(out.dtype()).legacy_name,
+              " should be same as input: ", dtype_info(x.dtype()).legacy_name);
+  auto compute = [&] { return nan_to_num(x, nan, posinf, neginf); };
+  if (autograd::needs_grad({&x, &out})) return autograd::record_out(out, x, "nan_to_num", compute);
+  Tensor r = compute();
+  resize_output(out, r.sizes());
+  return out.copy_(r);
+}
+
 Tensor gelu(const Tensor& x, bool tanh_approximation) { return tanh_approximation ? gelu_tanh(x) : gelu_erf(x); }
 
 Tensor softplus(const Tensor& x, double beta, double threshold) {
@@ -113,6 +124,7 @@ Tensor round(const Tensor& x, int64_t decimals) {
 }
 
 Tensor logical_not(const Tensor& x) { return eq(x, scalar(0)); }
+Tensor& logical_not_out(Tensor& out, const Tensor& x) { return eq_out(out, x, scalar(0)); }
 
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
   EMBER_CHECK(b.impl()->is_wrapped_number || a.dtype() == b.dtype(), Error, dtype_info(a.dtype()).legacy_name,

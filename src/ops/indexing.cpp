@@ -357,11 +357,14 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
               "got ", index.numel(), " value(s)");
   int64_t size = self.dim() == 0 ? 1 : self.sizes()[size_t(d)];
   Tensor flat = index.to(kInt64).contiguous();
+  bool empty_self = self.dim() > 1 && self.numel() == 0;
+  EMBER_CHECK(!empty_self || flat.numel() == 0 || size > 0, Error,
+              "index_select(): self indexing axis dim should be positive");
   for (int64_t i = 0; i < flat.numel(); ++i) {  // no negative indices here, unlike x[idx]
     int64_t v = flat.data_ptr<int64_t>()[i];
     if (v >= 0 && v < size) continue;
-    // torch's dim-1 kernel (inputs of 2+ dims) has its own error
-    EMBER_CHECK(d != 1 || self.dim() < 2, Error, "INDICES element is out of DATA bounds, id=", v, " axis_dim=", size);
+    // torch's dim-1 kernel and its check for empty inputs (of 2+ dims) have their own error
+    EMBER_CHECK(self.dim() < 2 || (d != 1 && !empty_self), Error, "INDICES element is out of DATA bounds, id=", v, " axis_dim=", size);
     throw IndexError("index out of range in self");
   }
   std::vector<Tensor> indices(static_cast<size_t>(d));

@@ -1,0 +1,109 @@
+"""Exception parity with torch (issue 8): each case runs the same statements on torch and on ember and expects
+the same exception type, or the same result. Cases come from the differential fuzz tester (tests/fuzz)."""
+import math
+import warnings
+
+import pytest
+import torch
+
+import ember
+from conftest import assert_same, outcome
+
+
+def run(m, src):
+    """Executes `src` with `m` as the module; the value of `r`."""
+    ns = {"m": m, "math": math}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(src, ns)  # noqa: S102 - the test's own statements
+    return ns["r"]
+
+
+def check(src):
+    t, te = outcome(lambda: run(torch, src))
+    e, ee = outcome(lambda: run(ember, src))
+    assert type(ee) is type(te), f"ember {type(ee).__name__}: {ee}\ntorch {type(te).__name__}: {te}"
+    if te is None:
+        for a, b in zip(e if isinstance(e, tuple) else (e,), t if isinstance(t, tuple) else (t,)):
+            assert_same(a, b, check_strides=False, rtol=1e-6, atol=1e-6)
+    return ee
+
+
+OUT_FORMS = [
+    # logical_not and nan_to_num take out= (nan_to_num's of the input's dtype, and not under autograd)
+    "r = m.logical_not(m.tensor([1., 0.]), out=m.zeros(0, dtype=m.float32))",
+    "r = m.logical_not(m.tensor([1., 0.]).requires_grad_(), out=m.zeros(2, dtype=m.int8))",
+    "r = m.nan_to_num(m.tensor([math.nan, math.inf, 1.]), out=m.zeros(0))",
+    "r = m.nan_to_num(m.tensor([1, 2]), out=m.zeros(0, dtype=m.int64))",
+    "r = m.nan_to_num(m.tensor([1., 2.]), out=m.zeros(0, dtype=m.int8))",
+    "r = m.nan_to_num(m.tensor([True]), out=m.zeros(0, dtype=m.int8))",
+    "r = m.nan_to_num(m.tensor([1., 2.]).requires_grad_(), out=m.zeros(0))",
+    # torch has no out= form of relu
+    "r = m.relu(m.tensor([1., -1.]), out=m.zeros(2))",
+    "r = m.relu(m.tensor([1., -1.]), out=m.zeros(0, dtype=m.int32))",
+    # bitwise_not is not differentiable: its out= form checks the dtype, not the graph
+    "r = m.bitwise_not(m.tensor([1., 2.]).requires_grad_(), out=m.zeros(0, dtype=m.float64))",
+]
+
+
+@pytest.mark.parametrize("src", OUT_FORMS)
+def test_out_forms(src):
+    check(src)
+
+
+IN_PLACE_ORDER = [
+    # the autograd layer's in-place checks come before the op's dtype checks
+    "x = m.tensor([1., 2.]).requires_grad_(); r = x[:1].bitwise_not_()",
+    "x = m.tensor([1., 2.]).requires_grad_(); r = x[:1].bitwise_xor_(m.tensor(2.))",
+    "x = m.tensor([1., 2.]).requires_grad_(); v = x[:]; v <<= 1; r = v",
+    "x = m.tensor([1., 2.]).requires_grad_(); r = x[:1].ceil_()",
+    "x = m.tensor([1., 2.]).requires_grad_(); r = x.bitwise_not_()",
+    # then the written tensor's overlap, before the dtype
+    "r = m.tensor([True]).expand(3).ceil_()",
+    "r = m.tensor([True]).expand(3).trunc_()",
+    "r = m.tensor([1], dtype=m.uint8).expand(3).frac_()",
+    "r = m.tensor([1.]).expand(3).bitwise_not_()",
+]
+
+
+@pytest.mark.parametrize("src", IN_PLACE_ORDER)
+def test_in_place_check_order(src):
+    check(src)
+
+
+INDEX_SELECT = [
+    # torch's dim-1 kernel and its empty-input check raise RuntimeError; the others IndexError
+    "r = m.index_select(m.zeros(2, 3), 1, m.tensor([0, 5]))",
+    "r = m.index_select(m.zeros(2, 3), 1, m.tensor([-1], dtype=m.int32))",
+    "r = m.index_select(m.zeros(2, 3), 0, m.tensor([0, -2], dtype=m.int32))",
+    "r = m.index_select(m.zeros(2, 3, 4), 2, m.tensor([7]))",
+    "r = m.index_select(m.zeros(0, 3), 0, m.zeros(4, dtype=m.int64))",
+    "r = m.index_select(m.zeros(3, 0), 0, m.tensor([5]))",
+    "r = m.index_select(m.zeros(2, 0), 0, m.tensor([0, -2], dtype=m.int32))",
+    "r = m.index_select(m.zeros(0, 3), 0, m.zeros(0, dtype=m.int64))",
+    "r = m.index_select(m.zeros(0), 0, m.tensor([0]))",
+]
+
+
+@pytest.mark.parametrize("src", INDEX_SELECT)
+def test_index_select_errors(src):
+    check(src)
+
+
+LINSPACE = [
+    # more than one step: no bool kernel, and both ends must fit the dtype; one step is a fill
+    "r = m.linspace(-3.25, 1, 6, dtype=m.bool)",
+    "r = m.linspace(1, 5, 1, dtype=m.bool)",
+    "r = m.linspace(1, 5, 0, dtype=m.bool)",
+    "r = m.linspace(-2.25, 5, 2, dtype=m.uint8)",
+    "r = m.linspace(-1, 5, 2, dtype=m.uint8)",
+    "r = m.linspace(-math.inf, 5, 5, dtype=m.int8)",
+    "r = m.linspace(1, 1e6, 2, dtype=m.float16)",
+    "r = m.linspace(300, 5, 1, dtype=m.uint8)",
+    "r = m.linspace(300, 5, 0, dtype=m.uint8)",
+]
+
+
+@pytest.mark.parametrize("src", LINSPACE)
+def test_linspace_errors(src):
+    check(src)
