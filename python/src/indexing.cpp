@@ -275,13 +275,13 @@ void init_indexing(nb::module_& m, nb::class_<Tensor>& cls) {
   // value: a number, or a 0-dim tensor that keeps its graph (it gets a gradient), as torch's masked_fill.Tensor.
   auto fill = [](const Tensor& x, const Tensor& mask, nb::handle value) {
     if (nb::isinstance<Tensor>(value)) return masked_fill(x, mask, nb::cast<const Tensor&>(value));
-    return masked_fill(x, mask, nb::cast<Scalar>(value));
+    return masked_fill(x, mask, number_arg(value, "masked_fill", "value", 3));
   };
   m.def("masked_fill", fill, nb::arg("input"), nb::arg("mask"), nb::arg("value"));
   cls.def("masked_fill", fill, nb::arg("mask"), nb::arg("value"));
   cls.def("masked_fill_", [](nb::handle self, const Tensor& mask, nb::handle value) {
     if (nb::isinstance<Tensor>(value)) masked_fill_(nb::cast<Tensor&>(self), mask, nb::cast<const Tensor&>(value));
-    else masked_fill_(nb::cast<Tensor&>(self), mask, nb::cast<Scalar>(value));
+    else masked_fill_(nb::cast<Tensor&>(self), mask, number_arg(value, "masked_fill_", "value", 2));
     return nb::borrow(self);
   }, nb::arg("mask"), nb::arg("value"));
   // index_put(_): `indices` a tuple of tensors (None for a whole dim), as torch.

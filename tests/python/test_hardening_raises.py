@@ -107,3 +107,45 @@ LINSPACE = [
 @pytest.mark.parametrize("src", LINSPACE)
 def test_linspace_errors(src):
     check(src)
+
+
+BIG_INTS = [
+    # an int argument outside int64 is read as torch reads it: ValueError (a list element: TypeError)
+    "r = m.zeros(2, 3).softmax(2**63)",
+    "r = m.zeros(2, 3).narrow(0, 0, 2**64)",
+    "r = m.zeros(2, 3).select(-2**63 - 1, 0)",
+    "r = m.eye(2**63)",
+    "r = m.eye(2, 2**63)",
+    "r = m.linspace(0, 1, 2**63)",
+    "r = m.zeros(2, 3).argmax(2**63)",
+    "r = m.zeros(2, 3).sum(2**63)",
+    "r = m.zeros(2, 3).sum((0, 2**63))",
+    "r = m.zeros(2, 3).squeeze(2**63)",
+    "r = m.zeros(2, 3).split(2**63)",
+    "r = m.zeros(2**63)",
+    "r = m.zeros(2, 3).view(2**63)",
+    "r = m.cat([m.zeros(2), m.zeros(2)], 2**63)",
+    "r = m.zeros(2, 3).unflatten(1, 2**62)",
+    "r = m.zeros(2, 3).argmax(None)",
+    # a Number no torch Scalar holds is an OverflowError
+    "r = m.zeros(2) + 2**64",
+    "r = m.zeros(2, dtype=m.int8) * (-2**63 - 1)",
+    "r = m.zeros(2, dtype=m.bool).fill_(2**64)",
+    "r = m.zeros(2).fill_(-2**63 - 1)",
+    "r = m.zeros(2).clamp(2**64)",
+    "r = m.where(m.tensor([True]), m.zeros(1), -2**63 - 1)",
+    "r = m.zeros(1).masked_fill(m.tensor([True]), 2**64)",
+    "r = m.full((2,), 2**64)",
+    # torch's unsigned Scalars meet an integer dtype: an overflow RuntimeError
+    "r = m.full((2,), 2**63)",
+    "r = m.full((2,), 2**63, dtype=m.uint8)",
+    "r = m.zeros(2, dtype=m.int64).fill_(2**63)",
+    "r = m.zeros(2, dtype=m.int32).clamp(2**63)",
+    "r = m.zeros(1, dtype=m.int8).masked_fill(m.tensor([True]), 2**63)",
+    "r = m.arange(2**63)",
+]
+
+
+@pytest.mark.parametrize("src", BIG_INTS)
+def test_big_ints(src):
+    check(src)
