@@ -234,6 +234,7 @@ void set_item(Tensor& self, nb::handle index, nb::handle value) {
   Tensor v = is_tensor ? nb::cast<Tensor>(value) : Tensor();
   Scalar number = is_tensor ? Scalar() : assigned_number(self, value);
   PyObject* o = index.ptr();
+  if (o == Py_False) return;  // torch: nothing to write, nothing checked (x[True] = v copies into a view)
   Tensor target;
   if (PyLong_CheckExact(o)) {  // fast paths: x[3] = v, x[1:4] = v
     target = select_checked(self, 0, unpack_int(o), 0);
@@ -242,7 +243,7 @@ void set_item(Tensor& self, nb::handle index, nb::handle value) {
   } else {
     auto [items, plain] = parse_index(index);
     Indexed r = apply_index(self, items, plain);
-    if (r.any_tensor) {
+    if (r.any_tensor || (!r.bool_dims.empty() && o != Py_True)) {  // bools in a tuple are index tensors, as torch
       index_put_(r.view, r.indices, is_tensor ? strip_leading_ones(v) : scalar_tensor(number, TensorOptions(self.dtype())));
       return;
     }

@@ -64,7 +64,8 @@ void record(const char* name, const Tensor& result, std::initializer_list<const 
 // mode is on; checked before the op's own checks, as torch's autograd layer does.
 inline void check_in_place(const Tensor& self) {
   if (!is_grad_enabled() || !self.requires_grad()) return;
-  EMBER_CHECK(!self.impl()->view_base || !Tensor(self.impl()->view_base).is_leaf(), Error,
+  const Tensor base = self.impl()->view_base ? Tensor(self.impl()->view_base) : Tensor();
+  EMBER_CHECK(!base.defined() || !base.is_leaf() || !base.requires_grad(), Error,
               "a view of a leaf Variable that requires grad is being used in an in-place operation.");
   EMBER_CHECK(!self.is_leaf(), Error, "a leaf Variable that requires grad is being used in an in-place operation.");
 }

@@ -68,13 +68,13 @@ Tensor cat(std::span<const Tensor> tensors, int64_t dim) {
 
 Tensor stack(std::span<const Tensor> tensors, int64_t dim) {
   EMBER_CHECK(!tensors.empty(), Error, "stack expects a non-empty TensorList");
+  int64_t d = wrap_dim(dim, tensors[0].dim() + 1);  // before the sizes, as torch
   for (size_t i = 1; i < tensors.size(); ++i) {
     EMBER_CHECK(std::equal(tensors[i].sizes().begin(), tensors[i].sizes().end(), tensors[0].sizes().begin(),
                            tensors[0].sizes().end()),
                 Error, "stack expects each tensor to be equal size, but got ", int_list(tensors[0].sizes()),
                 " at entry 0 and ", int_list(tensors[i].sizes()), " at entry ", i);
   }
-  int64_t d = wrap_dim(dim, tensors[0].dim() + 1);
   Tensor out = autograd::untracked([&] {
     if (d < tensors[0].dim()) {  // torch: a cat along d split by a view, so the layout is cat's
       DimVector sizes(tensors[0].sizes());

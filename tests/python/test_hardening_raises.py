@@ -25,7 +25,7 @@ def check(src):
     assert type(ee) is type(te), f"ember {type(ee).__name__}: {ee}\ntorch {type(te).__name__}: {te}"
     if te is None:
         for a, b in zip(e if isinstance(e, tuple) else (e,), t if isinstance(t, tuple) else (t,)):
-            assert_same(a, b, check_strides=False, rtol=1e-6, atol=1e-6)
+            assert_same(a.detach(), b.detach(), check_strides=False, rtol=1e-6, atol=1e-6)
     return ee
 
 
@@ -148,4 +148,58 @@ BIG_INTS = [
 
 @pytest.mark.parametrize("src", BIG_INTS)
 def test_big_ints(src):
+    check(src)
+
+
+CHECK_ORDER = [
+    # stack wraps its dim before comparing sizes
+    "r = m.stack([m.zeros(4, 3), m.zeros(5, 3)], 4)",
+    "r = m.stack([m.zeros(2), m.zeros(2, dtype=m.int32).expand(2)], 3)",
+    # baddbmm reads batch1.size(0), size(1), batch2.size(2) and expands input before its 3-D checks
+    "r = m.baddbmm(m.tensor([], dtype=m.int32), m.tensor([], dtype=m.int32), m.zeros(0, 1, 0, dtype=m.int32))",
+    "r = m.baddbmm(m.zeros(2), m.zeros(2, 2), m.zeros(2, 2, 2))",
+    "r = m.baddbmm(m.zeros(2), m.zeros(2, 2, 2), m.zeros(2, 2))",
+    "r = m.baddbmm(m.zeros(2), m.zeros(2), m.zeros(2, 2, 2))",
+    "r = m.baddbmm(m.zeros(1, 0).t(), m.zeros(0, 1, 2), m.zeros(0, 2, 0))",
+    # the inf norms of empty reductions; 'fro' over more than two dims
+    "r = m.norm(m.zeros(0, 3), p=math.inf, dim=0, keepdim=True)",
+    "r = m.norm(m.zeros(3, 0), p=-math.inf, dim=(-1,))",
+    "r = m.norm(m.zeros(3, 0), p=math.inf)",
+    "r = m.norm(m.zeros(2, 0, 3), p=math.inf, dim=(2, 0))",
+    "r = m.norm(m.zeros(2, 0, 3, dtype=m.int64), p=math.inf, dim=1)",
+    "r = m.norm(m.zeros(3, 2, 2), p='fro', dim=(2, -2, 0), keepdim=True)",
+    "r = m.norm(m.zeros(3, 2, 2), p='fro', dim=(2, 0))",
+]
+
+
+@pytest.mark.parametrize("src", CHECK_ORDER)
+def test_check_order(src):
+    check(src)
+
+
+SETITEM = [
+    # index_put_'s order: the indices' checks, the value's shape, its dtype, then the bounds
+    "x = m.zeros(2, 3, dtype=m.uint8); x[m.zeros(1, dtype=m.int64), 1:, -2:3:3] = m.tensor(3, dtype=m.float16); r = x",
+    "x = m.zeros(5, 5); x[m.tensor([-1, -5]), m.tensor([-5, -2, -1])] = m.tensor(3, dtype=m.float16); r = x",
+    "x = m.zeros(3, 2); x[m.tensor([True, True, True]), m.tensor([True, False, True])] = m.tensor(-5, dtype=m.int8); r = x",
+    "x = m.zeros(2, 3); x[m.tensor([5])] = m.zeros(7); r = x",
+    "x = m.zeros(2, 3); x[m.tensor([5])] = m.zeros(3, dtype=m.int64); r = x",
+    "x = m.zeros(2, 3); x[m.tensor([5])] = m.zeros(3); r = x",
+    # one bool mask and a one-element value: torch fills through masked_fill_, converting the value
+    "x = m.zeros(2, 2); x[m.tensor([[False, True], [True, False]])] = m.tensor(-5, dtype=m.int8); r = x",
+    "x = m.zeros(3, 2, dtype=m.int32); x[m.tensor([True, False, True]), None] = m.tensor(1, dtype=m.float16); r = x",
+    "x = m.zeros(3, dtype=m.float64); x[m.tensor([False, False, False])] = m.tensor([4], dtype=m.bfloat16); r = x",
+    "x = m.zeros(3); x[m.tensor([True, False, True])] = m.tensor([1, 2], dtype=m.int64); r = x",
+    # Python bools: x[False] does nothing, x[True] copies; inside a tuple they are index tensors
+    "x = m.zeros(2, requires_grad=True); x[False] = m.tensor(0, dtype=m.float64); r = x",
+    "x = m.zeros(2, dtype=m.uint8); x[True] = m.tensor(-3, dtype=m.float16); r = x",
+    "x = m.zeros(2, dtype=m.int16); x[False, None] = m.tensor([1, 2], dtype=m.int64); r = x",
+    "x = m.zeros(2, dtype=m.uint8); x[True, None] = m.tensor(-3, dtype=m.float16); r = x",
+    "x = m.zeros(2, 5, dtype=m.uint8); x[0, False] = -0.36; r = x",
+    "x = m.zeros(2, 5, dtype=m.uint8); x[0, True] = 7; r = x",
+]
+
+
+@pytest.mark.parametrize("src", SETITEM)
+def test_setitem_checks(src):
     check(src)
