@@ -428,6 +428,15 @@ Tensor& masked_fill_in_place(Tensor& self, const Tensor& mask, const Value& valu
     return autograd::record_in_place(self, [&] { return masked_fill(self, mask, value); });
   }
   Tensor r = masked_fill(self, mask, value);
+  if (internal_overlap(self) == Overlap::Full) {  // torch warns, then writes only the filled elements
+    warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before performing this "
+         "operation. This also applies to advanced indexing e.g. tensor[mask] = scalar");
+    Tensor fill;
+    if constexpr (std::is_same_v<Value, Scalar>) fill = scalar_tensor(value, TensorOptions(self.dtype()));
+    else fill = value.to(self.dtype());
+    index_put_(self, {mask.expand(self.sizes())}, fill, false);
+    return self;
+  }
   self.copy_(r);
   return self;
 }

@@ -197,6 +197,9 @@ SETITEM = [
     "x = m.zeros(2, dtype=m.uint8); x[True, None] = m.tensor(-3, dtype=m.float16); r = x",
     "x = m.zeros(2, 5, dtype=m.uint8); x[0, False] = -0.36; r = x",
     "x = m.zeros(2, 5, dtype=m.uint8); x[0, True] = 7; r = x",
+    # masked_fill_ into an expanded tensor warns and writes the filled elements only
+    "x = m.zeros(1).expand(3); x.masked_fill_(m.tensor([True, False, False]), 5.); r = x",
+    "x = m.zeros(1, 2).expand(3, 2); x.masked_fill_(m.tensor([[False, True]]), m.tensor(2, dtype=m.int8)); r = x",
 ]
 
 
