@@ -7,6 +7,7 @@
 #include "../autograd/formulas.h"
 #include "../iter/tensor_iterator.h"
 #include "ember/creation.h"
+#include "ember/layout.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
 #include "ember/type_promotion.h"
@@ -52,10 +53,12 @@ Tensor& clamp_(Tensor& self, const std::optional<Tensor>& min, const std::option
 
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
   bool number = weight.impl()->is_wrapped_number;
-  for (auto [t, name] : {std::pair{&end, "end"}, std::pair{number ? &start : &weight, "weight"}}) {
+  // torch's order: the dtypes (a 0-dim weight may differ, as a number), the shapes, then the kernel's dtype
+  for (auto [t, name] : {std::pair{&end, "end"}, std::pair{weight.dim() == 0 ? &start : &weight, "weight"}}) {
     EMBER_CHECK(t->dtype() == start.dtype(), Error, "expected dtype ", dtype_info(start.dtype()).cpp_name, " for `", name,
                 "` but got dtype ", dtype_info(t->dtype()).cpp_name);
   }
+  broadcast_shapes(broadcast_shapes(start.sizes(), end.sizes()), weight.sizes());
   EMBER_CHECK(start.is_floating_point(), NotImplementedError, "\"lerp_kernel_", number ? "scalar" : "tensor",
               "\" not implemented for '", dtype_info(start.dtype()).legacy_name, "'");
   check_wrapped_fits(weight, opmath_dtype(start.dtype()));

@@ -17,10 +17,11 @@ Tensor cat_impl(std::span<const Tensor> tensors, int64_t dim) {
   for (const Tensor& t : tensors) {
     if (!(t.dim() == 1 && t.numel() == 0)) { ref = &t; break; }
   }
-  if (!ref) ref = &tensors[0];
   for (size_t i = 0; i < tensors.size(); ++i) {
     EMBER_CHECK(tensors[i].dim() > 0, Error, "zero-dimensional tensor (at position ", i, ") cannot be concatenated");
   }
+  // all of them skipped: an empty result, whatever `dim` says, as torch
+  if (!ref) return empty({0}, TensorOptions(result_type(tensors)).with_device(tensors[0].device()));
   int64_t d = wrap_dim(dim, ref->dim());
   DimVector shape(ref->sizes());
   shape[size_t(d)] = 0;
@@ -55,10 +56,14 @@ Tensor cat_impl(std::span<const Tensor> tensors, int64_t dim) {
 
 Tensor cat(std::span<const Tensor> tensors, int64_t dim) {
   Tensor out = autograd::untracked([&] { return cat_impl(tensors, dim); });
+  // inputs that are all legacy empty 1-D tensors: dim is never wrapped, their gradients split along dim 0
+  bool legacy_skipped = std::all_of(tensors.begin(), tensors.end(), [](const Tensor& t) {
+    return t.dim() == 1 && t.numel() == 0;
+  });
   if (autograd::is_grad_enabled()) {
     for (const Tensor& t : tensors) {
       if (t.requires_grad()) {
-        autograd::record_cat(out, tensors, wrap_dim(dim, out.dim()));
+        autograd::record_cat(out, tensors, legacy_skipped ? 0 : wrap_dim(dim, out.dim()));
         break;
       }
     }

@@ -206,3 +206,33 @@ SETITEM = [
 @pytest.mark.parametrize("src", SETITEM)
 def test_setitem_checks(src):
     check(src)
+
+
+MISC = [
+    # lerp: dtypes (a 0-dim weight may differ), shapes, then the kernel's dtype
+    "r = m.lerp(m.zeros(1, 2, 5, dtype=m.int32), m.zeros(6, dtype=m.int32), m.zeros(6, dtype=m.int32))",
+    "r = m.lerp(m.tensor(-6), m.tensor([6]), m.tensor(True))",
+    "r = m.lerp(m.zeros(2), m.ones(2), m.tensor(True))",
+    "r = m.lerp(m.zeros(2), m.ones(2), m.tensor(0.25, dtype=m.float64))",
+    "r = m.lerp(m.zeros(1), m.zeros(1), m.zeros(1, dtype=m.bool))",
+    # a fill value is converted (checked) even for an empty tensor
+    "r = m.full((0,), -2.0, dtype=m.uint8)",
+    "r = m.zeros(0, dtype=m.float16).fill_(1e6)",
+    # bool ** 0 and ** 1 are a fill and a copy
+    "r = m.tensor([True, False]).pow(False)",
+    "r = m.tensor([True, False]) ** 0",
+    "r = m.tensor([True, False]).pow(True)",
+    "r = m.tensor([True, False]) ** 2",
+    # inputs that are all legacy empty 1-D tensors: cat does not wrap dim
+    "r = m.cat([m.zeros(0)], 3)",
+    "r = m.cat([m.zeros(3, 0, requires_grad=True).select(0, 1), m.zeros(0, dtype=m.int64)], 5)",
+    # var saves no result: an in-place op on it before backward is fine (std saves it)
+    "x = m.tensor([1., 2., 4.], requires_grad=True); v = m.var(x, 0); v.clamp_(0, 1); v.sum().backward(); r = x.grad",
+    "x = m.tensor([1., 2., 4.], requires_grad=True); v, mu = m.var_mean(x, 0); v.trunc_(); v.backward(); r = x.grad",
+    "x = m.tensor([1., 2., 4.], requires_grad=True); v = m.std(x, 0); v.clamp_(0, 1); v.backward(); r = x.grad",
+]
+
+
+@pytest.mark.parametrize("src", MISC)
+def test_misc(src):
+    check(src)
