@@ -11,11 +11,12 @@ namespace {
 // objects with __index__, 0-dim integer tensors) select, 0-dim bool/uint8 tensors act as bools,
 // lists and numpy arrays become index tensors.
 struct Item {
-  enum Kind { Int, Slice, None, Ellipsis, Bool, Tensor } kind;
+  enum Kind { Int, Slice, None, Ellipsis, Bool, Tensor, Invalid } kind;
   PyObject* obj = nullptr;  // the slice
   int64_t integer = 0;      // Int; Bool: 0 or 1
   ember::Tensor tensor;     // Tensor
   bool from_sequence = false;  // a list or numpy array: counts as one dim even as a mask (torch)
+  std::exception_ptr error;    // Invalid: why it is no index, raised after torch's count of the indices
 };
 
 // (interop.cpp and tensor.cpp keep their own copies of these two in unnamed namespaces)
@@ -100,7 +101,13 @@ std::pair<std::vector<Item>, bool> parse_index(nb::handle index) {
   if (!tuple.is_valid()) throw nb::python_error();
   Py_ssize_t n = PyTuple_GET_SIZE(tuple.ptr());
   items.reserve(size_t(n));
-  for (Py_ssize_t i = 0; i < n; ++i) items.push_back(classify(PyTuple_GET_ITEM(tuple.ptr(), i)));
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    try {
+      items.push_back(classify(PyTuple_GET_ITEM(tuple.ptr(), i)));
+    } catch (...) {
+      items.push_back({Item::Invalid, nullptr, 0, {}, false, std::current_exception()});
+    }
+  }
   return {std::move(items), false};
 }
 
@@ -148,10 +155,13 @@ struct Indexed {
 Indexed apply_index(const Tensor& self, const std::vector<Item>& items, bool plain) {
   int64_t specified = 0;
   for (const Item& it : items) {
-    if (it.kind == Item::Int || it.kind == Item::Slice) ++specified;
+    if (it.kind == Item::Int || it.kind == Item::Slice || it.kind == Item::Invalid) ++specified;
     if (it.kind == Item::Tensor) specified += is_mask(it.tensor) && !it.from_sequence ? it.tensor.dim() : 1;
   }
   EMBER_CHECK(plain || specified <= self.dim(), IndexError, "too many indices for tensor of dimension ", self.dim());
+  for (const Item& it : items) {
+    if (it.error) std::rethrow_exception(it.error);
+  }
   Indexed r{self};
   int64_t dim = 0;
   auto record = [&](const Tensor& idx) {
@@ -176,6 +186,7 @@ Indexed apply_index(const Tensor& self, const std::vector<Item>& items, bool pla
         record(it.integer ? zeros({1}, TensorOptions(kInt64)) : empty({0}, TensorOptions(kInt64)));
         break;
       case Item::Tensor: r.any_tensor = true; record(it.tensor); break;
+      case Item::Invalid: break;  // raised above
     }
   }
   while (!r.indices.empty() && !r.indices.back().defined()) r.indices.pop_back();  // as torch's dispatch_index

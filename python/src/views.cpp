@@ -138,6 +138,10 @@ void init_views(nb::class_<Tensor>& cls) {
       .def("expand", [](const Tensor& t, const nb::args& args) { return t.expand(sizes_from_args(args, "size")); })
       .def("expand_as", &Tensor::expand_as, nb::arg("other"))
       .def("narrow", &Tensor::narrow, nb::arg("dim"), nb::arg("start"), nb::arg("length"))
+      .def("narrow", [](const Tensor& t, int64_t dim, const Tensor& start, int64_t length) {  // torch's Tensor start
+        EMBER_CHECK(start.dim() == 0 && is_integral(start.dtype(), false), Error, "start must be an 0-dim integral Tensor.");
+        return t.narrow(dim, start.item().to_int(), length);
+      }, nb::arg("dim"), nb::arg("start"), nb::arg("length"))
       .def("select", &Tensor::select, nb::arg("dim"), nb::arg("index"))
       .def("unfold", &Tensor::unfold, nb::arg("dimension"), nb::arg("size"), nb::arg("step"))
       .def("as_strided", [](const Tensor& t, nb::handle size, nb::handle stride, std::optional<int64_t> offset) {

@@ -236,3 +236,25 @@ MISC = [
 @pytest.mark.parametrize("src", MISC)
 def test_misc(src):
     check(src)
+
+
+INDEX_ARGS = [
+    # torch counts a list holding a str as a tuple of indices: too many, before reading the str
+    "r = m.arange(6.).reshape(2, 3)[[0, 1, 'a']]",
+    "x = m.arange(6.).reshape(2, 3); x[[0, 1, 'a']] = 1; r = x",
+    "r = m.arange(6.).reshape(2, 3)[[0, 'a']]",
+    # a huge step wraps the stride negative: torch's as_strided error, not a view with a negative stride
+    "r = m.zeros(4, 2)[::2**63]",
+    "r = m.zeros(4, 2).unfold(0, 0, 2**62)",
+    "r = m.zeros(4)[::2**63]",
+    # narrow's Tensor start must be a 0-dim integral tensor
+    "r = m.zeros(2, 3).narrow(0, m.tensor([0.5]), 1)",
+    "r = m.zeros(2, 3).narrow(0, m.tensor([1]), 1)",
+    "r = m.zeros(2, 3).narrow(0, m.tensor(1), 1)",
+    "r = m.zeros(2, 3).narrow(0, m.tensor(1.), 1)",
+]
+
+
+@pytest.mark.parametrize("src", INDEX_ARGS)
+def test_index_args(src):
+    check(src)
