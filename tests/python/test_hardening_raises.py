@@ -258,3 +258,18 @@ INDEX_ARGS = [
 @pytest.mark.parametrize("src", INDEX_ARGS)
 def test_index_args(src):
     check(src)
+
+
+DATA = [
+    # torch reads a nested list's shape along its first elements and checks lengths only when storing elements
+    "r = m.tensor([[], [1]])",
+    "r = m.tensor([[], [1]], dtype=m.int8)",
+    "r = m.tensor([[[]], [[1]]])",
+    "r = m.tensor([[1], []])",
+    "r = m.tensor([[1, 2], [3]])",
+]
+
+
+@pytest.mark.parametrize("src", DATA)
+def test_data(src):
+    check(src)
