@@ -245,7 +245,7 @@ void set_item(Tensor& self, nb::handle index, nb::handle value) {
   Tensor v = is_tensor ? nb::cast<Tensor>(value) : Tensor();
   Scalar number = is_tensor ? Scalar() : assigned_number(self, value);
   PyObject* o = index.ptr();
-  if (o == Py_False) return;  // torch: nothing to write, nothing checked (x[True] = v copies into a view)
+  if (o == Py_False) return;  // torch writes nothing (no version bump, no node) for x[False] = value
   Tensor target;
   if (PyLong_CheckExact(o)) {  // fast paths: x[3] = v, x[1:4] = v
     target = select_checked(self, 0, unpack_int(o), 0);

@@ -134,8 +134,8 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
     }, nb::arg("other"), nb::kw_only(), nb::arg("rounding_mode").none());
   }
 
-  // Unary ops from unary_ops.def: ember.name(x, out=), x.name(), x.name_().
-  // The two gelu forms are reached through gelu(approximate=...); torch has no out= form of relu.
+  // Unary ops from unary_ops.def: ember.name(x, *, out=None), x.name(), x.name_().
+  // The two gelu forms are reached through gelu(approximate=...). relu has no out= (torch has no relu.out).
 #define EMBER_UNARY_OP(name, kind, expr)                                                            \
   if (std::string_view(#name) == "relu") {                                                          \
     m.def(#name, [](const Tensor& x) { return name(x); }, nb::arg("input"));                        \
