@@ -13,14 +13,6 @@ namespace ember {
 
 namespace {
 
-// torch's views never have negative strides (a huge slice or unfold step wraps the stride, as in torch).
-void check_strides_nonnegative(IntArrayRef strides) {
-  for (int64_t stride : strides) {
-    EMBER_CHECK(stride >= 0, Error, "as_strided: Negative strides are not supported at the moment, got strides: ",
-                int_list(strides));
-  }
-}
-
 // A view of `base`; when it needs grad it is recorded as `grad_name`, whose formula `backward`
 // maps the view's gradient to base's (taken as a template so the no-grad path builds nothing).
 template <typename Backward>
