@@ -19,14 +19,14 @@ namespace {
 // the dims no index touches ("rest"), and where the index dims land in the result.
 struct IndexPlan {
   DimVector index_shape, rest_sizes, rest_strides;
+  // The first out-of-bounds index (torch's kernel reports it after the value checks of index_put_).
+  std::string bounds_error;
+  void check_bounds() const { EMBER_CHECK(bounds_error.empty(), IndexError, bounds_error); }
   Tensor offsets;
   DimVector result_shape;
   // Permutation from core order (index dims, then rest) to result order: the index dims stay in
   // place when they were adjacent in self, else they go first (torch's rule).
   DimVector core_to_result;
-  // The first out-of-bounds index (torch's kernel reports it after the value checks of index_put_).
-  std::string bounds_error;
-  void check_bounds() const { EMBER_CHECK(bounds_error.empty(), IndexError, bounds_error); }
 };
 
 // idx * stride with negative indices wrapped; when `check`, the first index out of `size` sets `error` (the
