@@ -59,18 +59,19 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
                 "` but got dtype ", dtype_info(t->dtype()).cpp_name);
   }
   broadcast_shapes(broadcast_shapes(start.sizes(), end.sizes()), weight.sizes());
-  EMBER_CHECK(start.is_floating_point(), NotImplementedError, "\"lerp_kernel_", number ? "scalar" : "tensor",
-              "\" not implemented for '", dtype_info(start.dtype()).legacy_name, "'");
-  check_wrapped_fits(weight, opmath_dtype(start.dtype()));
+  const Tensor operands[3] = {start, end, weight};  // torch's iterator leaves out a number weight
+  ScalarType dtype = number ? start.dtype() : result_type(operands);  // a 0-dim weight takes part in promotion
+  EMBER_CHECK(is_floating_point(dtype), NotImplementedError, "\"lerp_kernel_", number ? "scalar" : "tensor",
+              "\" not implemented for '", dtype_info(dtype).legacy_name, "'");
+  check_wrapped_fits(weight, opmath_dtype(dtype));
   // torch's two-sided form: exact at both ends; float16/bfloat16 compute in float32, rounded once.
   Tensor r = autograd::untracked([&] {
-    ScalarType math = opmath_dtype(start.dtype());
+    ScalarType math = opmath_dtype(dtype);
     Tensor s = start.to(math), e = end.to(math), w = weight.impl()->is_wrapped_number ? weight : weight.to(math);
     Tensor diff = sub(e, s);
     // 1 - w of a number weight in double (two numbers would promote to float32)
     Tensor rest = w.impl()->is_wrapped_number ? scalar(1.0 - w.item().to_double()) : sub(scalar(1), w);
-    Tensor blended = where(lt(abs(w), scalar(0.5)), add(s, mul(w, diff)), sub(e, mul(diff, rest))).to(start.dtype());
-    const Tensor operands[3] = {start, end, weight};  // torch's iterator leaves out a number weight
+    Tensor blended = where(lt(abs(w), scalar(0.5)), add(s, mul(w, diff)), sub(e, mul(diff, rest))).to(dtype);
     return in_elementwise_layout(blended, std::span(operands, number ? 2 : 3));
   });
   if (autograd::needs_grad({&start, &end, &weight})) autograd::record_lerp(r, start, end, weight);

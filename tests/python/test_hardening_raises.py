@@ -215,6 +215,12 @@ MISC = [
     "r = m.lerp(m.zeros(2), m.ones(2), m.tensor(True))",
     "r = m.lerp(m.zeros(2), m.ones(2), m.tensor(0.25, dtype=m.float64))",
     "r = m.lerp(m.zeros(1), m.zeros(1), m.zeros(1, dtype=m.bool))",
+    # a 0-dim weight takes part in type promotion (a number weight does not)
+    "r = m.lerp(m.tensor([False, True]), m.tensor([True, True]), m.tensor(2.18, dtype=m.float16))",
+    "r = m.lerp(m.tensor([1, 2]), m.tensor([3, 4]), m.tensor(0.5, dtype=m.float64))",
+    "r = m.lerp(m.tensor([1., 2.], dtype=m.float16), m.tensor([3., 4.], dtype=m.float16), m.tensor(0.5, dtype=m.float64))",
+    "r = m.lerp(m.tensor([1, 2]), m.tensor([3, 4]), m.tensor(1))",
+    "r = m.lerp(m.tensor([1, 2]), m.tensor([3, 4]), 0.5)",
     # a fill value is converted (checked) even for an empty tensor
     "r = m.full((0,), -2.0, dtype=m.uint8)",
     "r = m.zeros(0, dtype=m.float16).fill_(1e6)",
