@@ -73,7 +73,8 @@ void init_reduce(nb::module_& m, nb::class_<Tensor>& cls) {
   }
   auto norm_impl = [](const Tensor& x, nb::handle p, nb::handle dim, bool keepdim) {
     double order = 2;
-    DimVector dims = dims_arg(dim);
+    // torch.norm hands an int dim on as a one-element list (an overflow is that list's TypeError)
+    DimVector dims = PyLong_Check(dim.ptr()) ? int_list(nb::make_tuple(dim), "dim", false) : dims_arg(dim);
     if (PyUnicode_Check(p.ptr())) {
       EMBER_CHECK(nb::cast<std::string>(p) == "fro", ValueError, "norm: unsupported p '", nb::cast<std::string>(p), "'");
       std::string got;  // torch's 'fro' over more than two dims is a matrix norm

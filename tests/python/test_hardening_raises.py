@@ -127,6 +127,8 @@ BIG_INTS = [
     "r = m.cat([m.zeros(2), m.zeros(2)], 2**63)",
     "r = m.zeros(2, 3).unflatten(1, 2**62)",
     "r = m.zeros(2, 3).argmax(None)",
+    "r = m.zeros(2, 3).norm(dim=2**63)",
+    "r = m.zeros(2, 3).norm(dim=1)",
     # a Number no torch Scalar holds is an OverflowError
     "r = m.zeros(2) + 2**64",
     "r = m.zeros(2, dtype=m.int8) * (-2**63 - 1)",
