@@ -100,6 +100,56 @@ template <> struct type_caster<ember::ScalarType> {
   }
 };
 
+// int64_t arguments (dims, sizes, indices) refuse bool, as torch's int arguments do (x.transpose(True, 0),
+// ember.eye(True) are TypeErrors). A Python int outside int64's range still matches the overload, and reading
+// it raises torch's ValueError; containers (optional, vector) ask can_cast() first and refuse it.
+template <> struct type_caster<int64_t> {
+  using Value = int64_t;
+  static constexpr auto Name = const_name("int");
+  template <typename T_> using Cast = movable_cast_t<T_>;
+  template <typename T_> bool can_cast() const noexcept { return !overflow; }
+  bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) noexcept {
+    if (PyBool_Check(src.ptr())) return false;
+    if (NB_CALL(load_i64)(NB_CTX_C(cleanup), src.ptr(), flags, &value)) return true;
+    overflow = PyLong_CheckExact(src.ptr());  // an int that nanobind refuses does not fit
+    return overflow;
+  }
+  static handle from_cpp(int64_t v, rv_policy, cleanup_list*) noexcept { return PyLong_FromLongLong(v); }
+  explicit operator int64_t&() { return checked(); }
+  explicit operator int64_t&&() { return std::move(checked()); }
+  int64_t& checked() {
+    if (overflow) throw ember::ValueError("Overflow when unpacking long long");
+    return value;
+  }
+  int64_t value = 0;
+  bool overflow = false;
+};
+
+// std::optional<int64_t> arguments (dim=None): None, or an int read as above.
+template <> struct type_caster<std::optional<int64_t>> {
+  using Value = std::optional<int64_t>;
+  static constexpr auto Name = const_name("int | None");
+  template <typename T_> using Cast = movable_cast_t<T_>;
+  template <typename T_> bool can_cast() const noexcept { return !inner.overflow; }
+  bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) noexcept {
+    if (src.is_none()) return true;
+    if (!inner.from_python(src, flags, cleanup)) return false;
+    value = inner.value;
+    return true;
+  }
+  static handle from_cpp(const Value& v, rv_policy, cleanup_list*) noexcept {
+    return v ? PyLong_FromLongLong(*v) : none().release();
+  }
+  explicit operator Value&() { return checked(); }
+  explicit operator Value&&() { return std::move(checked()); }
+  Value& checked() {
+    inner.checked();
+    return value;
+  }
+  type_caster<int64_t> inner;
+  Value value;
+};
+
 // A Number argument. An int outside int64 matches, and reading it raises raise_big_int's error (so an overload
 // taking a Number reports it, as torch); containers ask can_cast() first and refuse it.
 template <> struct type_caster<ember::Scalar> {
@@ -151,54 +201,6 @@ template <> struct type_caster<ember::Scalar> {
   static handle from_cpp(const ember::Scalar& s, rv_policy, cleanup_list*) noexcept {
     return ember::py::scalar_to_python(s).release();
   }
-};
-
-// int64_t arguments (dims, sizes, steps): a Python int outside int64's range still matches the overload, and
-// reading it raises torch's ValueError; containers (optional, vector) ask can_cast() first and refuse it.
-template <> struct type_caster<int64_t> {
-  using Value = int64_t;
-  static constexpr auto Name = const_name("int");
-  template <typename T_> using Cast = movable_cast_t<T_>;
-  template <typename T_> bool can_cast() const noexcept { return !overflow; }
-  bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) noexcept {
-    if (NB_CALL(load_i64)(NB_CTX_C(cleanup), src.ptr(), flags, &value)) return true;
-    overflow = PyLong_CheckExact(src.ptr());  // an int that nanobind refuses does not fit
-    return overflow;
-  }
-  static handle from_cpp(int64_t v, rv_policy, cleanup_list*) noexcept { return PyLong_FromLongLong(v); }
-  explicit operator int64_t&() { return checked(); }
-  explicit operator int64_t&&() { return std::move(checked()); }
-  int64_t& checked() {
-    if (overflow) throw ember::ValueError("Overflow when unpacking long long");
-    return value;
-  }
-  int64_t value = 0;
-  bool overflow = false;
-};
-
-// std::optional<int64_t> arguments (dim=None): None, or an int read as above.
-template <> struct type_caster<std::optional<int64_t>> {
-  using Value = std::optional<int64_t>;
-  static constexpr auto Name = const_name("int | None");
-  template <typename T_> using Cast = movable_cast_t<T_>;
-  template <typename T_> bool can_cast() const noexcept { return !inner.overflow; }
-  bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) noexcept {
-    if (src.is_none()) return true;
-    if (!inner.from_python(src, flags, cleanup)) return false;
-    value = inner.value;
-    return true;
-  }
-  static handle from_cpp(const Value& v, rv_policy, cleanup_list*) noexcept {
-    return v ? PyLong_FromLongLong(*v) : none().release();
-  }
-  explicit operator Value&() { return checked(); }
-  explicit operator Value&&() { return std::move(checked()); }
-  Value& checked() {
-    inner.checked();
-    return value;
-  }
-  type_caster<int64_t> inner;
-  Value value;
 };
 
 NAMESPACE_END(detail)

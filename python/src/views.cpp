@@ -13,7 +13,7 @@ nb::tuple to_tuple(const std::vector<Tensor>& ts) {
 
 // An int or a sequence of ints, as movedim and squeeze take them.
 DimVector int_or_list(nb::handle h, const char* what) {
-  if (PyLong_Check(h.ptr())) return DimVector{int_arg(h)};
+  if (PyLong_Check(h.ptr())) return DimVector{nb::cast<int64_t>(h)};
   return int_list(h, what);
 }
 
@@ -133,7 +133,7 @@ void init_views(nb::class_<Tensor>& cls) {
       .def("unsqueeze", &Tensor::unsqueeze, nb::arg("dim"))
       .def("flatten", &Tensor::flatten, nb::arg("start_dim") = 0, nb::arg("end_dim") = -1)
       .def("unflatten", [](const Tensor& t, int64_t dim, nb::handle sizes) {
-        return t.unflatten(dim, int_list(sizes, "sizes", false));
+        return t.unflatten(dim, int_list(sizes, "sizes", false));  // a tuple, not an int, as torch
       }, nb::arg("dim"), nb::arg("sizes"))
       .def("expand", [](const Tensor& t, const nb::args& args) { return t.expand(sizes_from_args(args, "size")); })
       .def("expand_as", &Tensor::expand_as, nb::arg("other"))
@@ -148,7 +148,7 @@ void init_views(nb::class_<Tensor>& cls) {
         return t.as_strided(int_list(size, "size"), int_list(stride, "stride"), offset);
       }, nb::arg("size"), nb::arg("stride"), nb::arg("storage_offset") = nb::none())
       .def("split", [](const Tensor& t, nb::handle split, int64_t dim) {
-        if (PyLong_Check(split.ptr())) return to_tuple(t.split(int_arg(split), dim));
+        if (PyLong_Check(split.ptr())) return to_tuple(t.split(nb::cast<int64_t>(split), dim));
         return to_tuple(t.split_with_sizes(int_list(split, "split_size_or_sections"), dim));
       }, nb::arg("split_size"), nb::arg("dim") = 0)
       .def("chunk", [](const Tensor& t, int64_t chunks, int64_t dim) { return to_tuple(t.chunk(chunks, dim)); },
