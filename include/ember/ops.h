@@ -38,6 +38,7 @@ Tensor logical_and(const Tensor& a, const Tensor& b);
 Tensor logical_or(const Tensor& a, const Tensor& b);
 Tensor logical_xor(const Tensor& a, const Tensor& b);
 Tensor logical_not(const Tensor& x);
+Tensor& logical_not_out(Tensor& out, const Tensor& x);
 Tensor eq(const Tensor& a, const Tensor& b);
 Tensor ne(const Tensor& a, const Tensor& b);
 Tensor lt(const Tensor& a, const Tensor& b);
@@ -116,6 +117,8 @@ Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optio
 Tensor& clamp_(Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max);
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
 Tensor nan_to_num(const Tensor& x, double nan = 0.0, std::optional<double> posinf = {}, std::optional<double> neginf = {});
+Tensor& nan_to_num_out(Tensor& out, const Tensor& x, double nan = 0.0, std::optional<double> posinf = {},
+                       std::optional<double> neginf = {});
 Tensor gelu(const Tensor& x, bool tanh_approximation);
 Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
 Tensor round(const Tensor& x, int64_t decimals);

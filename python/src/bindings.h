@@ -30,6 +30,8 @@ DimVector sizes_from_args(const nb::args& args, const char* what);
 DimVector int_list(nb::handle seq, const char* what, bool allow_int = true);
 // One int of such a list (nullopt for other types); `pos` names it in the overflow error.
 std::optional<int64_t> int_value(nb::handle h, const char* what, size_t pos = 0);
+// A Python int read as torch reads an int argument (not a list element): overflow is a ValueError.
+int64_t int_arg(nb::handle h);
 // A factory's size: varargs fn(2, 3) / fn((2, 3)), or the keyword fn(size=(2, 3)).
 DimVector factory_sizes(const char* fn, const nb::args& args, nb::handle size);
 // Builds an ember.Size (a tuple subclass) from sizes.
@@ -46,6 +48,14 @@ Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype);
 
 // Python value for a Scalar: bool, int or float.
 nb::object scalar_to_python(const Scalar& s);
+// Whether `o` is a Python int outside int64. raise_big_int raises torch's error for it as a Number: OverflowError
+// where no torch Scalar holds it (below -2**63, from 2**64 on); else (torch's unsigned Scalars, which Ember
+// lacks) the RuntimeError torch gives when such a value meets an int64 tensor.
+bool is_big_int(PyObject* o) noexcept;
+[[noreturn]] void raise_big_int(PyObject* o);
+// A Number argument (full's fill_value, masked_fill's value): raise_big_int's errors, else a TypeError naming
+// argument `name` (position `pos`) of `fn`.
+Scalar number_arg(nb::handle h, const char* fn, const char* name, int pos);
 
 // A factory's out= argument: the dtype defaults to out's (and must match it); out takes the result's shape
 // and values and is returned.
@@ -90,15 +100,82 @@ template <> struct type_caster<ember::ScalarType> {
   }
 };
 
+// int64_t arguments (dims, sizes, indices) refuse bool, as torch's int arguments do (x.transpose(True, 0),
+// ember.eye(True) are TypeErrors). A Python int outside int64's range still matches the overload, and reading
+// it raises torch's ValueError; containers (optional, vector) ask can_cast() first and refuse it.
+template <> struct type_caster<int64_t> {
+  using Value = int64_t;
+  static constexpr auto Name = const_name("int");
+  template <typename T_> using Cast = movable_cast_t<T_>;
+  template <typename T_> bool can_cast() const noexcept { return !overflow; }
+  bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) noexcept {
+    if (PyBool_Check(src.ptr())) return false;
+    if (NB_CALL(load_i64)(NB_CTX_C(cleanup), src.ptr(), flags, &value)) return true;
+    overflow = PyLong_CheckExact(src.ptr());  // an int that nanobind refuses does not fit
+    return overflow;
+  }
+  static handle from_cpp(int64_t v, rv_policy, cleanup_list*) noexcept { return PyLong_FromLongLong(v); }
+  explicit operator int64_t&() { return checked(); }
+  explicit operator int64_t&&() { return std::move(checked()); }
+  int64_t& checked() {
+    if (overflow) throw ember::ValueError("Overflow when unpacking long long");
+    return value;
+  }
+  int64_t value = 0;
+  bool overflow = false;
+};
+
+// std::optional<int64_t> arguments (dim=None): None, or an int read as above.
+template <> struct type_caster<std::optional<int64_t>> {
+  using Value = std::optional<int64_t>;
+  static constexpr auto Name = const_name("int | None");
+  template <typename T_> using Cast = movable_cast_t<T_>;
+  template <typename T_> bool can_cast() const noexcept { return !inner.overflow; }
+  bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) noexcept {
+    if (src.is_none()) return true;
+    if (!inner.from_python(src, flags, cleanup)) return false;
+    value = inner.value;
+    return true;
+  }
+  static handle from_cpp(const Value& v, rv_policy, cleanup_list*) noexcept {
+    return v ? PyLong_FromLongLong(*v) : none().release();
+  }
+  explicit operator Value&() { return checked(); }
+  explicit operator Value&&() { return std::move(checked()); }
+  Value& checked() {
+    inner.checked();
+    return value;
+  }
+  type_caster<int64_t> inner;
+  Value value;
+};
+
+// A Number argument. An int outside int64 matches, and reading it raises raise_big_int's error (so an overload
+// taking a Number reports it, as torch); containers ask can_cast() first and refuse it.
 template <> struct type_caster<ember::Scalar> {
-  NB_TYPE_CASTER(ember::Scalar, const_name("bool | int | float"))
+  using Value = ember::Scalar;
+  static constexpr auto Name = const_name("bool | int | float");
+  template <typename T_> using Cast = movable_cast_t<T_>;
+  template <typename T_> bool can_cast() const noexcept { return !big; }
+  explicit operator Value&() { return checked(); }
+  explicit operator Value&&() { return std::move(checked()); }
+  Value& checked() {
+    if (big) ember::py::raise_big_int(big);
+    return value;
+  }
+  Value value;
+  PyObject* big = nullptr;  // the argument, borrowed for the call
+
   bool from_python(handle src, uint8_t flags, cleanup_list*) noexcept {
     PyObject* o = src.ptr();
     if (PyBool_Check(o)) { value = ember::Scalar(o == Py_True); return true; }
     if (PyLong_Check(o)) {
       int overflow = 0;
       long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-      if (overflow) { PyErr_Clear(); return false; }
+      if (overflow) {
+        big = o;
+        return true;
+      }
       value = ember::Scalar(int64_t(v));
       return true;
     }

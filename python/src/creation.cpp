@@ -16,18 +16,6 @@ void def_sized(nb::module_& m, const char* name, SizedFactory factory) {
   }, nb::arg("args"), nb::arg("size") = nb::none(), EMBER_FACTORY_KWARGS_PLAIN, nb::arg("memory_format") = nb::none());
 }
 
-// A Number argument of a factory (arange's start, end, step; full's fill_value).
-Scalar number_arg(nb::handle h, const char* fn, const char* name, int pos) {
-  Scalar v;
-  if (PyLong_Check(h.ptr()) && !nb::try_cast(h, v)) {  // beyond int64, as torch
-    PyErr_SetString(PyExc_OverflowError, "int too big to convert");
-    throw nb::python_error();
-  }
-  EMBER_CHECK(nb::try_cast(h, v), TypeError, fn, "(): argument '", name, "' (position ", pos, ") must be Number, not ",
-              nb::inst_name(h).c_str());
-  return v;
-}
-
 // Options for *_like and new_*: unspecified fields come from the reference tensor.
 TensorOptions like_options(const Tensor& ref, std::optional<ScalarType> dtype, nb::handle device, bool requires_grad) {
   TensorOptions o = make_options(dtype.value_or(ref.dtype()), device, requires_grad);

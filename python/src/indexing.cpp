@@ -11,11 +11,12 @@ namespace {
 // objects with __index__, 0-dim integer tensors) select, 0-dim bool/uint8 tensors act as bools,
 // lists and numpy arrays become index tensors.
 struct Item {
-  enum Kind { Int, Slice, None, Ellipsis, Bool, Tensor } kind;
+  enum Kind { Int, Slice, None, Ellipsis, Bool, Tensor, Invalid } kind;
   PyObject* obj = nullptr;  // the slice
   int64_t integer = 0;      // Int; Bool: 0 or 1
   ember::Tensor tensor;     // Tensor
   bool from_sequence = false;  // a list or numpy array: counts as one dim even as a mask (torch)
+  std::exception_ptr error;    // Invalid: why it is no index, raised after torch's count of the indices
 };
 
 // (interop.cpp and tensor.cpp keep their own copies of these two in unnamed namespaces)
@@ -100,7 +101,13 @@ std::pair<std::vector<Item>, bool> parse_index(nb::handle index) {
   if (!tuple.is_valid()) throw nb::python_error();
   Py_ssize_t n = PyTuple_GET_SIZE(tuple.ptr());
   items.reserve(size_t(n));
-  for (Py_ssize_t i = 0; i < n; ++i) items.push_back(classify(PyTuple_GET_ITEM(tuple.ptr(), i)));
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    try {
+      items.push_back(classify(PyTuple_GET_ITEM(tuple.ptr(), i)));
+    } catch (...) {
+      items.push_back({Item::Invalid, nullptr, 0, {}, false, std::current_exception()});
+    }
+  }
   return {std::move(items), false};
 }
 
@@ -148,10 +155,13 @@ struct Indexed {
 Indexed apply_index(const Tensor& self, const std::vector<Item>& items, bool plain) {
   int64_t specified = 0;
   for (const Item& it : items) {
-    if (it.kind == Item::Int || it.kind == Item::Slice) ++specified;
+    if (it.kind == Item::Int || it.kind == Item::Slice || it.kind == Item::Invalid) ++specified;
     if (it.kind == Item::Tensor) specified += is_mask(it.tensor) && !it.from_sequence ? it.tensor.dim() : 1;
   }
   EMBER_CHECK(plain || specified <= self.dim(), IndexError, "too many indices for tensor of dimension ", self.dim());
+  for (const Item& it : items) {
+    if (it.error) std::rethrow_exception(it.error);
+  }
   Indexed r{self};
   int64_t dim = 0;
   auto record = [&](const Tensor& idx) {
@@ -176,6 +186,7 @@ Indexed apply_index(const Tensor& self, const std::vector<Item>& items, bool pla
         record(it.integer ? zeros({1}, TensorOptions(kInt64)) : empty({0}, TensorOptions(kInt64)));
         break;
       case Item::Tensor: r.any_tensor = true; record(it.tensor); break;
+      case Item::Invalid: break;  // raised above
     }
   }
   while (!r.indices.empty() && !r.indices.back().defined()) r.indices.pop_back();  // as torch's dispatch_index
@@ -234,6 +245,7 @@ void set_item(Tensor& self, nb::handle index, nb::handle value) {
   Tensor v = is_tensor ? nb::cast<Tensor>(value) : Tensor();
   Scalar number = is_tensor ? Scalar() : assigned_number(self, value);
   PyObject* o = index.ptr();
+  if (o == Py_False) return;  // torch writes nothing (no version bump, no node) for x[False] = value
   Tensor target;
   if (PyLong_CheckExact(o)) {  // fast paths: x[3] = v, x[1:4] = v
     target = select_checked(self, 0, unpack_int(o), 0);
@@ -242,7 +254,7 @@ void set_item(Tensor& self, nb::handle index, nb::handle value) {
   } else {
     auto [items, plain] = parse_index(index);
     Indexed r = apply_index(self, items, plain);
-    if (r.any_tensor) {
+    if (r.any_tensor || (!r.bool_dims.empty() && o != Py_True)) {  // bools in a tuple are index tensors, as torch
       index_put_(r.view, r.indices, is_tensor ? strip_leading_ones(v) : scalar_tensor(number, TensorOptions(self.dtype())));
       return;
     }
@@ -275,13 +287,13 @@ void init_indexing(nb::module_& m, nb::class_<Tensor>& cls) {
   // value: a number, or a 0-dim tensor that keeps its graph (it gets a gradient), as torch's masked_fill.Tensor.
   auto fill = [](const Tensor& x, const Tensor& mask, nb::handle value) {
     if (nb::isinstance<Tensor>(value)) return masked_fill(x, mask, nb::cast<const Tensor&>(value));
-    return masked_fill(x, mask, nb::cast<Scalar>(value));
+    return masked_fill(x, mask, number_arg(value, "masked_fill", "value", 3));
   };
   m.def("masked_fill", fill, nb::arg("input"), nb::arg("mask"), nb::arg("value"));
   cls.def("masked_fill", fill, nb::arg("mask"), nb::arg("value"));
   cls.def("masked_fill_", [](nb::handle self, const Tensor& mask, nb::handle value) {
     if (nb::isinstance<Tensor>(value)) masked_fill_(nb::cast<Tensor&>(self), mask, nb::cast<const Tensor&>(value));
-    else masked_fill_(nb::cast<Tensor&>(self), mask, nb::cast<Scalar>(value));
+    else masked_fill_(nb::cast<Tensor&>(self), mask, number_arg(value, "masked_fill_", "value", 2));
     return nb::borrow(self);
   }, nb::arg("mask"), nb::arg("value"));
   // index_put(_): `indices` a tuple of tensors (None for a whole dim), as torch.

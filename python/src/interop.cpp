@@ -272,6 +272,7 @@ Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype) {
   EMBER_CHECK(!is_string(o), TypeError, "new(): invalid data type '", Py_TYPE(o)->tp_name, "'");
   DimVector sizes = infer_shape(o);
   Tensor out = empty(sizes, TensorOptions(dtype ? *dtype : infer_dtype(o, 0)));
+  if (out.numel() == 0) return out;  // torch stores (and checks the lengths) only when there are elements
   visit_dtype(out.dtype(), [&]<typename T>(T) {
     T* p = out.data_ptr<T>();
     store(o, sizes, 0, p);

@@ -8,6 +8,7 @@ namespace {
 // A tensor operand from a Tensor or a Python number (a wrapped number); nullopt for anything else.
 std::optional<Tensor> operand(nb::handle h) {
   if (nb::isinstance<Tensor>(h)) return nb::cast<Tensor>(h);
+  if (PyLong_Check(h.ptr()) && is_big_int(h.ptr())) raise_big_int(h.ptr());
   Scalar s;
   if (nb::try_cast<Scalar>(h, s)) return wrapped_scalar(s);
   return std::nullopt;
@@ -133,15 +134,19 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
     }, nb::arg("other"), nb::kw_only(), nb::arg("rounding_mode").none());
   }
 
-  // Unary ops from unary_ops.def: ember.name(x), x.name(), x.name_().
-  // The two gelu forms are reached through gelu(approximate=...).
+  // Unary ops from unary_ops.def: ember.name(x, *, out=None), x.name(), x.name_().
+  // The two gelu forms are reached through gelu(approximate=...). relu has no out= (torch has no relu.out).
 #define EMBER_UNARY_OP(name, kind, expr)                                                            \
-  if (std::string_view(#name).rfind("gelu_", 0) != 0) {                                             \
+  if (std::string_view(#name) == "relu") {                                                          \
+    m.def(#name, [](const Tensor& x) { return name(x); }, nb::arg("input"));                        \
+  } else if (std::string_view(#name).rfind("gelu_", 0) != 0) {                                      \
     m.def(#name, [](const Tensor& x, nb::handle out) -> nb::object {                                \
       if (out.is_none()) return nb::cast(name(x));                                                  \
       name##_out(nb::cast<Tensor&>(out), x);                                                        \
       return nb::borrow(out);                                                                       \
     }, nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none());                               \
+  }                                                                                                 \
+  if (std::string_view(#name).rfind("gelu_", 0) != 0) {                                             \
     cls.def(#name, [](const Tensor& x) { return name(x); });                                        \
     cls.def(#name "_", [](nb::handle self) {                                                        \
       name##_(nb::cast<Tensor&>(self));                                                             \
@@ -156,7 +161,11 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
     EMBER_CHECK(!x.is_floating_point(), TypeError, "~ (operator.invert) is only implemented on integer and Boolean-type tensors");
     return bitwise_not(x);
   });
-  m.def("logical_not", &logical_not, nb::arg("input"));
+  m.def("logical_not", [](const Tensor& x, nb::handle out) -> nb::object {
+    if (out.is_none()) return nb::cast(logical_not(x));
+    logical_not_out(nb::cast<Tensor&>(out), x);
+    return nb::borrow(out);
+  }, nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none());
   cls.def("logical_not", &logical_not);
 
   // clamp/clip: bounds are numbers or tensors; the in-place forms write back into the tensor.
@@ -191,8 +200,13 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
   auto nan_impl = [](const Tensor& x, double nan, std::optional<double> posinf, std::optional<double> neginf) {
     return nan_to_num(x, nan, posinf, neginf);
   };
-  m.def("nan_to_num", nan_impl, nb::arg("input"), nb::arg("nan") = 0.0, nb::arg("posinf") = nb::none(),
-        nb::arg("neginf") = nb::none());
+  m.def("nan_to_num", [](const Tensor& x, double nan, std::optional<double> posinf, std::optional<double> neginf,
+                         nb::handle out) -> nb::object {
+    if (out.is_none()) return nb::cast(nan_to_num(x, nan, posinf, neginf));
+    nan_to_num_out(nb::cast<Tensor&>(out), x, nan, posinf, neginf);
+    return nb::borrow(out);
+  }, nb::arg("input"), nb::arg("nan") = 0.0, nb::arg("posinf") = nb::none(), nb::arg("neginf") = nb::none(),
+        nb::kw_only(), nb::arg("out") = nb::none());
   cls.def("nan_to_num", nan_impl, nb::arg("nan") = 0.0, nb::arg("posinf") = nb::none(), nb::arg("neginf") = nb::none());
   m.def("gelu", [](const Tensor& x, const std::string& approximate) {
     EMBER_CHECK(approximate == "none" || approximate == "tanh", ValueError, "approximate argument must be either none or tanh.");

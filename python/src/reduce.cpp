@@ -73,12 +73,17 @@ void init_reduce(nb::module_& m, nb::class_<Tensor>& cls) {
   }
   auto norm_impl = [](const Tensor& x, nb::handle p, nb::handle dim, bool keepdim) {
     double order = 2;
+    // torch.norm hands an int dim on as a one-element list (an overflow is that list's TypeError)
+    DimVector dims = PyLong_Check(dim.ptr()) ? int_list(nb::make_tuple(dim), "dim", false) : dims_arg(dim);
     if (PyUnicode_Check(p.ptr())) {
       EMBER_CHECK(nb::cast<std::string>(p) == "fro", ValueError, "norm: unsupported p '", nb::cast<std::string>(p), "'");
+      std::string got;  // torch's 'fro' over more than two dims is a matrix norm
+      for (int64_t d : dims) got += (got.empty() ? "" : " ") + std::to_string(d);
+      EMBER_CHECK(dims.size() <= 2, Error, "linalg.matrix_norm: dim must be a 2-tuple. Got ", got);
     } else if (!p.is_none()) {
       order = nb::cast<double>(p);
     }
-    return norm(x, order, dims_arg(dim), keepdim);
+    return norm(x, order, dims, keepdim);
   };
   m.def("norm", norm_impl, nb::arg("input"), nb::arg("p") = "fro", nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
   cls.def("norm", norm_impl, nb::arg("p") = "fro", nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);

@@ -33,7 +33,40 @@ std::optional<int64_t> int_value(nb::handle h, const char* what, size_t pos) {
   return int64_t(v);
 }
 
+int64_t int_arg(nb::handle h) {
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+  EMBER_CHECK(!overflow, ValueError, "Overflow when unpacking long long");
+  if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+  return v;
+}
+
+bool is_big_int(PyObject* o) noexcept {
+  int overflow = 0;
+  PyLong_AsLongLongAndOverflow(o, &overflow);
+  return overflow != 0;
+}
+
+void raise_big_int(PyObject* o) {
+  int overflow = 0;
+  PyLong_AsLongLongAndOverflow(o, &overflow);
+  bool unsigned64 = overflow > 0 && (PyLong_AsUnsignedLongLong(o), !PyErr_Occurred());
+  PyErr_Clear();
+  if (unsigned64) throw Error("value cannot be converted to type int64_t without overflow");
+  PyErr_SetString(PyExc_OverflowError, overflow < 0 ? "can't convert negative int to unsigned" : "int too big to convert");
+  throw nb::python_error();
+}
+
+Scalar number_arg(nb::handle h, const char* fn, const char* name, int pos) {
+  if (PyLong_Check(h.ptr()) && is_big_int(h.ptr())) raise_big_int(h.ptr());
+  Scalar v;
+  EMBER_CHECK(nb::try_cast(h, v), TypeError, fn, "(): argument '", name, "' (position ", pos, ") must be Number, not ",
+              nb::inst_name(h).c_str());
+  return v;
+}
+
 DimVector int_list(nb::handle seq, const char* what, bool allow_int) {
+  if (allow_int && PyLong_CheckExact(seq.ptr())) return DimVector{int_arg(seq)};
   if (allow_int) {
     if (auto v = int_value(seq, what, 0)) return DimVector{*v};
   }
@@ -100,11 +133,15 @@ void init_views(nb::class_<Tensor>& cls) {
       .def("unsqueeze", &Tensor::unsqueeze, nb::arg("dim"))
       .def("flatten", &Tensor::flatten, nb::arg("start_dim") = 0, nb::arg("end_dim") = -1)
       .def("unflatten", [](const Tensor& t, int64_t dim, nb::handle sizes) {
-        return t.unflatten(dim, int_list(sizes, "sizes"));
+        return t.unflatten(dim, int_list(sizes, "sizes", false));  // a tuple, not an int, as torch
       }, nb::arg("dim"), nb::arg("sizes"))
       .def("expand", [](const Tensor& t, const nb::args& args) { return t.expand(sizes_from_args(args, "size")); })
       .def("expand_as", &Tensor::expand_as, nb::arg("other"))
       .def("narrow", &Tensor::narrow, nb::arg("dim"), nb::arg("start"), nb::arg("length"))
+      .def("narrow", [](const Tensor& t, int64_t dim, const Tensor& start, int64_t length) {  // torch's Tensor start
+        EMBER_CHECK(start.dim() == 0 && is_integral(start.dtype(), false), Error, "start must be an 0-dim integral Tensor.");
+        return t.narrow(dim, start.item().to_int(), length);
+      }, nb::arg("dim"), nb::arg("start"), nb::arg("length"))
       .def("select", &Tensor::select, nb::arg("dim"), nb::arg("index"))
       .def("unfold", &Tensor::unfold, nb::arg("dimension"), nb::arg("size"), nb::arg("step"))
       .def("as_strided", [](const Tensor& t, nb::handle size, nb::handle stride, std::optional<int64_t> offset) {

@@ -82,23 +82,26 @@ Tensor var_std_grad(bool is_std, const Tensor& g, const Tensor& x, const Tensor&
 
 }  // namespace
 
+// var's gradient needs only the input: torch saves no result, so an in-place op on the result may follow.
 void record_var_std(bool is_std, const Tensor& r, const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
-  record(is_std ? "StdBackward0" : "VarBackward0", r, {&x}, {&x, &r},
-         [is_std, d = DimVector(dims), correction, keepdim](const BackwardContext& c) {
-           return TensorList{var_std_grad(is_std, c.grads[0], c.saved[0], c.saved[1], d, correction, keepdim)};
-         });
+  auto formula = [is_std, d = DimVector(dims), correction, keepdim](const BackwardContext& c) {
+    return TensorList{var_std_grad(is_std, c.grads[0], c.saved[0], is_std ? c.saved[1] : Tensor(), d, correction, keepdim)};
+  };
+  if (is_std) record("StdBackward0", r, {&x}, {&x, &r}, formula);
+  else record("VarBackward0", r, {&x}, {&x}, formula);
 }
 
 void record_var_std_mean(bool is_std, const Tensor& first, const Tensor& mean_out, const Tensor& x, IntArrayRef dims,
                          double correction, bool keepdim) {
   // Two outputs: var (or std), and the mean, whose gradient spreads evenly.
-  record_multi(is_std ? "StdMeanBackward0" : "VarMeanBackward0", {first, mean_out}, {&x}, {&x, &first},
-               [is_std, d = DimVector(dims), correction, keepdim](const BackwardContext& c) {
-                 const Tensor& x = c.saved[0];
-                 Tensor grad = var_std_grad(is_std, c.grads[0], x, c.saved[1], d, correction, keepdim);
-                 Tensor g_mean = keep_dims(c.grads[1], x.sizes(), d, keepdim) * (1.0 / double(reduced_count(x.sizes(), d)));
-                 return TensorList{add(grad, g_mean.expand(x.sizes()))};
-               });
+  auto formula = [is_std, d = DimVector(dims), correction, keepdim](const BackwardContext& c) {
+    const Tensor& x = c.saved[0];
+    Tensor grad = var_std_grad(is_std, c.grads[0], x, is_std ? c.saved[1] : Tensor(), d, correction, keepdim);
+    Tensor g_mean = keep_dims(c.grads[1], x.sizes(), d, keepdim) * (1.0 / double(reduced_count(x.sizes(), d)));
+    return TensorList{add(grad, g_mean.expand(x.sizes()))};
+  };
+  if (is_std) record_multi("StdMeanBackward0", {first, mean_out}, {&x}, {&x, &first}, formula);
+  else record_multi("VarMeanBackward0", {first, mean_out}, {&x}, {&x}, formula);
 }
 
 void record_norm(const Tensor& r, const Tensor& x, double p, IntArrayRef dims, bool keepdim) {

@@ -60,10 +60,14 @@ void add_output(const std::shared_ptr<Node>& node, const Tensor& output, bool di
 void record(const char* name, const Tensor& result, std::initializer_list<const Tensor*> inputs,
             std::initializer_list<const Tensor*> saved, BackwardFormula formula);
 
-// Raises torch's error for an in-place write into a leaf that requires grad while grad mode is on.
+// Raises torch's error for an in-place write into a leaf that requires grad, or into a view of one, while grad
+// mode is on; checked before the op's own checks, as torch's autograd layer does.
 inline void check_in_place(const Tensor& self) {
-  EMBER_CHECK(!is_grad_enabled() || !self.is_leaf() || !self.requires_grad(), Error,
-              "a leaf Variable that requires grad is being used in an in-place operation.");
+  if (!is_grad_enabled() || !self.requires_grad()) return;
+  const Tensor base = self.impl()->view_base ? Tensor(self.impl()->view_base) : Tensor();
+  EMBER_CHECK(!base.defined() || !base.is_leaf() || !base.requires_grad(), Error,
+              "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+  EMBER_CHECK(!self.is_leaf(), Error, "a leaf Variable that requires grad is being used in an in-place operation.");
 }
 
 // An out= form under autograd (torch's rule): in place (out is `self`) is recorded through

@@ -164,6 +164,13 @@ Overlap overlap(const Tensor& a, const Tensor& b) {
   return (a0 < b1 && b0 < a1) ? Overlap::Partial : Overlap::None;
 }
 
+void check_strides_nonnegative(IntArrayRef strides) {
+  for (int64_t stride : strides) {
+    EMBER_CHECK(stride >= 0, Error, "as_strided: Negative strides are not supported at the moment, got strides: ",
+                int_list(strides));
+  }
+}
+
 void check_no_internal_overlap(const Tensor& t) {
   EMBER_CHECK(internal_overlap(t) != Overlap::Full, Error,
               "unsupported operation: more than one element of the written-to tensor refers to a single "

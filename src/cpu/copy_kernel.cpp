@@ -115,9 +115,9 @@ void copy_kernel(const Tensor& dst, const Tensor& src) {
 }
 
 void fill_kernel(const Tensor& dst, const Scalar& value) {
-  if (dst.numel() == 0) return;
   visit_dtype(dst.dtype(), [&]<typename D>(D) {
-    D v = value.to<D>();
+    D v = value.to<D>();  // checked even for an empty tensor, as torch
+    if (dst.numel() == 0) return;
     if (dst.is_contiguous() && dst.numel() < kParallelGrain) {  // the common small case, without planning
       std::fill_n(dst.data_ptr<D>(), dst.numel(), v);
       return;

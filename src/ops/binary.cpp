@@ -72,8 +72,10 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
     throw NotImplementedError(str("\"", names[int(op) - int(BinaryOp::BitAnd)], "\" not implemented for '",
                                   dtype_info(it.common_dtype()).legacy_name, "'"));
   }
-  bool identity_pow = op == BinaryOp::Pow && b.impl()->is_wrapped_number && b.item().to_double() == 1.0;
-  if (it.common_dtype() == kBool && !identity_pow) {  // x ** 1 is allowed for bool x, as in torch
+  // x ** 1 and x ** 0 are a copy and a fill, allowed for bool x, as in torch
+  bool identity_pow = op == BinaryOp::Pow && b.impl()->is_wrapped_number &&
+                      (b.item().to_double() == 1.0 || b.item().to_double() == 0.0);
+  if (it.common_dtype() == kBool && !identity_pow) {
     const char* kernel = op == BinaryOp::Pow ? "pow" : op == BinaryOp::Remainder ? "remainder_cpu"
                        : op == BinaryOp::FloorDivide || op == BinaryOp::DivFloor ? "div_floor_cpu"
                        : op == BinaryOp::DivTrunc ? "div_trunc_cpu" : op == BinaryOp::Fmod ? "fmod_cpu" : nullptr;

@@ -7,6 +7,7 @@
 #include "../autograd/formulas.h"
 #include "../iter/tensor_iterator.h"
 #include "ember/creation.h"
+#include "ember/layout.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
 #include "ember/type_promotion.h"
@@ -52,22 +53,25 @@ Tensor& clamp_(Tensor& self, const std::optional<Tensor>& min, const std::option
 
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
   bool number = weight.impl()->is_wrapped_number;
-  for (auto [t, name] : {std::pair{&end, "end"}, std::pair{number ? &start : &weight, "weight"}}) {
+  // torch's order: the dtypes (a 0-dim weight may differ, as a number), the shapes, then the kernel's dtype
+  for (auto [t, name] : {std::pair{&end, "end"}, std::pair{weight.dim() == 0 ? &start : &weight, "weight"}}) {
     EMBER_CHECK(t->dtype() == start.dtype(), Error, "expected dtype ", dtype_info(start.dtype()).cpp_name, " for `", name,
                 "` but got dtype ", dtype_info(t->dtype()).cpp_name);
   }
-  EMBER_CHECK(start.is_floating_point(), NotImplementedError, "\"lerp_kernel_", number ? "scalar" : "tensor",
-              "\" not implemented for '", dtype_info(start.dtype()).legacy_name, "'");
-  check_wrapped_fits(weight, opmath_dtype(start.dtype()));
+  broadcast_shapes(broadcast_shapes(start.sizes(), end.sizes()), weight.sizes());
+  const Tensor operands[3] = {start, end, weight};  // torch's iterator leaves out a number weight
+  ScalarType dtype = number ? start.dtype() : result_type(operands);  // a 0-dim weight takes part in promotion
+  EMBER_CHECK(is_floating_point(dtype), NotImplementedError, "\"lerp_kernel_", number ? "scalar" : "tensor",
+              "\" not implemented for '", dtype_info(dtype).legacy_name, "'");
+  check_wrapped_fits(weight, opmath_dtype(dtype));
   // torch's two-sided form: exact at both ends; float16/bfloat16 compute in float32, rounded once.
   Tensor r = autograd::untracked([&] {
-    ScalarType math = opmath_dtype(start.dtype());
+    ScalarType math = opmath_dtype(dtype);
     Tensor s = start.to(math), e = end.to(math), w = weight.impl()->is_wrapped_number ? weight : weight.to(math);
     Tensor diff = sub(e, s);
     // 1 - w of a number weight in double (two numbers would promote to float32)
     Tensor rest = w.impl()->is_wrapped_number ? scalar(1.0 - w.item().to_double()) : sub(scalar(1), w);
-    Tensor blended = where(lt(abs(w), scalar(0.5)), add(s, mul(w, diff)), sub(e, mul(diff, rest))).to(start.dtype());
-    const Tensor operands[3] = {start, end, weight};  // torch's iterator leaves out a number weight
+    Tensor blended = where(lt(abs(w), scalar(0.5)), add(s, mul(w, diff)), sub(e, mul(diff, rest))).to(dtype);
     return in_elementwise_layout(blended, std::span(operands, number ? 2 : 3));
   });
   if (autograd::needs_grad({&start, &end, &weight})) autograd::record_lerp(r, start, end, weight);
@@ -89,6 +93,17 @@ Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf, std
   });
   if (autograd::needs_grad({&x})) autograd::record_nan_to_num(r, x);
   return r;
+}
+
+Tensor& nan_to_num_out(Tensor& out, const Tensor& x, double nan, std::optional<double> posinf,
+                       std::optional<double> neginf) {
+  EMBER_CHECK(out.dtype() == x.dtype(), Error, "nan_to_num: dtype of out: ", dtype_info(out.dtype()).legacy_name,
+              " should be same as input: ", dtype_info(x.dtype()).legacy_name);
+  auto compute = [&] { return nan_to_num(x, nan, posinf, neginf); };
+  if (autograd::needs_grad({&x, &out})) return autograd::record_out(out, x, "nan_to_num", compute);
+  Tensor r = compute();
+  resize_output(out, r.sizes());
+  return out.copy_(r);
 }
 
 Tensor gelu(const Tensor& x, bool tanh_approximation) { return tanh_approximation ? gelu_tanh(x) : gelu_erf(x); }
@@ -113,6 +128,7 @@ Tensor round(const Tensor& x, int64_t decimals) {
 }
 
 Tensor logical_not(const Tensor& x) { return eq(x, scalar(0)); }
+Tensor& logical_not_out(Tensor& out, const Tensor& x) { return eq_out(out, x, scalar(0)); }
 
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
   EMBER_CHECK(b.impl()->is_wrapped_number || a.dtype() == b.dtype(), Error, dtype_info(a.dtype()).legacy_name,

@@ -140,6 +140,11 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const TensorOptions& options) {
   EMBER_CHECK(steps >= 0, Error, "number of steps must be non-negative");
   Tensor t = empty(DimVector{steps}, options.with_requires_grad(false));
+  if (steps == 1) t.fill_(start);  // as torch (fill_'s checks and conversion)
+  if (steps < 2) return finish(t, options);
+  EMBER_CHECK(t.dtype() != kBool, NotImplementedError, "\"linspace_cpu\" not implemented for 'Bool'");
+  start.check_fits(t.dtype());  // torch's kernel converts both ends to the dtype, checked
+  end.check_fits(t.dtype());
   // As torch: the first half counts up from start, the second half down from end.
   visit_dtype(t.dtype(), [&]<typename T>(T) {
     using Step = std::conditional_t<std::is_same_v<T, double>, double, std::conditional_t<std::is_integral_v<T>, double, float>>;
@@ -147,7 +152,6 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const Ten
     // Integer dtypes convert start and end to the dtype first, as torch.
     auto bound = [](const Scalar& v) { return std::is_integral_v<T> ? Step(convert<T>(v.to_double())) : Step(v.to_double()); };
     Step s = bound(start), e = bound(end);
-    if (steps == 1) { p[0] = convert<T>(s); return; }
     Step step = (e - s) / Step(steps - 1);
     int64_t half = steps / 2;
     for (int64_t i = 0; i < steps; ++i) {

@@ -19,6 +19,9 @@ namespace {
 // the dims no index touches ("rest"), and where the index dims land in the result.
 struct IndexPlan {
   DimVector index_shape, rest_sizes, rest_strides;
+  // The first out-of-bounds index (torch's kernel reports it after the value checks of index_put_).
+  std::string bounds_error;
+  void check_bounds() const { EMBER_CHECK(bounds_error.empty(), IndexError, bounds_error); }
   Tensor offsets;
   DimVector result_shape;
   // Permutation from core order (index dims, then rest) to result order: the index dims stay in
@@ -26,17 +29,18 @@ struct IndexPlan {
   DimVector core_to_result;
 };
 
-// idx * stride with negative indices wrapped, after checking every index against `size` when
-// `check` (the message names index tensor number `which`).
-Tensor wrapped_offsets(const Tensor& idx, int64_t size, int64_t stride, int64_t which, bool check) {
+// idx * stride with negative indices wrapped; when `check`, the first index out of `size` sets `error` (the
+// message names index tensor number `which`).
+Tensor wrapped_offsets(const Tensor& idx, int64_t size, int64_t stride, int64_t which, bool check, std::string& error) {
   Tensor c = idx.contiguous();
   Tensor out = empty(c.sizes(), TensorOptions(kInt64));
   const int64_t* in = c.data_ptr<int64_t>();
   int64_t* o = out.data_ptr<int64_t>();
   for (int64_t i = 0; i < c.numel(); ++i) {
     int64_t v = in[i];
-    EMBER_CHECK(!check || (v >= -size && v < size), IndexError, "index ", v, " is out of bounds for dimension ",
-                which, " with size ", size);
+    if (check && (v < -size || v >= size) && error.empty()) {
+      error = str("index ", v, " is out of bounds for dimension ", which, " with size ", size);
+    }
     o[i] = (v < 0 ? v + size : v) * stride;
   }
   return out;
@@ -96,7 +100,8 @@ IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
   for (size_t k = 0; k < picks.size(); ++k) {  // torch's messages number the index tensors, not the dims
     auto& [dim, idx] = picks[k];
     int64_t size = self.sizes()[size_t(dim)];
-    Tensor element_offsets = wrapped_offsets(idx, size, self.strides()[size_t(dim)], int64_t(k), !empty_result);
+    Tensor element_offsets = wrapped_offsets(idx, size, self.strides()[size_t(dim)], int64_t(k), !empty_result,
+                                             plan.bounds_error);
     plan.offsets = plan.offsets.defined() ? add(plan.offsets, element_offsets) : element_offsets;
   }
   plan.offsets = plan.offsets.defined() ? plan.offsets.expand(plan.index_shape).contiguous()
@@ -186,11 +191,24 @@ Tensor index_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in) 
   auto [self, indices] = unfold_scalar_masks(self_in, indices_in);
   if (is_full_mask(self, indices)) return masked_select_all(self, indices[0]);
   IndexPlan plan = plan_index(self, indices);
+  plan.check_bounds();
   Tensor core = empty(core_shape(plan), TensorOptions(self.dtype()));
   if (core.numel() > 0) {
     cpu::index_gather(self, self.storage_offset(), plan.rest_sizes, plan.rest_strides, plan.offsets, core);
   }
   return core.permute(plan.core_to_result).contiguous();
+}
+
+// torch's index_put_ writes through masked_fill_ (the value converted, its dtype unchecked) when the value has one
+// element and the only index is a mask of 1+ dims.
+bool fills_through_mask(const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
+  if (accumulate || values.numel() != 1) return false;
+  int defined = 0;
+  for (const Tensor& idx : indices) defined += idx.defined();
+  for (const Tensor& idx : indices) {
+    if (idx.defined()) return defined == 1 && idx.dim() > 0 && (idx.dtype() == kBool || idx.dtype() == kUInt8);
+  }
+  return false;
 }
 
 void index_put_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in, const Tensor& values_in, bool accumulate) {
@@ -200,9 +218,6 @@ void index_put_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in
               "of the input tensor and the written-to tensor refer to a single memory location. Please clone() the "
               "tensor before performing the operation.");
   const Tensor& values = aliasing == Overlap::TooHard ? values_in.clone() : values_in;  // unknown aliasing: a copy
-  EMBER_CHECK(values.dtype() == self.dtype() || values.impl()->is_wrapped_number, Error, "Index put requires the "
-              "source and destination dtypes match, got ", dtype_info(self.dtype()).legacy_name,
-              " for the destination and ", dtype_info(values.dtype()).legacy_name, " for the source.");
   if (is_full_mask(self, indices) && self.is_contiguous() && values.numel() == 1 && !accumulate) {
     // x[mask] = v: one pass over the mask.
     Tensor m = indices[0].contiguous();
@@ -226,12 +241,18 @@ void index_put_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in
     self_in.bump_version();
     return;
   }
+  // torch's order: the indices' checks, the value's shape, its dtype, then the indices' bounds
   IndexPlan plan = plan_index(self, indices);
+  EMBER_CHECK(broadcasts_to(values.sizes(), plan.result_shape), Error, "shape mismatch: value tensor of shape ",
+              int_list(values.sizes()), " cannot be broadcast to indexing result of shape ", int_list(plan.result_shape));
+  EMBER_CHECK(values.dtype() == self.dtype() || values.impl()->is_wrapped_number ||
+              fills_through_mask(indices_in, values, accumulate), Error, "Index put requires the "
+              "source and destination dtypes match, got ", dtype_info(self.dtype()).legacy_name,
+              " for the destination and ", dtype_info(values.dtype()).legacy_name, " for the source.");
+  plan.check_bounds();
   DimVector result_to_core(plan.core_to_result.size());
   for (size_t k = 0; k < plan.core_to_result.size(); ++k) result_to_core[size_t(plan.core_to_result[k])] = int64_t(k);
   Tensor v = values.to(self.dtype());
-  EMBER_CHECK(broadcasts_to(v.sizes(), plan.result_shape), Error, "shape mismatch: value tensor of shape ",
-              int_list(values.sizes()), " cannot be broadcast to indexing result of shape ", int_list(plan.result_shape));
   Tensor core = v.expand(plan.result_shape).permute(result_to_core).contiguous();
   if (core.numel() > 0) {
     cpu::index_scatter(self, self.storage_offset(), plan.rest_sizes, plan.rest_strides, plan.offsets, core, accumulate);
@@ -357,11 +378,14 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
               "got ", index.numel(), " value(s)");
   int64_t size = self.dim() == 0 ? 1 : self.sizes()[size_t(d)];
   Tensor flat = index.to(kInt64).contiguous();
+  bool empty_self = self.dim() > 1 && self.numel() == 0;
+  EMBER_CHECK(!empty_self || flat.numel() == 0 || size > 0, Error,
+              "index_select(): self indexing axis dim should be positive");
   for (int64_t i = 0; i < flat.numel(); ++i) {  // no negative indices here, unlike x[idx]
     int64_t v = flat.data_ptr<int64_t>()[i];
     if (v >= 0 && v < size) continue;
-    // torch's dim-1 kernel (inputs of 2+ dims) has its own error
-    EMBER_CHECK(d != 1 || self.dim() < 2, Error, "INDICES element is out of DATA bounds, id=", v, " axis_dim=", size);
+    // torch's dim-1 kernel and its check for empty inputs (of 2+ dims) have their own error
+    EMBER_CHECK(self.dim() < 2 || (d != 1 && !empty_self), Error, "INDICES element is out of DATA bounds, id=", v, " axis_dim=", size);
     throw IndexError("index out of range in self");
   }
   std::vector<Tensor> indices(static_cast<size_t>(d));
@@ -404,6 +428,15 @@ Tensor& masked_fill_in_place(Tensor& self, const Tensor& mask, const Value& valu
     return autograd::record_in_place(self, [&] { return masked_fill(self, mask, value); });
   }
   Tensor r = masked_fill(self, mask, value);
+  if (internal_overlap(self) == Overlap::Full) {  // torch warns, then writes only the filled elements
+    warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before performing this "
+         "operation. This also applies to advanced indexing e.g. tensor[mask] = scalar");
+    Tensor fill;
+    if constexpr (std::is_same_v<Value, Scalar>) fill = scalar_tensor(value, TensorOptions(self.dtype()));
+    else fill = value.to(self.dtype());
+    index_put_(self, {mask.expand(self.sizes())}, fill, false);
+    return self;
+  }
   self.copy_(r);
   return self;
 }

@@ -17,10 +17,11 @@ Tensor cat_impl(std::span<const Tensor> tensors, int64_t dim) {
   for (const Tensor& t : tensors) {
     if (!(t.dim() == 1 && t.numel() == 0)) { ref = &t; break; }
   }
-  if (!ref) ref = &tensors[0];
   for (size_t i = 0; i < tensors.size(); ++i) {
     EMBER_CHECK(tensors[i].dim() > 0, Error, "zero-dimensional tensor (at position ", i, ") cannot be concatenated");
   }
+  // all of them skipped: an empty result, whatever `dim` says, as torch
+  if (!ref) return empty({0}, TensorOptions(result_type(tensors)).with_device(tensors[0].device()));
   int64_t d = wrap_dim(dim, ref->dim());
   DimVector shape(ref->sizes());
   shape[size_t(d)] = 0;
@@ -55,10 +56,14 @@ Tensor cat_impl(std::span<const Tensor> tensors, int64_t dim) {
 
 Tensor cat(std::span<const Tensor> tensors, int64_t dim) {
   Tensor out = autograd::untracked([&] { return cat_impl(tensors, dim); });
+  // inputs that are all legacy empty 1-D tensors: dim is never wrapped, their gradients split along dim 0
+  bool legacy_skipped = std::all_of(tensors.begin(), tensors.end(), [](const Tensor& t) {
+    return t.dim() == 1 && t.numel() == 0;
+  });
   if (autograd::is_grad_enabled()) {
     for (const Tensor& t : tensors) {
       if (t.requires_grad()) {
-        autograd::record_cat(out, tensors, wrap_dim(dim, out.dim()));
+        autograd::record_cat(out, tensors, legacy_skipped ? 0 : wrap_dim(dim, out.dim()));
         break;
       }
     }
@@ -68,13 +73,13 @@ Tensor cat(std::span<const Tensor> tensors, int64_t dim) {
 
 Tensor stack(std::span<const Tensor> tensors, int64_t dim) {
   EMBER_CHECK(!tensors.empty(), Error, "stack expects a non-empty TensorList");
+  int64_t d = wrap_dim(dim, tensors[0].dim() + 1);  // before the sizes, as torch
   for (size_t i = 1; i < tensors.size(); ++i) {
     EMBER_CHECK(std::equal(tensors[i].sizes().begin(), tensors[i].sizes().end(), tensors[0].sizes().begin(),
                            tensors[0].sizes().end()),
                 Error, "stack expects each tensor to be equal size, but got ", int_list(tensors[0].sizes()),
                 " at entry 0 and ", int_list(tensors[i].sizes()), " at entry ", i);
   }
-  int64_t d = wrap_dim(dim, tensors[0].dim() + 1);
   Tensor out = autograd::untracked([&] {
     if (d < tensors[0].dim()) {  // torch: a cat along d split by a view, so the layout is cat's
       DimVector sizes(tensors[0].sizes());

@@ -144,6 +144,10 @@ Tensor addmv(const Tensor& input, const Tensor& m, const Tensor& v, const Scalar
 }
 
 Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) {
+  // torch first expands input to (batch1.size(0), batch1.size(1), batch2.size(2)): IndexErrors and the expand's
+  // error come before the 3-D checks
+  input.expand({b1.sizes()[size_t(wrap_dim(0, b1.dim()))], b1.sizes()[size_t(wrap_dim(1, b1.dim()))],
+                b2.sizes()[size_t(wrap_dim(2, b2.dim()))]});
   wrap_dim(2, b2.dim());  // torch reads batch2.size(2) first: an IndexError before the 3-D checks
   Tensor prod = bmm(b1, b2);
   if (beta.to_double() == 0) return alpha.to_double() == 1 ? prod : mul(prod, wrapped_scalar(alpha));

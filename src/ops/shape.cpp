@@ -18,6 +18,7 @@ namespace {
 template <typename Backward>
 Tensor make_view(const Tensor& base, DimVector sizes, DimVector strides, int64_t offset, const char* grad_name,
                  Backward backward) {
+  check_strides_nonnegative(strides);
   Tensor v = Tensor::make(base.storage(), std::move(sizes), std::move(strides), offset, base.dtype());
   v.impl()->view_base = base.impl()->view_base ? base.impl()->view_base : base.shared_impl();
   if (autograd::needs_grad({&base})) {
@@ -461,10 +462,7 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<
   int64_t offset = offset_opt.value_or(storage_offset());
   EMBER_CHECK(sizes.size() == strides.size(), Error, "mismatch in length of strides and shape");
   EMBER_CHECK(offset >= 0, Error, "Tensor: invalid storage offset ", offset);
-  for (int64_t stride : strides) {
-    EMBER_CHECK(stride >= 0, Error, "as_strided: Negative strides are not supported at the moment, got strides: ",
-                int_list(strides));
-  }
+  check_strides_nonnegative(strides);
   size_t itemsize = element_size();
   size_t needed = storage_nbytes(sizes, strides, itemsize, offset);  // 0 for no elements, wherever they start
   EMBER_CHECK(needed <= storage().nbytes(), Error, "setStorage: sizes ", int_list(sizes), ", strides ",

@@ -70,6 +70,16 @@ namespace {
 Tensor norm_impl(const Tensor& x, double p, IntArrayRef dims, bool keepdim) {
   EMBER_CHECK(x.is_floating_point(), Error, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
               dtype_info(x.dtype()).legacy_name);
+  if (std::isinf(p) && x.numel() == 0) {  // max and min have no identity for an empty reduction
+    const char* order = p > 0 ? "inf" : "-inf";
+    EMBER_CHECK(!dims.empty(), Error, "linalg.vector_norm cannot compute the ", order, " norm on an empty tensor "
+                "because the operation does not have an identity");
+    for (int64_t d : dims) {
+      EMBER_CHECK(x.sizes()[size_t(wrap_dim(d, x.dim()))] != 0, Error, "linalg.vector_norm cannot compute the ", order,
+                  " norm on the dimension ", d, "because this dimension is empty and the operation does not have an "
+                  "identity");
+    }
+  }
   Tensor input = widened(x);
   Tensor r = p == 2 ? sqrt(sum(mul(input, input), dims, keepdim))
            : p == 1 ? sum(abs(input), dims, keepdim)

@@ -1,6 +1,7 @@
 // Unary elementwise ops from unary_ops.def: dtype rules, then one kernel through the iterator.
 #include "../autograd/formulas.h"
 #include "../cpu/unary_kernels.h"
+#include "ember/layout.h"
 #include "ember/ops.h"
 
 namespace ember {
@@ -12,6 +13,7 @@ using cpu::UnaryKind;
 Tensor run_unary(const char* name, UnaryKind kind, void (*kernel)(const TensorIterator&), const Tensor& out,
                  const Tensor& self) {
   std::string_view op(name);
+  if (out.defined()) check_no_internal_overlap(out);  // before the dtype checks, as torch's iterator
   EMBER_CHECK(op != "neg" || self.dtype() != kBool, Error, "Negation, the `-` operator, on a bool tensor is not "
               "supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
   // Ops whose result keeps the input's dtype take an out= tensor of exactly that dtype, as in torch.
@@ -44,7 +46,9 @@ Tensor run_unary(const char* name, UnaryKind kind, void (*kernel)(const TensorIt
   }                                                                                           \
   Tensor& name##_(Tensor& self) { return name##_out(self, self); }                           \
   Tensor& name##_out(Tensor& out, const Tensor& self) {                                       \
-    if (autograd::needs_grad({&self, &out})) {                                                \
+    /* bitwise_not is not differentiable: its out= form ignores the graph, as torch */       \
+    bool graph = UnaryKind::kind != UnaryKind::Integral || out.is_same(self);                 \
+    if (graph && autograd::needs_grad({&self, &out})) {                                       \
       return autograd::record_out(out, self, #name, [&] { return name(self); });              \
     }                                                                                         \
     run_unary(#name, UnaryKind::kind, &cpu::name##_kernel, out, self);                        \
