@@ -94,9 +94,12 @@ void init_views(nb::class_<Tensor>& cls) {
       })
       .def_prop_ro("mT", &Tensor::mT)
       .def("permute", [](const Tensor& t, const nb::args& args) { return t.permute(sizes_from_args(args, "dims")); })
+      // torch's squeeze(), squeeze(int dim) and squeeze(tuple of ints dim); dim=None is refused
+      .def("squeeze", [](const Tensor& t) { return t.squeeze(); })
       .def("squeeze", [](const Tensor& t, nb::handle dim) {
-        return dim.is_none() ? t.squeeze() : t.squeeze(int_or_list(dim, "dim"));
-      }, nb::arg("dim") = nb::none())
+        if (auto d = int_value(dim, "dim")) return t.squeeze(*d);
+        return t.squeeze(int_list(dim, "dim", false));
+      }, nb::arg("dim"))
       .def("unsqueeze", &Tensor::unsqueeze, nb::arg("dim"))
       .def("flatten", &Tensor::flatten, nb::arg("start_dim") = 0, nb::arg("end_dim") = -1)
       .def("unflatten", [](const Tensor& t, int64_t dim, nb::handle sizes) {

@@ -9,6 +9,8 @@
 namespace ember::autograd {
 
 void record_binary(cpu::BinaryOp op, const Tensor& result, const Tensor& a, const Tensor& b, const Scalar& alpha);
+// div(a, b, rounding_mode=None): true division recorded as torch's div.Tensor_mode node, DivBackward2.
+void record_div_mode(const Tensor& result, const Tensor& a, const Tensor& b);
 
 // A reduction's result (or gradient) with its reduced dims (all for empty `dims`) back as size 1.
 Tensor keep_dims(const Tensor& t, IntArrayRef in_sizes, IntArrayRef dims, bool keepdim);

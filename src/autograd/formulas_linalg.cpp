@@ -60,6 +60,7 @@ void record_join(const char* name, const Tensor& result, std::span<const Tensor>
   auto node = std::make_shared<FunctionNode>(name, std::move(formula));
   for (const Tensor& t : inputs) add_edge(*node, t);
   add_output(node, result);
+  as_new_tensor(result);
 }
 
 }  // namespace

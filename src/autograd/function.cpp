@@ -1,5 +1,6 @@
 #include "function.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include "ember/creation.h"
@@ -102,6 +103,8 @@ void add_output(const std::shared_ptr<Node>& node, const Tensor& output, bool di
   meta.output_nr = uint32_t(node->input_meta.size() - 1);
 }
 
+void as_new_tensor(const Tensor& result) { result.impl()->view_base.reset(); }
+
 void record(const char* name, const Tensor& result, std::initializer_list<const Tensor*> inputs,
             std::initializer_list<const Tensor*> saved, BackwardFormula formula) {
   // torch's set_history: integer and bool results are never differentiable.
@@ -110,6 +113,9 @@ void record(const char* name, const Tensor& result, std::initializer_list<const 
   auto node = std::make_shared<FunctionNode>(name, std::move(formula));
   for (const Tensor* t : inputs) add_edge(*node, *t);
   add_output(node, result);
+  if (std::none_of(inputs.begin(), inputs.end(), [&](const Tensor* t) { return t->is_same(result); })) {
+    as_new_tensor(result);
+  }
   node->saved.reserve(saved.size());
   for (const Tensor* t : saved) {
     if (t->defined() && t->impl() == t_in_place_target) node->saved.emplace_back(t->detach().clone(), false);
@@ -162,7 +168,10 @@ void record_multi(const char* name, const TensorList& results, std::initializer_
                   std::initializer_list<const Tensor*> saved, BackwardFormula formula) {
   auto node = std::make_shared<FunctionNode>(name, std::move(formula));
   for (const Tensor* t : inputs) add_edge(*node, *t);
-  for (const Tensor& r : results) add_output(node, r);
+  for (const Tensor& r : results) {
+    add_output(node, r);
+    as_new_tensor(r);
+  }
   for (const Tensor* t : saved) {
     bool is_output = std::any_of(results.begin(), results.end(), [&](const Tensor& r) { return r.is_same(*t); });
     node->saved.emplace_back(*t, is_output);

@@ -55,6 +55,11 @@ auto untracked(F&& body) {
 void add_edge(Node& node, const Tensor& input);
 void add_output(const std::shared_ptr<Node>& node, const Tensor& output, bool differentiable = true);
 
+// A recorded op's output is a new tensor, as torch's: not a view of the temporaries the op built it from (a
+// reduction's reshaped accumulator ...), so an in-place op on it records its own node, not a view's rebase.
+// record() and record_multi() apply it (view ops mark their outputs as views after recording).
+void as_new_tensor(const Tensor& result);
+
 // Makes `result` the output of a new node `name` with edges to `inputs`, saving `saved` (where
 // `result` itself is among them it is saved as an output). Call only when needs_grad(inputs).
 void record(const char* name, const Tensor& result, std::initializer_list<const Tensor*> inputs,
