@@ -1,6 +1,7 @@
 // Indexing: integers, slices, None, Ellipsis and bools (views), and tensors or lists (advanced
 // indexing, which copies on read and scatters on write), as torch.
 #include "bindings.h"
+#include "ember/autograd.h"
 #include "ember/layout.h"
 
 namespace ember::py {
@@ -206,7 +207,11 @@ Tensor get_item(const Tensor& self, nb::handle index) {
   if (r.any_tensor) return ember::index(r.view, r.indices);
   if (!r.bool_dims.empty()) {
     auto [v, pos] = bool_view(r, items);
-    return copy_for_bool_index(v, pos);
+    if (!v.requires_grad()) return copy_for_bool_index(v, pos);
+    // torch indexes with the bools as index tensors: one IndexBackward0 node over the view
+    return autograd::run_function(
+        "IndexBackward0", {v}, [&](autograd::AutogradContext&) { return autograd::TensorList{copy_for_bool_index(v, pos)}; },
+        [](autograd::AutogradContext&, const autograd::TensorList& grads) { return grads; })[0];
   }
   return r.view.impl() == self.impl() ? self.alias() : r.view;  // x[...] is a new view, as torch
 }

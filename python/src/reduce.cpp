@@ -23,7 +23,7 @@ using PlainReduction = Tensor (*)(const Tensor&, IntArrayRef, bool);
 void init_reduce(nb::module_& m, nb::class_<Tensor>& cls) {
   // torch's two signatures each: name(input, *, dtype) over everything (SumBackward0), and name(input, dim,
   // keepdim=False, *, dtype) (SumBackward1), whose dim is int[1]? for sum and mean (None or () is every dim,
-  // given as the full list so the second node is recorded) and one int for prod.
+  // given as the full list so the second node is recorded; dim 0 of a 0-dim tensor) and one int for prod.
   for (auto [name, fn, int_dim] : {std::tuple<const char*, DtypeReduction, bool>{"sum", &sum, false},
                                    {"mean", &mean, false}, {"prod", &prod, true}}) {
     auto whole = [fn](const Tensor& x, std::optional<ScalarType> dtype) { return fn(x, {}, false, dtype); };
@@ -35,7 +35,7 @@ void init_reduce(nb::module_& m, nb::class_<Tensor>& cls) {
         dims = {*d};
       } else {
         dims = dims_arg(dim);
-        if (dims.empty()) for (int64_t d = 0; d < x.dim(); ++d) dims.push_back(d);
+        if (dims.empty()) for (int64_t d = 0; d < std::max<int64_t>(x.dim(), 1); ++d) dims.push_back(d);
       }
       return fn(x, dims, keepdim, dtype);
     };

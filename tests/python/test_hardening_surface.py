@@ -121,6 +121,9 @@ NAMED = [
     "x.logsumexp(0).sign_()", "x.t().reshape(6).sub_(1)", "m.mv(x, v).clamp_(None, 1.75)", "m.dot(v, v).div_(2)",
     "m.std_mean(x, 0)[1].relu_()", "x.softmax(1).sqrt_()", "x[m.tensor([0])].cos_()", "x.sum().floor_divide_(2)",
     "x.gather(0, m.tensor([[0, 1, 0]])).trunc_()", "x.cumsum(0).mul_(x)",
+    # a bool index is an index (a copy, IndexBackward0); dim=None of a 0-dim tensor is still the dim overload
+    "x[True]", "x[False]", "x[:, True]", "x[None, True]", "x.t()[True]", "x[0, True]",
+    "s.sum(None)", "s.mean(dim=None, keepdim=True)", "s.sum(())",
 ]
 
 
@@ -150,6 +153,7 @@ def test_not_implemented_node_raises_torchs_error(expr):
     "y = m.div(x, x + 1, rounding_mode=None); r = y", "y = m.fmod(x, m.tensor(4.0)); r = y", "y = x % x.detach().neg(); r = y",
     "y = m.stack([x, x]); y.mul_(2); r = y", "r = m.inner(x[1], x[0])", "r = x[None].squeeze((0,)) * x",
     "y = x * 1; a, b = y.unbind(0); r = a * b", "y = x * 1; a, b = y.split(1); r = a * b",
+    "r = x[:, True] * x[None]", "r = x.t()[True] * 2", "r = x[False].sum() + x.sum()",
 ])
 def test_gradients_unchanged(expr):
     """The renamed nodes keep torch's gradients."""
@@ -176,3 +180,17 @@ def test_views_stay_views_after_recording():
     (ge, ne), (gt, nt) = run(ember), run(torch)
     assert_same(ge, gt)
     assert ne == nt
+
+
+@pytest.mark.parametrize("index", [True, False, (slice(None), True), (None, True), (0, True), (Ellipsis, True)])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_bool_index_of_a_graph_tensor(index, transposed):
+    """A bool index of a tensor that requires grad: torch's copy (values, strides), not a view."""
+    def run(m):
+        x = m.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        r = (x.t() if transposed else x)[index]
+        return r, r.grad_fn.name(), r.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+
+    (re, ne, ae), (rt, nt, at) = run(ember), run(torch)
+    assert_same(re.detach(), rt.detach())
+    assert (ne, ae) == (nt, at)
