@@ -75,6 +75,14 @@ inline void check_in_place(const Tensor& self) {
 // record_in_place; a separate out= tensor is refused, naming op `name`.
 Tensor& record_out(Tensor& out, const Tensor& self, const char* name, const std::function<Tensor()>& compute);
 
+// Sets t's grad_fn and output_nr (noting the storage version they belong to).
+void set_history(const Tensor& t, std::shared_ptr<Node> grad_fn, uint32_t output_nr);
+
+// torch's rule for views (VariableHooks::grad_fn): a view of a graph tensor whose storage was written in place
+// since its grad_fn was set (through its base or another view) takes its history afresh from the base, as
+// AsStridedBackward0. Called where grad_fn is read (Tensor::grad_fn, gradient_edge).
+void refresh_view_history(const Tensor& t);
+
 // Whether `self` is a view whose base is in the graph (an in-place write must rewrite its history).
 bool writes_into_graph_view(const Tensor& self);
 

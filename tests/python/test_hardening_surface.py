@@ -194,3 +194,28 @@ def test_bool_index_of_a_graph_tensor(index, transposed):
     (re, ne, ae), (rt, nt, at) = run(ember), run(torch)
     assert_same(re.detach(), rt.detach())
     assert (ne, ae) == (nt, at)
+
+
+@pytest.mark.parametrize("stmts", [
+    "v1 = x * 1; v2 = v1[0]; v1.mul_(2); r = v2",  # the base written in place after the view was taken
+    "v1 = x * 1; v2 = v1.select(-1, 0); v1.index_put_((m.tensor([], dtype=m.int64),), m.tensor(2.0), accumulate=True); r = v2",
+    "v1 = x * 1; v2 = v1[1:]; v3 = v1[:2]; v3.mul_(3); r = v2",  # another view of the base written
+    "v1 = x.clone(); v3 = v1.unsqueeze(0); v3[0, None] = m.tensor([1.5]); r = v3",
+    "v1 = x * 1; v2 = v1.t() if v1.dim() == 2 else v1[:]; v2.logical_xor_(m.tensor([1.0, 0.0, 1.0])); r = v2",
+    "v1 = x * 1; v2 = v1[0]; r = v2",  # untouched: the view keeps its own node
+])
+def test_view_history_after_in_place_write(stmts):
+    """A view whose storage was written in place after it was taken gets its history afresh from its base
+    (AsStridedBackward0), as torch: its name and its gradient follow the base's new history."""
+    def run(m):
+        x = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        env = {"m": m, "x": x}
+        exec(stmts, env)  # noqa: S102 - our own statements
+        r = env["r"]
+        name = grad_fn_name(r)
+        (r * m.arange(1.0, r.numel() + 1).reshape(r.shape)).sum().backward()
+        return name, x.grad
+
+    (ne, ge), (nt, gt) = run(ember), run(torch)
+    assert ne == nt
+    assert_same(ge, gt)
