@@ -137,6 +137,18 @@ Tensor slice_item(const Tensor& t, PyObject* o, int64_t dim) {
                  s->stop == Py_None ? std::nullopt : std::optional<int64_t>(stop), step);
 }
 
+// Whether slice `o` takes all of `dim` with step 1: torch's applySlicing then skips it (no SliceBackward0).
+bool whole_slice(const Tensor& t, PyObject* o, int64_t dim) {
+  Py_ssize_t start, stop, step;
+  if (dim >= t.dim() || PySlice_Unpack(o, &start, &stop, &step) < 0 || step != 1) {
+    PyErr_Clear();
+    return false;
+  }
+  Py_ssize_t length = t.sizes()[size_t(dim)];
+  PySlice_AdjustIndices(length, &start, &stop, step);
+  return start == 0 && stop == length;
+}
+
 // x[index] as torch's applySlicing: numbers, slices and None applied as views, the tensor
 // indices (and bools, as [0] or [] into a new unit dim) collected for index / index_put_.
 struct Indexed {
@@ -168,7 +180,10 @@ Indexed apply_index(const Tensor& self, const std::vector<Item>& items, bool pla
     const Item& it = items[i];
     switch (it.kind) {
       case Item::Int: r.view = select_checked(r.view, dim, it.integer, int64_t(i)); break;
-      case Item::Slice: r.view = slice_item(r.view, it.obj, dim); skip(1); break;
+      case Item::Slice:
+        if (!whole_slice(r.view, it.obj, dim)) r.view = slice_item(r.view, it.obj, dim);
+        skip(1);
+        break;
       case Item::Ellipsis: skip(self.dim() - specified); break;
       case Item::None: r.view = r.view.unsqueeze(dim); skip(1); break;
       case Item::Bool:
@@ -239,6 +254,7 @@ void set_item(Tensor& self, nb::handle index, nb::handle value) {
   Tensor v = is_tensor ? nb::cast<Tensor>(value) : Tensor();
   Scalar number = is_tensor ? Scalar() : assigned_number(self, value);
   PyObject* o = index.ptr();
+  if (o == Py_False) return;  // torch writes nothing (no version bump, no node) for x[False] = value
   Tensor target;
   if (PyLong_CheckExact(o)) {  // fast paths: x[3] = v, x[1:4] = v
     target = select_checked(self, 0, unpack_int(o), 0);

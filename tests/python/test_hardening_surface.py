@@ -219,3 +219,29 @@ def test_view_history_after_in_place_write(stmts):
     (ne, ge), (nt, gt) = run(ember), run(torch)
     assert ne == nt
     assert_same(ge, gt)
+
+
+@pytest.mark.parametrize("index", ["[:, :]", "[0:2, 1:]", "[:, None, :4]", "[0, :, :10]", "[::1, ...]", "[..., :]",
+                                   "[-2:3:1, 0:-1:3, None, :4]", "[:]", "[:2]", "[(slice(None),)]", "[..., ::2]"])
+def test_whole_slices_in_an_index_tuple_are_skipped(index):
+    """torch's applySlicing skips a slice over a whole dim inside a tuple index (x[:, :] is AliasBackward0, x[:]
+    SliceBackward0): same node names and views."""
+    def run(m):
+        x = m.arange(24.0).reshape(2, 3, 4).requires_grad_()
+        r = eval("x" + index)  # noqa: S307 - our own expressions
+        return r, grad_fn_name(r)
+
+    (re, ne), (rt, nt) = run(ember), run(torch)
+    assert_same(re.detach(), rt.detach())
+    assert ne == nt
+
+
+def test_assigning_through_false_writes_nothing():
+    for m in (ember, torch):
+        y = (m.arange(3.0).requires_grad_() * 1).acos()
+        version = y._version
+        y[False] = 3
+        y[False] = m.ones(5)  # not even the value's shape is checked, as torch
+        assert (y._version, grad_fn_name(y)) == (version, "AcosBackward0")
+        with pytest.raises(TypeError):
+            y[False] = "a"
