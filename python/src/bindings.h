@@ -90,6 +90,17 @@ template <> struct type_caster<ember::ScalarType> {
   }
 };
 
+// int64_t arguments (dims, sizes, indices) refuse bool, as torch's int arguments do (x.transpose(True, 0),
+// ember.eye(True) are TypeErrors); everything else is nanobind's integer rule.
+template <> struct type_caster<int64_t> {
+  NB_TYPE_CASTER(int64_t, const_name("int"))
+  bool from_python(handle src, uint8_t flags, cleanup_list* cleanup) noexcept {
+    if (PyBool_Check(src.ptr())) return false;
+    return NB_CALL(load_i64)(NB_CTX_C(cleanup), src.ptr(), flags, &value);
+  }
+  static handle from_cpp(int64_t src, rv_policy, cleanup_list*) noexcept { return PyLong_FromLongLong(src); }
+};
+
 template <> struct type_caster<ember::Scalar> {
   NB_TYPE_CASTER(ember::Scalar, const_name("bool | int | float"))
   bool from_python(handle src, uint8_t flags, cleanup_list*) noexcept {

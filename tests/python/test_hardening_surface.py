@@ -245,3 +245,26 @@ def test_assigning_through_false_writes_nothing():
         assert (y._version, grad_fn_name(y)) == (version, "AcosBackward0")
         with pytest.raises(TypeError):
             y[False] = "a"
+
+
+@pytest.mark.parametrize("call", [
+    "m.eye(True)", "m.randperm(True)", "x.transpose(True, 0)", "x.swapaxes(0, True)", "x.movedim(True, 0)",
+    "x.split(True)", "x.split(1, True)", "x.chunk(2, True)", "x.unbind(True)", "x.unsqueeze(True)", "x.select(True, 0)",
+    "x.narrow(True, 0, 1)", "x.flatten(True)", "x.unfold(True, 1, 1)", "x.diagonal(0, True, 0)", "x.argmax(True)",
+    "x.softmax(True)", "x.log_softmax(True)", "x.cumsum(True)", "x.cumprod(True)", "x.index_select(True, m.tensor([0]))",
+    "x.gather(True, m.zeros(2, 3, dtype=m.int64))", "m.cat([x, x], True)", "m.stack([x, x], True)", "x.sum(True)",
+    "x.round(decimals=True)", "m.randint(True, (2,))", "x.squeeze(True)", "x.prod(True)",
+])
+def test_int_arguments_refuse_bool(call):
+    """torch's int arguments refuse a bool (one rule for every int64_t argument of the bindings)."""
+    same_type_error(lambda m: eval(call, {"m": m, "x": m.arange(6.0).reshape(2, 3)}))  # noqa: S307
+
+
+@pytest.mark.parametrize("call", [
+    "x.transpose(np.int64(0), 1)", "x.unsqueeze(m.tensor(1))", "x.select(0, m.tensor(1))", "x.movedim(0, 1)",
+    "x.split(1)[0]", "x.split([1, 1])[1]", "x.movedim((0, 1), (1, 0))", "m.full((2,), True)", "x.new_full((2,), True)",
+    "m.arange(True)", "x.std(0, True)",
+])
+def test_int_arguments_take_ints(call):
+    import numpy as np
+    same_result(lambda m: eval(call, {"m": m, "np": np, "x": m.arange(6.0).reshape(2, 3)}))  # noqa: S307
