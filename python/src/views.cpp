@@ -97,7 +97,7 @@ void init_views(nb::class_<Tensor>& cls) {
       .def("unsqueeze", &Tensor::unsqueeze, nb::arg("dim"))
       .def("flatten", &Tensor::flatten, nb::arg("start_dim") = 0, nb::arg("end_dim") = -1)
       .def("unflatten", [](const Tensor& t, int64_t dim, nb::handle sizes) {
-        return t.unflatten(dim, int_list(sizes, "sizes"));
+        return t.unflatten(dim, int_list(sizes, "sizes", false));  // a tuple, not an int, as torch
       }, nb::arg("dim"), nb::arg("sizes"))
       .def("expand", [](const Tensor& t, const nb::args& args) { return t.expand(sizes_from_args(args, "size")); })
       .def("expand_as", &Tensor::expand_as, nb::arg("other"))

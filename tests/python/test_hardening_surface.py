@@ -254,7 +254,7 @@ def test_assigning_through_false_writes_nothing():
     "x.softmax(True)", "x.log_softmax(True)", "x.cumsum(True)", "x.cumprod(True)", "x.index_select(True, m.tensor([0]))",
     "x.gather(True, m.zeros(2, 3, dtype=m.int64))", "m.cat([x, x], True)", "m.stack([x, x], True)", "x.sum(True)",
     "x.round(decimals=True)", "m.randint(True, (2,))", "x.squeeze(True)", "x.prod(True)",
-    "x.max(None)", "m.min(x, None)", "x.max(keepdim=True)", "x.min(True)", "x.max(x, True)",
+    "x.max(None)", "m.min(x, None)", "x.max(keepdim=True)", "x.min(True)", "x.max(x, True)", "x.unflatten(1, -1)",
 ])
 def test_int_arguments_refuse_bool(call):
     """torch's int arguments refuse a bool (one rule for every int64_t argument of the bindings)."""
@@ -265,7 +265,7 @@ def test_int_arguments_refuse_bool(call):
     "x.transpose(np.int64(0), 1)", "x.unsqueeze(m.tensor(1))", "x.select(0, m.tensor(1))", "x.movedim(0, 1)",
     "x.split(1)[0]", "x.split([1, 1])[1]", "x.movedim((0, 1), (1, 0))", "m.full((2,), True)", "x.new_full((2,), True)",
     "m.arange(True)", "x.std(0, True)", "x.max()", "x.max(0)[0]", "m.min(x, 1, True).indices", "x.max(x * 2)",
-    "x.min(m.tensor(2.0))", "x.max(dim=1, keepdim=True).values",
+    "x.min(m.tensor(2.0))", "x.max(dim=1, keepdim=True).values", "x.unflatten(1, (3, 1))", "x.unflatten(1, [-1])",
 ])
 def test_int_arguments_take_ints(call):
     import numpy as np
