@@ -137,16 +137,15 @@ Tensor slice_item(const Tensor& t, PyObject* o, int64_t dim) {
                  s->stop == Py_None ? std::nullopt : std::optional<int64_t>(stop), step);
 }
 
-// Whether slice `o` takes all of `dim` with step 1: torch's applySlicing then skips it (no SliceBackward0).
+// Whether slice `o` takes all of `dim` as written (start 0 or None, stop at or past the end or None, step 1):
+// torch's applySlicing then skips it (no SliceBackward0; x[:, -2:] is still sliced).
 bool whole_slice(const Tensor& t, PyObject* o, int64_t dim) {
   Py_ssize_t start, stop, step;
-  if (dim >= t.dim() || PySlice_Unpack(o, &start, &stop, &step) < 0 || step != 1) {
+  if (dim >= t.dim() || PySlice_Unpack(o, &start, &stop, &step) < 0) {
     PyErr_Clear();
     return false;
   }
-  Py_ssize_t length = t.sizes()[size_t(dim)];
-  PySlice_AdjustIndices(length, &start, &stop, step);
-  return start == 0 && stop == length;
+  return start == 0 && step == 1 && stop >= t.sizes()[size_t(dim)];
 }
 
 // x[index] as torch's applySlicing: numbers, slices and None applied as views, the tensor
