@@ -114,7 +114,8 @@ NAMED = [
     "s.movedim(0, 0)", "s.movedim((), ())", "m.movedim(s, 0, -1)", "x.movedim(0, 1)", "v.movedim(0, -1)",
     "x.t().reshape(6)", "x.t().flatten()", "x.reshape(6)", "x.t().reshape(3, 2)", "x[:, :2].reshape(2, 2)",
     "x[:1].reshape(3)", "x[:, None].reshape(2, 3)",
-    "m.inner(v, v)", "m.dot(v, v)",
+    "m.inner(v, v)", "m.dot(v, v)", "m.addmv(v[:2], x, v)", "m.addmv(s, x, v, beta=0.5, alpha=2)",
+    "m.addmv(v[:2], x, v).mul_(2)",
     # an in-place op on an op's result records the in-place op (the result is not a view of a temporary)
     "x.sum(0).mul_(2)", "x.amin(0).atan_()", "x.amax(1, keepdim=True).sin_()", "x.mean(1).sigmoid_()",
     "x.prod(0).neg_()", "x.max(0)[0].exp_()", "m.stack([x, x]).square_()", "x.index_select(0, m.tensor([1])).abs_()",
@@ -154,6 +155,7 @@ def test_not_implemented_node_raises_torchs_error(expr):
     "y = m.stack([x, x]); y.mul_(2); r = y", "r = m.inner(x[1], x[0])", "r = x[None].squeeze((0,)) * x",
     "y = x * 1; a, b = y.unbind(0); r = a * b", "y = x * 1; a, b = y.split(1); r = a * b",
     "r = x[:, True] * x[None]", "r = x.t()[True] * 2", "r = x[False].sum() + x.sum()",
+    "r = m.addmv(x[0, :2], x, x[1], beta=0.5, alpha=2)", "r = m.addmv(x[0, 0], x, x[1] * 1, beta=0)",
 ])
 def test_gradients_unchanged(expr):
     """The renamed nodes keep torch's gradients."""
