@@ -69,6 +69,7 @@ struct AutogradMeta {
   std::shared_ptr<Node> grad_fn;
   std::shared_ptr<Node> grad_accumulator;  // a leaf's AccumulateGrad (holds the leaf weakly: no cycle)
   uint32_t output_nr = 0;
+  uint32_t attr_version = 0;  // the storage's version when grad_fn was set (see refresh_view_history)
   bool retains_grad = false;
 };
 

@@ -122,6 +122,7 @@ class Tensor {
   Tensor mT() const;
   Tensor permute(IntArrayRef dims) const;
   Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
   Tensor squeeze(IntArrayRef dims) const;
   Tensor unsqueeze(int64_t dim) const;
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;

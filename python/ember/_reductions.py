@@ -3,22 +3,25 @@ from . import _C, return_types
 
 __all__ = ["max", "min"]
 
-
-def max(input, dim=None, keepdim=False):
-    if isinstance(dim, _C.Tensor):  # torch's max(input, other): the elementwise maximum
-        return _C.maximum(input, dim)
-    if dim is None:
-        return _C._max_all(input)
-    if isinstance(dim, _C.Tensor):
-        return _C.maximum(input, dim)
-    return return_types.max(*_C._max_dim(input, dim, keepdim))
+_UNSET = object()  # an argument not given (torch's overloads tell max(x) from max(x, None), which is refused)
 
 
-def min(input, dim=None, keepdim=False):
-    if isinstance(dim, _C.Tensor):  # torch's min(input, other): the elementwise minimum
-        return _C.minimum(input, dim)
-    if dim is None:
-        return _C._min_all(input)
-    if isinstance(dim, _C.Tensor):
-        return _C.minimum(input, dim)
-    return return_types.min(*_C._min_dim(input, dim, keepdim))
+def _extreme(name, whole, along, elementwise, result):
+    def fn(input, dim=_UNSET, keepdim=_UNSET):
+        if dim is _UNSET:
+            if keepdim is not _UNSET:
+                raise TypeError(f"{name}() received an invalid combination of arguments - got keepdim without dim")
+            return whole(input)
+        if isinstance(dim, _C.Tensor) and keepdim is _UNSET:  # torch's max(input, other): elementwise
+            return elementwise(input, dim)
+        if dim is None or isinstance(dim, bool):
+            raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+        return result(*along(input, dim, False if keepdim is _UNSET else keepdim))
+
+    fn.__name__ = name
+    fn.__doc__ = f"torch's {name}(input), {name}(input, other) and {name}(input, dim, keepdim=False)."
+    return fn
+
+
+max = _extreme("max", _C._max_all, _C._max_dim, _C.maximum, return_types.max)
+min = _extreme("min", _C._min_all, _C._min_dim, _C.minimum, return_types.min)

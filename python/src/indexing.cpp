@@ -1,6 +1,7 @@
 // Indexing: integers, slices, None, Ellipsis and bools (views), and tensors or lists (advanced
 // indexing, which copies on read and scatters on write), as torch.
 #include "bindings.h"
+#include "ember/autograd.h"
 #include "ember/layout.h"
 
 namespace ember::py {
@@ -143,6 +144,17 @@ Tensor slice_item(const Tensor& t, PyObject* o, int64_t dim) {
                  s->stop == Py_None ? std::nullopt : std::optional<int64_t>(stop), step);
 }
 
+// Whether slice `o` takes all of `dim` as written (start 0 or None, stop at or past the end or None, step 1):
+// torch's applySlicing then skips it (no SliceBackward0; x[:, -2:] is still sliced).
+bool whole_slice(const Tensor& t, PyObject* o, int64_t dim) {
+  Py_ssize_t start, stop, step;
+  if (dim >= t.dim() || PySlice_Unpack(o, &start, &stop, &step) < 0) {
+    PyErr_Clear();
+    return false;
+  }
+  return start == 0 && step == 1 && stop >= t.sizes()[size_t(dim)];
+}
+
 // x[index] as torch's applySlicing: numbers, slices and None applied as views, the tensor
 // indices (and bools, as [0] or [] into a new unit dim) collected for index / index_put_.
 struct Indexed {
@@ -177,7 +189,10 @@ Indexed apply_index(const Tensor& self, const std::vector<Item>& items, bool pla
     const Item& it = items[i];
     switch (it.kind) {
       case Item::Int: r.view = select_checked(r.view, dim, it.integer, int64_t(i)); break;
-      case Item::Slice: r.view = slice_item(r.view, it.obj, dim); skip(1); break;
+      case Item::Slice:
+        if (!whole_slice(r.view, it.obj, dim)) r.view = slice_item(r.view, it.obj, dim);
+        skip(1);
+        break;
       case Item::Ellipsis: skip(self.dim() - specified); break;
       case Item::None: r.view = r.view.unsqueeze(dim); skip(1); break;
       case Item::Bool:
@@ -217,7 +232,11 @@ Tensor get_item(const Tensor& self, nb::handle index) {
   if (r.any_tensor) return ember::index(r.view, r.indices);
   if (!r.bool_dims.empty()) {
     auto [v, pos] = bool_view(r, items);
-    return copy_for_bool_index(v, pos);
+    if (!v.requires_grad()) return copy_for_bool_index(v, pos);
+    // torch indexes with the bools as index tensors: one IndexBackward0 node over the view
+    return autograd::run_function(
+        "IndexBackward0", {v}, [&](autograd::AutogradContext&) { return autograd::TensorList{copy_for_bool_index(v, pos)}; },
+        [](autograd::AutogradContext&, const autograd::TensorList& grads) { return grads; })[0];
   }
   return r.view.impl() == self.impl() ? self.alias() : r.view;  // x[...] is a new view, as torch
 }

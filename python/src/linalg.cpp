@@ -3,10 +3,17 @@
 
 namespace ember::py {
 
+namespace {
+
+// inner of 1-D tensors: torch's tensordot, a view of dot's result (ViewBackward0 over DotBackward0).
+Tensor inner(const Tensor& a, const Tensor& b) { return dot(a, b).view(IntArrayRef()); }
+
+}  // namespace
+
 void init_linalg(nb::module_& m, nb::class_<Tensor>& cls) {
   using Binary = Tensor (*)(const Tensor&, const Tensor&);
   for (auto [name, fn] : {std::pair<const char*, Binary>{"matmul", &matmul}, {"mm", &mm}, {"bmm", &bmm}, {"mv", &mv},
-                          {"dot", &dot}, {"outer", &outer}, {"ger", &outer}, {"inner", &dot}}) {
+                          {"dot", &dot}, {"outer", &outer}, {"ger", &outer}, {"inner", &inner}}) {
     m.def(name, fn, nb::arg("input"), nb::arg("other"));
     cls.def(name, fn, nb::arg("other"));
   }

@@ -20,6 +20,14 @@ Tensor require_operand(nb::handle h, const char* op) {
   return *t;
 }
 
+// Argument `other` (Python position `pos`) of an op whose torch signature takes a Tensor there (no Scalar overload,
+// not on torch's numbers-as-tensors list): torch's TypeError for a number or anything else.
+const Tensor& require_tensor(nb::handle h, const char* op, int pos) {
+  EMBER_CHECK(nb::isinstance<Tensor>(h), TypeError, op, "(): argument 'other' (position ", pos,
+              ") must be Tensor, not ", Py_TYPE(h.ptr())->tp_name);
+  return nb::cast<const Tensor&>(h);
+}
+
 // One binary op: fn(a, b, alpha) and out_fn(out, a, b, alpha); alpha is 1 where the op has none.
 struct BinaryDef {
   const char* name;
@@ -31,6 +39,10 @@ struct BinaryDef {
   const char* iop = nullptr;       // __iop__
   bool commutative = false;        // x.__rop__(y) computes x op y, as torch (the graph keeps x first)
   Tensor (*reflected)(const Tensor&, const Tensor&) = nullptr;  // x.__rop__(y) when not fn(y, x)
+  // torch's signature: `other` takes a Python number (a Scalar overload or torch's numbers-as-tensors rule),
+  // and the op has alpha= (add, sub); otherwise a number or alpha= is a TypeError.
+  bool number_other = true;
+  bool has_alpha = false;
 };
 
 // Operators give NotImplemented for operands they do not know, so Python can try the other side.
@@ -42,23 +54,38 @@ nb::object apply_operator(const BinaryDef& d, const Tensor& self, nb::handle oth
   return nb::cast(Reflected && !d.commutative ? d.fn(*t, self, 1) : d.fn(self, *t, 1));
 }
 
+// `other` of op d at Python position `pos` (2 in ember.name, 1 in the methods).
+Tensor other_operand(const BinaryDef& d, nb::handle h, const char* name, int pos) {
+  return d.number_other ? require_operand(h, name) : require_tensor(h, name, pos);
+}
+
 void def_binary(nb::module_& m, nb::class_<Tensor>& cls, const BinaryDef& d) {
-  m.def(d.name, [d](const Tensor& a, nb::handle b, const Scalar& alpha, nb::handle out) -> nb::object {
-    Tensor other = require_operand(b, d.name);
+  auto fn = [d](const Tensor& a, nb::handle b, const Scalar& alpha, nb::handle out) -> nb::object {
+    Tensor other = other_operand(d, b, d.name, 2);
     if (out.is_none()) return nb::cast(d.fn(a, other, alpha));
     d.out_fn(nb::cast<Tensor&>(out), a, other, alpha);
     return nb::borrow(out);  // torch returns the out tensor itself
-  }, nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha") = 1, nb::arg("out") = nb::none());
-  cls.def(d.name, [d](const Tensor& a, nb::handle b, const Scalar& alpha) { return d.fn(a, require_operand(b, d.name), alpha); },
-          nb::arg("other"), nb::kw_only(), nb::arg("alpha") = 1);
-  if (d.op) cls.def(d.op, [d](const Tensor& a, nb::handle b) { return apply_operator<false>(d, a, b); }, nb::arg("other").none());
-  if (d.rop) cls.def(d.rop, [d](const Tensor& a, nb::handle b) { return apply_operator<true>(d, a, b); }, nb::arg("other").none());
+  };
+  auto method = [d](const Tensor& a, nb::handle b, const Scalar& alpha) { return d.fn(a, other_operand(d, b, d.name, 1), alpha); };
   auto in_place = [d](nb::handle self, nb::handle other, const Scalar& alpha) {
     Tensor& t = nb::cast<Tensor&>(self);
-    d.out_fn(t, t, require_operand(other, d.inplace), alpha);
+    d.out_fn(t, t, other_operand(d, other, d.inplace, 1), alpha);
     return nb::borrow(self);
   };
-  if (d.inplace) cls.def(d.inplace, in_place, nb::arg("other"), nb::kw_only(), nb::arg("alpha") = 1);
+  if (d.has_alpha) {
+    m.def(d.name, fn, nb::arg("input"), nb::arg("other").none(), nb::kw_only(), nb::arg("alpha") = 1, nb::arg("out") = nb::none());
+    cls.def(d.name, method, nb::arg("other").none(), nb::kw_only(), nb::arg("alpha") = 1);
+    if (d.inplace) cls.def(d.inplace, in_place, nb::arg("other").none(), nb::kw_only(), nb::arg("alpha") = 1);
+  } else {
+    m.def(d.name, [fn](const Tensor& a, nb::handle b, nb::handle out) { return fn(a, b, 1, out); },
+          nb::arg("input"), nb::arg("other").none(), nb::kw_only(), nb::arg("out") = nb::none());
+    cls.def(d.name, [method](const Tensor& a, nb::handle b) { return method(a, b, 1); }, nb::arg("other").none());
+    if (d.inplace) {
+      cls.def(d.inplace, [in_place](nb::handle self, nb::handle b) { return in_place(self, b, 1); }, nb::arg("other").none());
+    }
+  }
+  if (d.op) cls.def(d.op, [d](const Tensor& a, nb::handle b) { return apply_operator<false>(d, a, b); }, nb::arg("other").none());
+  if (d.rop) cls.def(d.rop, [d](const Tensor& a, nb::handle b) { return apply_operator<true>(d, a, b); }, nb::arg("other").none());
   if (d.iop) cls.def(d.iop, [in_place](nb::handle self, nb::handle other) { return in_place(self, other, 1); }, nb::arg("other"));
 }
 
@@ -81,8 +108,10 @@ Tensor& no_alpha_out(Tensor& o, const Tensor& a, const Tensor& b, const Scalar&)
 
 void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
   const BinaryDef defs[] = {
-      {"add", &add, &add_out, "__add__", "__radd__", "add_", "__iadd__", true},
-      {"sub", &sub, &sub_out, "__sub__", "__rsub__", "sub_", "__isub__", false, &reflected_sub},
+      {.name = "add", .fn = &add, .out_fn = &add_out, .op = "__add__", .rop = "__radd__", .inplace = "add_",
+       .iop = "__iadd__", .commutative = true, .has_alpha = true},
+      {.name = "sub", .fn = &sub, .out_fn = &sub_out, .op = "__sub__", .rop = "__rsub__", .inplace = "sub_",
+       .iop = "__isub__", .reflected = &reflected_sub, .has_alpha = true},
       {"mul", &no_alpha<mul>, &no_alpha_out<mul_out>, "__mul__", "__rmul__", "mul_", "__imul__", true},
       {"div", &no_alpha<div>, &no_alpha_out<div_out>, "__truediv__", "__rtruediv__", "div_", "__itruediv__", false,
        &reflected_div},
@@ -91,20 +120,20 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
       {"floor_divide", &no_alpha<floor_divide>, &no_alpha_out<floor_divide_out>, "__floordiv__", "__rfloordiv__",
        "floor_divide_", "__ifloordiv__"},
       {"fmod", &no_alpha<fmod>, &no_alpha_out<fmod_out>, nullptr, nullptr, "fmod_"},
-      {"atan2", &no_alpha<atan2>, &no_alpha_out<atan2_out>, nullptr, nullptr, "atan2_"},
-      {"arctan2", &no_alpha<atan2>, &no_alpha_out<atan2_out>, nullptr, nullptr, "arctan2_"},
-      {"maximum", &no_alpha<maximum>, &no_alpha_out<maximum_out>},
-      {"minimum", &no_alpha<minimum>, &no_alpha_out<minimum_out>},
-      {"fmax", &no_alpha<fmax>, &no_alpha_out<fmax_out>},
-      {"fmin", &no_alpha<fmin>, &no_alpha_out<fmin_out>},
+      {.name = "atan2", .fn = &no_alpha<atan2>, .out_fn = &no_alpha_out<atan2_out>, .inplace = "atan2_", .number_other = false},
+      {.name = "arctan2", .fn = &no_alpha<atan2>, .out_fn = &no_alpha_out<atan2_out>, .inplace = "arctan2_", .number_other = false},
+      {.name = "maximum", .fn = &no_alpha<maximum>, .out_fn = &no_alpha_out<maximum_out>, .number_other = false},
+      {.name = "minimum", .fn = &no_alpha<minimum>, .out_fn = &no_alpha_out<minimum_out>, .number_other = false},
+      {.name = "fmax", .fn = &no_alpha<fmax>, .out_fn = &no_alpha_out<fmax_out>, .number_other = false},
+      {.name = "fmin", .fn = &no_alpha<fmin>, .out_fn = &no_alpha_out<fmin_out>, .number_other = false},
       {"bitwise_and", &no_alpha<bitwise_and>, &no_alpha_out<bitwise_and_out>, "__and__", "__rand__", "bitwise_and_", "__iand__", true},
       {"bitwise_or", &no_alpha<bitwise_or>, &no_alpha_out<bitwise_or_out>, "__or__", "__ror__", "bitwise_or_", "__ior__", true},
       {"bitwise_xor", &no_alpha<bitwise_xor>, &no_alpha_out<bitwise_xor_out>, "__xor__", "__rxor__", "bitwise_xor_", "__ixor__", true},
       {"bitwise_left_shift", &no_alpha<bitwise_left_shift>, &no_alpha_out<bitwise_left_shift_out>, "__lshift__", "__rlshift__", "bitwise_left_shift_", "__ilshift__"},
       {"bitwise_right_shift", &no_alpha<bitwise_right_shift>, &no_alpha_out<bitwise_right_shift_out>, "__rshift__", "__rrshift__", "bitwise_right_shift_", "__irshift__"},
-      {"logical_and", &no_alpha<logical_and>, &no_alpha_out<logical_and_out>, nullptr, nullptr, "logical_and_"},
-      {"logical_or", &no_alpha<logical_or>, &no_alpha_out<logical_or_out>, nullptr, nullptr, "logical_or_"},
-      {"logical_xor", &no_alpha<logical_xor>, &no_alpha_out<logical_xor_out>, nullptr, nullptr, "logical_xor_"},
+      {.name = "logical_and", .fn = &no_alpha<logical_and>, .out_fn = &no_alpha_out<logical_and_out>, .inplace = "logical_and_", .number_other = false},
+      {.name = "logical_or", .fn = &no_alpha<logical_or>, .out_fn = &no_alpha_out<logical_or_out>, .inplace = "logical_or_", .number_other = false},
+      {.name = "logical_xor", .fn = &no_alpha<logical_xor>, .out_fn = &no_alpha_out<logical_xor_out>, .inplace = "logical_xor_", .number_other = false},
       {"true_divide", &no_alpha<div>, &no_alpha_out<div_out>, nullptr, nullptr, "true_divide_"},
       {"multiply", &no_alpha<mul>, &no_alpha_out<mul_out>, nullptr, nullptr, "multiply_"},
       {"divide", &no_alpha<div>, &no_alpha_out<div_out>, nullptr, nullptr, "divide_"},
@@ -216,12 +245,15 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
   auto round_impl = [](const Tensor& x, int64_t decimals) { return round(x, decimals); };
   m.def("round", round_impl, nb::arg("input"), nb::kw_only(), nb::arg("decimals") = 0);
   cls.def("round", round_impl, nb::kw_only(), nb::arg("decimals") = 0);
-  auto close_impl = [](const Tensor& a, nb::handle b, double rtol, double atol, bool equal_nan) {
-    return isclose(a, require_operand(b, "isclose"), rtol, atol, equal_nan);
+  // isclose(Tensor input, Tensor other, ...): no Scalar overload in torch
+  auto close_impl = [](int pos) {
+    return [pos](const Tensor& a, nb::handle b, double rtol, double atol, bool equal_nan) {
+      return isclose(a, require_tensor(b, "isclose", pos), rtol, atol, equal_nan);
+    };
   };
-  m.def("isclose", close_impl, nb::arg("input"), nb::arg("other"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8,
+  m.def("isclose", close_impl(2), nb::arg("input"), nb::arg("other").none(), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8,
         nb::arg("equal_nan") = false);
-  cls.def("isclose", close_impl, nb::arg("other"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8,
+  cls.def("isclose", close_impl(1), nb::arg("other").none(), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8,
           nb::arg("equal_nan") = false);
   m.def("allclose", &allclose, nb::arg("input"), nb::arg("other"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8,
         nb::arg("equal_nan") = false);

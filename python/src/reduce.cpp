@@ -1,6 +1,8 @@
 // Reductions: sum, mean, prod, amax, amin, all, any, and the (values, indices) pairs of max/min.
 #include <nanobind/stl/pair.h>
 
+#include <tuple>
+
 #include "bindings.h"
 
 namespace ember::py {
@@ -19,14 +21,29 @@ using PlainReduction = Tensor (*)(const Tensor&, IntArrayRef, bool);
 }  // namespace
 
 void init_reduce(nb::module_& m, nb::class_<Tensor>& cls) {
-  for (auto [name, fn] : {std::pair<const char*, DtypeReduction>{"sum", &sum}, {"mean", &mean}, {"prod", &prod}}) {
-    auto impl = [fn](const Tensor& x, nb::handle dim, bool keepdim, std::optional<ScalarType> dtype) {
-      return fn(x, dims_arg(dim), keepdim, dtype);
+  // torch's two signatures each: name(input, *, dtype) over everything (SumBackward0), and name(input, dim,
+  // keepdim=False, *, dtype) (SumBackward1), whose dim is int[1]? for sum and mean (None or () is every dim,
+  // given as the full list so the second node is recorded; dim 0 of a 0-dim tensor) and one int for prod.
+  for (auto [name, fn, int_dim] : {std::tuple<const char*, DtypeReduction, bool>{"sum", &sum, false},
+                                   {"mean", &mean, false}, {"prod", &prod, true}}) {
+    auto whole = [fn](const Tensor& x, std::optional<ScalarType> dtype) { return fn(x, {}, false, dtype); };
+    auto along = [fn, int_dim, name](const Tensor& x, nb::handle dim, bool keepdim, std::optional<ScalarType> dtype) {
+      DimVector dims;
+      if (int_dim) {
+        auto d = int_value(dim, "dim");
+        EMBER_CHECK(d, TypeError, name, "(): argument 'dim' must be int, not ", nb::inst_name(dim).c_str());
+        dims = {*d};
+      } else {
+        dims = dims_arg(dim);
+        if (dims.empty()) for (int64_t d = 0; d < std::max<int64_t>(x.dim(), 1); ++d) dims.push_back(d);
+      }
+      return fn(x, dims, keepdim, dtype);
     };
-    m.def(name, impl, nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
+    m.def(name, whole, nb::arg("input"), nb::kw_only(), nb::arg("dtype") = nb::none());
+    m.def(name, along, nb::arg("input"), nb::arg("dim").none(), nb::arg("keepdim") = false, nb::kw_only(),
           nb::arg("dtype") = nb::none());
-    cls.def(name, impl, nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
-            nb::arg("dtype") = nb::none());
+    cls.def(name, whole, nb::kw_only(), nb::arg("dtype") = nb::none());
+    cls.def(name, along, nb::arg("dim").none(), nb::arg("keepdim") = false, nb::kw_only(), nb::arg("dtype") = nb::none());
   }
   for (auto [name, fn] : {std::pair<const char*, PlainReduction>{"amax", &amax}, {"amin", &amin}, {"all", &all},
                           {"any", &any}}) {

@@ -11,12 +11,6 @@ nb::tuple to_tuple(const std::vector<Tensor>& ts) {
   return nb::steal<nb::tuple>(tup);
 }
 
-// An int or a sequence of ints, as movedim and squeeze take them.
-DimVector int_or_list(nb::handle h, const char* what) {
-  if (PyLong_Check(h.ptr())) return DimVector{nb::cast<int64_t>(h)};
-  return int_list(h, what);
-}
-
 }  // namespace
 
 std::optional<int64_t> int_value(nb::handle h, const char* what, size_t pos) {
@@ -127,9 +121,12 @@ void init_views(nb::class_<Tensor>& cls) {
       })
       .def_prop_ro("mT", &Tensor::mT)
       .def("permute", [](const Tensor& t, const nb::args& args) { return t.permute(sizes_from_args(args, "dims")); })
+      // torch's squeeze(), squeeze(int dim) and squeeze(tuple of ints dim); dim=None is refused
+      .def("squeeze", [](const Tensor& t) { return t.squeeze(); })
       .def("squeeze", [](const Tensor& t, nb::handle dim) {
-        return dim.is_none() ? t.squeeze() : t.squeeze(int_or_list(dim, "dim"));
-      }, nb::arg("dim") = nb::none())
+        if (auto d = int_value(dim, "dim")) return t.squeeze(*d);
+        return t.squeeze(int_list(dim, "dim", false));
+      }, nb::arg("dim"))
       .def("unsqueeze", &Tensor::unsqueeze, nb::arg("dim"))
       .def("flatten", &Tensor::flatten, nb::arg("start_dim") = 0, nb::arg("end_dim") = -1)
       .def("unflatten", [](const Tensor& t, int64_t dim, nb::handle sizes) {
@@ -148,7 +145,7 @@ void init_views(nb::class_<Tensor>& cls) {
         return t.as_strided(int_list(size, "size"), int_list(stride, "stride"), offset);
       }, nb::arg("size"), nb::arg("stride"), nb::arg("storage_offset") = nb::none())
       .def("split", [](const Tensor& t, nb::handle split, int64_t dim) {
-        if (PyLong_Check(split.ptr())) return to_tuple(t.split(nb::cast<int64_t>(split), dim));
+        if (auto n = int_value(split, "split_size")) return to_tuple(t.split(*n, dim));
         return to_tuple(t.split_with_sizes(int_list(split, "split_size_or_sections"), dim));
       }, nb::arg("split_size"), nb::arg("dim") = 0)
       .def("chunk", [](const Tensor& t, int64_t chunks, int64_t dim) { return to_tuple(t.chunk(chunks, dim)); },
@@ -156,10 +153,10 @@ void init_views(nb::class_<Tensor>& cls) {
       .def("unbind", [](const Tensor& t, int64_t dim) { return to_tuple(t.unbind(dim)); }, nb::arg("dim") = 0)
       .def("diagonal", &Tensor::diagonal, nb::arg("offset") = 0, nb::arg("dim1") = 0, nb::arg("dim2") = 1)
       .def("movedim", [](const Tensor& t, nb::handle src, nb::handle dst) {
-        return t.movedim(int_or_list(src, "source"), int_or_list(dst, "destination"));
+        return t.movedim(int_list(src, "source"), int_list(dst, "destination"));
       }, nb::arg("source"), nb::arg("destination"))
       .def("moveaxis", [](const Tensor& t, nb::handle src, nb::handle dst) {
-        return t.movedim(int_or_list(src, "source"), int_or_list(dst, "destination"));
+        return t.movedim(int_list(src, "source"), int_list(dst, "destination"));
       }, nb::arg("source"), nb::arg("destination"));
 }
 

@@ -9,6 +9,8 @@
 namespace ember::autograd {
 
 void record_binary(cpu::BinaryOp op, const Tensor& result, const Tensor& a, const Tensor& b, const Scalar& alpha);
+// div(a, b, rounding_mode=None): true division recorded as torch's div.Tensor_mode node, DivBackward2.
+void record_div_mode(const Tensor& result, const Tensor& a, const Tensor& b);
 
 // A reduction's result (or gradient) with its reduced dims (all for empty `dims`) back as size 1.
 Tensor keep_dims(const Tensor& t, IntArrayRef in_sizes, IntArrayRef dims, bool keepdim);
@@ -31,6 +33,8 @@ void record_bmm(const Tensor& result, const Tensor& a, const Tensor& b);
 void record_mv(const Tensor& result, const Tensor& m, const Tensor& v);
 void record_dot(const Tensor& result, const Tensor& a, const Tensor& b);
 void record_addmm(const Tensor& result, const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta,
+                  const Scalar& alpha);
+void record_addmv(const Tensor& result, const Tensor& input, const Tensor& m, const Tensor& v, const Scalar& beta,
                   const Scalar& alpha);
 void record_cat(const Tensor& result, std::span<const Tensor> inputs, int64_t dim);
 void record_stack(const Tensor& result, std::span<const Tensor> inputs, int64_t dim);

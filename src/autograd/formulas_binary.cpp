@@ -65,7 +65,23 @@ void record_fextremum(const char* name, bool is_max, const Tensor& r, const Tens
   });
 }
 
+void record_true_div(const char* name, const Tensor& r, const Tensor& a, const Tensor& b) {
+  record(name, r, {&a, &b}, {&a, &b}, [](const BackwardContext& c) {
+    const Tensor &g = c.grads[0], &a = c.saved[0], &b = c.saved[1];
+    return TensorList{c.needs(0) ? div(g, b) : Tensor(), c.needs(1) ? neg(div(mul(g, a), mul(b, b))) : Tensor()};
+  });
+}
+
+// An op torch does not differentiate: its node is torch::autograd::NotImplemented, which raises in backward.
+void record_not_implemented(const char* op, const Tensor& r, const Tensor& a, const Tensor& b) {
+  record("torch::autograd::NotImplemented", r, {&a, &b}, {}, [op](const BackwardContext&) -> TensorList {
+    throw Error(str("derivative for aten::", op, " is not implemented"));
+  });
+}
+
 }  // namespace
+
+void record_div_mode(const Tensor& r, const Tensor& a, const Tensor& b) { record_true_div("DivBackward2", r, a, b); }
 
 void record_rsub(const Tensor& r, const Tensor& self, const Tensor& other, const Scalar& alpha) {
   auto formula = [alpha](const BackwardContext& c) {
@@ -96,16 +112,18 @@ void record_binary(BinaryOp op, const Tensor& r, const Tensor& a, const Tensor& 
         return TensorList{c.needs(0) ? mul(g, c.saved[1]) : Tensor(), c.needs(1) ? mul(g, c.saved[0]) : Tensor()};
       });
     case BinaryOp::Div:
-      return record("DivBackward0", r, {&a, &b}, {&a, &b}, [](const BackwardContext& c) {
-        const Tensor &g = c.grads[0], &a = c.saved[0], &b = c.saved[1];
-        return TensorList{c.needs(0) ? div(g, b) : Tensor(), c.needs(1) ? neg(div(mul(g, a), mul(b, b))) : Tensor()};
-      });
+      return record_true_div("DivBackward0", r, a, b);
     case BinaryOp::Pow:
       return record_pow(r, a, b);
     case BinaryOp::Remainder:
     case BinaryOp::Fmod: {
       bool floor = op == BinaryOp::Remainder;
-      return record(floor ? "RemainderBackward0" : "FmodBackward0", r, {&a, &b}, {&a, &b}, [floor](const BackwardContext& c) {
+      // torch's overloads: a number `b` is name.Scalar (Backward0), a tensor name.Tensor (Backward1); a number
+      // `a` (2 % x) is remainder.Scalar_Tensor, which has no derivative
+      if (a.impl()->is_wrapped_number) return record_not_implemented("remainder", r, a, b);
+      const char* name = floor ? (b.impl()->is_wrapped_number ? "RemainderBackward0" : "RemainderBackward1")
+                               : (b.impl()->is_wrapped_number ? "FmodBackward0" : "FmodBackward1");
+      return record(name, r, {&a, &b}, {&a, &b}, [floor](const BackwardContext& c) {
         const Tensor &g = c.grads[0], &a = c.saved[0], &b = c.saved[1];
         Tensor quotient = floor ? ember::floor(div(a, b)) : trunc(div(a, b));
         return TensorList{g, c.needs(1) ? neg(mul(g, quotient)) : Tensor()};
@@ -128,9 +146,7 @@ void record_binary(BinaryOp op, const Tensor& r, const Tensor& a, const Tensor& 
         return TensorList{zeros_like(c.grads[0]), zeros_like(c.grads[0])};
       });
     case BinaryOp::FloorDivide:
-      return record("FloorDivideBackward0", r, {&a, &b}, {}, [](const BackwardContext& c) -> TensorList {
-        throw Error("the derivative for 'floor_divide' is not implemented.");
-      });
+      return record_not_implemented("floor_divide", r, a, b);
     default:  // integer and bool results: nothing to differentiate
       return;
   }

@@ -45,6 +45,17 @@ void record_addmm(const Tensor& r, const Tensor& input, const Tensor& m1, const 
   });
 }
 
+void record_addmv(const Tensor& r, const Tensor& input, const Tensor& m, const Tensor& v, const Scalar& beta,
+                  const Scalar& alpha) {
+  record("AddmvBackward0", r, {&input, &m, &v}, {&m, &v}, [beta, alpha](const BackwardContext& c) {
+    const Tensor& g = c.grads[0];
+    auto scaled = [](const Tensor& t, const Scalar& s) { return s.to_double() == 1.0 ? t : t * s; };
+    return TensorList{c.needs(0) ? scaled(g, beta) : Tensor(),
+                      c.needs(1) ? scaled(mul(g.unsqueeze(1), c.saved[1].unsqueeze(0)), alpha) : Tensor(),
+                      c.needs(2) ? scaled(mv(c.saved[0].t(), g), alpha) : Tensor()};
+  });
+}
+
 void record_where(const Tensor& r, const Tensor& cond, const Tensor& a, const Tensor& b) {
   record("WhereBackward0", r, {&a, &b}, {&cond}, [](const BackwardContext& c) {
     const Tensor &g = c.grads[0], &cond = c.saved[0];
@@ -60,6 +71,7 @@ void record_join(const char* name, const Tensor& result, std::span<const Tensor>
   auto node = std::make_shared<FunctionNode>(name, std::move(formula));
   for (const Tensor& t : inputs) add_edge(*node, t);
   add_output(node, result);
+  as_new_tensor(result);
 }
 
 }  // namespace

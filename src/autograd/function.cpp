@@ -1,5 +1,6 @@
 #include "function.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include "ember/creation.h"
@@ -71,9 +72,7 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner) const {
   }
   if (!is_output_) return data_;
   Tensor t = data_.detach();  // the output again, with its history (for create_graph)
-  AutogradMeta& meta = t.autograd_meta();
-  meta.grad_fn = owner;
-  meta.output_nr = output_nr_;
+  set_history(t, owner, output_nr_);
   return t;
 }
 
@@ -97,10 +96,17 @@ void add_output(const std::shared_ptr<Node>& node, const Tensor& output, bool di
   node->input_meta.push_back(output.defined() ? InputMeta{DimVector(output.sizes()), output.dtype()}
                                               : InputMeta{DimVector(), kFloat32});
   if (!output.defined() || !differentiable) return;
-  AutogradMeta& meta = output.autograd_meta();
-  meta.grad_fn = node;
-  meta.output_nr = uint32_t(node->input_meta.size() - 1);
+  set_history(output, node, uint32_t(node->input_meta.size() - 1));
 }
+
+void set_history(const Tensor& t, std::shared_ptr<Node> grad_fn, uint32_t output_nr) {
+  AutogradMeta& meta = t.autograd_meta();
+  meta.grad_fn = std::move(grad_fn);
+  meta.output_nr = output_nr;
+  meta.attr_version = t.version();
+}
+
+void as_new_tensor(const Tensor& result) { result.impl()->view_base.reset(); }
 
 void record(const char* name, const Tensor& result, std::initializer_list<const Tensor*> inputs,
             std::initializer_list<const Tensor*> saved, BackwardFormula formula) {
@@ -110,6 +116,9 @@ void record(const char* name, const Tensor& result, std::initializer_list<const 
   auto node = std::make_shared<FunctionNode>(name, std::move(formula));
   for (const Tensor* t : inputs) add_edge(*node, *t);
   add_output(node, result);
+  if (std::none_of(inputs.begin(), inputs.end(), [&](const Tensor* t) { return t->is_same(result); })) {
+    as_new_tensor(result);
+  }
   node->saved.reserve(saved.size());
   for (const Tensor* t : saved) {
     if (t->defined() && t->impl() == t_in_place_target) node->saved.emplace_back(t->detach().clone(), false);
@@ -130,6 +139,12 @@ struct ViewGeometry {
   }
 };
 
+// self's history: the same view taken afresh from `base` (AsStridedBackward0, as torch).
+void history_from_base(const Tensor& self, const Tensor& base) {
+  Tensor fresh = base.as_strided(self.sizes(), self.strides(), self.storage_offset());
+  set_history(self, fresh.grad_fn(), fresh.output_nr());
+}
+
 // `self`, a view of `base`, was overwritten with `result`: base's history becomes CopySlices
 // (gradient of the written region to result, the rest to base's old history) and self's becomes
 // a view of the new base.
@@ -149,20 +164,28 @@ void rebase_view_history(const Tensor& self, const Tensor& base, const Tensor& r
     }
     return TensorList{to_base, to_result};
   });
-  // self's history: the same view taken afresh from the new base (AsStridedBackward0, as torch).
-  Tensor fresh = base.as_strided(self.sizes(), self.strides(), self.storage_offset());
-  AutogradMeta& meta = self.autograd_meta();
-  meta.grad_fn = fresh.grad_fn();
-  meta.output_nr = fresh.output_nr();
+  history_from_base(self, base);
 }
 
 }  // namespace
+
+void refresh_view_history(const Tensor& t) {
+  const AutogradMeta* meta = t.impl()->autograd.get();
+  if (!meta || !meta->grad_fn || !t.impl()->view_base || meta->attr_version == t.version()) return;
+  Tensor base(t.impl()->view_base);
+  if (!base.requires_grad() || !base.is_contiguous()) return;  // as_strided's gradient needs a contiguous base
+  GradModeGuard on(true);
+  history_from_base(t, base);
+}
 
 void record_multi(const char* name, const TensorList& results, std::initializer_list<const Tensor*> inputs,
                   std::initializer_list<const Tensor*> saved, BackwardFormula formula) {
   auto node = std::make_shared<FunctionNode>(name, std::move(formula));
   for (const Tensor* t : inputs) add_edge(*node, *t);
-  for (const Tensor& r : results) add_output(node, r);
+  for (const Tensor& r : results) {
+    add_output(node, r);
+    as_new_tensor(r);
+  }
   for (const Tensor* t : saved) {
     bool is_output = std::any_of(results.begin(), results.end(), [&](const Tensor& r) { return r.is_same(*t); });
     node->saved.emplace_back(*t, is_output);
@@ -197,9 +220,7 @@ Tensor& record_in_place(Tensor& self, const std::function<Tensor()>& compute) {
   if (writes_into_graph_view(self) || (self.impl()->view_base && result.requires_grad())) {
     rebase_view_history(self, Tensor(self.impl()->view_base), result);
   } else {
-    AutogradMeta& meta = self.autograd_meta();
-    meta.grad_fn = result.grad_fn();
-    meta.output_nr = result.output_nr();
+    set_history(self, result.grad_fn(), result.output_nr());
   }
   return self;
 }

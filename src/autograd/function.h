@@ -55,6 +55,11 @@ auto untracked(F&& body) {
 void add_edge(Node& node, const Tensor& input);
 void add_output(const std::shared_ptr<Node>& node, const Tensor& output, bool differentiable = true);
 
+// A recorded op's output is a new tensor, as torch's: not a view of the temporaries the op built it from (a
+// reduction's reshaped accumulator ...), so an in-place op on it records its own node, not a view's rebase.
+// record() and record_multi() apply it (view ops mark their outputs as views after recording).
+void as_new_tensor(const Tensor& result);
+
 // Makes `result` the output of a new node `name` with edges to `inputs`, saving `saved` (where
 // `result` itself is among them it is saved as an output). Call only when needs_grad(inputs).
 void record(const char* name, const Tensor& result, std::initializer_list<const Tensor*> inputs,
@@ -73,6 +78,14 @@ inline void check_in_place(const Tensor& self) {
 // An out= form under autograd (torch's rule): in place (out is `self`) is recorded through
 // record_in_place; a separate out= tensor is refused, naming op `name`.
 Tensor& record_out(Tensor& out, const Tensor& self, const char* name, const std::function<Tensor()>& compute);
+
+// Sets t's grad_fn and output_nr (noting the storage version they belong to).
+void set_history(const Tensor& t, std::shared_ptr<Node> grad_fn, uint32_t output_nr);
+
+// torch's rule for views (VariableHooks::grad_fn): a view of a graph tensor whose storage was written in place
+// since its grad_fn was set (through its base or another view) takes its history afresh from the base, as
+// AsStridedBackward0. Called where grad_fn is read (Tensor::grad_fn, gradient_edge).
+void refresh_view_history(const Tensor& t);
 
 // Whether `self` is a view whose base is in the graph (an in-place write must rewrite its history).
 bool writes_into_graph_view(const Tensor& self);

@@ -2,6 +2,7 @@
 #include "ember/autograd.h"
 
 #include "ember/ops.h"
+#include "function.h"
 
 #include <atomic>
 
@@ -20,6 +21,7 @@ bool is_inference_mode_enabled() { return t_inference_mode; }
 void set_inference_mode_enabled(bool enabled) { t_inference_mode = enabled; }
 
 Edge gradient_edge(const Tensor& t) {
+  refresh_view_history(t);
   AutogradMeta* meta = t.impl()->autograd.get();
   if (meta && meta->grad_fn) return {meta->grad_fn, meta->output_nr};
   if (!t.impl()->requires_grad) return {};
@@ -87,10 +89,14 @@ void Tensor::set_grad(const Tensor& grad) const {
 }
 
 std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
+  autograd::refresh_view_history(*this);
   return impl_->autograd ? impl_->autograd->grad_fn : nullptr;
 }
 
-uint32_t Tensor::output_nr() const { return impl_->autograd ? impl_->autograd->output_nr : 0; }
+uint32_t Tensor::output_nr() const {
+  autograd::refresh_view_history(*this);
+  return impl_->autograd ? impl_->autograd->output_nr : 0;
+}
 
 Tensor Tensor::detach() const {
   return make(impl_->storage, DimVector(sizes()), DimVector(strides()), storage_offset(), dtype());

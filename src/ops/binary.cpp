@@ -150,9 +150,16 @@ BinaryOp rounded_div_op(std::optional<std::string_view> rounding_mode) {
 }  // namespace
 
 Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode) {
-  return run(rounded_div_op(rounding_mode), {}, a, b);
+  if (rounding_mode) return run(rounded_div_op(rounding_mode), {}, a, b);
+  Tensor r = autograd::untracked([&] { return run(BinaryOp::Div, {}, a, b); });
+  if (autograd::needs_grad({&a, &b})) autograd::record_div_mode(r, a, b);
+  return r;
 }
 Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode) {
+  if (!rounding_mode && autograd::needs_grad({&a, &b, &out})) {  // recorded as div(a, b, None): DivBackward2
+    autograd::record_out(out, a, "div", [&] { return div(a, b, rounding_mode); });
+    return out;
+  }
   run_out(rounded_div_op(rounding_mode), out, a, b, 1, "div");
   return out;
 }

@@ -140,7 +140,12 @@ Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scal
 }
 
 Tensor addmv(const Tensor& input, const Tensor& m, const Tensor& v, const Scalar& beta, const Scalar& alpha) {
-  return addmm(input.dim() == 1 ? input.unsqueeze(1) : input, m, v.unsqueeze(1), beta, alpha).squeeze({1});
+  Tensor out = autograd::untracked([&] {
+    return addmm(input.dim() == 1 ? input.unsqueeze(1) : input, m, v.unsqueeze(1), beta, alpha).squeeze(1);
+  });
+  autograd::as_new_tensor(out);  // not a view of addmm's result: torch's addmv is one op (AddmvBackward0)
+  if (autograd::needs_grad({&input, &m, &v})) autograd::record_addmv(out, input, m, v, beta, alpha);
+  return out;
 }
 
 Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) {

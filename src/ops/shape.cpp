@@ -13,6 +13,12 @@ namespace ember {
 
 namespace {
 
+// Makes `v` a view of `base` (of base's own base when base is a view). Done after recording, which takes a
+// node's output to be a new tensor.
+void mark_view(const Tensor& v, const Tensor& base) {
+  v.impl()->view_base = base.impl()->view_base ? base.impl()->view_base : base.shared_impl();
+}
+
 // A view of `base`; when it needs grad it is recorded as `grad_name`, whose formula `backward`
 // maps the view's gradient to base's (taken as a template so the no-grad path builds nothing).
 template <typename Backward>
@@ -20,12 +26,12 @@ Tensor make_view(const Tensor& base, DimVector sizes, DimVector strides, int64_t
                  Backward backward) {
   check_strides_nonnegative(strides);
   Tensor v = Tensor::make(base.storage(), std::move(sizes), std::move(strides), offset, base.dtype());
-  v.impl()->view_base = base.impl()->view_base ? base.impl()->view_base : base.shared_impl();
   if (autograd::needs_grad({&base})) {
     autograd::record(grad_name, v, {&base}, {}, [backward](const autograd::BackwardContext& c) {
       return autograd::TensorList{backward(c.grads[0])};
     });
   }
+  mark_view(v, base);
   return v;
 }
 
@@ -176,11 +182,21 @@ Tensor Tensor::view(IntArrayRef shape) const {
 
 Tensor Tensor::reshape(IntArrayRef shape) const {
   DimVector sizes = infer_size(shape, numel());
-  if (auto strides = compute_view_strides(impl_->sizes, impl_->strides, sizes)) {
-    return make_view(*this, std::move(sizes), std::move(*strides), storage_offset(), "ViewBackward0",
+  if (auto strides = compute_view_strides(impl_->sizes, impl_->strides, sizes)) {  // torch: view, or _reshape_alias
+    return make_view(*this, std::move(sizes), std::move(*strides), storage_offset(),
+                     is_contiguous() ? "ViewBackward0" : "ReshapeAliasBackward0",
                      [in = DimVector(impl_->sizes)](const Tensor& g) { return g.reshape(in); });
   }
-  return contiguous().view(sizes);  // not viewable, so not contiguous: this copies
+  // Not viewable, so not contiguous: a copy, shaped as torch's _unsafe_view (a new tensor, UnsafeViewBackward0).
+  Tensor copy = contiguous();
+  Tensor r = autograd::untracked([&] { return copy.view(sizes); });
+  r.impl()->view_base.reset();
+  if (autograd::needs_grad({&copy})) {
+    autograd::record("UnsafeViewBackward0", r, {&copy}, {}, [in = DimVector(impl_->sizes)](const autograd::BackwardContext& c) {
+      return autograd::TensorList{c.grads[0].reshape(in)};
+    });
+  }
+  return r;
 }
 
 Tensor Tensor::view(ScalarType new_dtype) const {
@@ -277,8 +293,11 @@ Tensor Tensor::squeeze() const {
                    [in = DimVector(impl_->sizes)](const Tensor& g) { return g.reshape(in); });
 }
 
-Tensor Tensor::squeeze(IntArrayRef dims) const {
-  int64_t n = dim();
+namespace {
+
+// squeeze of the size-1 dims among `dims`, recorded as `grad_name`.
+Tensor squeeze_dims(const Tensor& self, IntArrayRef dims, const char* grad_name) {
+  int64_t n = self.dim();
   std::vector<bool> drop(size_t(std::max<int64_t>(n, 1)), false);
   for (int64_t d : dims) {
     int64_t w = wrap_dim(d, n);
@@ -287,14 +306,19 @@ Tensor Tensor::squeeze(IntArrayRef dims) const {
   }
   DimVector sizes, strides;
   for (int64_t i = 0; i < n; ++i) {
-    if (drop[size_t(i)] && impl_->sizes[i] == 1) continue;
-    sizes.push_back(impl_->sizes[i]);
-    strides.push_back(impl_->strides[i]);
+    if (drop[size_t(i)] && self.sizes()[size_t(i)] == 1) continue;
+    sizes.push_back(self.sizes()[size_t(i)]);
+    strides.push_back(self.strides()[size_t(i)]);
   }
-  return make_view(*this, std::move(sizes), std::move(strides), storage_offset(),
-                   dims.size() == 1 ? "SqueezeBackward1" : "SqueezeBackward2",
-                   [in = DimVector(impl_->sizes)](const Tensor& g) { return g.reshape(in); });
+  return make_view(self, std::move(sizes), std::move(strides), self.storage_offset(), grad_name,
+                   [in = DimVector(self.sizes())](const Tensor& g) { return g.reshape(in); });
 }
+
+}  // namespace
+
+// squeeze(dim) records SqueezeBackward1 and squeeze(dims) SqueezeBackward2 (a 1-tuple too), as torch's overloads.
+Tensor Tensor::squeeze(int64_t d) const { return squeeze_dims(*this, {d}, "SqueezeBackward1"); }
+Tensor Tensor::squeeze(IntArrayRef dims) const { return squeeze_dims(*this, dims, "SqueezeBackward2"); }
 
 Tensor Tensor::unsqueeze(int64_t d) const {
   d = wrap_dim(d, dim() + 1);
@@ -496,6 +520,7 @@ std::vector<Tensor> split_pieces(const Tensor& t, IntArrayRef sizes, int64_t d, 
       }
       return autograd::TensorList{z};
     });
+    for (const Tensor& piece : out) mark_view(piece, t);
   }
   return out;
 }
@@ -554,6 +579,7 @@ std::vector<Tensor> Tensor::unbind(int64_t d) const {
       for (size_t i = 0; i < c.grads.size(); ++i) z.select(d, int64_t(i)).copy_(c.grads[i]);
       return autograd::TensorList{z};
     });
+    for (const Tensor& slice : out) mark_view(slice, *this);
   }
   return out;
 }
@@ -603,7 +629,7 @@ Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const {
     while (src_used[size_t(next_src)]) ++next_src;
     order[i] = next_src++;
   }
-  return permute(order);
+  return n == 0 ? alias() : permute(order);  // torch: a 0-dim tensor's movedim is alias()
 }
 
 }  // namespace ember
