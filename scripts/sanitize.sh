@@ -25,8 +25,9 @@ rm -rf "$logs" && mkdir -p "$logs"
 # libstdc++ is preloaded beside libasan: the interpreter does not link it, and ASan's __cxa_throw
 # interceptor must find it at start-up (else the first C++ exception, e.g. torch's, aborts the run).
 preload="$(g++ -print-file-name=libasan.so):$(readlink -f "$(g++ -print-file-name=libstdc++.so)")"
-# allocator_may_return_null: the allocation-failure tests expect a RuntimeError, not an ASan abort.
-export ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:halt_on_error=1:allocator_may_return_null=1:log_path=$logs/asan"
+# allocator_may_return_null: the allocation-failure tests expect a RuntimeError, not an ASan abort;
+# max_allocation_size_mb stands in for the fuzz children's address-space limit (ASan needs the space).
+export ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:halt_on_error=1:allocator_may_return_null=1:max_allocation_size_mb=4096:log_path=$logs/asan"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=0:log_path=$logs/ubsan"
 status=0
 

@@ -124,6 +124,7 @@ void init_views(nb::class_<Tensor>& cls) {
       // torch's squeeze(), squeeze(int dim) and squeeze(tuple of ints dim); dim=None is refused
       .def("squeeze", [](const Tensor& t) { return t.squeeze(); })
       .def("squeeze", [](const Tensor& t, nb::handle dim) {
+        if (PyLong_CheckExact(dim.ptr())) return t.squeeze(int_arg(dim));  // a big int: torch's ValueError
         if (auto d = int_value(dim, "dim")) return t.squeeze(*d);
         return t.squeeze(int_list(dim, "dim", false));
       }, nb::arg("dim"))
@@ -145,6 +146,7 @@ void init_views(nb::class_<Tensor>& cls) {
         return t.as_strided(int_list(size, "size"), int_list(stride, "stride"), offset);
       }, nb::arg("size"), nb::arg("stride"), nb::arg("storage_offset") = nb::none())
       .def("split", [](const Tensor& t, nb::handle split, int64_t dim) {
+        if (PyLong_CheckExact(split.ptr())) return to_tuple(t.split(int_arg(split), dim));
         if (auto n = int_value(split, "split_size")) return to_tuple(t.split(*n, dim));
         return to_tuple(t.split_with_sizes(int_list(split, "split_size_or_sections"), dim));
       }, nb::arg("split_size"), nb::arg("dim") = 0)
