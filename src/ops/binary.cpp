@@ -49,6 +49,15 @@ Tensor run_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, const
   });
 }
 
+// The one-element second operand of a float16/bfloat16 mul or division at its own precision (as float), which
+// torch's kernels use instead of its value rounded to the common dtype.
+std::optional<float> wide_scalar(BinaryOp op, const TensorIterator& it, const Tensor& b) {
+  ScalarType t = it.common_dtype();
+  if ((t != kFloat16 && t != kBFloat16) || b.numel() != 1 || !cpu::reads_wide_scalar(op)) return std::nullopt;
+  Scalar v = b.item();
+  return v.is_floating_point() ? float(v.to_double()) : float(v.to_int());
+}
+
 Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
   if (op == BinaryOp::Sub) {
     EMBER_CHECK(!(a.dtype() == kBool && b.dtype() == kBool), Error,
@@ -97,7 +106,7 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
   }
   bool special_pow = op == BinaryOp::Pow && b.impl()->is_wrapped_number && it.numel() > 0 &&
                      cpu::pow_scalar_kernel(it, b.item().to_double());
-  if (!special_pow) cpu::binary_kernel(op, it, alpha);
+  if (!special_pow) cpu::binary_kernel(op, it, alpha, wide_scalar(op, it, b));
   Tensor result = it.finish();
   if (!out.defined() && autograd::needs_grad({&a, &b})) autograd::record_binary(op, result, a, b, alpha);
   return result;

@@ -115,7 +115,9 @@ Tensor mean_impl(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<
   EMBER_CHECK(is_floating_point(out), Error, "mean(): could not infer output dtype. ",
               dtype ? "Optional" : "Input", " dtype must be either a floating point or complex dtype. Got: ",
               dtype_info(out).legacy_name);
-  Tensor input = x.to(out);
+  // torch sums a half-precision mean in float32 from the original input (not from its cast to half)
+  bool half = out == kFloat16 || out == kBFloat16;
+  Tensor input = x.dtype() == out ? x : x.to(half ? kFloat32 : out);
   ReducedDims r = reduced_dims(input, dims, keepdim, "mean", false);
   Tensor acc = accumulate(ReduceOp::Sum, input, r);
   div_out(acc, acc, wrapped_scalar(double(r.count)));  // 0/0 gives nan for empty inputs, as torch
