@@ -14,7 +14,7 @@ using cpu::BinaryOp;
 
 Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 
-// An in-place comparison on a float tensor in the graph: torch records EqBackward0 (number `b`) or
+// An in-place comparison with an input in the graph (`a` of any dtype): torch records EqBackward0 (number `b`) or
 // EqBackward1 (tensor `b`), whose gradient is zero.
 Tensor compare_recorded(BinaryOp op, const Tensor& a, const Tensor& b) {
   static const char* const names[2][6] = {
@@ -35,7 +35,7 @@ Tensor compare_recorded(BinaryOp op, const Tensor& a, const Tensor& b) {
 Tensor run_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, const char* name) {
   if (!autograd::needs_grad({&a, &b, &out})) return run(op, out, a, b, alpha);
   bool comparison = op >= BinaryOp::Eq && op <= BinaryOp::Ge;
-  bool records = out.is_same(a) ? op < BinaryOp::BitAnd || (comparison && a.is_floating_point())
+  bool records = out.is_same(a) ? op < BinaryOp::BitAnd || comparison  // any dtype of `a`, as torch
                                 : op < BinaryOp::BitAnd && op != BinaryOp::FloorDivide;  // floor_divide: no gradient
   if (!records) {
     if (out.is_same(a) && op <= BinaryOp::ShiftRight) autograd::check_in_place(out);  // logical ops skip it, as torch
