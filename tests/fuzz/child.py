@@ -7,6 +7,7 @@ Protocol: one pickled request list on stdin; one pickled frame per program on th
 import math
 import os
 import pickle
+import re
 import resource
 import struct
 import sys
@@ -66,6 +67,26 @@ def snapshot(m, x, ptrs, with_values=True):
     return ("O", type(x).__name__)
 
 
+_SUM_INPUT = re.compile(r"^(v\d+) = (?:m\.(?:sum|mean)\((v\d+)\b|(v\d+)\.(?:sum|mean)\()")
+
+
+def sum_condition(m, st, ns):
+    """For `vK = sum/mean(vJ, ...)`: (terms per output, the same reduction of |vJ| in float64 per output), which
+    bounds the rounding error of any summation order (compare.py); None for other statements."""
+    mt = _SUM_INPUT.match(st["src"]) if st["op"] in ("sum", "mean") else None
+    if not mt:
+        return None
+    name = mt.group(2) or mt.group(3)
+    x, out = ns[name], ns[mt.group(1)]
+    rhs = re.sub(r",\s*dtype=m\.\w+", "", st["src"].split("=", 1)[1].replace(name, f"{name}.double().abs()", 1))
+    try:
+        scale = eval(rhs, dict(ns, **{name: x.detach()}))  # noqa: S307 - the fuzz program is ours
+        per = scale.reshape(-1).tolist()
+    except Exception:  # noqa: BLE001 - no bound: the ordinary tolerance applies
+        return None
+    return x.numel() // max(out.numel(), 1), per
+
+
 def run_program(m, statements):
     """Runs the statements in order; a snapshot per statement; stops at the first exception.
     At the end (no exception) the tensors named in the program are snapshotted again (writes through views)."""
@@ -75,7 +96,9 @@ def run_program(m, statements):
         try:
             exec(st["src"], ns)  # noqa: S102 - the fuzz program is ours
             val = ns.get(st["out"]) if st["out"] else None
-            snaps.append(snapshot(m, val, ptrs, not st.get("novalues")))
+            snap = snapshot(m, val, ptrs, not st.get("novalues"))
+            cond = sum_condition(m, st, ns) if snap[0] == "T" and snap[6] is not None else None
+            snaps.append(snap + (cond,) if cond else snap)
         except Exception as e:  # noqa: BLE001 - exception types are compared
             snaps.append(("E", type(e).__name__, str(e)[:300]))
             return snaps

@@ -14,7 +14,9 @@ def main(program):
     e = child.run_program(ember, program)
     print("ember:", [s[:3] if s[0] == "E" else s[:6] for s in e])
     d = compare.compare(e, t)
-    if d:
+    if d and d[1] >= len(program):  # the final state (writes through views)
+        print(f"DIFFERS ({d[0]}) after the last statement:\n  {d[2]}")
+    elif d:
         print(f"DIFFERS ({d[0]}) at statement {d[1]}: {program[d[1]]['src']}\n  {d[2]}")
     else:
         print("same")
