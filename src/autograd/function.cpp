@@ -194,7 +194,9 @@ Tensor& record_in_place(Tensor& self, const std::function<Tensor()>& compute) {
     GradModeGuard no_grad(false);
     self.copy_(result);
   }
-  if (writes_into_graph_view(self) || (self.impl()->view_base && result.requires_grad())) {
+  // A view of an integer or bool base is no differentiable view (torch): it takes the result's history itself.
+  bool float_view = self.impl()->view_base && Tensor(self.impl()->view_base).is_floating_point();
+  if (writes_into_graph_view(self) || (float_view && result.requires_grad())) {
     rebase_view_history(self, Tensor(self.impl()->view_base), result);
   } else {
     AutogradMeta& meta = self.autograd_meta();

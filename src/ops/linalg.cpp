@@ -143,12 +143,22 @@ Tensor addmv(const Tensor& input, const Tensor& m, const Tensor& v, const Scalar
   return addmm(input.dim() == 1 ? input.unsqueeze(1) : input, m, v.unsqueeze(1), beta, alpha).squeeze({1});
 }
 
+// beta * input + alpha * b1 @ b2 in one rounding per batch (gemm's beta), as torch's baddbmm kernel.
 Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) {
   wrap_dim(2, b2.dim());  // torch reads batch2.size(2) first: an IndexError before the 3-D checks
-  Tensor prod = bmm(b1, b2);
-  if (beta.to_double() == 0) return alpha.to_double() == 1 ? prod : mul(prod, wrapped_scalar(alpha));
-  Tensor scaled = alpha.to_double() == 1 ? prod : mul(prod, wrapped_scalar(alpha));
-  return add(scaled, input, beta);
+  Tensor out = autograd::untracked([&] {
+    Tensor prod = bmm(b1, b2);
+    if (beta.to_double() == 0) return alpha.to_double() == 1 ? prod : mul(prod, wrapped_scalar(alpha));
+    Tensor out = empty(prod.sizes(), TensorOptions(promote_types(prod.dtype(), input.dtype())));
+    out.copy_(input.expand(prod.sizes()));
+    if (out.dtype() != prod.dtype()) return add(alpha.to_double() == 1 ? prod : mul(prod, wrapped_scalar(alpha)), input, beta);
+    for (int64_t i = 0; i < out.sizes()[0]; ++i) {
+      mm_into(b1.select(0, i), b2.select(0, i), out.select(0, i), alpha.to_double(), beta.to_double());
+    }
+    return out;
+  });
+  if (autograd::needs_grad({&input, &b1, &b2})) autograd::record_baddbmm(out, input, b1, b2, beta, alpha);
+  return out;
 }
 
 }  // namespace ember

@@ -1,5 +1,6 @@
 """Compares the snapshots of one program run on ember and on torch (see child.snapshot)."""
 import math
+import re
 
 import numpy as np
 
@@ -50,11 +51,13 @@ def _close(a, b, dt, floor=(0.0, 0.0), slack=0.0):
     return bool(ok.all())
 
 
-def loosest(snaps):
-    """The loosest tolerance of the dtypes in a program's snapshots: a float64 result computed from float32 or
-    bfloat16 values (out=, dtype=, promotion) is as exact as those values; integers compute in float32."""
+def loosest(snaps, program=None):
+    """The loosest tolerance of the dtypes in a program's snapshots and statements: a float64 result computed from
+    float32 or bfloat16 values (out=, dtype=, promotion, a tensor made inside the statement) is as exact as those
+    values; integers compute in float32."""
     tols = [TOLERANCE.get(s[1], TOLERANCE["float32"]) for s in _tensors(snaps)]
-    return max(tols, default=(0.0, 0.0))
+    named = {d for st in program or () for d in re.findall(r"\bm\.(\w+)\b", st["src"]) if d in TOLERANCE}
+    return max(tols + [TOLERANCE[d] for d in named], default=(0.0, 0.0))
 
 
 def _tensors(snaps):
@@ -117,9 +120,9 @@ def diff(e, t, path="", floor=(0.0, 0.0)):
     return None
 
 
-def compare(e_snaps, t_snaps):
+def compare(e_snaps, t_snaps, program=None):
     """(kind, statement index, message) of the first difference, or None. Exceptions end both runs."""
-    floor = loosest(t_snaps)
+    floor = loosest(t_snaps, program)
     for i, (e, t) in enumerate(zip(e_snaps, t_snaps)):
         if e[0] == "E" or t[0] == "E":
             if e[0] == "E" and t[0] == "E":

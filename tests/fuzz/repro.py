@@ -13,7 +13,7 @@ def main(program):
     print("torch:", [s[:3] if s[0] == "E" else s[:6] for s in t], flush=True)
     e = child.run_program(ember, program)
     print("ember:", [s[:3] if s[0] == "E" else s[:6] for s in e])
-    d = compare.compare(e, t)
+    d = compare.compare(e, t, program)
     if d and d[1] >= len(program):  # the final state (writes through views)
         print(f"DIFFERS ({d[0]}) after the last statement:\n  {d[2]}")
     elif d:
