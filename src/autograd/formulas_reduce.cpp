@@ -74,19 +74,36 @@ void record_max_dim(const char* name, const Tensor& values, const Tensor& indice
   });
 }
 
+namespace {
+
+// The product of the other elements along `dim`, as exclusive cumprods from both ends (torch's
+// prod_safe_zeros_backward: no division, so zeros and infinities give torch's values).
+Tensor product_of_others(const Tensor& x, int64_t dim) {
+  int64_t n = x.sizes()[size_t(dim)];
+  if (n <= 1 || x.numel() == 0) return ones_like(x);
+  Tensor reversed = arange(n - 1, -1, -1);
+  Tensor ones = ones_like(x.narrow(dim, 0, 1));
+  auto exclusive = [&](const Tensor& t) {
+    const Tensor parts[2] = {ones, t.narrow(dim, 0, n - 1)};
+    return cumprod(cat(parts, dim), dim);
+  };
+  return mul(exclusive(x), index_select(exclusive(index_select(x, dim, reversed)), dim, reversed));
+}
+
+}  // namespace
+
 void record_prod(const Tensor& r, const Tensor& x, IntArrayRef dims, bool keepdim) {
-  // d prod / d x_i = prod / x_i; where x_i == 0 it is the product of the others if x_i is the
-  // only zero of its slice, else 0.
+  // As torch: without zeros, prod / x_i; else the product of the others along the dim (of the flattened input
+  // for a full product).
   record(dims.empty() ? "ProdBackward0" : "ProdBackward1", r, {&x}, {&x, &r},
          [d = DimVector(dims), keepdim](const BackwardContext& c) {
-           const Tensor &x = c.saved[0], &r = c.saved[1];
-           DimVector all = wrapped_dims(d, x.dim());
-           Tensor zero = eq(x, wrapped_scalar(0));
-           Tensor others = prod(where(zero, ones_like(x), x), all, true);
-           Tensor single_zero = eq(sum(zero, all, true), wrapped_scalar(1));
-           Tensor at_zero = where(single_zero, others, zeros_like(others));
-           Tensor local = where(zero, at_zero.expand(x.sizes()), div(keep_dims(r, x.sizes(), d, keepdim), x));
-           return TensorList{mul(keep_dims(c.grads[0], x.sizes(), d, keepdim), local)};
+           const Tensor& r = c.saved[1];
+           Tensor x = c.saved[0].to(r.dtype());  // prod(dtype=): computed in the result's dtype, as torch
+           Tensor g = keep_dims(c.grads[0], x.sizes(), d, keepdim);
+           if (x.dim() == 0) return TensorList{g};
+           if (!any(eq(x, wrapped_scalar(0))).item().to_bool()) return TensorList{mul(g, div(keep_dims(r, x.sizes(), d, keepdim), x))};
+           if (!d.empty()) return TensorList{mul(g, product_of_others(x, wrap_dim(d[0], x.dim())))};
+           return TensorList{mul(g, product_of_others(x.reshape({-1}), 0).view(x.sizes()))};
          });
 }
 
