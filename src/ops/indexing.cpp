@@ -24,6 +24,7 @@ struct IndexPlan {
   // Permutation from core order (index dims, then rest) to result order: the index dims stay in
   // place when they were adjacent in self, else they go first (torch's rule).
   DimVector core_to_result;
+  std::vector<DimVector> index_strides;  // each index tensor's strides, broadcast to index_shape
 };
 
 // idx * stride with negative indices wrapped, after checking every index against `size` when
@@ -99,6 +100,7 @@ IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
     Tensor element_offsets = wrapped_offsets(idx, size, self.strides()[size_t(dim)], int64_t(k), !empty_result);
     plan.offsets = plan.offsets.defined() ? add(plan.offsets, element_offsets) : element_offsets;
   }
+  for (auto& pick : picks) plan.index_strides.emplace_back(pick.second.expand(plan.index_shape).strides());
   plan.offsets = plan.offsets.defined() ? plan.offsets.expand(plan.index_shape).contiguous()
                                         : zeros(plan.index_shape, TensorOptions(kInt64));
   bool adjacent = true;
@@ -182,6 +184,20 @@ std::pair<Tensor, std::vector<Tensor>> unfold_scalar_masks(const Tensor& self, s
   return {t, indices};
 }
 
+// torch's result layout: TensorIterator's over the source restrided to the result (index dims of stride 0) and
+// the index tensors (stride 0 in the other dims).
+DimVector result_strides(const IndexPlan& plan) {
+  int64_t nb = int64_t(plan.index_shape.size());
+  std::vector<DimVector> operands(1);
+  for (int64_t p : plan.core_to_result) operands[0].push_back(p < nb ? 0 : plan.rest_strides[size_t(p - nb)]);
+  for (const DimVector& index : plan.index_strides) {
+    operands.emplace_back();
+    for (int64_t p : plan.core_to_result) operands.back().push_back(p < nb ? index[size_t(p)] : 0);
+  }
+  std::vector<IntArrayRef> strides(operands.begin(), operands.end());
+  return infer_dense_strides(plan.result_shape, strides);
+}
+
 Tensor index_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in) {
   auto [self, indices] = unfold_scalar_masks(self_in, indices_in);
   if (is_full_mask(self, indices)) return masked_select_all(self, indices[0]);
@@ -190,7 +206,12 @@ Tensor index_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in) 
   if (core.numel() > 0) {
     cpu::index_gather(self, self.storage_offset(), plan.rest_sizes, plan.rest_strides, plan.offsets, core);
   }
-  return core.permute(plan.core_to_result).contiguous();
+  Tensor result = core.permute(plan.core_to_result);
+  DimVector strides = result_strides(plan);
+  if (std::equal(strides.begin(), strides.end(), result.strides().begin(), result.strides().end())) return result;
+  Tensor out = empty_strided(plan.result_shape, strides, TensorOptions(self.dtype()));
+  out.copy_(result);
+  return out;
 }
 
 void index_put_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in, const Tensor& values_in, bool accumulate) {
