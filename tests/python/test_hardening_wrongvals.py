@@ -217,3 +217,39 @@ def test_comparator_bounds_sums_by_the_sum_of_magnitudes():
 def test_comparator_takes_the_precision_of_dtypes_made_in_a_statement():
     prog = [_st("v0 = m.rsqrt(m.tensor([2.12, 1.38], dtype=m.bfloat16), out=m.zeros(0, dtype=m.float32))", "v0", "rsqrt")]
     assert compare.loosest(_snaps(torch, prog), prog) == compare.TOLERANCE["bfloat16"]
+
+
+# ---- clamp backward: x's gradient passes only inside [min, max], so not at NaN
+
+@pytest.mark.parametrize("bounds", [(-1.49, -0.5), (None, 1.0), (-1.0, None), "tensors"])
+def test_clamp_backward_at_nan(bounds):
+    def fn(m):
+        x = m.tensor([0.2, math.nan, -3.0, 5.0], requires_grad=True)
+        if bounds == "tensors":
+            lo, hi = m.tensor([0.0, math.nan, 0, 0], requires_grad=True), m.tensor(1.0, requires_grad=True)
+            m.clamp(x, lo, hi).square().sum().backward()
+            return m.cat([x.grad, lo.grad, hi.grad.reshape(1)])
+        m.clamp(x, *bounds).square().sum().backward()
+        return x.grad
+    same(fn)
+
+
+# ---- advanced indexing: the result takes TensorIterator's layout over the source and the indices
+
+LAYOUT_CASES = {
+    "transposed_rows": lambda m: m.arange(30.).reshape(2, 5, 3).transpose(1, 2)[[0, -1]],
+    "index_then_slice": lambda m: m.arange(24.).reshape(2, 3, 4).permute(0, 2, 1)[m.tensor([1, -1]), -2:3:1],
+    "mask_after_slice_of_permuted":
+        lambda m: m.arange(24).reshape(3, 1, 2, 4).permute(3, 1, 0, 2)[1:, m.tensor([[False, True, False]])],
+    "columns": lambda m: m.arange(12.).reshape(3, 4)[:, [1, 3]],
+    "transposed_index": lambda m: m.arange(12.).reshape(3, 4)[m.tensor([[0, 1], [2, 0]]).t()],
+    "two_indices": lambda m: m.arange(60.).reshape(3, 4, 5).permute(2, 0, 1)[[[0], [1]], :, [1, 2]],
+    "with_none": lambda m: m.arange(18.).reshape(3, 2, 3).permute(2, 0, 1)[None, [0, -1, -1], None],
+}
+
+
+@pytest.mark.parametrize("case", LAYOUT_CASES)
+def test_advanced_index_result_layout(case):
+    e, t = run(LAYOUT_CASES[case])
+    assert_same(e, t, check_strides=False)
+    assert [s for s, n in zip(e.stride(), e.shape) if n > 1] == [s for s, n in zip(t.stride(), t.shape) if n > 1]
