@@ -137,6 +137,26 @@ Acc fold_contiguous(const T* a, int64_t n, Acc r) {
       best = Op == ReduceOp::Max ? (v > best ? v : best) : (v < best ? v : best);
     }
     return combine(Op, r, any_nan ? Acc(NAN) : Acc(best));
+  } else if constexpr (Op == ReduceOp::Prod && !std::is_integral_v<T>) {
+    // torch's order (vectorized_inner_reduction): 4 vectors of W lanes fold the blocks of 4W, are combined
+    // pairwise, their lanes folded in order, then the tail; every product rounded to T.
+    constexpr int64_t W = 32 / int64_t(sizeof(T));
+    int64_t blocks = n / (4 * W), i = 0;
+    if (blocks > 0) {
+      Acc acc[4 * W];
+      for (int64_t k = 0; k < 4 * W; ++k) acc[k] = convert<Acc>(a[k]);
+      for (int64_t b = 1; b < blocks; ++b) {
+        for (int64_t k = 0; k < 4 * W; ++k) acc[k] = step<Acc, T, Op>(acc[k], convert<Acc>(a[b * 4 * W + k]));
+      }
+      for (int64_t l = 0; l < W; ++l) {
+        acc[l] = step<Acc, T, Op>(step<Acc, T, Op>(acc[l], acc[W + l]), step<Acc, T, Op>(acc[2 * W + l], acc[3 * W + l]));
+      }
+      for (int64_t l = 1; l < W; ++l) acc[0] = step<Acc, T, Op>(acc[0], acc[l]);
+      r = step<Acc, T, Op>(r, acc[0]);
+      i = blocks * 4 * W;
+    }
+    for (; i < n; ++i) r = step<Acc, T, Op>(r, convert<Acc>(a[i]));
+    return r;
   } else {
     Acc s = r;
     for (int64_t i = 0; i < n; ++i) s = step<Acc, T, Op>(s, convert<Acc>(a[i]));

@@ -58,7 +58,12 @@ Tensor accumulate(ReduceOp op, const Tensor& x, const ReducedDims& r) {
     case ReduceOp::Max: acc.fill_(acc_dtype == kFloat64 ? Scalar(-INFINITY) : Scalar(INT64_MIN)); break;
     case ReduceOp::Min: acc.fill_(acc_dtype == kFloat64 ? Scalar(INFINITY) : Scalar(INT64_MAX)); break;
   }
-  cpu::reduce_kernel(op, acc.expand(x.sizes()), x);
+  // A floating product rounds at each step, so its order matters: torch folds an expanded dim in its place
+  // (Ember's plan would put it innermost), as a copy of the input does.
+  bool expanded = false;
+  for (int64_t d = 0; d < x.dim(); ++d) expanded |= x.strides()[size_t(d)] == 0 && x.sizes()[size_t(d)] > 1;
+  Tensor input = op == ReduceOp::Prod && x.is_floating_point() && expanded ? x.contiguous() : x;
+  cpu::reduce_kernel(op, acc.expand(x.sizes()), input);
   return acc;
 }
 
