@@ -25,6 +25,7 @@ struct IndexPlan {
   // place when they were adjacent in self, else they go first (torch's rule).
   DimVector core_to_result;
   std::vector<DimVector> index_strides;  // each index tensor's strides, broadcast to index_shape
+  int64_t rest_before = 0;               // rest dims placed before the index dims in the result
 };
 
 // idx * stride with negative indices wrapped, after checking every index against `size` when
@@ -113,6 +114,7 @@ IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
     if (adjacent && !picks.empty() && k < picks[0].first) ++rest_before;
   }
   int64_t nb = int64_t(plan.index_shape.size()), nr = int64_t(plan.rest_sizes.size());
+  plan.rest_before = rest_before;
   for (int64_t k = 0; k < rest_before; ++k) plan.core_to_result.push_back(nb + k);
   for (int64_t k = 0; k < nb; ++k) plan.core_to_result.push_back(k);
   for (int64_t k = rest_before; k < nr; ++k) plan.core_to_result.push_back(nb + k);
@@ -185,14 +187,18 @@ std::pair<Tensor, std::vector<Tensor>> unfold_scalar_masks(const Tensor& self, s
 }
 
 // torch's result layout: TensorIterator's over the source restrided to the result (index dims of stride 0) and
-// the index tensors (stride 0 in the other dims).
+// the index tensors viewed with size-1 dims around them (broadcast, stride 0, where the result dim is larger).
 DimVector result_strides(const IndexPlan& plan) {
   int64_t nb = int64_t(plan.index_shape.size());
   std::vector<DimVector> operands(1);
   for (int64_t p : plan.core_to_result) operands[0].push_back(p < nb ? 0 : plan.rest_strides[size_t(p - nb)]);
   for (const DimVector& index : plan.index_strides) {
+    int64_t outer = nb > 0 ? index[0] * plan.index_shape[0] : 1;  // the stride a view gives a leading size-1 dim
     operands.emplace_back();
-    for (int64_t p : plan.core_to_result) operands.back().push_back(p < nb ? index[size_t(p)] : 0);
+    for (int64_t p : plan.core_to_result) {
+      bool unit = p >= nb && plan.rest_sizes[size_t(p - nb)] == 1;
+      operands.back().push_back(p < nb ? index[size_t(p)] : !unit ? 0 : p - nb < plan.rest_before ? outer : 1);
+    }
   }
   std::vector<IntArrayRef> strides(operands.begin(), operands.end());
   return infer_dense_strides(plan.result_shape, strides);
@@ -389,7 +395,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   indices.push_back(index.reshape({-1}));
   Tensor source = self.dim() == 0 ? self.reshape({1}) : self;
   Tensor r = autograd::untracked([&] {
-    Tensor picked = index_impl(source, indices);
+    Tensor picked = index_impl(source, indices).contiguous();  // torch's index_select allocates contiguous
     return self.dim() == 0 ? picked.reshape(index.sizes()) : picked;
   });
   if (autograd::needs_grad({&self})) {
