@@ -70,6 +70,9 @@ struct AutogradMeta {
   std::shared_ptr<Node> grad_accumulator;  // a leaf's AccumulateGrad (holds the leaf weakly: no cycle)
   uint32_t output_nr = 0;
   bool retains_grad = false;
+  // An output of a function returning several views (unbind, split): the version it was made at. Once the
+  // storage is written (through the base or another view), its history is gone: torch raises on access.
+  std::optional<uint32_t> multi_view_version;
 };
 
 // ---- grad mode (thread-local)

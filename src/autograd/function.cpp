@@ -169,6 +169,20 @@ void record_multi(const char* name, const TensorList& results, std::initializer_
   }
 }
 
+void mark_multi_output_views(const TensorList& views) {
+  for (const Tensor& v : views) {
+    if (v.grad_fn()) v.autograd_meta().multi_view_version = v.version();
+  }
+}
+
+std::string multi_view_error(const Tensor& view, const char* how) {
+  std::string name = view.impl()->autograd->grad_fn->name();
+  if (auto at = name.rfind("Backward"); at != std::string::npos) name.resize(at);
+  return str("Output ", view.output_nr(), " of ", name, " is a view and ", how, ". This view is the output of a "
+             "function that returns multiple views. Such functions do not allow the output views to be modified "
+             "inplace. You should replace the inplace operation by an out-of-place one.");
+}
+
 Tensor& record_out(Tensor& out, const Tensor& self, const char* name, const std::function<Tensor()>& compute) {
   EMBER_CHECK(out.is_same(self), Error, name, "(): functions with out=... arguments don't support automatic "
               "differentiation, but one of the arguments requires grad.");

@@ -60,10 +60,18 @@ void add_output(const std::shared_ptr<Node>& node, const Tensor& output, bool di
 void record(const char* name, const Tensor& result, std::initializer_list<const Tensor*> inputs,
             std::initializer_list<const Tensor*> saved, BackwardFormula formula);
 
-// Raises torch's error for an in-place write into a leaf that requires grad while grad mode is on.
+// The outputs of a function returning several views in the graph (unbind, split): see
+// AutogradMeta::multi_view_version. `how`: "is being modified inplace" or the indirect case.
+void mark_multi_output_views(const TensorList& views);
+std::string multi_view_error(const Tensor& view, const char* how);
+
+// Raises torch's error for an in-place write into a leaf that requires grad while grad mode is on, or into
+// an output of a function returning several views.
 inline void check_in_place(const Tensor& self) {
   EMBER_CHECK(!is_grad_enabled() || !self.is_leaf() || !self.requires_grad(), Error,
               "a leaf Variable that requires grad is being used in an in-place operation.");
+  EMBER_CHECK(!is_grad_enabled() || !self.impl()->autograd || !self.impl()->autograd->multi_view_version, Error,
+              multi_view_error(self, "is being modified inplace"));
 }
 
 // An out= form under autograd (torch's rule): in place (out is `self`) is recorded through

@@ -498,6 +498,7 @@ std::vector<Tensor> split_pieces(const Tensor& t, IntArrayRef sizes, int64_t d, 
       }
       return autograd::TensorList{z};
     });
+    autograd::mark_multi_output_views(out);
   }
   return out;
 }
@@ -556,6 +557,7 @@ std::vector<Tensor> Tensor::unbind(int64_t d) const {
       for (size_t i = 0; i < c.grads.size(); ++i) z.select(d, int64_t(i)).copy_(c.grads[i]);
       return autograd::TensorList{z};
     });
+    autograd::mark_multi_output_views(out);
   }
   return out;
 }

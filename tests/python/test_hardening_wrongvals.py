@@ -256,3 +256,40 @@ def test_advanced_index_result_layout(case):
     e, t = run(LAYOUT_CASES[case])
     assert_same(e, t, check_strides=False)
     assert e.stride() == t.stride()
+
+
+# ---- outputs of functions returning several views: their history is gone once the base is written
+
+MULTI_VIEWS = {"unbind": lambda x: x.unbind(0)[1], "split": lambda x: x.split(1)[0],
+               "split_sizes": lambda x: x.split([1, 2])[1], "chunk": lambda x: x.chunk(3)[0]}
+
+
+def _error(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - compared with torch's
+        return type(e).__name__, str(e)
+    return None
+
+
+@pytest.mark.parametrize("view", MULTI_VIEWS)
+def test_multi_output_view_after_the_base_is_written(view):
+    def fn(m):
+        x = m.tensor([1., 2., 3.], requires_grad=True) * 2
+        v = MULTI_VIEWS[view](x)
+        x.mul_(2)
+        return [_error(lambda: v.grad_fn), _error(lambda: (v + 1).sum())]
+    e, t = run(fn)
+    assert e == t and t[0] is not None
+
+
+def test_multi_output_view_written_in_place_and_untouched_views():
+    def fn(m):
+        x = m.tensor([1., 2., 3.], requires_grad=True)
+        v = (x * 2).unbind(0)[1]
+        err = _error(lambda: v.mul_(2))
+        a, b, _ = (x * 2).unbind(0)
+        (a * b).backward()
+        plain = m.tensor([1., 2., 3.]).unbind(0)[1]
+        return err, x.grad.tolist(), plain.grad_fn
+    assert run(fn)[0] == run(fn)[1]
