@@ -128,19 +128,29 @@ void record_cumsum(const Tensor& r, const Tensor& x, int64_t dim) {
 }
 
 void record_cumprod(const Tensor& r, const Tensor& x, int64_t dim) {
-  // With S_i = g_i + x_{i+1} S_{i+1} (a reverse recurrence), dL/dx_i = r_{i-1} S_i: no division,
-  // so zeros in x are handled exactly.
+  // torch's O(n) formula: before a slice's first zero, reversed_cumsum(r * g) / x; at the first zero, the product
+  // before it times the sum over [z1, z2) of g_k * prod_{z1 < j <= k} x_j; 0 after it. Terms past a zero never
+  // enter (an inf there would make them NaN).
   record("CumprodBackward0", r, {&x}, {&x, &r}, [dim](const BackwardContext& c) {
     const Tensor &g = c.grads[0], &x = c.saved[0], &r = c.saved[1];
     if (g.dim() == 0) return TensorList{g};
     int64_t d = wrap_dim(dim, g.dim()), n = g.sizes()[size_t(d)];
-    Tensor grad = zeros_like(g);
-    Tensor s;
-    for (int64_t i = n - 1; i >= 0; --i) {
-      s = i == n - 1 ? g.select(d, i) : add(g.select(d, i), mul(x.select(d, i + 1), s));
-      grad.select(d, i).copy_(i == 0 ? s : mul(r.select(d, i - 1), s));
-    }
-    return TensorList{grad};
+    if (n <= 1) return TensorList{g};
+    Tensor reversed = arange(n - 1, -1, -1);
+    auto reversed_cumsum = [&](const Tensor& t) {
+      return index_select(cumsum(index_select(t, d, reversed), d), d, reversed);
+    };
+    Tensor zero = zeros_like(g);
+    Tensor zeros_so_far = cumsum(eq(x, wrapped_scalar(0)), d);
+    Tensor before = eq(zeros_so_far, wrapped_scalar(0)), span = eq(zeros_so_far, wrapped_scalar(1));
+    Tensor grad = where(before, div(reversed_cumsum(where(before, mul(r, g), zero)), x), zero);
+    if (all(before).item().to_bool()) return TensorList{grad};
+    Tensor first = logical_and(span, eq(x, wrapped_scalar(0)));
+    Tensor between = logical_and(span, logical_not(first));
+    Tensor after_first = cumprod(where(between, x, ones_like(x)), d);
+    Tensor total = sum(mul(after_first, where(span, g, zero)), {d}, true);
+    Tensor prefix = prod(where(before, x, ones_like(x)), {d}, true);
+    return TensorList{where(first, mul(prefix, total).expand(g.sizes()), grad)};
   });
 }
 

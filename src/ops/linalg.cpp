@@ -152,9 +152,13 @@ Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Sc
     Tensor out = empty(prod.sizes(), TensorOptions(promote_types(prod.dtype(), input.dtype())));
     out.copy_(input.expand(prod.sizes()));
     if (out.dtype() != prod.dtype()) return add(alpha.to_double() == 1 ? prod : mul(prod, wrapped_scalar(alpha)), input, beta);
-    for (int64_t i = 0; i < out.sizes()[0]; ++i) {
-      mm_into(b1.select(0, i), b2.select(0, i), out.select(0, i), alpha.to_double(), beta.to_double());
-    }
+    int64_t B = out.sizes()[0];
+    int64_t grain = B > 0 && prod.numel() / B * b1.sizes()[2] >= (1 << 18) ? B : 1;  // as bmm
+    parallel_for(0, B, grain, [&](int64_t s, int64_t e) {
+      for (int64_t i = s; i < e; ++i) {
+        mm_into(b1.select(0, i), b2.select(0, i), out.select(0, i), alpha.to_double(), beta.to_double());
+      }
+    });
     return out;
   });
   if (autograd::needs_grad({&input, &b1, &b2})) autograd::record_baddbmm(out, input, b1, b2, beta, alpha);
