@@ -338,3 +338,21 @@ def test_comparator_var_mean_and_extremum_ties():
     assert compare.compare(e, t, prog) is None
     t[1][1][0] = t[1][1][0][:6] + (bytes(8),) + t[1][1][0][7:]  # but values that differ still fail
     assert compare.compare(e, t, prog)[0] == "value"
+
+
+# ---- std of float16 takes the square root before the cast; relu passes the gradient at NaN
+
+@pytest.mark.parametrize("op", ["std", "std_mean", "var"])
+def test_half_std_takes_the_root_in_float(op):
+    def fn(m):
+        r = getattr(m, op)(m.arange(4, 7, 0.5, dtype=m.float16).cumprod(-1))
+        return m.stack(list(r) if op == "std_mean" else [r])
+    same(fn)
+
+
+def test_relu_backward_at_nan():
+    def fn(m):
+        x = m.tensor([-1., math.nan, 2., 0., -0.0], requires_grad=True)
+        m.relu(x).backward(m.ones(5))
+        return x.grad
+    same(fn)
