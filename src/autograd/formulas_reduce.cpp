@@ -117,13 +117,22 @@ void record_softmax(bool log, const Tensor& r, const Tensor& x, int64_t dim) {
   });
 }
 
+namespace {
+
+// The cumulative sum from the end along d (sums, no differences: infinities stay, as torch's).
+Tensor reversed_cumsum(const Tensor& t, int64_t d) {
+  Tensor reversed = arange(t.sizes()[size_t(d)] - 1, -1, -1);
+  return index_select(cumsum(index_select(t, d, reversed), d), d, reversed);
+}
+
+}  // namespace
+
 void record_cumsum(const Tensor& r, const Tensor& x, int64_t dim) {
   // Each input feeds every later output: the gradient is the reversed cumulative sum of g.
   record("CumsumBackward0", r, {&x}, {}, [dim](const BackwardContext& c) {
     const Tensor& g = c.grads[0];
-    if (g.dim() == 0) return TensorList{g};
-    DimVector ds{wrap_dim(dim, g.dim())};
-    return TensorList{add(sub(sum(g, ds, true), cumsum(g, dim)), g)};
+    if (g.dim() == 0 || g.numel() == 0) return TensorList{g};
+    return TensorList{reversed_cumsum(g, wrap_dim(dim, g.dim()))};
   });
 }
 
@@ -136,14 +145,10 @@ void record_cumprod(const Tensor& r, const Tensor& x, int64_t dim) {
     if (g.dim() == 0) return TensorList{g};
     int64_t d = wrap_dim(dim, g.dim()), n = g.sizes()[size_t(d)];
     if (n <= 1) return TensorList{g};
-    Tensor reversed = arange(n - 1, -1, -1);
-    auto reversed_cumsum = [&](const Tensor& t) {
-      return index_select(cumsum(index_select(t, d, reversed), d), d, reversed);
-    };
     Tensor zero = zeros_like(g);
     Tensor zeros_so_far = cumsum(eq(x, wrapped_scalar(0)), d);
     Tensor before = eq(zeros_so_far, wrapped_scalar(0)), span = eq(zeros_so_far, wrapped_scalar(1));
-    Tensor grad = where(before, div(reversed_cumsum(where(before, mul(r, g), zero)), x), zero);
+    Tensor grad = where(before, div(reversed_cumsum(where(before, mul(r, g), zero), d), x), zero);
     if (all(before).item().to_bool()) return TensorList{grad};
     Tensor first = logical_and(span, eq(x, wrapped_scalar(0)));
     Tensor between = logical_and(span, logical_not(first));

@@ -356,3 +356,12 @@ def test_relu_backward_at_nan():
         m.relu(x).backward(m.ones(5))
         return x.grad
     same(fn)
+
+
+@pytest.mark.parametrize("values", [[-math.inf, -4.0], [1.0, math.inf, -math.inf], [[1.0, 2.0], [math.inf, 3.0]]])
+def test_cumsum_backward_keeps_infinities(values):
+    def fn(m):
+        x = m.tensor(values, requires_grad=True)
+        m.cumsum(x, 0).square().sum().backward()
+        return x.grad
+    same(fn)
