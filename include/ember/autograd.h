@@ -71,6 +71,9 @@ struct AutogradMeta {
   uint32_t output_nr = 0;
   uint32_t attr_version = 0;  // the storage's version when grad_fn was set (see refresh_view_history)
   bool retains_grad = false;
+  // An output of a function returning several views (unbind, split): the version it was made at. Once the
+  // storage is written (through the base or another view), its history is gone: torch raises on access.
+  std::optional<uint32_t> multi_view_version;
 };
 
 // ---- grad mode (thread-local)

@@ -36,6 +36,8 @@ void record_addmm(const Tensor& result, const Tensor& input, const Tensor& m1, c
                   const Scalar& alpha);
 void record_addmv(const Tensor& result, const Tensor& input, const Tensor& m, const Tensor& v, const Scalar& beta,
                   const Scalar& alpha);
+void record_baddbmm(const Tensor& r, const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta,
+                    const Scalar& alpha);
 void record_cat(const Tensor& result, std::span<const Tensor> inputs, int64_t dim);
 void record_stack(const Tensor& result, std::span<const Tensor> inputs, int64_t dim);
 void record_where(const Tensor& result, const Tensor& cond, const Tensor& a, const Tensor& b);

@@ -44,13 +44,14 @@ void record_pow(const Tensor& r, const Tensor& a, const Tensor& b) {
   }
 }
 
-// maximum/minimum: the gradient goes to the selected input, split evenly on ties.
+// maximum/minimum: the gradient goes to the selected input, split evenly on ties, and to both where a
+// comparison is NaN (torch masks out only the input that loses).
 void record_extremum(const char* name, bool is_max, const Tensor& r, const Tensor& a, const Tensor& b) {
   record(name, r, {&a, &b}, {&a, &b}, [is_max](const BackwardContext& c) {
     const Tensor &g = c.grads[0], &a = c.saved[0], &b = c.saved[1];
     Tensor half = div(g, wrapped_scalar(2)), zero = zeros_like(g);
-    Tensor tie = eq(a, b), a_wins = is_max ? gt(a, b) : lt(a, b);
-    Tensor ga = where(tie, half, where(a_wins, g, zero));
+    Tensor tie = eq(a, b), a_wins = is_max ? gt(a, b) : lt(a, b), b_wins = is_max ? lt(a, b) : gt(a, b);
+    Tensor ga = where(tie, half, where(b_wins, zero, g));
     Tensor gb = where(tie, half, where(a_wins, zero, g));
     return TensorList{ga, gb};
   });

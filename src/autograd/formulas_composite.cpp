@@ -18,23 +18,25 @@ Tensor zero_where(const Tensor& mask, const Tensor& g) { return where(mask, zero
 void record_clamp(const Tensor& r, const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
   bool numbers = (!min || min->impl()->is_wrapped_number) && (!max || max->impl()->is_wrapped_number);
   const Tensor lo = min.value_or(Tensor()), hi = max.value_or(Tensor());
-  if (numbers) {  // ClampBackward1: the gradient passes where min <= x <= max
-    record("ClampBackward1", r, {&x}, {&x, &lo, &hi}, [](const BackwardContext& c) {
-      const Tensor &g = c.grads[0], &x = c.saved[0];
-      Tensor outside = zeros_like(x, kBool);
-      if (c.saved[1].defined()) outside = logical_or(outside, lt(x, c.saved[1]));
-      if (c.saved[2].defined()) outside = logical_or(outside, gt(x, c.saved[2]));
-      return TensorList{zero_where(outside, g)};
+  // x's gradient passes only where min <= x <= max hold (so not at a NaN x), as torch
+  auto inside = [](const Tensor& x, const Tensor& lo, const Tensor& hi) {
+    Tensor in = ones_like(x, kBool);
+    if (lo.defined()) in = logical_and(in, ge(x, lo));
+    if (hi.defined()) in = logical_and(in, le(x, hi));
+    return in;
+  };
+  if (numbers) {  // ClampBackward1
+    record("ClampBackward1", r, {&x}, {&x, &lo, &hi}, [inside](const BackwardContext& c) {
+      const Tensor& g = c.grads[0];
+      return TensorList{where(inside(c.saved[0], c.saved[1], c.saved[2]), g, zeros_like(g))};
     });
     return;
   }
-  record("ClampBackward0", r, {&x, &lo, &hi}, {&x, &lo, &hi}, [](const BackwardContext& c) {
+  record("ClampBackward0", r, {&x, &lo, &hi}, {&x, &lo, &hi}, [inside](const BackwardContext& c) {
     const Tensor &g = c.grads[0], &x = c.saved[0], &lo = c.saved[1], &hi = c.saved[2];
-    Tensor below = lo.defined() ? lt(x, lo) : zeros_like(x, kBool);
-    Tensor above = hi.defined() ? gt(x, hi) : zeros_like(x, kBool);
     Tensor zero = zeros_like(g);
-    return TensorList{zero_where(logical_or(below, above), g), lo.defined() ? where(below, g, zero) : Tensor(),
-                      hi.defined() ? where(above, g, zero) : Tensor()};
+    return TensorList{where(inside(x, lo, hi), g, zero), lo.defined() ? where(lt(x, lo), g, zero) : Tensor(),
+                      hi.defined() ? where(gt(x, hi), g, zero) : Tensor()};
   });
 }
 

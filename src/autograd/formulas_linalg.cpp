@@ -56,6 +56,18 @@ void record_addmv(const Tensor& r, const Tensor& input, const Tensor& m, const T
   });
 }
 
+void record_baddbmm(const Tensor& r, const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta,
+                    const Scalar& alpha) {
+  DimVector input_sizes(input.sizes());
+  record("BaddbmmBackward0", r, {&input, &b1, &b2}, {&b1, &b2}, [beta, alpha, input_sizes](const BackwardContext& c) {
+    const Tensor& g = c.grads[0];
+    auto scaled = [](const Tensor& t, const Scalar& s) { return s.to_double() == 1.0 ? t : t * s; };
+    return TensorList{c.needs(0) ? sum_to(scaled(g, beta), input_sizes) : Tensor(),
+                      c.needs(1) ? scaled(bmm(g, c.saved[1].transpose(1, 2)), alpha) : Tensor(),
+                      c.needs(2) ? scaled(bmm(c.saved[0].transpose(1, 2), g), alpha) : Tensor()};
+  });
+}
+
 void record_where(const Tensor& r, const Tensor& cond, const Tensor& a, const Tensor& b) {
   record("WhereBackward0", r, {&a, &b}, {&cond}, [](const BackwardContext& c) {
     const Tensor &g = c.grads[0], &cond = c.saved[0];

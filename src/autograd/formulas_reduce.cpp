@@ -74,19 +74,36 @@ void record_max_dim(const char* name, const Tensor& values, const Tensor& indice
   });
 }
 
+namespace {
+
+// The product of the other elements along `dim`, as exclusive cumprods from both ends (torch's
+// prod_safe_zeros_backward: no division, so zeros and infinities give torch's values).
+Tensor product_of_others(const Tensor& x, int64_t dim) {
+  int64_t n = x.sizes()[size_t(dim)];
+  if (n <= 1 || x.numel() == 0) return ones_like(x);
+  Tensor reversed = arange(n - 1, -1, -1);
+  Tensor ones = ones_like(x.narrow(dim, 0, 1));
+  auto exclusive = [&](const Tensor& t) {
+    const Tensor parts[2] = {ones, t.narrow(dim, 0, n - 1)};
+    return cumprod(cat(parts, dim), dim);
+  };
+  return mul(exclusive(x), index_select(exclusive(index_select(x, dim, reversed)), dim, reversed));
+}
+
+}  // namespace
+
 void record_prod(const Tensor& r, const Tensor& x, IntArrayRef dims, bool keepdim) {
-  // d prod / d x_i = prod / x_i; where x_i == 0 it is the product of the others if x_i is the
-  // only zero of its slice, else 0.
+  // As torch: without zeros, prod / x_i; else the product of the others along the dim (of the flattened input
+  // for a full product).
   record(dims.empty() ? "ProdBackward0" : "ProdBackward1", r, {&x}, {&x, &r},
          [d = DimVector(dims), keepdim](const BackwardContext& c) {
-           const Tensor &x = c.saved[0], &r = c.saved[1];
-           DimVector all = wrapped_dims(d, x.dim());
-           Tensor zero = eq(x, wrapped_scalar(0));
-           Tensor others = prod(where(zero, ones_like(x), x), all, true);
-           Tensor single_zero = eq(sum(zero, all, true), wrapped_scalar(1));
-           Tensor at_zero = where(single_zero, others, zeros_like(others));
-           Tensor local = where(zero, at_zero.expand(x.sizes()), div(keep_dims(r, x.sizes(), d, keepdim), x));
-           return TensorList{mul(keep_dims(c.grads[0], x.sizes(), d, keepdim), local)};
+           const Tensor& r = c.saved[1];
+           Tensor x = c.saved[0].to(r.dtype());  // prod(dtype=): computed in the result's dtype, as torch
+           Tensor g = keep_dims(c.grads[0], x.sizes(), d, keepdim);
+           if (x.dim() == 0) return TensorList{g};
+           if (!any(eq(x, wrapped_scalar(0))).item().to_bool()) return TensorList{mul(g, div(keep_dims(r, x.sizes(), d, keepdim), x))};
+           if (!d.empty()) return TensorList{mul(g, product_of_others(x, wrap_dim(d[0], x.dim())))};
+           return TensorList{mul(g, product_of_others(x.reshape({-1}), 0).view(x.sizes()))};
          });
 }
 
@@ -100,30 +117,45 @@ void record_softmax(bool log, const Tensor& r, const Tensor& x, int64_t dim) {
   });
 }
 
+namespace {
+
+// The cumulative sum from the end along d (sums, no differences: infinities stay, as torch's).
+Tensor reversed_cumsum(const Tensor& t, int64_t d) {
+  Tensor reversed = arange(t.sizes()[size_t(d)] - 1, -1, -1);
+  return index_select(cumsum(index_select(t, d, reversed), d), d, reversed);
+}
+
+}  // namespace
+
 void record_cumsum(const Tensor& r, const Tensor& x, int64_t dim) {
   // Each input feeds every later output: the gradient is the reversed cumulative sum of g.
   record("CumsumBackward0", r, {&x}, {}, [dim](const BackwardContext& c) {
     const Tensor& g = c.grads[0];
-    if (g.dim() == 0) return TensorList{g};
-    DimVector ds{wrap_dim(dim, g.dim())};
-    return TensorList{add(sub(sum(g, ds, true), cumsum(g, dim)), g)};
+    if (g.dim() == 0 || g.numel() == 0) return TensorList{g};
+    return TensorList{reversed_cumsum(g, wrap_dim(dim, g.dim()))};
   });
 }
 
 void record_cumprod(const Tensor& r, const Tensor& x, int64_t dim) {
-  // With S_i = g_i + x_{i+1} S_{i+1} (a reverse recurrence), dL/dx_i = r_{i-1} S_i: no division,
-  // so zeros in x are handled exactly.
+  // torch's O(n) formula: before a slice's first zero, reversed_cumsum(r * g) / x; at the first zero, the product
+  // before it times the sum over [z1, z2) of g_k * prod_{z1 < j <= k} x_j; 0 after it. Terms past a zero never
+  // enter (an inf there would make them NaN).
   record("CumprodBackward0", r, {&x}, {&x, &r}, [dim](const BackwardContext& c) {
     const Tensor &g = c.grads[0], &x = c.saved[0], &r = c.saved[1];
     if (g.dim() == 0) return TensorList{g};
     int64_t d = wrap_dim(dim, g.dim()), n = g.sizes()[size_t(d)];
-    Tensor grad = zeros_like(g);
-    Tensor s;
-    for (int64_t i = n - 1; i >= 0; --i) {
-      s = i == n - 1 ? g.select(d, i) : add(g.select(d, i), mul(x.select(d, i + 1), s));
-      grad.select(d, i).copy_(i == 0 ? s : mul(r.select(d, i - 1), s));
-    }
-    return TensorList{grad};
+    if (n <= 1) return TensorList{g};
+    Tensor zero = zeros_like(g);
+    Tensor zeros_so_far = cumsum(eq(x, wrapped_scalar(0)), d);
+    Tensor before = eq(zeros_so_far, wrapped_scalar(0)), span = eq(zeros_so_far, wrapped_scalar(1));
+    Tensor grad = where(before, div(reversed_cumsum(where(before, mul(r, g), zero), d), x), zero);
+    if (all(before).item().to_bool()) return TensorList{grad};
+    Tensor first = logical_and(span, eq(x, wrapped_scalar(0)));
+    Tensor between = logical_and(span, logical_not(first));
+    Tensor after_first = cumprod(where(between, x, ones_like(x)), d);
+    Tensor total = sum(mul(after_first, where(span, g, zero)), {d}, true);
+    Tensor prefix = prod(where(before, x, ones_like(x)), {d}, true);
+    return TensorList{where(first, mul(prefix, total).expand(g.sizes()), grad)};
   });
 }
 

@@ -73,7 +73,7 @@ EMBER_UNARY_GRAD(erfc, "ErfcBackward0", true, false, mul(g, exp(neg(mul(x, x))) 
 EMBER_UNARY_GRAD(reciprocal, "ReciprocalBackward0", false, true, neg(mul(g, mul(r, r))))
 EMBER_UNARY_GRAD(abs, "AbsBackward0", true, false, mul(g, sign(x)))
 EMBER_UNARY_GRAD(neg, "NegBackward0", false, false, neg(g))
-EMBER_UNARY_GRAD(relu, "ReluBackward0", false, true, where(gt(r, wrapped_scalar(0)), g, wrapped_scalar(0)))
+EMBER_UNARY_GRAD(relu, "ReluBackward0", false, true, where(le(r, wrapped_scalar(0)), wrapped_scalar(0), g))  // NaN passes g
 EMBER_UNARY_GRAD(floor, "FloorBackward0", false, false, non_differentiable(g))
 EMBER_UNARY_GRAD(ceil, "CeilBackward0", false, false, non_differentiable(g))
 EMBER_UNARY_GRAD(trunc, "TruncBackward0", false, false, non_differentiable(g))

@@ -192,6 +192,20 @@ void record_multi(const char* name, const TensorList& results, std::initializer_
   }
 }
 
+void mark_multi_output_views(const TensorList& views) {
+  for (const Tensor& v : views) {
+    if (v.grad_fn()) v.autograd_meta().multi_view_version = v.version();
+  }
+}
+
+std::string multi_view_error(const Tensor& view, const char* how) {
+  std::string name = view.impl()->autograd->grad_fn->name();
+  if (auto at = name.rfind("Backward"); at != std::string::npos) name.resize(at);
+  return str("Output ", view.output_nr(), " of ", name, " is a view and ", how, ". This view is the output of a "
+             "function that returns multiple views. Such functions do not allow the output views to be modified "
+             "inplace. You should replace the inplace operation by an out-of-place one.");
+}
+
 Tensor& record_out(Tensor& out, const Tensor& self, const char* name, const std::function<Tensor()>& compute) {
   EMBER_CHECK(out.is_same(self), Error, name, "(): functions with out=... arguments don't support automatic "
               "differentiation, but one of the arguments requires grad.");
@@ -217,7 +231,9 @@ Tensor& record_in_place(Tensor& self, const std::function<Tensor()>& compute) {
     GradModeGuard no_grad(false);
     self.copy_(result);
   }
-  if (writes_into_graph_view(self) || (self.impl()->view_base && result.requires_grad())) {
+  // A view of an integer or bool base is no differentiable view (torch): it takes the result's history itself.
+  bool float_view = self.impl()->view_base && Tensor(self.impl()->view_base).is_floating_point();
+  if (writes_into_graph_view(self) || (float_view && result.requires_grad())) {
     rebase_view_history(self, Tensor(self.impl()->view_base), result);
   } else {
     set_history(self, result.grad_fn(), result.output_nr());

@@ -65,14 +65,22 @@ void as_new_tensor(const Tensor& result);
 void record(const char* name, const Tensor& result, std::initializer_list<const Tensor*> inputs,
             std::initializer_list<const Tensor*> saved, BackwardFormula formula);
 
-// Raises torch's error for an in-place write into a leaf that requires grad, or into a view of one, while grad
-// mode is on; checked before the op's own checks, as torch's autograd layer does.
+// The outputs of a function returning several views in the graph (unbind, split): see
+// AutogradMeta::multi_view_version. `how`: "is being modified inplace" or the indirect case.
+void mark_multi_output_views(const TensorList& views);
+std::string multi_view_error(const Tensor& view, const char* how);
+
+// Raises torch's error for an in-place write into a leaf that requires grad, into a view of one, or into an
+// output of a function returning several views, while grad mode is on; checked before the op's own checks,
+// as torch's autograd layer does.
 inline void check_in_place(const Tensor& self) {
   if (!is_grad_enabled() || !self.requires_grad()) return;
   const Tensor base = self.impl()->view_base ? Tensor(self.impl()->view_base) : Tensor();
   EMBER_CHECK(!base.defined() || !base.is_leaf() || !base.requires_grad(), Error,
               "a view of a leaf Variable that requires grad is being used in an in-place operation.");
   EMBER_CHECK(!self.is_leaf(), Error, "a leaf Variable that requires grad is being used in an in-place operation.");
+  EMBER_CHECK(!self.impl()->autograd || !self.impl()->autograd->multi_view_version, Error,
+              multi_view_error(self, "is being modified inplace"));
 }
 
 // An out= form under autograd (torch's rule): in place (out is `self`) is recorded through

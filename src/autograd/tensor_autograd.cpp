@@ -1,6 +1,8 @@
 // Tensor's autograd surface: requires_grad, grad, grad_fn, detach, retain_grad, backward; grad mode.
 #include "ember/autograd.h"
 
+#include "function.h"
+
 #include "ember/ops.h"
 #include "function.h"
 
@@ -21,9 +23,8 @@ bool is_inference_mode_enabled() { return t_inference_mode; }
 void set_inference_mode_enabled(bool enabled) { t_inference_mode = enabled; }
 
 Edge gradient_edge(const Tensor& t) {
-  refresh_view_history(t);
   AutogradMeta* meta = t.impl()->autograd.get();
-  if (meta && meta->grad_fn) return {meta->grad_fn, meta->output_nr};
+  if (meta && meta->grad_fn) return {t.grad_fn(), meta->output_nr};  // grad_fn(): a stale multi-output view raises
   if (!t.impl()->requires_grad) return {};
   std::shared_ptr<Node> acc = meta ? meta->grad_accumulator : nullptr;
   if (!acc) {
@@ -90,7 +91,11 @@ void Tensor::set_grad(const Tensor& grad) const {
 
 std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
   autograd::refresh_view_history(*this);
-  return impl_->autograd ? impl_->autograd->grad_fn : nullptr;
+  if (!impl_->autograd) return nullptr;
+  const auto& made_at = impl_->autograd->multi_view_version;
+  EMBER_CHECK(!made_at || *made_at == version(), Error,
+              autograd::multi_view_error(*this, "its base or another view of its base has been modified inplace"));
+  return impl_->autograd->grad_fn;
 }
 
 uint32_t Tensor::output_nr() const {

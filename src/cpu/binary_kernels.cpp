@@ -116,12 +116,13 @@ C int_div(C a, C b) {
   return C(a / b);
 }
 
-// Division rounded toward zero (torch's div_trunc).
-template <typename C>
+// Division rounded toward zero (torch's div_trunc); the quotient is rounded to T first (torch's Half and
+// BFloat16 division returns T).
+template <typename T, typename C>
 C trunc_divide(C a, C b) {
   if constexpr (std::is_same_v<C, bool>) return a;
   else if constexpr (std::is_integral_v<C>) return int_div(a, b);
-  else return std::trunc(a / b);
+  else return std::trunc(C(T(a / b)));
 }
 
 // Division rounded toward negative infinity (torch's div_floor).
@@ -156,9 +157,16 @@ C nan_max(C a, C b, bool is_max) {  // maximum/minimum: NaN propagates
 }
 
 template <typename T>
-void arithmetic(BinaryOp op, const TensorIterator& it, const Scalar& alpha) {
+void arithmetic(BinaryOp op, const TensorIterator& it, const Scalar& alpha, std::optional<float> wide_b) {
   using C = Compute<T>;
   auto run = [&](auto fn) {
+    if constexpr (std::is_same_v<C, float> && !std::is_same_v<T, float>) {
+      if (wide_b) {
+        float w = *wide_b;
+        binary_loop<T, T>(it, [fn, w](T a, T) { return convert<T>(fn(C(a), w)); });
+        return;
+      }
+    }
     binary_loop<T, T>(it, [fn](T a, T b) { return convert<T>(fn(C(a), C(b))); });
   };
   C al = C(alpha.to<T>());  // rounded to the element type first, as torch
@@ -179,7 +187,10 @@ void arithmetic(BinaryOp op, const TensorIterator& it, const Scalar& alpha) {
       return;
     case BinaryOp::Remainder: run([](C a, C b) { return remainder(a, b); }); return;
     case BinaryOp::FloorDivide: case BinaryOp::DivFloor: run([](C a, C b) { return floor_divide(a, b); }); return;
-    case BinaryOp::DivTrunc: run([](C a, C b) { return trunc_divide(a, b); }); return;
+    case BinaryOp::DivTrunc:
+      if (wide_b) run([](C a, C b) { return trunc_divide<C>(a, b); });  // all in float, as torch's opmath path
+      else run([](C a, C b) { return trunc_divide<T>(a, b); });
+      return;
     case BinaryOp::Fmod:
       if constexpr (std::is_same_v<C, bool>) run([](C a, C) { return a; });
       else if constexpr (std::is_integral_v<C>) run([](C a, C b) { return int_fmod(a, b); });
@@ -267,12 +278,17 @@ bool pow_scalar_kernel(const TensorIterator& it, double exp) {
   return true;
 }
 
-void binary_kernel(BinaryOp op, const TensorIterator& it, const Scalar& alpha) {
+bool reads_wide_scalar(BinaryOp op) {
+  return op == BinaryOp::Mul || op == BinaryOp::Div || op == BinaryOp::DivTrunc || op == BinaryOp::DivFloor ||
+         op == BinaryOp::FloorDivide;
+}
+
+void binary_kernel(BinaryOp op, const TensorIterator& it, const Scalar& alpha, std::optional<float> wide_b) {
   if (it.numel() == 0) return;
   bool compare = op >= BinaryOp::Eq;
   visit_dtype(it.common_dtype(), [&]<typename T>(T) {
     if (compare) comparison<T>(op, it);
-    else arithmetic<T>(op, it, alpha);
+    else arithmetic<T>(op, it, alpha, wide_b);
   });
 }
 

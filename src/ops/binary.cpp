@@ -14,13 +14,14 @@ using cpu::BinaryOp;
 
 Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 
-// An in-place comparison on a float tensor in the graph: torch records EqBackward0 (number `b`) or
+// An in-place comparison with an input in the graph (`a` of any dtype): torch records EqBackward0 (number `b`) or
 // EqBackward1 (tensor `b`), whose gradient is zero.
 Tensor compare_recorded(BinaryOp op, const Tensor& a, const Tensor& b) {
   static const char* const names[2][6] = {
       {"EqBackward0", "NeBackward0", "LtBackward0", "LeBackward0", "GtBackward0", "GeBackward0"},
       {"EqBackward1", "NeBackward1", "LtBackward1", "LeBackward1", "GtBackward1", "GeBackward1"}};
-  Tensor r = run(op, {}, a, b).to(a.dtype());
+  // An integer or bool `a` still gets the node (torch's result then requires grad): recorded on a float copy.
+  Tensor r = run(op, {}, a, b).to(a.is_floating_point() ? a.dtype() : kFloat32);
   DimVector b_sizes(b.sizes());
   autograd::record(names[b.impl()->is_wrapped_number ? 0 : 1][int(op) - int(BinaryOp::Eq)], r, {&a, &b}, {},
                    [b_sizes](const autograd::BackwardContext& c) {
@@ -35,7 +36,7 @@ Tensor compare_recorded(BinaryOp op, const Tensor& a, const Tensor& b) {
 Tensor run_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, const char* name) {
   if (!autograd::needs_grad({&a, &b, &out})) return run(op, out, a, b, alpha);
   bool comparison = op >= BinaryOp::Eq && op <= BinaryOp::Ge;
-  bool records = out.is_same(a) ? op < BinaryOp::BitAnd || (comparison && a.is_floating_point())
+  bool records = out.is_same(a) ? op < BinaryOp::BitAnd || comparison  // any dtype of `a`, as torch
                                 : op < BinaryOp::BitAnd && op != BinaryOp::FloorDivide;  // floor_divide: no gradient
   if (!records) {
     if (out.is_same(a) && op <= BinaryOp::ShiftRight) autograd::check_in_place(out);  // logical ops skip it, as torch
@@ -47,6 +48,15 @@ Tensor run_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, const
   return autograd::record_out(out, a, name, [&] {
     return comparison ? compare_recorded(op, a, b) : run(op, {}, a, b, alpha);
   });
+}
+
+// The one-element second operand of a float16/bfloat16 mul or division at its own precision (as float), which
+// torch's kernels use instead of its value rounded to the common dtype.
+std::optional<float> wide_scalar(BinaryOp op, const TensorIterator& it, const Tensor& b) {
+  ScalarType t = it.common_dtype();
+  if ((t != kFloat16 && t != kBFloat16) || b.numel() != 1 || !cpu::reads_wide_scalar(op)) return std::nullopt;
+  Scalar v = b.item();
+  return v.is_floating_point() ? float(v.to_double()) : float(v.to_int());
 }
 
 Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
@@ -99,7 +109,7 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
   }
   bool special_pow = op == BinaryOp::Pow && b.impl()->is_wrapped_number && it.numel() > 0 &&
                      cpu::pow_scalar_kernel(it, b.item().to_double());
-  if (!special_pow) cpu::binary_kernel(op, it, alpha);
+  if (!special_pow) cpu::binary_kernel(op, it, alpha, wide_scalar(op, it, b));
   Tensor result = it.finish();
   if (!out.defined() && autograd::needs_grad({&a, &b})) autograd::record_binary(op, result, a, b, alpha);
   return result;

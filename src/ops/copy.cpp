@@ -15,12 +15,26 @@ void record_copy(const char* name, const Tensor& out, const Tensor& input) {
   autograd::record(name, out, {&input}, {}, [](const autograd::BackwardContext& c) { return c.grads; });
 }
 
+// An in-place write of `value` into `self`: when `value` is not in the graph but self is, torch still records
+// the write (node `name`, zero gradient to self's old history), so self keeps requiring grad.
+Tensor& write_recorded(Tensor& self, const char* name, const std::function<Tensor()>& value) {
+  return autograd::record_in_place(self, [&] {
+    Tensor r = value();
+    if (r.requires_grad() || !self.requires_grad() || !autograd::is_grad_enabled()) return r;
+    r = r.clone();
+    autograd::record(name, r, {&self}, {}, [](const autograd::BackwardContext& c) {
+      return autograd::TensorList{zeros_like(c.grads[0])};
+    });
+    return r;
+  });
+}
+
 }  // namespace
 
 Tensor& Tensor::copy_(const Tensor& src) {
   autograd::check_in_place(*this);
   if (autograd::needs_grad({&src, this}) || autograd::writes_into_graph_view(*this)) {
-    return autograd::record_in_place(*this, [&] { return src.to(dtype(), true).expand(sizes()); });
+    return write_recorded(*this, "torch::autograd::CopyBackwards", [&] { return src.to(dtype(), true).expand(sizes()); });
   }
   DimVector shape = broadcast_shapes(sizes(), src.sizes());
   EMBER_CHECK(IntArrayRef(shape).size() == sizes().size() && std::equal(shape.begin(), shape.end(), sizes().begin()),
@@ -52,7 +66,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
 Tensor& Tensor::fill_(const Scalar& value) {  // overlapping (expanded) targets are fine: one value
   autograd::check_in_place(*this);
   if (autograd::needs_grad({this}) || autograd::writes_into_graph_view(*this)) {
-    return autograd::record_in_place(*this, [&] { return full(sizes(), value, TensorOptions(dtype())); });
+    return write_recorded(*this, "FillBackward2", [&] { return full(sizes(), value, TensorOptions(dtype())); });
   }
   cpu::fill_kernel(*this, value);
   bump_version();

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "ember/layout.h"
+#include "ember/parallel.h"
 #include "../cpu/copy_kernel.h"
 
 namespace ember {
@@ -131,7 +132,22 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
     } else {
       using Acc = std::conditional_t<sizeof(T) < 4, float, double>;
       Acc s = Acc(xstart), st = Acc(xstep);
-      for (int64_t i = 0; i < n; ++i) p[i] = convert<T>(Acc(s + st * Acc(i)));
+      auto value = [&](int64_t i) { return convert<T>(Acc(s + st * Acc(i))); };
+      // torch fills 32-byte SIMD vectors, two per step, over each thread's share (parallel_for, grain 32768): a
+      // vector's first value is rounded to T and the others add i * step to it; a share's tail goes per element.
+      constexpr int64_t w = 32 / int64_t(sizeof(T));
+      int64_t parts = n > 32768 ? std::min<int64_t>(get_num_threads(), (n + 32767) / 32768) : 1;
+      int64_t chunk = parts > 1 ? (n + parts - 1) / parts : n;
+      for (int64_t begin = 0; begin < n; begin += chunk) {
+        int64_t end = std::min(n, begin + chunk), i = begin;
+        for (; i + 2 * w <= end; i += 2 * w) {
+          for (int64_t v = i; v < i + 2 * w; v += w) {
+            Acc base = Acc(value(v));
+            for (int64_t k = 0; k < w; ++k) p[v + k] = convert<T>(Acc(base + Acc(k) * st));
+          }
+        }
+        for (; i < end; ++i) p[i] = value(i);
+      }
     }
   });
   return finish(t, options);

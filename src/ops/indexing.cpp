@@ -27,6 +27,8 @@ struct IndexPlan {
   // Permutation from core order (index dims, then rest) to result order: the index dims stay in
   // place when they were adjacent in self, else they go first (torch's rule).
   DimVector core_to_result;
+  std::vector<DimVector> index_strides;  // each index tensor's strides, broadcast to index_shape
+  int64_t rest_before = 0;               // rest dims placed before the index dims in the result
 };
 
 // idx * stride with negative indices wrapped; when `check`, the first index out of `size` sets `error` (the
@@ -104,6 +106,7 @@ IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
                                              plan.bounds_error);
     plan.offsets = plan.offsets.defined() ? add(plan.offsets, element_offsets) : element_offsets;
   }
+  for (auto& pick : picks) plan.index_strides.emplace_back(pick.second.expand(plan.index_shape).strides());
   plan.offsets = plan.offsets.defined() ? plan.offsets.expand(plan.index_shape).contiguous()
                                         : zeros(plan.index_shape, TensorOptions(kInt64));
   bool adjacent = true;
@@ -116,6 +119,7 @@ IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
     if (adjacent && !picks.empty() && k < picks[0].first) ++rest_before;
   }
   int64_t nb = int64_t(plan.index_shape.size()), nr = int64_t(plan.rest_sizes.size());
+  plan.rest_before = rest_before;
   for (int64_t k = 0; k < rest_before; ++k) plan.core_to_result.push_back(nb + k);
   for (int64_t k = 0; k < nb; ++k) plan.core_to_result.push_back(k);
   for (int64_t k = rest_before; k < nr; ++k) plan.core_to_result.push_back(nb + k);
@@ -187,6 +191,24 @@ std::pair<Tensor, std::vector<Tensor>> unfold_scalar_masks(const Tensor& self, s
   return {t, indices};
 }
 
+// torch's result layout: TensorIterator's over the source restrided to the result (index dims of stride 0) and
+// the index tensors viewed with size-1 dims around them (broadcast, stride 0, where the result dim is larger).
+DimVector result_strides(const IndexPlan& plan) {
+  int64_t nb = int64_t(plan.index_shape.size());
+  std::vector<DimVector> operands(1);
+  for (int64_t p : plan.core_to_result) operands[0].push_back(p < nb ? 0 : plan.rest_strides[size_t(p - nb)]);
+  for (const DimVector& index : plan.index_strides) {
+    int64_t outer = nb > 0 ? index[0] * plan.index_shape[0] : 1;  // the stride a view gives a leading size-1 dim
+    operands.emplace_back();
+    for (int64_t p : plan.core_to_result) {
+      bool unit = p >= nb && plan.rest_sizes[size_t(p - nb)] == 1;
+      operands.back().push_back(p < nb ? index[size_t(p)] : !unit ? 0 : p - nb < plan.rest_before ? outer : 1);
+    }
+  }
+  std::vector<IntArrayRef> strides(operands.begin(), operands.end());
+  return infer_dense_strides(plan.result_shape, strides);
+}
+
 Tensor index_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in) {
   auto [self, indices] = unfold_scalar_masks(self_in, indices_in);
   if (is_full_mask(self, indices)) return masked_select_all(self, indices[0]);
@@ -196,7 +218,12 @@ Tensor index_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in) 
   if (core.numel() > 0) {
     cpu::index_gather(self, self.storage_offset(), plan.rest_sizes, plan.rest_strides, plan.offsets, core);
   }
-  return core.permute(plan.core_to_result).contiguous();
+  Tensor result = core.permute(plan.core_to_result);
+  DimVector strides = result_strides(plan);
+  if (std::equal(strides.begin(), strides.end(), result.strides().begin(), result.strides().end())) return result;
+  Tensor out = empty_strided(plan.result_shape, strides, TensorOptions(self.dtype()));
+  out.copy_(result);
+  return out;
 }
 
 // torch's index_put_ writes through masked_fill_ (the value converted, its dtype unchecked) when the value has one
@@ -392,7 +419,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   indices.push_back(index.reshape({-1}));
   Tensor source = self.dim() == 0 ? self.reshape({1}) : self;
   Tensor r = autograd::untracked([&] {
-    Tensor picked = index_impl(source, indices);
+    Tensor picked = index_impl(source, indices).contiguous();  // torch's index_select allocates contiguous
     return self.dim() == 0 ? picked.reshape(index.sizes()) : picked;
   });
   if (autograd::needs_grad({&self})) {

@@ -148,16 +148,29 @@ Tensor addmv(const Tensor& input, const Tensor& m, const Tensor& v, const Scalar
   return out;
 }
 
+// beta * input + alpha * b1 @ b2 in one rounding per batch (gemm's beta), as torch's baddbmm kernel.
 Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) {
   // torch first expands input to (batch1.size(0), batch1.size(1), batch2.size(2)): IndexErrors and the expand's
   // error come before the 3-D checks
   input.expand({b1.sizes()[size_t(wrap_dim(0, b1.dim()))], b1.sizes()[size_t(wrap_dim(1, b1.dim()))],
                 b2.sizes()[size_t(wrap_dim(2, b2.dim()))]});
-  wrap_dim(2, b2.dim());  // torch reads batch2.size(2) first: an IndexError before the 3-D checks
-  Tensor prod = bmm(b1, b2);
-  if (beta.to_double() == 0) return alpha.to_double() == 1 ? prod : mul(prod, wrapped_scalar(alpha));
-  Tensor scaled = alpha.to_double() == 1 ? prod : mul(prod, wrapped_scalar(alpha));
-  return add(scaled, input, beta);
+  Tensor out = autograd::untracked([&] {
+    Tensor prod = bmm(b1, b2);
+    if (beta.to_double() == 0) return alpha.to_double() == 1 ? prod : mul(prod, wrapped_scalar(alpha));
+    Tensor out = empty(prod.sizes(), TensorOptions(promote_types(prod.dtype(), input.dtype())));
+    out.copy_(input.expand(prod.sizes()));
+    if (out.dtype() != prod.dtype()) return add(alpha.to_double() == 1 ? prod : mul(prod, wrapped_scalar(alpha)), input, beta);
+    int64_t B = out.sizes()[0];
+    int64_t grain = B > 0 && prod.numel() / B * b1.sizes()[2] >= (1 << 18) ? B : 1;  // as bmm
+    parallel_for(0, B, grain, [&](int64_t s, int64_t e) {
+      for (int64_t i = s; i < e; ++i) {
+        mm_into(b1.select(0, i), b2.select(0, i), out.select(0, i), alpha.to_double(), beta.to_double());
+      }
+    });
+    return out;
+  });
+  if (autograd::needs_grad({&input, &b1, &b2})) autograd::record_baddbmm(out, input, b1, b2, beta, alpha);
+  return out;
 }
 
 }  // namespace ember

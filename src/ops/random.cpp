@@ -59,9 +59,11 @@ void normal_fill_16(T* data, T mean, T std) {
   }
 }
 
+// `whole_blocks`: uniforms are drawn for the whole 16-blocks only before the last 16 are redrawn (torch's
+// float16/bfloat16 path); else for every element first (float32/64).
 template <typename T>
-void normal_fill(GeneratorState& g, T* data, int64_t size, T mean, T std) {
-  for (int64_t i = 0; i < size; ++i) data[i] = T(uniform_sample<T>(g, 0, 1));
+void normal_fill(GeneratorState& g, T* data, int64_t size, T mean, T std, bool whole_blocks = false) {
+  for (int64_t i = 0, n = whole_blocks ? size - size % 16 : size; i < n; ++i) data[i] = T(uniform_sample<T>(g, 0, 1));
   for (int64_t i = 0; i < size - 15; i += 16) normal_fill_16(data + i, mean, std);
   if (size % 16 != 0) {  // redo the last 16 values
     data += size - 16;
@@ -189,7 +191,7 @@ void gaussian_fill(Tensor& self, double mean, double std, Generator* gen) {
       } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
         if (blocks) {  // torch draws half-precision normals as float32 ones, rounded
           std::vector<float> buf(static_cast<size_t>(n));
-          normal_fill<float>(g, buf.data(), n, float(mean), float(std));
+          normal_fill<float>(g, buf.data(), n, float(mean), float(std), true);
           T* p = t.data_ptr<T>();
           for (int64_t i = 0; i < n; ++i) p[i] = T(buf[size_t(i)]);
           return;

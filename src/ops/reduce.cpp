@@ -58,7 +58,12 @@ Tensor accumulate(ReduceOp op, const Tensor& x, const ReducedDims& r) {
     case ReduceOp::Max: acc.fill_(acc_dtype == kFloat64 ? Scalar(-INFINITY) : Scalar(INT64_MIN)); break;
     case ReduceOp::Min: acc.fill_(acc_dtype == kFloat64 ? Scalar(INFINITY) : Scalar(INT64_MAX)); break;
   }
-  cpu::reduce_kernel(op, acc.expand(x.sizes()), x);
+  // A floating product rounds at each step, so its order matters: torch folds an expanded dim in its place
+  // (Ember's plan would put it innermost), as a copy of the input does.
+  bool expanded = false;
+  for (int64_t d = 0; d < x.dim(); ++d) expanded |= x.strides()[size_t(d)] == 0 && x.sizes()[size_t(d)] > 1;
+  Tensor input = op == ReduceOp::Prod && x.is_floating_point() && expanded ? x.contiguous() : x;
+  cpu::reduce_kernel(op, acc.expand(x.sizes()), input);
   return acc;
 }
 
@@ -115,7 +120,9 @@ Tensor mean_impl(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<
   EMBER_CHECK(is_floating_point(out), Error, "mean(): could not infer output dtype. ",
               dtype ? "Optional" : "Input", " dtype must be either a floating point or complex dtype. Got: ",
               dtype_info(out).legacy_name);
-  Tensor input = x.to(out);
+  // torch sums a half-precision mean in float32 from the original input (not from its cast to half)
+  bool half = out == kFloat16 || out == kBFloat16;
+  Tensor input = x.dtype() == out ? x : x.to(half ? kFloat32 : out);
   ReducedDims r = reduced_dims(input, dims, keepdim, "mean", false);
   Tensor acc = accumulate(ReduceOp::Sum, input, r);
   div_out(acc, acc, wrapped_scalar(double(r.count)));  // 0/0 gives nan for empty inputs, as torch

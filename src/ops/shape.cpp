@@ -521,6 +521,7 @@ std::vector<Tensor> split_pieces(const Tensor& t, IntArrayRef sizes, int64_t d, 
       return autograd::TensorList{z};
     });
     for (const Tensor& piece : out) mark_view(piece, t);
+    autograd::mark_multi_output_views(out);
   }
   return out;
 }
@@ -580,6 +581,7 @@ std::vector<Tensor> Tensor::unbind(int64_t d) const {
       return autograd::TensorList{z};
     });
     for (const Tensor& slice : out) mark_view(slice, *this);
+    autograd::mark_multi_output_views(out);
   }
   return out;
 }

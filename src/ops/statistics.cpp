@@ -1,4 +1,5 @@
 // Reductions composed from the basic ones: var/std, norms, count_nonzero, logsumexp, softmax, scans.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -26,41 +27,57 @@ Tensor widened(const Tensor& x) { return x.to(opmath_dtype(x.dtype())); }
 
 namespace {
 
-std::pair<Tensor, Tensor> var_mean_impl(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
+// torch's mean is a sequential Welford update (m += (x - m) / n), where an infinite m turns NaN at the next
+// element: it stays infinite only where the one infinite element comes last. Patches `m` (keepdim shape) where
+// it is infinite; finite data never gets past the check.
+Tensor welford_mean(const Tensor& w, IntArrayRef dims, Tensor m) {
+  if (w.dim() == 0 || !any(isinf(m)).item().to_bool()) return m;
+  Tensor last = w;
+  for (int64_t d = 0; d < w.dim(); ++d) {
+    bool reduced = dims.empty() || std::any_of(dims.begin(), dims.end(), [&](int64_t r) { return wrap_dim(r, w.dim()) == d; });
+    if (reduced && w.sizes()[size_t(d)] > 0) last = last.narrow(d, w.sizes()[size_t(d)] - 1, 1);
+  }
+  Tensor inf = isinf(w), one_inf_last = logical_and(eq(sum(inf, dims, true), scalar(1)), isinf(last));
+  return where(logical_and(isinf(m), logical_not(one_inf_last)), scalar(NAN), m);
+}
+
+// `take_sqrt`: the standard deviation, taken before the cast to x's dtype (a float16 variance may overflow where
+// its square root does not), as torch.
+std::pair<Tensor, Tensor> var_mean_impl(const Tensor& x, IntArrayRef dims, double correction, bool keepdim,
+                                        bool take_sqrt, bool with_mean = true) {
   check_float(x, "std and var");
   Tensor w = widened(x);
   Tensor m = mean(w, dims, true);
   Tensor d = sub(w, m);
   double denom = std::max(0.0, double(reduced_count(x.sizes(), dims)) - correction);
   Tensor v = div(sum(mul(d, d), dims, keepdim), scalar(denom));  // 0 degrees of freedom gives nan/inf, as torch
-  return {v.to(x.dtype()), (keepdim ? m : mean(w, dims, false)).to(x.dtype())};
+  if (take_sqrt) v = sqrt(v);
+  if (!with_mean) return {v.to(x.dtype()), Tensor()};
+  return {v.to(x.dtype()), welford_mean(w, dims, m).reshape(v.sizes()).to(x.dtype())};
 }
 
 }  // namespace
 
 std::pair<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
-  auto r = autograd::untracked([&] { return var_mean_impl(x, dims, correction, keepdim); });
+  auto r = autograd::untracked([&] { return var_mean_impl(x, dims, correction, keepdim, false); });
   if (autograd::needs_grad({&x})) autograd::record_var_std_mean(false, r.first, r.second, x, dims, correction, keepdim);
   return r;
 }
 
 Tensor var(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
-  Tensor r = autograd::untracked([&] { return var_mean_impl(x, dims, correction, keepdim).first; });
+  Tensor r = autograd::untracked([&] { return var_mean_impl(x, dims, correction, keepdim, false, false).first; });
   if (autograd::needs_grad({&x})) autograd::record_var_std(false, r, x, dims, correction, keepdim);
   return r;
 }
 
 std::pair<Tensor, Tensor> std_mean(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
-  auto r = autograd::untracked([&] {
-    auto [v, m] = var_mean_impl(x, dims, correction, keepdim);
-    return std::pair<Tensor, Tensor>{sqrt(v), m};
-  });
+  auto r = autograd::untracked([&] { return var_mean_impl(x, dims, correction, keepdim, true); });
   if (autograd::needs_grad({&x})) autograd::record_var_std_mean(true, r.first, r.second, x, dims, correction, keepdim);
   return r;
 }
 
 Tensor std(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
-  Tensor r = autograd::untracked([&] { return sqrt(var(x, dims, correction, keepdim)); });
+  Tensor r = autograd::untracked([&] { return var_mean_impl(x, dims, correction, keepdim, true, false).first; });
   if (autograd::needs_grad({&x})) autograd::record_var_std(true, r, x, dims, correction, keepdim);
   return r;
 }

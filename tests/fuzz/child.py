@@ -7,6 +7,7 @@ Protocol: one pickled request list on stdin; one pickled frame per program on th
 import math
 import os
 import pickle
+import re
 import resource
 import struct
 import sys
@@ -69,6 +70,32 @@ def snapshot(m, x, ptrs, with_values=True):
     return ("O", type(x).__name__)
 
 
+SUM_LIKE = ("sum", "mean", "var_mean", "std_mean")
+_SUM_INPUT = re.compile(r"^(v\d+) = (?:m\.(?:sum|mean|var_mean|std_mean)\((v\d+)\b|(v\d+)\.(?:sum|mean)\()")
+
+
+def sum_condition(m, st, ns):
+    """For `vK = sum/mean(vJ, ...)`: (terms per output, the same reduction of |vJ| in float64 per output), which
+    bounds the rounding error of any summation order (compare.py); for var_mean/std_mean the bound of their mean,
+    with max|vJ| for every output; None for other statements."""
+    mt = _SUM_INPUT.match(st["src"]) if st["op"] in SUM_LIKE else None
+    if not mt:
+        return None
+    name = mt.group(2) or mt.group(3)
+    x, out = ns[name], ns[mt.group(1)]
+    if st["op"] in ("var_mean", "std_mean"):
+        mean = out[1]
+        bound = float(x.detach().double().abs().max()) if x.numel() else 0.0
+        return x.numel() // max(mean.numel(), 1), [bound] * mean.numel()
+    rhs = re.sub(r",\s*dtype=m\.\w+", "", st["src"].split("=", 1)[1].replace(name, f"{name}.double().abs()", 1))
+    try:
+        scale = eval(rhs, dict(ns, **{name: x.detach()}))  # noqa: S307 - the fuzz program is ours
+        per = scale.reshape(-1).tolist()
+    except Exception:  # noqa: BLE001 - no bound: the ordinary tolerance applies
+        return None
+    return x.numel() // max(out.numel(), 1), per
+
+
 def run_program(m, statements):
     """Runs the statements in order; a snapshot per statement; stops at the first exception.
     At the end (no exception) the tensors named in the program are snapshotted again (writes through views)."""
@@ -78,7 +105,13 @@ def run_program(m, statements):
         try:
             exec(st["src"], ns)  # noqa: S102 - the fuzz program is ours
             val = ns.get(st["out"]) if st["out"] else None
-            snaps.append(snapshot(m, val, ptrs, not st.get("novalues")))
+            snap = snapshot(m, val, ptrs, not st.get("novalues"))
+            cond = sum_condition(m, st, ns) if st["op"] in SUM_LIKE else None
+            if cond and snap[0] == "T" and snap[6] is not None:
+                snap += (cond,)
+            elif cond and snap[0] == "L" and len(snap[1]) == 2 and snap[1][1][0] == "T":  # (var, mean)
+                snap = ("L", [snap[1][0], snap[1][1] + (cond,)])
+            snaps.append(snap)
         except Exception as e:  # noqa: BLE001 - exception types are compared
             snaps.append(("E", type(e).__name__, str(e)[:300]))
             return snaps

@@ -13,8 +13,10 @@ def main(program):
     print("torch:", [s[:3] if s[0] == "E" else s[:6] for s in t], flush=True)
     e = child.run_program(ember, program)
     print("ember:", [s[:3] if s[0] == "E" else s[:6] for s in e])
-    d = compare.compare(e, t)
-    if d:
+    d = compare.compare(e, t, program)
+    if d and d[1] >= len(program):  # the final state (writes through views)
+        print(f"DIFFERS ({d[0]}) after the last statement:\n  {d[2]}")
+    elif d:
         print(f"DIFFERS ({d[0]}) at statement {d[1]}: {program[d[1]]['src']}\n  {d[2]}")
     else:
         print("same")

@@ -87,7 +87,7 @@ def judge(seed, program, t_snaps, e_res):
         return Failure("crash", seed, program, len(program) - 1, f"{e_res[1]}\n{e_res[2]}")
     if e_res[0] == "hang":
         return Failure("hang", seed, program, len(program) - 1, f"no answer in {e_res[1]} s")
-    d = compare.compare(e_res[1], t_snaps)
+    d = compare.compare(e_res[1], t_snaps, program)
     return Failure(d[0], seed, program, d[1], d[2]) if d else None
 
 
