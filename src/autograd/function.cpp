@@ -172,6 +172,7 @@ void rebase_view_history(const Tensor& self, const Tensor& base, const Tensor& r
 void refresh_view_history(const Tensor& t) {
   const AutogradMeta* meta = t.impl()->autograd.get();
   if (!meta || !meta->grad_fn || !t.impl()->view_base || meta->attr_version == t.version()) return;
+  if (meta->multi_view_version) return;  // an output of unbind/split has no history to refresh: grad_fn raises
   Tensor base(t.impl()->view_base);
   if (!base.requires_grad() || !base.is_contiguous()) return;  // as_strided's gradient needs a contiguous base
   GradModeGuard on(true);

@@ -171,7 +171,12 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const Ten
     Step step = (e - s) / Step(steps - 1);
     int64_t half = steps / 2;
     for (int64_t i = 0; i < steps; ++i) {
-      p[i] = convert<T>(i < half ? Step(s + step * Step(i)) : Step(e - step * Step(steps - i - 1)));
+      // Fused as torch's build fuses them (linspace(-1, 1, 7)[3] is -3e-8), whatever our -O level contracts.
+      if constexpr (!std::is_integral_v<T>) {
+        p[i] = convert<T>(i < half ? std::fma(step, Step(i), s) : std::fma(-step, Step(steps - i - 1), e));
+      } else {
+        p[i] = convert<T>(i < half ? Step(s + step * Step(i)) : Step(e - step * Step(steps - i - 1)));
+      }
     }
   });
   return finish(t, options);
