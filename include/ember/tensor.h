@@ -165,6 +165,9 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t);
 int64_t wrap_dim(int64_t dim, int64_t ndim);
 // Resizes an out= tensor to `sizes` as torch does: silently when it is empty, with a warning otherwise.
 void resize_output(Tensor out, IntArrayRef sizes);
+// resize_output to result's sizes; a resized out takes result's layout when that is dense (torch's iterator
+// lays out a resized output as a fresh one).
+void resize_output_like(Tensor out, const Tensor& result);
 // Product of sizes; raises torch's errors for a negative size and for an overflowing product.
 int64_t checked_numel(IntArrayRef sizes);
 

@@ -1,4 +1,6 @@
 // Derivatives of reductions, scans and softmax.
+#include <string_view>
+
 #include "ember/creation.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
@@ -21,9 +23,13 @@ DimVector wrapped_dims(IntArrayRef dims, int64_t ndim) {
   return out;
 }
 
-// Gradient of max/min-like reductions: split evenly among the elements equal to the result.
-Tensor evenly_to_extremes(const Tensor& g, const Tensor& x, const Tensor& r, IntArrayRef dims, bool keepdim) {
-  Tensor mask = eq(x, keep_dims(r, x.sizes(), dims, keepdim)).to(g.dtype());
+// Gradient of max/min-like reductions: split evenly among the elements equal to the result. With
+// nan_to_nans (torch's max()/min(), evenly_distribute_backward) a NaN result goes to the NaN elements.
+Tensor evenly_to_extremes(const Tensor& g, const Tensor& x, const Tensor& r, IntArrayRef dims, bool keepdim,
+                          bool nan_to_nans) {
+  Tensor kept = keep_dims(r, x.sizes(), dims, keepdim);
+  Tensor hit = eq(x, kept);
+  Tensor mask = (nan_to_nans ? logical_or(hit, logical_and(isnan(x), isnan(kept))) : hit).to(g.dtype());
   Tensor count = sum(mask, DimVector(wrapped_dims(dims, x.dim())), true);
   return mul(mask, div(keep_dims(g, x.sizes(), dims, keepdim), count));
 }
@@ -54,8 +60,9 @@ void record_mean(const Tensor& r, const Tensor& x, IntArrayRef dims, bool keepdi
 }
 
 void record_extremes(const char* name, const Tensor& r, const Tensor& x, IntArrayRef dims, bool keepdim) {
-  record(name, r, {&x}, {&x, &r}, [d = DimVector(dims), keepdim](const BackwardContext& c) {
-    return TensorList{evenly_to_extremes(c.grads[0], c.saved[0], c.saved[1], d, keepdim)};
+  bool nan_to_nans = std::string_view(name) == "MaxBackward1" || std::string_view(name) == "MinBackward1";
+  record(name, r, {&x}, {&x, &r}, [d = DimVector(dims), keepdim, nan_to_nans](const BackwardContext& c) {
+    return TensorList{evenly_to_extremes(c.grads[0], c.saved[0], c.saved[1], d, keepdim, nan_to_nans)};
   });
 }
 

@@ -51,15 +51,22 @@ void store_row(C* y, int64_t n, bool stream, F&& value) {
   for (int64_t i = 0; i < n; ++i) y[i] = value(i);
 }
 
+// v rounded to `dtype` when that is float16 or bfloat16.
+double narrow_to(double v, ScalarType dtype) {
+  if (dtype == kFloat16) return float(Half(float(v)));
+  return dtype == kBFloat16 ? float(BFloat16(float(v))) : v;
+}
+
 // exp_buf holds the row's n exponentials.
 template <typename C>
-void softmax_row(const C* x, C* y, C* exp_buf, int64_t n, bool log, bool stream) {
+void softmax_row(const C* x, C* y, C* exp_buf, int64_t n, bool log, bool stream, ScalarType source) {
   C m = row_max(x, n);
   // Rows holding NaN or infinities come out NaN through IEEE arithmetic, as in torch.
   for (int64_t i = 0; i < n; ++i) exp_buf[i] = std::exp(x[i] - m);
   double sum = sum_contiguous(exp_buf, n);
   if (log) {
-    C log_sum = C(std::log(sum));  // (x - m) - log_sum, in torch's order: x - (m + log_sum) rounds more
+    // (x - m) - log_sum, in torch's order: x - (m + log_sum) rounds more
+    C log_sum = C(narrow_to(C(std::log(narrow_to(sum, source))), source));
     store_row(y, n, stream, [&](int64_t i) { return (x[i] - m) - log_sum; });
   } else {
     C inv = C(1.0 / sum);
@@ -69,7 +76,7 @@ void softmax_row(const C* x, C* y, C* exp_buf, int64_t n, bool log, bool stream)
 
 }  // namespace
 
-void softmax_kernel(const Tensor& x, const Tensor& out, bool log) {
+void softmax_kernel(const Tensor& x, const Tensor& out, bool log, ScalarType source) {
   int64_t rows = x.sizes()[0], n = x.sizes()[1];
   if (rows == 0 || n == 0) return;
   int64_t grain = std::max<int64_t>(1, 16384 / n);
@@ -80,7 +87,7 @@ void softmax_kernel(const Tensor& x, const Tensor& out, bool log) {
       bool stream = rows * n * int64_t(sizeof(T)) >= kStreamBytes;
       parallel_for(0, rows, grain, [&](int64_t b, int64_t e) {
         std::vector<T> buf(static_cast<size_t>(n));
-        for (int64_t r = b; r < e; ++r) softmax_row(px + r * n, py + r * n, buf.data(), n, log, stream);
+        for (int64_t r = b; r < e; ++r) softmax_row(px + r * n, py + r * n, buf.data(), n, log, stream, source);
       });
     } else {
       throw NotImplementedError(str("softmax of ", dtype_name(x.dtype()), " must be computed in float32"));

@@ -102,7 +102,7 @@ Tensor& nan_to_num_out(Tensor& out, const Tensor& x, double nan, std::optional<d
   auto compute = [&] { return nan_to_num(x, nan, posinf, neginf); };
   if (autograd::needs_grad({&x, &out})) return autograd::record_out(out, x, "nan_to_num", compute);
   Tensor r = compute();
-  resize_output(out, r.sizes());
+  resize_output_like(out, r);
   return out.copy_(r);
 }
 

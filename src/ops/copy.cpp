@@ -102,6 +102,15 @@ void resize_output(Tensor out, IntArrayRef sizes) {
   out.resize_(sizes);
 }
 
+void resize_output_like(Tensor out, const Tensor& result) {
+  bool resized = !std::equal(result.sizes().begin(), result.sizes().end(), out.sizes().begin(), out.sizes().end());
+  resize_output(out, result.sizes());
+  if (resized && is_non_overlapping_and_dense(result.sizes(), result.strides())) {
+    out.impl()->strides = DimVector(result.strides());
+    out.impl()->refresh_metadata();
+  }
+}
+
 Tensor Tensor::contiguous() const {
   if (is_contiguous()) return *this;
   Tensor out = empty(sizes(), TensorOptions(dtype()).with_device(device()));

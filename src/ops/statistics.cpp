@@ -149,7 +149,9 @@ Tensor softmax_impl(const Tensor& x, int64_t dim, std::optional<ScalarType> dtyp
   Tensor rows = input.movedim({d}, {-1}).to(compute).contiguous();
   int64_t n = rows.dim() == 0 ? 1 : rows.sizes().back();
   Tensor out = empty(rows.sizes(), TensorOptions(compute));
-  cpu::softmax_kernel(rows.reshape({-1, n}), out.view({-1, n}), log);
+  // torch's last-dim kernel keeps a half row's sum in the input dtype; its other-dim kernel does not.
+  ScalarType source = d == input.dim() - 1 ? input.dtype() : compute;
+  cpu::softmax_kernel(rows.reshape({-1, n}), out.view({-1, n}), log, source);
   Tensor result = out.movedim({-1}, {d}).to(input.dtype()).contiguous();
   return x.dim() == 0 ? result.view(IntArrayRef()) : result;
 }

@@ -4,6 +4,7 @@ import math
 import os
 import sys
 
+import numpy as np
 import pytest
 import torch
 
@@ -365,3 +366,36 @@ def test_cumsum_backward_keeps_infinities(values):
         m.cumsum(x, 0).square().sum().backward()
         return x.grad
     same(fn)
+
+
+# ---- half/bfloat16 log_softmax over the last dim: torch keeps the row's sum and its log in the input dtype
+
+@pytest.mark.parametrize("dtype", HALVES)
+@pytest.mark.parametrize("dim", [-1, 0])
+def test_half_log_softmax_rounds_the_row_sum(dtype, dim):
+    # bfloat16 [-3, -2.81, 4]: the sum 1.002 rounds to 1, so the max's log-probability is exactly 0 (its sqrt 0, not nan)
+    same(lambda m: m.sqrt(m.log_softmax(m.tensor([[-3, -2.81, 4]], dtype=getattr(m, dtype)), -1)))
+    values = np.random.default_rng(0).standard_normal((64, 37)) * 3
+    same(lambda m: m.log_softmax(m.tensor(values, dtype=getattr(m, dtype)), dim))
+
+
+# ---- max()/min() of a tensor holding NaN: the gradient goes to the NaN elements (amax's stays NaN)
+
+@pytest.mark.parametrize("op", ["max", "min", "amax", "amin"])
+def test_full_extremum_backward_with_nan(op):
+    def fn(m):
+        x = m.tensor([[1., math.nan, math.nan, 2.], [1, 3, 3, 0]], requires_grad=True)
+        getattr(x, op)().backward()
+        return x.grad
+    same(fn)
+
+
+# ---- an out= tensor resized by nan_to_num takes the input's layout, as torch's iterator gives it
+
+def test_nan_to_num_resized_out_takes_the_input_layout():
+    def fn(m):
+        out = m.zeros(0, dtype=m.float64)
+        m.nan_to_num(m.tensor([[3., math.inf, -1, 0.5], [math.nan, 0, 2, 1]], dtype=m.float64).t(), out=out)
+        return out
+    e, t = run(fn)
+    assert_same(e, t)

@@ -1,0 +1,16 @@
+"""Fuzz reproducer (seed 4355): exception-type at statement 0 (arange): ember RuntimeError: value cannot be converted to type int64_t without overflow
+
+Run: python tests/fuzz/found/exception-type_arange_25.py   (runs torch, then ember; prints what differs)
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from repro import main  # noqa: E402
+
+PROGRAM = [
+    {'src': 'm.manual_seed(0); x = m.arange(6.).reshape(2, 3); i = m.arange(6).reshape(2, 3); e = m.zeros(0, 3); s = m.tensor(2.5); b = m.tensor([True, False]); r = m.arange(0, 2**63, dtype=m.bool)', 'out': 'r', 'op': 'arange', 'novalues': False},
+]
+
+if __name__ == "__main__":
+    main(PROGRAM)
