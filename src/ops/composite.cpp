@@ -102,7 +102,12 @@ Tensor& nan_to_num_out(Tensor& out, const Tensor& x, double nan, std::optional<d
   auto compute = [&] { return nan_to_num(x, nan, posinf, neginf); };
   if (autograd::needs_grad({&x, &out})) return autograd::record_out(out, x, "nan_to_num", compute);
   Tensor r = compute();
-  resize_output_like(out, r);
+  // Integer inputs are copied into out resized contiguous (torch's nan_to_num_out); floats take the iterator's layout.
+  if (x.is_floating_point()) {
+    resize_output_like(out, r);
+  } else {
+    resize_output(out, r.sizes());
+  }
   return out.copy_(r);
 }
 

@@ -399,3 +399,6 @@ def test_nan_to_num_resized_out_takes_the_input_layout():
         return out
     e, t = run(fn)
     assert_same(e, t)
+    e, t = run(lambda m: m.nan_to_num(m.arange(24, dtype=m.uint8).reshape(2, 3, 4).permute(2, 0, 1),
+                                      out=m.zeros(0, dtype=m.uint8)))
+    assert_same(e, t)

@@ -1,6 +1,6 @@
 """Fuzz reproducer (seed 10022977): missing-error at statement 2 (backward): torch raises RuntimeError: false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/c10/core/Scalar.cpp":42, please report a bug to PyTorch. unknown ival
 
-Run: python tests/fuzz/found/missing-error_backward_7.py   (runs torch, then ember; prints what differs)
+Run: python tests/fuzz/found/missing-error_backward_6.py   (runs torch, then ember; prints what differs)
 """
 import os
 import sys

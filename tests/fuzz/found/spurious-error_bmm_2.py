@@ -1,6 +1,6 @@
 """Fuzz reproducer (seed 10006599): spurious-error at statement 0 (bmm): ember raises RuntimeError: expected m1 and m2 to have the same dtype, but got: int32 != int16
 
-Run: python tests/fuzz/found/spurious-error_bmm_4.py   (runs torch, then ember; prints what differs)
+Run: python tests/fuzz/found/spurious-error_bmm_2.py   (runs torch, then ember; prints what differs)
 """
 import os
 import sys

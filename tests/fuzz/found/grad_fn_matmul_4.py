@@ -1,6 +1,6 @@
 """Fuzz reproducer (seed 10018442): grad_fn at statement 1 (matmul): grad_fn ViewBackward0 vs torch UnsafeViewBackward0
 
-Run: python tests/fuzz/found/grad_fn_matmul_6.py   (runs torch, then ember; prints what differs)
+Run: python tests/fuzz/found/grad_fn_matmul_4.py   (runs torch, then ember; prints what differs)
 """
 import os
 import sys

@@ -1,6 +1,6 @@
 """Fuzz reproducer (seed 10067009): generator at statement 0 (?): torch side: ('crash', 'signal SIGFPE', ' output numel). (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)\n<stri
 
-Run: python tests/fuzz/found/generator_?_13.py   (runs torch, then ember; prints what differs)
+Run: python tests/fuzz/found/generator_?_12.py   (runs torch, then ember; prints what differs)
 """
 import os
 import sys

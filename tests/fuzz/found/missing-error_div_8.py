@@ -1,6 +1,6 @@
 """Fuzz reproducer (seed 10038036): missing-error at statement 3 (div): torch raises RuntimeError: unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Pleas
 
-Run: python tests/fuzz/found/missing-error_div_9.py   (runs torch, then ember; prints what differs)
+Run: python tests/fuzz/found/missing-error_div_8.py   (runs torch, then ember; prints what differs)
 """
 import os
 import sys

@@ -1,6 +1,6 @@
 """Fuzz reproducer (seed 10036103): missing-error at statement 2 (floor_divide): torch raises RuntimeError: result type Float can't be cast to the desired output type Bool; ember gives ('T', 'bool', (4,), (1,), 0, True, b'\x01\x01\
 
-Run: python tests/fuzz/found/missing-error_floor_divide_8.py   (runs torch, then ember; prints what differs)
+Run: python tests/fuzz/found/missing-error_floor_divide_7.py   (runs torch, then ember; prints what differs)
 """
 import os
 import sys

@@ -1,6 +1,6 @@
 """Fuzz reproducer (seed 10015744): missing-error at statement 1 (clamp): torch raises NotImplementedError: "clamp_min_scalar_cpu" not implemented for 'Bool'; ember gives ('T', 'bool', (3, 5, 5), (5, 15, 1), 0, False, b'\x01
 
-Run: python tests/fuzz/found/missing-error_clamp_5.py   (runs torch, then ember; prints what differs)
+Run: python tests/fuzz/found/missing-error_clamp_3.py   (runs torch, then ember; prints what differs)
 """
 import os
 import sys

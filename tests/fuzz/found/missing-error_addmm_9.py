@@ -1,6 +1,6 @@
 """Fuzz reproducer (seed 10042543): missing-error at statement 0 (addmm): torch raises RuntimeError: result type Float can't be cast to the desired output type Int; ember gives ('T', 'int32', (2, 3), (3, 1), 0, False, b'\x00
 
-Run: python tests/fuzz/found/missing-error_addmm_10.py   (runs torch, then ember; prints what differs)
+Run: python tests/fuzz/found/missing-error_addmm_9.py   (runs torch, then ember; prints what differs)
 """
 import os
 import sys
