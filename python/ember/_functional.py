@@ -24,9 +24,10 @@ for _name in __all__:
 del _name
 
 
-def _check_ints(name, arg, value):
+def _check_ints(name, arg, value, position=2):
     if not isinstance(value, (tuple, list)):
-        raise TypeError(f"{name}(): argument '{arg}' (position 2) must be tuple of ints, not {type(value).__name__}")
+        raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be tuple of ints, not "
+                        f"{type(value).__name__}")
     return value
 
 
@@ -37,3 +38,7 @@ def reshape(input, shape):
 
 def permute(input, dims):
     return input.permute(_check_ints("permute", "dims", dims))
+
+
+def unflatten(input, dim, sizes):  # unlike the method, None is refused
+    return input.unflatten(dim, _check_ints("unflatten", "sizes", sizes, 3))

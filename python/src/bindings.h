@@ -30,8 +30,8 @@ DimVector sizes_from_args(const nb::args& args, const char* what);
 DimVector int_list(nb::handle seq, const char* what, bool allow_int = true);
 // One int of such a list (nullopt for other types); `pos` names it in the overflow error.
 std::optional<int64_t> int_value(nb::handle h, const char* what, size_t pos = 0);
-// A Python int read as torch reads an int argument (not a list element): overflow is a ValueError.
-int64_t int_arg(nb::handle h);
+// One int argument (not a list element), as int_value but an overflow is torch's ValueError.
+std::optional<int64_t> int_scalar(nb::handle h);
 // A factory's size: varargs fn(2, 3) / fn((2, 3)), or the keyword fn(size=(2, 3)).
 DimVector factory_sizes(const char* fn, const nb::args& args, nb::handle size);
 // Builds an ember.Size (a tuple subclass) from sizes.
@@ -48,13 +48,14 @@ Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype);
 
 // Python value for a Scalar: bool, int or float.
 nb::object scalar_to_python(const Scalar& s);
-// Whether `o` is a Python int outside int64. raise_big_int raises torch's error for it as a Number: OverflowError
-// where no torch Scalar holds it (below -2**63, from 2**64 on); else (torch's unsigned Scalars, which Ember
-// lacks) the RuntimeError torch gives when such a value meets an int64 tensor.
-bool is_big_int(PyObject* o) noexcept;
-[[noreturn]] void raise_big_int(PyObject* o);
-// A Number argument (full's fill_value, masked_fill's value): raise_big_int's errors, else a TypeError naming
-// argument `name` (position `pos`) of `fn`.
+// Whether `o` is a Python number no Ember Scalar holds: an int outside int64 or a complex.
+// raise_unsupported_number raises for it as a Number: for an int, torch's error (OverflowError where no torch
+// Scalar holds it: below -2**63, from 2**64 on; else, for torch's unsigned Scalars, the RuntimeError torch gives
+// when such a value meets an int64 tensor); for a complex, NotImplementedError (Ember has no complex dtypes).
+bool is_unsupported_number(PyObject* o) noexcept;
+[[noreturn]] void raise_unsupported_number(PyObject* o);
+// A Number argument (full's fill_value, masked_fill's value): raise_unsupported_number's errors, else a
+// TypeError naming argument `name` (position `pos`) of `fn`.
 Scalar number_arg(nb::handle h, const char* fn, const char* name, int pos);
 
 // A factory's out= argument: the dtype defaults to out's (and must match it); out takes the result's shape
@@ -150,21 +151,21 @@ template <> struct type_caster<std::optional<int64_t>> {
   Value value;
 };
 
-// A Number argument. An int outside int64 matches, and reading it raises raise_big_int's error (so an overload
-// taking a Number reports it, as torch); containers ask can_cast() first and refuse it.
+// A Number argument. An int outside int64 or a complex matches, and reading it raises raise_unsupported_number's
+// error (so an overload taking a Number reports it, as torch); containers ask can_cast() first and refuse it.
 template <> struct type_caster<ember::Scalar> {
   using Value = ember::Scalar;
   static constexpr auto Name = const_name("bool | int | float");
   template <typename T_> using Cast = movable_cast_t<T_>;
-  template <typename T_> bool can_cast() const noexcept { return !big; }
+  template <typename T_> bool can_cast() const noexcept { return !unsupported; }
   explicit operator Value&() { return checked(); }
   explicit operator Value&&() { return std::move(checked()); }
   Value& checked() {
-    if (big) ember::py::raise_big_int(big);
+    if (unsupported) ember::py::raise_unsupported_number(unsupported);
     return value;
   }
   Value value;
-  PyObject* big = nullptr;  // the argument, borrowed for the call
+  PyObject* unsupported = nullptr;  // the argument, borrowed for the call
 
   bool from_python(handle src, uint8_t flags, cleanup_list*) noexcept {
     PyObject* o = src.ptr();
@@ -173,13 +174,17 @@ template <> struct type_caster<ember::Scalar> {
       int overflow = 0;
       long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
       if (overflow) {
-        big = o;
+        unsupported = o;
         return true;
       }
       value = ember::Scalar(int64_t(v));
       return true;
     }
     if (PyFloat_Check(o)) { value = ember::Scalar(PyFloat_AS_DOUBLE(o)); return true; }
+    if (PyComplex_Check(o)) {
+      unsupported = o;
+      return true;
+    }
     if (!(flags & uint8_t(cast_flags::convert))) return false;
     if (std::string_view(Py_TYPE(o)->tp_name) == "numpy.ndarray") return false;  // never a Number, as in torch
     if (PyIndex_Check(o)) {  // numpy integers, 0-dim integer tensors

@@ -245,6 +245,10 @@ Tensor get_item(const Tensor& self, nb::handle index) {
 Scalar assigned_number(const Tensor& self, nb::handle value) {
   PyObject* o = value.ptr();
   bool number = PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o) || (PyIndex_Check(o) && !is_numpy_array(value));
+  if (number && is_unsupported_number(o)) {  // torch reads an assigned int as an int64: a ValueError past it
+    EMBER_CHECK(!PyLong_Check(o), ValueError, "Overflow when unpacking long long");
+    raise_unsupported_number(o);
+  }
   Scalar s;
   if (!number || !nb::try_cast<Scalar>(value, s)) {
     throw TypeError(str("can't assign a ", Py_TYPE(o)->tp_name, " to a ", type_string(self)));

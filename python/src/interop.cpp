@@ -174,6 +174,7 @@ ScalarType infer_dtype(PyObject* o, size_t depth) {
   if (is_numpy_object(o)) return numpy_scalar_type(o);
   if (PyFloat_Check(o)) return default_dtype();
   if (PyLong_Check(o)) return kInt64;
+  if (PyComplex_Check(o)) raise_unsupported_number(o);
   if (!PySequence_Check(o)) throw Error(str("Could not infer dtype of ", Py_TYPE(o)->tp_name));
   if (depth == kMaxDataDims) too_many_dims(o);  // also ends self-containing lists
   nb::object seq = fast_sequence(o);

@@ -8,7 +8,7 @@ namespace {
 // A tensor operand from a Tensor or a Python number (a wrapped number); nullopt for anything else.
 std::optional<Tensor> operand(nb::handle h) {
   if (nb::isinstance<Tensor>(h)) return nb::cast<Tensor>(h);
-  if (PyLong_Check(h.ptr()) && is_big_int(h.ptr())) raise_big_int(h.ptr());
+  if (is_unsupported_number(h.ptr())) raise_unsupported_number(h.ptr());
   Scalar s;
   if (nb::try_cast<Scalar>(h, s)) return wrapped_scalar(s);
   return std::nullopt;

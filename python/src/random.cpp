@@ -88,7 +88,7 @@ void init_random(nb::module_& m) {
                 slots[1].is_none() ? "high" : "size", "'");
     auto int_arg = [&](size_t i, int64_t fallback) {
       if (slots[i].is_none()) return fallback;
-      auto v = int_value(slots[i], names[i]);
+      auto v = int_scalar(slots[i]);
       EMBER_CHECK(v, TypeError, "randint(): argument '", names[i], "' must be int, not ", nb::inst_name(slots[i]).c_str());
       return *v;
     };

@@ -30,7 +30,7 @@ void init_reduce(nb::module_& m, nb::class_<Tensor>& cls) {
     auto along = [fn, int_dim, name](const Tensor& x, nb::handle dim, bool keepdim, std::optional<ScalarType> dtype) {
       DimVector dims;
       if (int_dim) {
-        auto d = int_value(dim, "dim");
+        auto d = int_scalar(dim);
         EMBER_CHECK(d, TypeError, name, "(): argument 'dim' must be int, not ", nb::inst_name(dim).c_str());
         dims = {*d};
       } else {

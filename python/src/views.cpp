@@ -13,35 +13,62 @@ nb::tuple to_tuple(const std::vector<Tensor>& ts) {
 
 }  // namespace
 
-std::optional<int64_t> int_value(nb::handle h, const char* what, size_t pos) {
-  PyObject* o = h.ptr();
+namespace {
+
+// An index-like object's value (ints, numpy ints, 0-dim integer tensors); nullopt for other types.
+std::optional<int64_t> index_value(PyObject* o, bool& overflow) {
   if (PyBool_Check(o) || PyFloat_Check(o) || !PyIndex_Check(o)) return std::nullopt;
-  int overflow = 0;
-  long long v = PyLong_AsLongLongAndOverflow(o, &overflow);  // __index__ for numpy and 0-dim tensors
+  int flag = 0;
+  long long v = PyLong_AsLongLongAndOverflow(o, &flag);  // __index__ for numpy and 0-dim tensors
   if (v == -1 && PyErr_Occurred()) {
     PyErr_Clear();
     return std::nullopt;
   }
-  EMBER_CHECK(!overflow, TypeError, "argument '", what, "' failed to unpack the object at pos ", pos + 1,
-              " with error \"Overflow when unpacking long long\"");
+  overflow = flag != 0;
   return int64_t(v);
 }
 
-int64_t int_arg(nb::handle h) {
-  int overflow = 0;
-  long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
-  EMBER_CHECK(!overflow, ValueError, "Overflow when unpacking long long");
-  if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+// movedim / moveaxis: torch's two signatures, (int, int) and (tuple of ints, tuple of ints); a mix is a TypeError.
+template <char Kind>
+Tensor move_dims(const Tensor& t, nb::handle src, nb::handle dst) {
+  bool src_int = int_scalar(src).has_value(), dst_int = int_scalar(dst).has_value();
+  EMBER_CHECK(src_int == dst_int, TypeError, Kind == 'd' ? "movedim" : "moveaxis",
+              "() received an invalid combination of arguments - got (", nb::inst_name(src).c_str(), ", ",
+              nb::inst_name(dst).c_str(), "), but expected one of:\n * (int source, int destination)\n"
+              " * (tuple of ints source, tuple of ints destination)");
+  return t.movedim(int_list(src, "source"), int_list(dst, "destination"));
+}
+
+}  // namespace
+
+std::optional<int64_t> int_value(nb::handle h, const char* what, size_t pos) {
+  bool overflow = false;
+  auto v = index_value(h.ptr(), overflow);
+  EMBER_CHECK(!overflow, TypeError, "argument '", what, "' failed to unpack the object at pos ", pos + 1,
+              " with error \"Overflow when unpacking long long\"");
   return v;
 }
 
-bool is_big_int(PyObject* o) noexcept {
+std::optional<int64_t> int_scalar(nb::handle h) {
+  bool overflow = false;
+  auto v = index_value(h.ptr(), overflow);
+  EMBER_CHECK(!overflow, ValueError, "Overflow when unpacking long long");
+  return v;
+}
+
+bool is_unsupported_number(PyObject* o) noexcept {
+  if (PyComplex_Check(o)) return true;
+  if (!PyLong_Check(o)) return false;
   int overflow = 0;
   PyLong_AsLongLongAndOverflow(o, &overflow);
   return overflow != 0;
 }
 
-void raise_big_int(PyObject* o) {
+void raise_unsupported_number(PyObject* o) {
+  if (PyComplex_Check(o)) {
+    throw NotImplementedError(str("complex numbers are not supported: Ember has no complex dtypes (got ",
+                                  nb::cast<std::string>(nb::repr(o)), ")"));
+  }
   int overflow = 0;
   PyLong_AsLongLongAndOverflow(o, &overflow);
   bool unsigned64 = overflow > 0 && (PyLong_AsUnsignedLongLong(o), !PyErr_Occurred());
@@ -52,7 +79,7 @@ void raise_big_int(PyObject* o) {
 }
 
 Scalar number_arg(nb::handle h, const char* fn, const char* name, int pos) {
-  if (PyLong_Check(h.ptr()) && is_big_int(h.ptr())) raise_big_int(h.ptr());
+  if (is_unsupported_number(h.ptr())) raise_unsupported_number(h.ptr());
   Scalar v;
   EMBER_CHECK(nb::try_cast(h, v), TypeError, fn, "(): argument '", name, "' (position ", pos, ") must be Number, not ",
               nb::inst_name(h).c_str());
@@ -60,9 +87,8 @@ Scalar number_arg(nb::handle h, const char* fn, const char* name, int pos) {
 }
 
 DimVector int_list(nb::handle seq, const char* what, bool allow_int) {
-  if (allow_int && PyLong_CheckExact(seq.ptr())) return DimVector{int_arg(seq)};
   if (allow_int) {
-    if (auto v = int_value(seq, what, 0)) return DimVector{*v};
+    if (auto v = int_scalar(seq)) return DimVector{*v};
   }
   EMBER_CHECK(PyTuple_Check(seq.ptr()) || PyList_Check(seq.ptr()), TypeError, "argument '", what,
               "' must be tuple of ints, not ", nb::inst_name(seq).c_str());
@@ -124,15 +150,15 @@ void init_views(nb::class_<Tensor>& cls) {
       // torch's squeeze(), squeeze(int dim) and squeeze(tuple of ints dim); dim=None is refused
       .def("squeeze", [](const Tensor& t) { return t.squeeze(); })
       .def("squeeze", [](const Tensor& t, nb::handle dim) {
-        if (PyLong_CheckExact(dim.ptr())) return t.squeeze(int_arg(dim));  // a big int: torch's ValueError
-        if (auto d = int_value(dim, "dim")) return t.squeeze(*d);
+        if (auto d = int_scalar(dim)) return t.squeeze(*d);
         return t.squeeze(int_list(dim, "dim", false));
       }, nb::arg("dim"))
       .def("unsqueeze", &Tensor::unsqueeze, nb::arg("dim"))
       .def("flatten", &Tensor::flatten, nb::arg("start_dim") = 0, nb::arg("end_dim") = -1)
       .def("unflatten", [](const Tensor& t, int64_t dim, nb::handle sizes) {
-        return t.unflatten(dim, int_list(sizes, "sizes", false));  // a tuple, not an int, as torch
-      }, nb::arg("dim"), nb::arg("sizes"))
+        // a tuple, not an int, as torch; the method (not ember.unflatten) takes None as no sizes, as torch
+        return t.unflatten(dim, sizes.is_none() ? DimVector{} : int_list(sizes, "sizes", false));
+      }, nb::arg("dim"), nb::arg("sizes").none())
       .def("expand", [](const Tensor& t, const nb::args& args) { return t.expand(sizes_from_args(args, "size")); })
       .def("expand_as", &Tensor::expand_as, nb::arg("other"))
       .def("narrow", &Tensor::narrow, nb::arg("dim"), nb::arg("start"), nb::arg("length"))
@@ -146,20 +172,15 @@ void init_views(nb::class_<Tensor>& cls) {
         return t.as_strided(int_list(size, "size"), int_list(stride, "stride"), offset);
       }, nb::arg("size"), nb::arg("stride"), nb::arg("storage_offset") = nb::none())
       .def("split", [](const Tensor& t, nb::handle split, int64_t dim) {
-        if (PyLong_CheckExact(split.ptr())) return to_tuple(t.split(int_arg(split), dim));
-        if (auto n = int_value(split, "split_size")) return to_tuple(t.split(*n, dim));
+        if (auto n = int_scalar(split)) return to_tuple(t.split(*n, dim));
         return to_tuple(t.split_with_sizes(int_list(split, "split_size_or_sections"), dim));
       }, nb::arg("split_size"), nb::arg("dim") = 0)
       .def("chunk", [](const Tensor& t, int64_t chunks, int64_t dim) { return to_tuple(t.chunk(chunks, dim)); },
            nb::arg("chunks"), nb::arg("dim") = 0)
       .def("unbind", [](const Tensor& t, int64_t dim) { return to_tuple(t.unbind(dim)); }, nb::arg("dim") = 0)
       .def("diagonal", &Tensor::diagonal, nb::arg("offset") = 0, nb::arg("dim1") = 0, nb::arg("dim2") = 1)
-      .def("movedim", [](const Tensor& t, nb::handle src, nb::handle dst) {
-        return t.movedim(int_list(src, "source"), int_list(dst, "destination"));
-      }, nb::arg("source"), nb::arg("destination"))
-      .def("moveaxis", [](const Tensor& t, nb::handle src, nb::handle dst) {
-        return t.movedim(int_list(src, "source"), int_list(dst, "destination"));
-      }, nb::arg("source"), nb::arg("destination"));
+      .def("movedim", move_dims<'d'>, nb::arg("source"), nb::arg("destination"))
+      .def("moveaxis", move_dims<'a'>, nb::arg("source"), nb::arg("destination"));
 }
 
 }  // namespace ember::py

@@ -127,6 +127,13 @@ BIG_INTS = [
     "r = m.zeros(2, 3).argmax(None)",
     "r = m.zeros(2, 3).norm(dim=2**63)",
     "r = m.zeros(2, 3).norm(dim=1)",
+    "r = m.zeros(2, 3).prod(2**63)",
+    "r = m.zeros(2, 3).squeeze(2**63)",
+    "r = m.zeros(2, 3).split(2**63)",
+    "r = m.randint(2**63, (2,))",
+    "r = m.zeros(2); r[0] = 2**64",
+    "r = m.zeros(2, dtype=m.int64); r[0] = 2**63",
+    "r = m.zeros(2, dtype=m.int8); r[0] = -2**63 - 1",
     # a Number no torch Scalar holds is an OverflowError
     "r = m.zeros(2) + 2**64",
     "r = m.zeros(2, dtype=m.int8) * (-2**63 - 1)",
@@ -279,3 +286,39 @@ DATA = [
 @pytest.mark.parametrize("src", DATA)
 def test_data(src):
     check(src)
+
+
+SIGNATURES = [
+    # the method takes None as no sizes (RuntimeError), the function refuses it (TypeError), as torch
+    "r = m.zeros(2, 3).unflatten(1, None)",
+    "r = m.unflatten(m.zeros(2, 3), 1, None)",
+    "r = m.unflatten(m.zeros(2, 3), 1, (3, 1))",
+    # movedim's overloads are (int, int) and (tuple, tuple)
+    "r = m.zeros(2, 3).movedim((0, 1), 0)",
+    "r = m.zeros(2, 3).moveaxis(0, [1])",
+    "r = m.zeros(2, 3).movedim([0], (1,))",
+]
+
+
+@pytest.mark.parametrize("src", SIGNATURES)
+def test_signatures(src):
+    check(src)
+
+
+COMPLEX = [
+    "r = m.zeros(2).fill_(1j)",
+    "r = m.zeros(2).masked_fill(m.tensor([True, False]), 1j)",
+    "r = m.lerp(m.zeros(2), m.zeros(2), 1j)",
+    "r = m.clamp(m.zeros(2), 1j)",
+    "r = m.full((2,), 1j, dtype=m.float32)",
+    "r = m.zeros(2); r[0] = 1j",
+]
+
+
+@pytest.mark.parametrize("src", COMPLEX)
+def test_complex_numbers(src):
+    """Ember has no complex dtypes: a complex number raises NotImplementedError, a RuntimeError as torch's."""
+    with pytest.raises(NotImplementedError, match="no complex dtypes"):
+        run(ember, src)
+    with pytest.raises(RuntimeError):
+        run(torch, src)
