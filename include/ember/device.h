@@ -1,5 +1,6 @@
 // Device: a device type and an optional index ("cpu", "cuda", "cuda:1").
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -8,6 +9,7 @@
 namespace ember {
 
 enum class DeviceType : int8_t { CPU = 0, CUDA = 1 };
+inline constexpr size_t kDeviceTypes = 2;
 
 struct Device {
   DeviceType type = DeviceType::CPU;

@@ -9,42 +9,29 @@
 
 namespace ember {
 
-Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
-Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+// Flags of binary_ops.def rows.
+namespace binary_flags {
+enum : unsigned { Alpha = 1, Commutative = 2, InPlace = 4, TensorOther = 8, WideScalar = 16, Float8 = 32 };
+}
+
+// Binary ops from binary_ops.def: name(a, b) and name_out(out, a, b), with broadcasting and type promotion.
+#define EMBER_BINARY_OP(name, Op, kind, expr, python, flags) \
+  Tensor name(const Tensor& a, const Tensor& b);             \
+  Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b);
+#include "ember/binary_ops.def"
+#undef EMBER_BINARY_OP
+// The Alpha ops: a + alpha * b, a - alpha * b.
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha);
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha);
+Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha);
+Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha);
 // other - alpha * self (torch.rsub; what `number - tensor` computes).
 Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
-Tensor mul(const Tensor& a, const Tensor& b);
-Tensor div(const Tensor& a, const Tensor& b);  // true division: integers give the default float
 // rounding_mode "trunc" or "floor" (or none: true division), as torch.div.
 Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode);
 Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode);
-Tensor pow(const Tensor& a, const Tensor& b);
-Tensor remainder(const Tensor& a, const Tensor& b);     // Python's %: takes the divisor's sign
-Tensor floor_divide(const Tensor& a, const Tensor& b);  // Python's //
-Tensor fmod(const Tensor& a, const Tensor& b);          // C's fmod: takes the dividend's sign
-Tensor atan2(const Tensor& a, const Tensor& b);
-Tensor maximum(const Tensor& a, const Tensor& b);       // NaN propagates
-Tensor minimum(const Tensor& a, const Tensor& b);
-Tensor fmax(const Tensor& a, const Tensor& b);          // NaN ignored
-Tensor fmin(const Tensor& a, const Tensor& b);
-// Integers and bool only.
-Tensor bitwise_and(const Tensor& a, const Tensor& b);
-Tensor bitwise_or(const Tensor& a, const Tensor& b);
-Tensor bitwise_xor(const Tensor& a, const Tensor& b);
-Tensor bitwise_left_shift(const Tensor& a, const Tensor& b);
-Tensor bitwise_right_shift(const Tensor& a, const Tensor& b);
-// Bool results, any input dtype (nonzero is true).
-Tensor logical_and(const Tensor& a, const Tensor& b);
-Tensor logical_or(const Tensor& a, const Tensor& b);
-Tensor logical_xor(const Tensor& a, const Tensor& b);
-Tensor logical_not(const Tensor& x);
+Tensor logical_not(const Tensor& x);  // bool result, any input dtype (nonzero is true)
 Tensor& logical_not_out(Tensor& out, const Tensor& x);
-Tensor eq(const Tensor& a, const Tensor& b);
-Tensor ne(const Tensor& a, const Tensor& b);
-Tensor lt(const Tensor& a, const Tensor& b);
-Tensor le(const Tensor& a, const Tensor& b);
-Tensor gt(const Tensor& a, const Tensor& b);
-Tensor ge(const Tensor& a, const Tensor& b);
 
 // Joining: tensors of one rank, equal except along `dim` (cat) or equal (stack, a new dim).
 Tensor cat(std::span<const Tensor> tensors, int64_t dim = 0);
@@ -74,35 +61,6 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor isnan(const Tensor& x);
 Tensor isinf(const Tensor& x);
 Tensor isfinite(const Tensor& x);
-
-// out= forms: write into `out` (its dtype must accept the result's); return it.
-Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
-Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
-Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b);
-Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b);
-Tensor& bitwise_and_out(Tensor& out, const Tensor& a, const Tensor& b);
-Tensor& bitwise_or_out(Tensor& out, const Tensor& a, const Tensor& b);
-Tensor& bitwise_xor_out(Tensor& out, const Tensor& a, const Tensor& b);
-Tensor& pow_out(Tensor& out, const Tensor& a, const Tensor& b);
-Tensor& remainder_out(Tensor& out, const Tensor& a, const Tensor& b);
-Tensor& floor_divide_out(Tensor& out, const Tensor& a, const Tensor& b);
-Tensor& fmod_out(Tensor& out, const Tensor& a, const Tensor& b);
-Tensor& atan2_out(Tensor& out, const Tensor& a, const Tensor& b);
-Tensor& maximum_out(Tensor& out, const Tensor& a, const Tensor& b);
-Tensor& minimum_out(Tensor& out, const Tensor& a, const Tensor& b);
-Tensor& fmax_out(Tensor& out, const Tensor& a, const Tensor& b);
-Tensor& fmin_out(Tensor& out, const Tensor& a, const Tensor& b);
-Tensor& bitwise_left_shift_out(Tensor& out, const Tensor& a, const Tensor& b);
-Tensor& bitwise_right_shift_out(Tensor& out, const Tensor& a, const Tensor& b);
-Tensor& logical_and_out(Tensor& out, const Tensor& a, const Tensor& b);
-Tensor& logical_or_out(Tensor& out, const Tensor& a, const Tensor& b);
-Tensor& logical_xor_out(Tensor& out, const Tensor& a, const Tensor& b);
-Tensor& eq_out(Tensor& out, const Tensor& a, const Tensor& b);
-Tensor& ne_out(Tensor& out, const Tensor& a, const Tensor& b);
-Tensor& lt_out(Tensor& out, const Tensor& a, const Tensor& b);
-Tensor& le_out(Tensor& out, const Tensor& a, const Tensor& b);
-Tensor& gt_out(Tensor& out, const Tensor& a, const Tensor& b);
-Tensor& ge_out(Tensor& out, const Tensor& a, const Tensor& b);
 
 // Unary ops from unary_ops.def: name(x), the in-place name_(x) and name_out(out, x).
 #define EMBER_UNARY_OP(name, kind, expr) \

@@ -1,4 +1,8 @@
 // Arithmetic and comparison ops: module functions, Tensor methods, operators and in-place forms.
+#include <algorithm>
+#include <tuple>
+#include <vector>
+
 #include "bindings.h"
 
 namespace ember::py {
@@ -35,8 +39,8 @@ struct BinaryDef {
   Tensor& (*out_fn)(Tensor&, const Tensor&, const Tensor&, const Scalar&);
   const char* op = nullptr;        // __op__
   const char* rop = nullptr;       // __rop__
-  const char* inplace = nullptr;   // name_
   const char* iop = nullptr;       // __iop__
+  const char* inplace = nullptr;   // name_
   bool commutative = false;        // x.__rop__(y) computes x op y, as torch (the graph keeps x first)
   Tensor (*reflected)(const Tensor&, const Tensor&) = nullptr;  // x.__rop__(y) when not fn(y, x)
   // torch's signature: `other` takes a Python number (a Scalar overload or torch's numbers-as-tensors rule),
@@ -97,53 +101,48 @@ Tensor reflected_div(const Tensor& self, const Tensor& other) {
   return mul(reciprocal(self), other);
 }
 
-// Adapters for ops without alpha, so every binary op fits BinaryDef.
-template <Tensor (*F)(const Tensor&, const Tensor&)>
-Tensor no_alpha(const Tensor& a, const Tensor& b, const Scalar&) { return F(a, b); }
-template <Tensor& (*F)(Tensor&, const Tensor&, const Tensor&)>
-Tensor& no_alpha_out(Tensor& o, const Tensor& a, const Tensor& b, const Scalar&) { return F(o, a, b); }
+#define EMBER_UNPACK(...) __VA_ARGS__
 
+// Every row of binary_ops.def as a BinaryDef, then torch's aliases (arctan2, multiply, divide, true_divide).
+std::vector<BinaryDef> binary_defs() {
+  using namespace binary_flags;
+  using Fn = Tensor (*)(const Tensor&, const Tensor&, const Scalar&);
+  using OutFn = Tensor& (*)(Tensor&, const Tensor&, const Tensor&, const Scalar&);
+  // alpha is passed on to the Alpha ops only (a generic lambda, so the other branch is never instantiated)
+  std::vector<BinaryDef> defs = {
+#define EMBER_BINARY_OP(name, Op, kind, expr, python, flags)                                                        \
+  BinaryDef{#name,                                                                                                  \
+            Fn([](const Tensor& a, const Tensor& b, const auto& alpha) {                                           \
+              if constexpr (((flags) & Alpha) != 0) return name(a, b, alpha); else return name(a, b);              \
+            }),                                                                                                     \
+            OutFn([](Tensor& o, const Tensor& a, const Tensor& b, const auto& alpha) -> Tensor& {                  \
+              if constexpr (((flags) & Alpha) != 0) return name##_out(o, a, b, alpha); else return name##_out(o, a, b); \
+            }),                                                                                                     \
+            EMBER_UNPACK python, ((flags) & InPlace) ? #name "_" : nullptr, ((flags) & Commutative) != 0, nullptr,  \
+            ((flags) & TensorOther) == 0, ((flags) & Alpha) != 0},
+#include "ember/binary_ops.def"
+#undef EMBER_BINARY_OP
+  };
+  auto find = [&](std::string_view name) -> BinaryDef& {
+    return *std::find_if(defs.begin(), defs.end(), [&](const BinaryDef& d) { return d.name == name; });
+  };
+  find("sub").reflected = &reflected_sub;
+  find("div").reflected = &reflected_div;
+  for (auto [alias, inplace, name] : {std::tuple{"arctan2", "arctan2_", "atan2"}, {"multiply", "multiply_", "mul"},
+                                       {"divide", "divide_", "div"}, {"true_divide", "true_divide_", "div"}}) {
+    BinaryDef d = find(name);
+    d.name = alias;
+    d.inplace = inplace;
+    d.op = d.rop = d.iop = nullptr;
+    defs.push_back(d);
+  }
+  return defs;
+}
 
 }  // namespace
 
 void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
-  const BinaryDef defs[] = {
-      {.name = "add", .fn = &add, .out_fn = &add_out, .op = "__add__", .rop = "__radd__", .inplace = "add_",
-       .iop = "__iadd__", .commutative = true, .has_alpha = true},
-      {.name = "sub", .fn = &sub, .out_fn = &sub_out, .op = "__sub__", .rop = "__rsub__", .inplace = "sub_",
-       .iop = "__isub__", .reflected = &reflected_sub, .has_alpha = true},
-      {"mul", &no_alpha<mul>, &no_alpha_out<mul_out>, "__mul__", "__rmul__", "mul_", "__imul__", true},
-      {"div", &no_alpha<div>, &no_alpha_out<div_out>, "__truediv__", "__rtruediv__", "div_", "__itruediv__", false,
-       &reflected_div},
-      {"pow", &no_alpha<pow>, &no_alpha_out<pow_out>, "__pow__", "__rpow__", "pow_", "__ipow__"},
-      {"remainder", &no_alpha<remainder>, &no_alpha_out<remainder_out>, "__mod__", "__rmod__", "remainder_", "__imod__"},
-      {"floor_divide", &no_alpha<floor_divide>, &no_alpha_out<floor_divide_out>, "__floordiv__", "__rfloordiv__",
-       "floor_divide_", "__ifloordiv__"},
-      {"fmod", &no_alpha<fmod>, &no_alpha_out<fmod_out>, nullptr, nullptr, "fmod_"},
-      {.name = "atan2", .fn = &no_alpha<atan2>, .out_fn = &no_alpha_out<atan2_out>, .inplace = "atan2_", .number_other = false},
-      {.name = "arctan2", .fn = &no_alpha<atan2>, .out_fn = &no_alpha_out<atan2_out>, .inplace = "arctan2_", .number_other = false},
-      {.name = "maximum", .fn = &no_alpha<maximum>, .out_fn = &no_alpha_out<maximum_out>, .number_other = false},
-      {.name = "minimum", .fn = &no_alpha<minimum>, .out_fn = &no_alpha_out<minimum_out>, .number_other = false},
-      {.name = "fmax", .fn = &no_alpha<fmax>, .out_fn = &no_alpha_out<fmax_out>, .number_other = false},
-      {.name = "fmin", .fn = &no_alpha<fmin>, .out_fn = &no_alpha_out<fmin_out>, .number_other = false},
-      {"bitwise_and", &no_alpha<bitwise_and>, &no_alpha_out<bitwise_and_out>, "__and__", "__rand__", "bitwise_and_", "__iand__", true},
-      {"bitwise_or", &no_alpha<bitwise_or>, &no_alpha_out<bitwise_or_out>, "__or__", "__ror__", "bitwise_or_", "__ior__", true},
-      {"bitwise_xor", &no_alpha<bitwise_xor>, &no_alpha_out<bitwise_xor_out>, "__xor__", "__rxor__", "bitwise_xor_", "__ixor__", true},
-      {"bitwise_left_shift", &no_alpha<bitwise_left_shift>, &no_alpha_out<bitwise_left_shift_out>, "__lshift__", "__rlshift__", "bitwise_left_shift_", "__ilshift__"},
-      {"bitwise_right_shift", &no_alpha<bitwise_right_shift>, &no_alpha_out<bitwise_right_shift_out>, "__rshift__", "__rrshift__", "bitwise_right_shift_", "__irshift__"},
-      {.name = "logical_and", .fn = &no_alpha<logical_and>, .out_fn = &no_alpha_out<logical_and_out>, .inplace = "logical_and_", .number_other = false},
-      {.name = "logical_or", .fn = &no_alpha<logical_or>, .out_fn = &no_alpha_out<logical_or_out>, .inplace = "logical_or_", .number_other = false},
-      {.name = "logical_xor", .fn = &no_alpha<logical_xor>, .out_fn = &no_alpha_out<logical_xor_out>, .inplace = "logical_xor_", .number_other = false},
-      {"true_divide", &no_alpha<div>, &no_alpha_out<div_out>, nullptr, nullptr, "true_divide_"},
-      {"multiply", &no_alpha<mul>, &no_alpha_out<mul_out>, nullptr, nullptr, "multiply_"},
-      {"divide", &no_alpha<div>, &no_alpha_out<div_out>, nullptr, nullptr, "divide_"},
-      {"eq", &no_alpha<eq>, &no_alpha_out<eq_out>, "__eq__", nullptr, "eq_"},
-      {"ne", &no_alpha<ne>, &no_alpha_out<ne_out>, "__ne__", nullptr, "ne_"},
-      {"lt", &no_alpha<lt>, &no_alpha_out<lt_out>, "__lt__", nullptr, "lt_"},
-      {"le", &no_alpha<le>, &no_alpha_out<le_out>, "__le__", nullptr, "le_"},
-      {"gt", &no_alpha<gt>, &no_alpha_out<gt_out>, "__gt__", nullptr, "gt_"},
-      {"ge", &no_alpha<ge>, &no_alpha_out<ge_out>, "__ge__", nullptr, "ge_"},
-  };
+  const std::vector<BinaryDef> defs = binary_defs();
   for (const BinaryDef& d : defs) def_binary(m, cls, d);
   // div/divide(..., rounding_mode=None|'trunc'|'floor'): an overload beside the plain forms above.
   for (std::string name : {"div", "divide"}) {

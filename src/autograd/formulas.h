@@ -3,12 +3,12 @@
 #pragma once
 #include <optional>
 
-#include "../cpu/binary_kernels.h"
+#include "../dispatch/kernels.h"
 #include "function.h"
 
 namespace ember::autograd {
 
-void record_binary(cpu::BinaryOp op, const Tensor& result, const Tensor& a, const Tensor& b, const Scalar& alpha);
+void record_binary(BinaryOp op, const Tensor& result, const Tensor& a, const Tensor& b, const Scalar& alpha);
 // div(a, b, rounding_mode=None): true division recorded as torch's div.Tensor_mode node, DivBackward2.
 void record_div_mode(const Tensor& result, const Tensor& a, const Tensor& b);
 

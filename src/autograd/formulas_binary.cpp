@@ -6,8 +6,6 @@
 
 namespace ember::autograd {
 
-using cpu::BinaryOp;
-
 namespace {
 
 Tensor scaled(const Tensor& g, const Scalar& alpha) { return alpha.to_double() == 1.0 ? g : g * alpha; }

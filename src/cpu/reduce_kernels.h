@@ -1,10 +1,8 @@
 // Reduction kernels: fold the reduced dims of an input into an accumulator tensor.
 #pragma once
-#include "ember/tensor.h"
+#include "../dispatch/kernels.h"
 
 namespace ember::cpu {
-
-enum class ReduceOp { Sum, Prod, Max, Min, All, Any };
 
 // acc has the input's shape with stride 0 along reduced dims (an expanded view of the output),
 // and dtype float64 for floating inputs, int64 otherwise; it must hold the op's identity.

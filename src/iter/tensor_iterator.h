@@ -4,7 +4,7 @@
 #include <span>
 #include <vector>
 
-#include "../cpu/strided_loop.h"
+#include "strided_plan.h"
 #include "ember/tensor.h"
 
 namespace ember {
@@ -25,10 +25,11 @@ class TensorIterator {
   const Tensor& input(size_t i) const { return inputs_[i]; }
   size_t ninputs() const { return inputs_.size(); }
   int64_t numel() const { return compute_out_.numel(); }
+  DeviceType device_type() const { return compute_out_.device().type; }
 
   // The output followed by the inputs, planned for a strided pass.
   template <int N>
-  cpu::StridedPlan<N> plan() const {
+  StridedPlan<N> plan() const {
     std::array<IntArrayRef, N> strides;
     std::array<int64_t, N> itemsize;
     std::array<char*, N> base;
@@ -38,7 +39,7 @@ class TensorIterator {
       itemsize[k] = int64_t(t.element_size());
       base[k] = static_cast<char*>(t.data_ptr());
     }
-    return cpu::make_plan<N>(compute_out_.sizes(), strides, itemsize, base);
+    return make_plan<N>(compute_out_.sizes(), strides, itemsize, base);
   }
 
   // After the kernel ran: copies into `out` when it needed a dtype conversion; returns the result.

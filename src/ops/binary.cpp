@@ -1,6 +1,6 @@
 // Binary elementwise ops: each plans a TensorIterator and runs one kernel.
 #include "../autograd/formulas.h"
-#include "../cpu/binary_kernels.h"
+#include "../dispatch/kernels.h"
 #include "ember/creation.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
@@ -10,7 +10,9 @@ namespace ember {
 
 namespace {
 
-using cpu::BinaryOp;
+using namespace binary_flags;
+
+bool is_comparison(BinaryOp op) { return op >= BinaryOp::Eq && op <= BinaryOp::Ge; }
 
 Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 
@@ -35,11 +37,14 @@ Tensor compare_recorded(BinaryOp op, const Tensor& a, const Tensor& b) {
 // except for ops whose result is not differentiable (comparisons, logical and bitwise ops), as torch.
 Tensor run_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, const char* name) {
   if (!autograd::needs_grad({&a, &b, &out})) return run(op, out, a, b, alpha);
-  bool comparison = op >= BinaryOp::Eq && op <= BinaryOp::Ge;
-  bool records = out.is_same(a) ? op < BinaryOp::BitAnd || comparison  // any dtype of `a`, as torch
-                                : op < BinaryOp::BitAnd && op != BinaryOp::FloorDivide;  // floor_divide: no gradient
+  BinaryKind kind = binary_kind(op);
+  bool differentiable = kind != BinaryKind::Bitwise && kind != BinaryKind::Compare;
+  bool comparison = is_comparison(op);
+  bool records = out.is_same(a) ? differentiable || comparison  // any dtype of `a`, as torch
+                                : differentiable && op != BinaryOp::FloorDivide;  // floor_divide: no gradient
   if (!records) {
-    if (out.is_same(a) && op <= BinaryOp::ShiftRight) autograd::check_in_place(out);  // logical ops skip it, as torch
+    // logical ops skip the version check, as torch
+    if (out.is_same(a) && (kind != BinaryKind::Compare || comparison)) autograd::check_in_place(out);
     // untracked: the history of `out` is kept through a non-differentiable in-place op, as torch
     Tensor r = autograd::untracked([&] { return run(op, out, a, b, alpha); });
     if (op == BinaryOp::FloorDivide && r.is_floating_point()) autograd::record_binary(op, r, a, b, alpha);
@@ -54,7 +59,7 @@ Tensor run_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, const
 // torch's kernels use instead of its value rounded to the common dtype.
 std::optional<float> wide_scalar(BinaryOp op, const TensorIterator& it, const Tensor& b) {
   ScalarType t = it.common_dtype();
-  if ((t != kFloat16 && t != kBFloat16) || b.numel() != 1 || !cpu::reads_wide_scalar(op)) return std::nullopt;
+  if ((t != kFloat16 && t != kBFloat16) || b.numel() != 1 || !(binary_op_flags(op) & WideScalar)) return std::nullopt;
   Scalar v = b.item();
   return v.is_floating_point() ? float(v.to_double()) : float(v.to_int());
 }
@@ -70,18 +75,20 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
   }
   const Tensor inputs[2] = {a, b};
   ElementwiseConfig config;
-  config.bool_output = op >= BinaryOp::Eq;
-  config.int_to_float = op == BinaryOp::Div || op == BinaryOp::Atan2;
+  BinaryKind kind = binary_kind(op);
+  config.bool_output = kind == BinaryKind::Compare;
+  config.int_to_float = kind == BinaryKind::Float;
   // torch's pow(number, tensor) allocates its result contiguous, not in the exponent's layout
   config.contiguous_output = op == BinaryOp::Pow && a.impl()->is_wrapped_number && !b.impl()->is_wrapped_number;
   TensorIterator it(out, inputs, config);
-  bool bitwise = op >= BinaryOp::BitAnd && op <= BinaryOp::ShiftRight;
   bool shift = op == BinaryOp::ShiftLeft || op == BinaryOp::ShiftRight;
-  if (bitwise && (is_floating_point(it.common_dtype()) || (shift && it.common_dtype() == kBool))) {
-    const char* names[] = {"bitwise_and_cpu", "bitwise_or_cpu", "bitwise_xor_cpu", "lshift_cpu", "rshift_cpu"};
-    throw NotImplementedError(str("\"", names[int(op) - int(BinaryOp::BitAnd)], "\" not implemented for '",
-                                  dtype_info(it.common_dtype()).legacy_name, "'"));
+  if (kind == BinaryKind::Bitwise && (is_floating_point(it.common_dtype()) || (shift && it.common_dtype() == kBool))) {
+    throw NotImplementedError(str("\"", shift ? (op == BinaryOp::ShiftLeft ? "lshift" : "rshift") : binary_op_name(op),
+                                  "_cpu\" not implemented for '", dtype_info(it.common_dtype()).legacy_name, "'"));
   }
+  bool float8 = it.common_dtype() == kFloat8_e4m3fn || it.common_dtype() == kFloat8_e5m2;
+  EMBER_CHECK(!float8 || (binary_op_flags(op) & Float8), NotImplementedError, "\"", binary_op_name(op),
+              "_cpu\" not implemented for '", dtype_info(it.common_dtype()).legacy_name, "'");
   // x ** 1 and x ** 0 are a copy and a fill, allowed for bool x, as in torch
   bool identity_pow = op == BinaryOp::Pow && b.impl()->is_wrapped_number &&
                       (b.item().to_double() == 1.0 || b.item().to_double() == 0.0);
@@ -92,7 +99,7 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
     EMBER_CHECK(!kernel, NotImplementedError, "\"", kernel ? kernel : "", "\" not implemented for 'Bool'");
   }
   bool integral = !is_floating_point(it.common_dtype());
-  if (integral && op >= BinaryOp::Remainder && op <= BinaryOp::Fmod) {
+  if (integral && kind == BinaryKind::Divide) {
     // Checked before writing anything, so a failing in-place op leaves its tensor as it was.
     EMBER_CHECK(!any(eq(it.input(1), wrapped_scalar(0))).item().to_bool(), Error, "ZeroDivisionError");
   }
@@ -108,8 +115,8 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
     alpha.check_fits(it.common_dtype());
   }
   bool special_pow = op == BinaryOp::Pow && b.impl()->is_wrapped_number && it.numel() > 0 &&
-                     cpu::pow_scalar_kernel(it, b.item().to_double());
-  if (!special_pow) cpu::binary_kernel(op, it, alpha, wide_scalar(op, it, b));
+                     kernels::pow_scalar[it.device_type()](it, b.item().to_double());
+  if (!special_pow) kernels::binary[it.device_type()](op, it, alpha, wide_scalar(op, it, b));
   Tensor result = it.finish();
   if (!out.defined() && autograd::needs_grad({&a, &b})) autograd::record_binary(op, result, a, b, alpha);
   return result;
@@ -135,18 +142,15 @@ Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alp
   return out;
 }
 
-// name(a, b) and name_out(out, a, b) for every op.
-#define EMBER_BINARY(name, op)                                       \
-  Tensor name(const Tensor& a, const Tensor& b) { return run(BinaryOp::op, {}, a, b); } \
-  Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b) { \
-    run_out(BinaryOp::op, out, a, b, 1, #name);                      \
-    return out;                                                      \
+// name(a, b) and name_out(out, a, b) for every row of binary_ops.def.
+#define EMBER_BINARY_OP(name, Op, kind, expr, python, flags)                               \
+  Tensor name(const Tensor& a, const Tensor& b) { return run(BinaryOp::Op, {}, a, b); }   \
+  Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b) {                     \
+    run_out(BinaryOp::Op, out, a, b, 1, #name);                                          \
+    return out;                                                                           \
   }
-EMBER_BINARY(mul, Mul)
-EMBER_BINARY(div, Div)
-EMBER_BINARY(pow, Pow)
-EMBER_BINARY(remainder, Remainder)
-EMBER_BINARY(floor_divide, FloorDivide)
+#include "ember/binary_ops.def"
+#undef EMBER_BINARY_OP
 
 namespace {
 
@@ -173,27 +177,6 @@ Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b, std::optional<std
   run_out(rounded_div_op(rounding_mode), out, a, b, 1, "div");
   return out;
 }
-EMBER_BINARY(bitwise_and, BitAnd)
-EMBER_BINARY(bitwise_or, BitOr)
-EMBER_BINARY(bitwise_xor, BitXor)
-EMBER_BINARY(fmod, Fmod)
-EMBER_BINARY(atan2, Atan2)
-EMBER_BINARY(maximum, Maximum)
-EMBER_BINARY(minimum, Minimum)
-EMBER_BINARY(fmax, Fmax)
-EMBER_BINARY(fmin, Fmin)
-EMBER_BINARY(bitwise_left_shift, ShiftLeft)
-EMBER_BINARY(bitwise_right_shift, ShiftRight)
-EMBER_BINARY(logical_and, LogicalAnd)
-EMBER_BINARY(logical_or, LogicalOr)
-EMBER_BINARY(logical_xor, LogicalXor)
-EMBER_BINARY(eq, Eq)
-EMBER_BINARY(ne, Ne)
-EMBER_BINARY(lt, Lt)
-EMBER_BINARY(le, Le)
-EMBER_BINARY(gt, Gt)
-EMBER_BINARY(ge, Ge)
-#undef EMBER_BINARY
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }

@@ -1,6 +1,6 @@
 // Copies: copy_, fill_, contiguous, clone and dtype/device conversion.
 #include "../autograd/function.h"
-#include "../cpu/copy_kernel.h"
+#include "../dispatch/kernels.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
 
@@ -58,7 +58,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
     case Overlap::None:
       break;
   }
-  cpu::copy_kernel(*this, source);
+  kernels::copy[device()](*this, source);
   bump_version();
   return *this;
 }
@@ -68,7 +68,7 @@ Tensor& Tensor::fill_(const Scalar& value) {  // overlapping (expanded) targets 
   if (autograd::needs_grad({this}) || autograd::writes_into_graph_view(*this)) {
     return write_recorded(*this, "FillBackward2", [&] { return full(sizes(), value, TensorOptions(dtype())); });
   }
-  cpu::fill_kernel(*this, value);
+  kernels::fill[device()](*this, value);
   bump_version();
   return *this;
 }
@@ -114,14 +114,14 @@ void resize_output_like(Tensor out, const Tensor& result) {
 Tensor Tensor::contiguous() const {
   if (is_contiguous()) return *this;
   Tensor out = empty(sizes(), TensorOptions(dtype()).with_device(device()));
-  cpu::copy_kernel(out, *this);
+  kernels::copy[out.device()](out, *this);
   if (autograd::needs_grad({this})) record_copy("CloneBackward0", out, *this);
   return out;
 }
 
 Tensor Tensor::clone() const {
   Tensor out = empty_like(*this);
-  cpu::copy_kernel(out, *this);
+  kernels::copy[out.device()](out, *this);
   if (autograd::needs_grad({this})) record_copy("CloneBackward0", out, *this);
   return out;
 }
@@ -129,7 +129,7 @@ Tensor Tensor::clone() const {
 Tensor Tensor::to(ScalarType new_dtype, bool copy) const {
   if (new_dtype == dtype() && !copy) return *this;
   Tensor out = empty_like(*this, TensorOptions(new_dtype));
-  cpu::copy_kernel(out, *this);
+  kernels::copy[out.device()](out, *this);
   // A conversion to an integer or bool dtype is not differentiable: its result never requires grad.
   if (ember::is_floating_point(new_dtype) && autograd::needs_grad({this})) record_copy("ToCopyBackward0", out, *this);
   return out;

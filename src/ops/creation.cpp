@@ -6,7 +6,7 @@
 
 #include "ember/layout.h"
 #include "ember/parallel.h"
-#include "../cpu/copy_kernel.h"
+#include "../dispatch/kernels.h"
 
 namespace ember {
 
@@ -59,7 +59,7 @@ Tensor ones(IntArrayRef sizes, const TensorOptions& options) { return full(sizes
 Tensor full(IntArrayRef sizes, const Scalar& fill_value, const TensorOptions& options) {
   TensorOptions o = options.with_dtype(options.dtype.value_or(fill_value.natural_dtype()));
   Tensor t = empty(sizes, o.with_requires_grad(false));
-  cpu::fill_kernel(t, fill_value);  // not Tensor::fill_: a new tensor starts at version 0, as torch's
+  kernels::fill[t.device()](t, fill_value);  // not Tensor::fill_: a new tensor starts at version 0, as torch's
   return finish(t, options);
 }
 
@@ -80,7 +80,7 @@ Tensor ones_like(const Tensor& t, std::optional<ScalarType> dtype) { return full
 
 Tensor full_like(const Tensor& t, const Scalar& fill_value, std::optional<ScalarType> dtype) {
   Tensor out = empty_like(t, TensorOptions(dtype.value_or(t.dtype())).with_device(t.device()));
-  cpu::fill_kernel(out, fill_value);
+  kernels::fill[out.device()](out, fill_value);
   return out;
 }
 
@@ -200,7 +200,7 @@ Tensor eye(int64_t n, std::optional<int64_t> m_opt, const TensorOptions& options
   int64_t m = m_opt.value_or(n);
   EMBER_CHECK(m >= 0, Error, "m must be greater or equal to 0, got ", m);
   Tensor t = zeros(DimVector{n, m}, options.with_requires_grad(false));
-  cpu::fill_kernel(t.diagonal(), 1);
+  kernels::fill[t.device()](t.diagonal(), 1);
   return finish(t, options);
 }
 

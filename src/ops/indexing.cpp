@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "../autograd/function.h"
-#include "../cpu/index_kernel.h"
+#include "../dispatch/kernels.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
 #include "ember/ops.h"
@@ -216,7 +216,7 @@ Tensor index_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in) 
   plan.check_bounds();
   Tensor core = empty(core_shape(plan), TensorOptions(self.dtype()));
   if (core.numel() > 0) {
-    cpu::index_gather(self, self.storage_offset(), plan.rest_sizes, plan.rest_strides, plan.offsets, core);
+    kernels::index_gather[self.device()](self, self.storage_offset(), plan.rest_sizes, plan.rest_strides, plan.offsets, core);
   }
   Tensor result = core.permute(plan.core_to_result);
   DimVector strides = result_strides(plan);
@@ -282,7 +282,7 @@ void index_put_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in
   Tensor v = values.to(self.dtype());
   Tensor core = v.expand(plan.result_shape).permute(result_to_core).contiguous();
   if (core.numel() > 0) {
-    cpu::index_scatter(self, self.storage_offset(), plan.rest_sizes, plan.rest_strides, plan.offsets, core, accumulate);
+    kernels::index_scatter[self.device()](self, self.storage_offset(), plan.rest_sizes, plan.rest_strides, plan.offsets, core, accumulate);
   }
   self_in.bump_version();
 }

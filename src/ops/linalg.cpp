@@ -1,8 +1,8 @@
-// The matmul family. Every case reduces to cpu::gemm on 2-D operands (batches loop over it).
+// The matmul family. Every case reduces to the gemm kernel on 2-D operands (batches loop over it).
 #include "ember/linalg.h"
 
 #include "../autograd/formulas.h"
-#include "../cpu/gemm.h"
+#include "../dispatch/kernels.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
 #include "ember/ops.h"
@@ -26,7 +26,7 @@ void check_same_dtype(const Tensor& a, const Tensor& b) {
 
 // a (M, K) @ b (K, N) into out (M, N, contiguous): out = alpha * a @ b + beta * out.
 void mm_into(const Tensor& a, const Tensor& b, const Tensor& out, double alpha = 1, double beta = 0) {
-  cpu::gemm(a, b, out, alpha, beta);
+  kernels::gemm[out.device()](a, b, out, alpha, beta);
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include "ember/creation.h"
 #include "ember/layout.h"
 #include "ember/parallel.h"
-#include "../cpu/copy_kernel.h"
+#include "../dispatch/kernels.h"
 
 namespace ember {
 
@@ -85,7 +85,7 @@ void fill_in_order(Tensor& self, GeneratorState& g, Fn&& fill_contiguous) {
     std::lock_guard<std::mutex> lock(g.mutex);
     fill_contiguous(target);
   }
-  if (target.impl() != self.impl()) cpu::copy_kernel(self, target);
+  if (target.impl() != self.impl()) kernels::copy[self.device()](self, target);
 }
 
 GeneratorState& state_of(Generator* gen) { return (gen ? *gen : default_generator()).state(); }

@@ -2,7 +2,7 @@
 #include "ember/reduce.h"
 
 #include "../autograd/formulas.h"
-#include "../cpu/reduce_kernels.h"
+#include "../dispatch/kernels.h"
 #include "ember/creation.h"
 #include "ember/ops.h"
 #include "ember/type_promotion.h"
@@ -11,7 +11,6 @@ namespace ember {
 
 namespace {
 
-using cpu::ReduceOp;
 
 // Which dims a reduction folds: all when `dims` is empty, as torch's dim=None or dim=().
 struct ReducedDims {
@@ -63,7 +62,7 @@ Tensor accumulate(ReduceOp op, const Tensor& x, const ReducedDims& r) {
   bool expanded = false;
   for (int64_t d = 0; d < x.dim(); ++d) expanded |= x.strides()[size_t(d)] == 0 && x.sizes()[size_t(d)] > 1;
   Tensor input = op == ReduceOp::Prod && x.is_floating_point() && expanded ? x.contiguous() : x;
-  cpu::reduce_kernel(op, acc.expand(x.sizes()), input);
+  kernels::reduce[x.device()](op, acc.expand(x.sizes()), input);
   return acc;
 }
 
@@ -172,7 +171,7 @@ std::pair<Tensor, Tensor> arg_extremum(bool is_max, const char* name, const Tens
   rows = rows.reshape({-1, n});
   Tensor values = empty({rows.sizes()[0]}, TensorOptions(x.dtype()));
   Tensor indices = empty({rows.sizes()[0]}, TensorOptions(kInt64));
-  cpu::arg_extremum_kernel(is_max, rows, values, indices);
+  kernels::arg_extremum[x.device()](is_max, rows, values, indices);
   DimVector out = dim ? r.out_sizes : (keepdim ? DimVector(static_cast<size_t>(x.dim()), 1) : DimVector{});
   return {values.view(out), indices.view(out)};
 }

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "../autograd/formulas.h"
-#include "../cpu/softmax_kernel.h"
+#include "../dispatch/kernels.h"
 #include "ember/creation.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
@@ -151,7 +151,7 @@ Tensor softmax_impl(const Tensor& x, int64_t dim, std::optional<ScalarType> dtyp
   Tensor out = empty(rows.sizes(), TensorOptions(compute));
   // torch's last-dim kernel keeps a half row's sum in the input dtype; its other-dim kernel does not.
   ScalarType source = d == input.dim() - 1 ? input.dtype() : compute;
-  cpu::softmax_kernel(rows.reshape({-1, n}), out.view({-1, n}), log, source);
+  kernels::softmax[x.device()](rows.reshape({-1, n}), out.view({-1, n}), log, source);
   Tensor result = out.movedim({-1}, {d}).to(input.dtype()).contiguous();
   return x.dim() == 0 ? result.view(IntArrayRef()) : result;
 }

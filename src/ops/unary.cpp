@@ -1,6 +1,6 @@
 // Unary elementwise ops from unary_ops.def: dtype rules, then one kernel through the iterator.
 #include "../autograd/formulas.h"
-#include "../cpu/unary_kernels.h"
+#include "../dispatch/kernels.h"
 #include "ember/layout.h"
 #include "ember/ops.h"
 
@@ -8,9 +8,7 @@ namespace ember {
 
 namespace {
 
-using cpu::UnaryKind;
-
-Tensor run_unary(const char* name, UnaryKind kind, void (*kernel)(const TensorIterator&), const Tensor& out,
+Tensor run_unary(const char* name, UnaryKind kind, const KernelTable<kernels::UnaryFn>& kernel, const Tensor& out,
                  const Tensor& self) {
   std::string_view op(name);
   if (out.defined()) check_no_internal_overlap(out);  // before the dtype checks, as torch's iterator
@@ -24,6 +22,9 @@ Tensor run_unary(const char* name, UnaryKind kind, void (*kernel)(const TensorIt
     EMBER_CHECK(op != "relu", Error, "Boolean inputs not supported for relu");
     throw NotImplementedError(str("\"", name, "_cpu\" not implemented for 'Bool'"));
   }
+  bool float8 = self.dtype() == kFloat8_e4m3fn || self.dtype() == kFloat8_e5m2;
+  EMBER_CHECK(!float8 || unary_takes_float8(op), NotImplementedError, "\"", name, "_cpu\" not implemented for '",
+              dtype_info(self.dtype()).legacy_name, "'");
   EMBER_CHECK(kind != UnaryKind::FloatOnly || self.is_floating_point(), NotImplementedError, "\"", name,
               "_cpu\" not implemented for '", dtype_info(self.dtype()).legacy_name, "'");
   EMBER_CHECK(kind != UnaryKind::Integral || !self.is_floating_point(), NotImplementedError, "\"", name,
@@ -32,7 +33,7 @@ Tensor run_unary(const char* name, UnaryKind kind, void (*kernel)(const TensorIt
   ElementwiseConfig config;
   config.int_to_float = kind == UnaryKind::Float;
   TensorIterator it(out, inputs, config);
-  kernel(it);
+  kernel[it.device_type()](it);
   return it.finish();
 }
 
@@ -40,7 +41,7 @@ Tensor run_unary(const char* name, UnaryKind kind, void (*kernel)(const TensorIt
 
 #define EMBER_UNARY_OP(name, kind, expr)                                                      \
   Tensor name(const Tensor& self) {                                                           \
-    Tensor r = run_unary(#name, UnaryKind::kind, &cpu::name##_kernel, {}, self);              \
+    Tensor r = run_unary(#name, UnaryKind::kind, kernels::name, {}, self);                   \
     if (autograd::needs_grad({&self})) autograd::record_##name(r, self);                      \
     return r;                                                                                 \
   }                                                                                           \
@@ -51,7 +52,7 @@ Tensor run_unary(const char* name, UnaryKind kind, void (*kernel)(const TensorIt
     if (graph && autograd::needs_grad({&self, &out})) {                                       \
       return autograd::record_out(out, self, #name, [&] { return name(self); });              \
     }                                                                                         \
-    run_unary(#name, UnaryKind::kind, &cpu::name##_kernel, out, self);                        \
+    run_unary(#name, UnaryKind::kind, kernels::name, out, self);                             \
     return out;                                                                               \
   }
 #include "ember/unary_ops.def"

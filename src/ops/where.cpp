@@ -1,6 +1,6 @@
 // where(cond, a, b) and the float predicates isnan, isinf, isfinite.
 #include "../autograd/formulas.h"
-#include "../cpu/strided_loop.h"
+#include "../dispatch/kernels.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
 #include "ember/ops.h"
@@ -24,18 +24,7 @@ Tensor where_impl(const Tensor& cond, const Tensor& a, const Tensor& b) {
   auto full = [&](const Tensor& t) { return std::equal(t.sizes().begin(), t.sizes().end(), shape.begin(), shape.end()); };
   bool same_shape = full(cond) && full(a) && full(b);  // TensorIterator's layout, fast setups included
   Tensor out = empty_strided(shape, elementwise_strides(shape, operands, same_shape), TensorOptions(common));
-  visit_dtype(common, [&]<typename T>(T) {
-    auto plan = cpu::make_plan<4>(shape, {out.strides(), c.strides(), av.strides(), bv.strides()},
-                                  {int64_t(sizeof(T)), 1, int64_t(sizeof(T)), int64_t(sizeof(T))},
-                                  {static_cast<char*>(out.data_ptr()), static_cast<char*>(c.data_ptr()),
-                                   static_cast<char*>(av.data_ptr()), static_cast<char*>(bv.data_ptr())});
-    cpu::parallel_rows(plan, cpu::kParallelGrain, [](const std::array<char*, 4>& p, int64_t n, const std::array<int64_t, 4>& s) {
-      for (int64_t i = 0; i < n; ++i) {
-        bool pick_a = *reinterpret_cast<const bool*>(p[1] + i * s[1]);
-        *reinterpret_cast<T*>(p[0] + i * s[0]) = *reinterpret_cast<const T*>(p[pick_a ? 2 : 3] + i * s[pick_a ? 2 : 3]);
-      }
-    });
-  });
+  kernels::where[out.device()](out, c, av, bv);
   return out;
 }
 

@@ -1,0 +1,38 @@
+// The CPU backend's column of every kernel table (src/dispatch/kernels.h), filled when the library loads.
+#include "binary/binary_kernels.h"
+#include "copy_kernel.h"
+#include "gemm.h"
+#include "index_kernel.h"
+#include "reduce_kernels.h"
+#include "softmax_kernel.h"
+#include "unary_kernels.h"
+#include "where_kernel.h"
+
+namespace ember::cpu {
+
+namespace {
+
+bool register_kernels() {
+  constexpr DeviceType cpu = DeviceType::CPU;
+  kernels::binary.set(cpu, &binary_kernel);
+  kernels::pow_scalar.set(cpu, &pow_scalar_kernel);
+#define EMBER_UNARY_OP(name, kind, expr) kernels::name.set(cpu, &name##_kernel);
+#include "ember/unary_ops.def"
+#undef EMBER_UNARY_OP
+  kernels::copy.set(cpu, &copy_kernel);
+  kernels::fill.set(cpu, &fill_kernel);
+  kernels::where.set(cpu, &where_kernel);
+  kernels::reduce.set(cpu, &reduce_kernel);
+  kernels::arg_extremum.set(cpu, &arg_extremum_kernel);
+  kernels::softmax.set(cpu, &softmax_kernel);
+  kernels::gemm.set(cpu, &gemm);
+  kernels::index_gather.set(cpu, &index_gather);
+  kernels::index_scatter.set(cpu, &index_scatter);
+  return true;
+}
+
+const bool registered = register_kernels();
+
+}  // namespace
+
+}  // namespace ember::cpu

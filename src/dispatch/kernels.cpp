@@ -1,0 +1,22 @@
+// The kernel tables, empty until the backends register (constant-initialised, so registration at load
+// time never runs before them).
+#include "kernels.h"
+
+namespace ember::kernels {
+
+constinit KernelTable<BinaryFn> binary("binary");
+constinit KernelTable<PowScalarFn> pow_scalar("pow_scalar");
+#define EMBER_UNARY_OP(name, kind, expr) constinit KernelTable<UnaryFn> name(#name);
+#include "ember/unary_ops.def"
+#undef EMBER_UNARY_OP
+constinit KernelTable<CopyFn> copy("copy");
+constinit KernelTable<FillFn> fill("fill");
+constinit KernelTable<WhereFn> where("where");
+constinit KernelTable<ReduceFn> reduce("reduce");
+constinit KernelTable<ArgExtremumFn> arg_extremum("arg_extremum");
+constinit KernelTable<SoftmaxFn> softmax("softmax");
+constinit KernelTable<GemmFn> gemm("gemm");
+constinit KernelTable<IndexGatherFn> index_gather("index_gather");
+constinit KernelTable<IndexScatterFn> index_scatter("index_scatter");
+
+}  // namespace ember::kernels

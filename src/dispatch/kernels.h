@@ -1,0 +1,115 @@
+// Every kernel family the op layer calls, as a KernelTable keyed by device type (kernel_table.h), with
+// the device-neutral types their signatures use. src/ops reaches kernels only through these tables.
+#pragma once
+#include <optional>
+#include <string_view>
+
+#include "../iter/tensor_iterator.h"
+#include "ember/ops.h"
+#include "ember/scalar.h"
+#include "kernel_table.h"
+
+namespace ember {
+
+// One per row of binary_ops.def, then the two rounding modes of div (DivFloor differs from FloorDivide
+// only in being differentiable; DivTrunc rounds toward 0).
+enum class BinaryOp {
+#define EMBER_BINARY_OP(name, Op, kind, expr, python, flags) Op,
+#include "ember/binary_ops.def"
+#undef EMBER_BINARY_OP
+  DivFloor, DivTrunc,
+};
+
+// A binary op's kind and flags, from its row (see binary_ops.def); div's rounding modes are Divide ops.
+enum class BinaryKind { Arith, Divide, Float, Bitwise, Compare };
+constexpr BinaryKind binary_kind(BinaryOp op) {
+  switch (op) {
+#define EMBER_BINARY_OP(name, Op, kind, expr, python, flags) case BinaryOp::Op: return BinaryKind::kind;
+#include "ember/binary_ops.def"
+#undef EMBER_BINARY_OP
+    default: return BinaryKind::Divide;
+  }
+}
+constexpr const char* binary_op_name(BinaryOp op) {
+  switch (op) {
+#define EMBER_BINARY_OP(name, Op, kind, expr, python, flags) case BinaryOp::Op: return #name;
+#include "ember/binary_ops.def"
+#undef EMBER_BINARY_OP
+    default: return "div";
+  }
+}
+constexpr unsigned binary_op_flags(BinaryOp op) {
+  using namespace binary_flags;
+  switch (op) {
+#define EMBER_BINARY_OP(name, Op, kind, expr, python, flags) case BinaryOp::Op: return flags;
+#include "ember/binary_ops.def"
+#undef EMBER_BINARY_OP
+    default: return WideScalar;  // DivFloor, DivTrunc
+  }
+}
+
+// How a unary op treats dtypes (see unary_ops.def).
+enum class UnaryKind { Float, Same, SameBool, BoolToLong, FloatOnly, Integral };
+// Of the unary ops, torch implements only abs for float8 (the others raise NotImplementedError).
+constexpr bool unary_takes_float8(std::string_view name) { return name == "abs"; }
+
+enum class ReduceOp { Sum, Prod, Max, Min, All, Any };
+
+namespace kernels {
+
+// out = a op b over a planned iterator (two inputs). `alpha` scales b for ops with the Alpha flag; `wide_b`,
+// when given, replaces a one-element b of a float16/bfloat16 op at float precision.
+using BinaryFn = void (*)(BinaryOp op, const TensorIterator& it, const Scalar& alpha, std::optional<float> wide_b);
+extern KernelTable<BinaryFn> binary;
+// x ** exp for a number exponent computed without pow (see src/cpu/binary/pow_scalar.cpp); false, writing
+// nothing, for exponents and dtypes it does not handle.
+using PowScalarFn = bool (*)(const TensorIterator& it, double exp);
+extern KernelTable<PowScalarFn> pow_scalar;
+
+// One table per row of unary_ops.def: name(kCPU)(it) writes the op over the iterator.
+using UnaryFn = void (*)(const TensorIterator& it);
+#define EMBER_UNARY_OP(name, kind, expr) extern KernelTable<UnaryFn> name;
+#include "ember/unary_ops.def"
+#undef EMBER_UNARY_OP
+
+// dst and src have the same sizes (src already broadcast) and do not overlap; src's dtype converts.
+using CopyFn = void (*)(const Tensor& dst, const Tensor& src);
+extern KernelTable<CopyFn> copy;
+// Writes `value` (converted to dst's dtype) to every element of dst.
+using FillFn = void (*)(const Tensor& dst, const Scalar& value);
+extern KernelTable<FillFn> fill;
+// out = cond ? a : b elementwise; all four of one shape, a, b and out of one dtype.
+using WhereFn = void (*)(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
+extern KernelTable<WhereFn> where;
+
+// acc has the input's shape with stride 0 along reduced dims (an expanded view of the output), and dtype
+// float64 for floating inputs, int64 otherwise; it must hold the op's identity.
+using ReduceFn = void (*)(ReduceOp op, const Tensor& acc, const Tensor& input);
+extern KernelTable<ReduceFn> reduce;
+// For each row of a contiguous (rows, n) tensor: the max (or min) and the index of its first occurrence; a NaN
+// counts as the extreme, as in torch. values: x's dtype, indices: int64, (rows,).
+using ArgExtremumFn = void (*)(bool is_max, const Tensor& x, const Tensor& values, const Tensor& indices);
+extern KernelTable<ArgExtremumFn> arg_extremum;
+// out (same shape and dtype as x, contiguous) = softmax (or log_softmax) of each row of the contiguous (rows, n)
+// x. `source`: the dtype x was widened from; a float16/bfloat16 log_softmax rounds each row's sum and its log to
+// it, as torch's last-dim kernel keeps them in the input dtype.
+using SoftmaxFn = void (*)(const Tensor& x, const Tensor& out, bool log, ScalarType source);
+extern KernelTable<SoftmaxFn> softmax;
+
+// out (M, N, contiguous) = alpha * a (M, K) @ b (K, N) + beta * out, for 2-D tensors of one dtype.
+using GemmFn = void (*)(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta);
+extern KernelTable<GemmFn> gemm;
+
+// For each j < offsets.numel() and each position r of the strided "rest" block (rest_sizes, rest_strides, in
+// elements from base_offset of `src`): core[j, r] = src[base_offset + offsets[j] + r].
+using IndexGatherFn = void (*)(const Tensor& src, int64_t base_offset, IntArrayRef rest_sizes,
+                               IntArrayRef rest_strides, const Tensor& offsets, const Tensor& core);
+extern KernelTable<IndexGatherFn> index_gather;
+// The reverse: dst[base_offset + offsets[j] + r] = core[j, r] (or += when accumulate).
+using IndexScatterFn = void (*)(const Tensor& dst, int64_t base_offset, IntArrayRef rest_sizes,
+                                IntArrayRef rest_strides, const Tensor& offsets, const Tensor& core, bool accumulate);
+extern KernelTable<IndexScatterFn> index_scatter;
+
+}  // namespace kernels
+
+}  // namespace ember
