@@ -27,6 +27,7 @@ struct Edge {
 struct InputMeta {
   DimVector sizes;
   ScalarType dtype;
+  Device device = kCPU;
 };
 
 using TensorHook = std::function<Tensor(const Tensor& grad)>;  // returns a replacement or an undefined tensor

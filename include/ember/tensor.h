@@ -79,6 +79,7 @@ class Tensor {
   int64_t numel() const { return impl_->numel; }
   ScalarType dtype() const { return impl_->dtype; }
   Device device() const { return impl_->storage.device(); }
+  TensorOptions options() const { return TensorOptions(dtype()).with_device(device()); }  // dtype and device
   int64_t storage_offset() const { return impl_->storage_offset; }
   bool is_contiguous() const { return impl_->is_contiguous; }
   size_t element_size() const { return ember::element_size(dtype()); }

@@ -110,7 +110,8 @@ TensorList run_backward(const std::vector<Edge>& roots, TensorList root_grads, b
     }
     if (!should_run(node.get())) continue;
     for (size_t i = 0; i < inputs.size() && node->materialize_grads; ++i) {  // outputs that got no gradient: zeros
-      if (!inputs[i].defined()) inputs[i] = zeros(node->input_meta[i].sizes, TensorOptions(node->input_meta[i].dtype));
+      const InputMeta& meta = node->input_meta[i];
+      if (!inputs[i].defined()) inputs[i] = zeros(meta.sizes, TensorOptions(meta.dtype).with_device(meta.device));
     }
     TensorList outputs = node->apply(std::move(inputs));
     if (!keep_graph) node->release_variables();

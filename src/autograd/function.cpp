@@ -93,7 +93,7 @@ void add_edge(Node& node, const Tensor& input) {
 }
 
 void add_output(const std::shared_ptr<Node>& node, const Tensor& output, bool differentiable) {
-  node->input_meta.push_back(output.defined() ? InputMeta{DimVector(output.sizes()), output.dtype()}
+  node->input_meta.push_back(output.defined() ? InputMeta{DimVector(output.sizes()), output.dtype(), output.device()}
                                               : InputMeta{DimVector(), kFloat32});
   if (!output.defined() || !differentiable) return;
   set_history(output, node, uint32_t(node->input_meta.size() - 1));

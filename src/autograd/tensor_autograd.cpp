@@ -29,7 +29,7 @@ Edge gradient_edge(const Tensor& t) {
   std::shared_ptr<Node> acc = meta ? meta->grad_accumulator : nullptr;
   if (!acc) {
     acc = std::make_shared<AccumulateGrad>(std::weak_ptr<TensorImpl>(t.shared_impl()));
-    acc->input_meta.push_back({DimVector(t.sizes()), t.dtype()});
+    acc->input_meta.push_back({DimVector(t.sizes()), t.dtype(), t.device()});
     t.autograd_meta().grad_accumulator = acc;
   }
   return {acc, 0};

@@ -138,7 +138,7 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, dou
       return;
     }
     case kFloat16: case kBFloat16: {  // accumulate in float32
-      Tensor acc = beta == 0 ? empty({M, N}, TensorOptions(kFloat32)) : out.to(kFloat32, true);
+      Tensor acc = beta == 0 ? empty({M, N}, out.options().with_dtype(kFloat32)) : out.to(kFloat32, true);
       gemm(a.to(kFloat32), b.to(kFloat32), acc, alpha, beta);
       Tensor(out).copy_(acc);
       return;

@@ -54,7 +54,7 @@ TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs
                 "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
                 "single memory location. Please clone() the tensor before performing the operation.");
   }
-  compute_out_ = out.dtype() == result_dtype ? out : empty_like(out, TensorOptions(result_dtype));
+  compute_out_ = out.dtype() == result_dtype ? out : empty_like(out, out.options().with_dtype(result_dtype));
   out.bump_version();
 }
 
@@ -75,7 +75,7 @@ Tensor in_elementwise_layout(const Tensor& r, std::span<const Tensor> inputs) {
   Tensor out = TensorIterator({}, inputs).output();
   if (std::equal(out.strides().begin(), out.strides().end(), r.strides().begin(), r.strides().end())) return r;
   autograd::GradModeGuard untracked(false);
-  Tensor laid_out = empty_strided(r.sizes(), out.strides(), TensorOptions(r.dtype()).with_device(r.device()));
+  Tensor laid_out = empty_strided(r.sizes(), out.strides(), r.options());
   laid_out.copy_(r);
   return laid_out;
 }

@@ -66,7 +66,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
 Tensor& Tensor::fill_(const Scalar& value) {  // overlapping (expanded) targets are fine: one value
   autograd::check_in_place(*this);
   if (autograd::needs_grad({this}) || autograd::writes_into_graph_view(*this)) {
-    return write_recorded(*this, "FillBackward2", [&] { return full(sizes(), value, TensorOptions(dtype())); });
+    return write_recorded(*this, "FillBackward2", [&] { return full(sizes(), value, options()); });
   }
   kernels::fill[device()](*this, value);
   bump_version();
@@ -113,7 +113,7 @@ void resize_output_like(Tensor out, const Tensor& result) {
 
 Tensor Tensor::contiguous() const {
   if (is_contiguous()) return *this;
-  Tensor out = empty(sizes(), TensorOptions(dtype()).with_device(device()));
+  Tensor out = empty(sizes(), options());
   kernels::copy[out.device()](out, *this);
   if (autograd::needs_grad({this})) record_copy("CloneBackward0", out, *this);
   return out;
@@ -128,7 +128,7 @@ Tensor Tensor::clone() const {
 
 Tensor Tensor::to(ScalarType new_dtype, bool copy) const {
   if (new_dtype == dtype() && !copy) return *this;
-  Tensor out = empty_like(*this, TensorOptions(new_dtype));
+  Tensor out = empty_like(*this, options().with_dtype(new_dtype));
   kernels::copy[out.device()](out, *this);
   // A conversion to an integer or bool dtype is not differentiable: its result never requires grad.
   if (ember::is_floating_point(new_dtype) && autograd::needs_grad({this})) record_copy("ToCopyBackward0", out, *this);
@@ -138,7 +138,7 @@ Tensor Tensor::to(ScalarType new_dtype, bool copy) const {
 Tensor Tensor::to(Device new_device, bool copy) const {
   if (new_device.type == device().type && !copy) return *this;
   get_allocator(new_device);  // raises for devices this build lacks
-  Tensor out = empty_like(*this, TensorOptions(dtype()).with_device(new_device));
+  Tensor out = empty_like(*this, options().with_device(new_device));
   out.copy_(*this);
   return out;
 }

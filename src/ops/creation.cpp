@@ -132,7 +132,8 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
     } else {
       using Acc = std::conditional_t<sizeof(T) < 4, float, double>;
       Acc s = Acc(xstart), st = Acc(xstep);
-      auto value = [&](int64_t i) { return convert<T>(Acc(s + st * Acc(i))); };
+      // fused multiply-adds, as the release build contracts them (so every build rounds the same)
+      auto value = [&](int64_t i) { return convert<T>(Acc(std::fma(st, Acc(i), s))); };
       // torch fills 32-byte SIMD vectors, two per step, over each thread's share (parallel_for, grain 32768): a
       // vector's first value is rounded to T and the others add i * step to it; a share's tail goes per element.
       constexpr int64_t w = 32 / int64_t(sizeof(T));
@@ -143,7 +144,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
         for (; i + 2 * w <= end; i += 2 * w) {
           for (int64_t v = i; v < i + 2 * w; v += w) {
             Acc base = Acc(value(v));
-            for (int64_t k = 0; k < w; ++k) p[v + k] = convert<T>(Acc(base + Acc(k) * st));
+            for (int64_t k = 0; k < w; ++k) p[v + k] = convert<T>(Acc(std::fma(Acc(k), st, base)));
           }
         }
         for (; i < end; ++i) p[i] = value(i);

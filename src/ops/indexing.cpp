@@ -35,7 +35,7 @@ struct IndexPlan {
 // message names index tensor number `which`).
 Tensor wrapped_offsets(const Tensor& idx, int64_t size, int64_t stride, int64_t which, bool check, std::string& error) {
   Tensor c = idx.contiguous();
-  Tensor out = empty(c.sizes(), TensorOptions(kInt64));
+  Tensor out = empty(c.sizes(), c.options().with_dtype(kInt64));
   const int64_t* in = c.data_ptr<int64_t>();
   int64_t* o = out.data_ptr<int64_t>();
   for (int64_t i = 0; i < c.numel(); ++i) {
@@ -108,7 +108,7 @@ IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
   }
   for (auto& pick : picks) plan.index_strides.emplace_back(pick.second.expand(plan.index_shape).strides());
   plan.offsets = plan.offsets.defined() ? plan.offsets.expand(plan.index_shape).contiguous()
-                                        : zeros(plan.index_shape, TensorOptions(kInt64));
+                                        : zeros(plan.index_shape, self.options().with_dtype(kInt64));
   bool adjacent = true;
   for (size_t k = 1; k < picks.size(); ++k) adjacent &= picks[k].first == picks[k - 1].first + 1;
   int64_t rest_before = 0;
@@ -157,7 +157,7 @@ Tensor masked_select_all(const Tensor& self, const Tensor& mask) {
   const bool* keep = m.data_ptr<bool>();
   int64_t n = 0;
   for (int64_t i = 0; i < m.numel(); ++i) n += keep[i];
-  Tensor out = empty({n}, TensorOptions(self.dtype()));
+  Tensor out = empty({n}, self.options());
   visit_dtype(self.dtype(), [&]<typename T>(T) {
     const T* from = x.data_ptr<T>();
     T* to = out.data_ptr<T>();
@@ -182,7 +182,7 @@ std::pair<Tensor, std::vector<Tensor>> unfold_scalar_masks(const Tensor& self, s
     if (mask && idx.dim() == 0) {
       bool on = idx.item().to_bool();
       t = t.unsqueeze(d);
-      idx = on ? zeros({1}, TensorOptions(kInt64)) : empty({0}, TensorOptions(kInt64));
+      idx = on ? zeros({1}, idx.options().with_dtype(kInt64)) : empty({0}, idx.options().with_dtype(kInt64));
       ++d;
       continue;
     }
@@ -214,14 +214,14 @@ Tensor index_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in) 
   if (is_full_mask(self, indices)) return masked_select_all(self, indices[0]);
   IndexPlan plan = plan_index(self, indices);
   plan.check_bounds();
-  Tensor core = empty(core_shape(plan), TensorOptions(self.dtype()));
+  Tensor core = empty(core_shape(plan), self.options());
   if (core.numel() > 0) {
     kernels::index_gather[self.device()](self, self.storage_offset(), plan.rest_sizes, plan.rest_strides, plan.offsets, core);
   }
   Tensor result = core.permute(plan.core_to_result);
   DimVector strides = result_strides(plan);
   if (std::equal(strides.begin(), strides.end(), result.strides().begin(), result.strides().end())) return result;
-  Tensor out = empty_strided(plan.result_shape, strides, TensorOptions(self.dtype()));
+  Tensor out = empty_strided(plan.result_shape, strides, self.options());
   out.copy_(result);
   return out;
 }
@@ -295,7 +295,7 @@ Tensor nonzero(const Tensor& x) {
   const bool* m = mask.data_ptr<bool>();
   int64_t n = 0;
   for (int64_t i = 0; i < mask.numel(); ++i) n += m[i];
-  Tensor columns = empty({x.dim(), n}, TensorOptions(kInt64));  // torch's layout: column-major (n, ndim)
+  Tensor columns = empty({x.dim(), n}, x.options().with_dtype(kInt64));  // torch's layout: column-major (n, ndim)
   int64_t* o = columns.data_ptr<int64_t>();
   DimVector index(size_t(x.dim()), 0);
   for (int64_t i = 0, row = 0; i < mask.numel(); ++i) {
@@ -315,7 +315,7 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
   Tensor r = autograd::untracked([&] { return index_impl(self, indices); });
   if (autograd::needs_grad({&self})) {
     autograd::record("IndexBackward0", r, {&self}, {}, [in = DimVector(self.sizes()), indices](const autograd::BackwardContext& c) {
-      return autograd::TensorList{index_put(zeros(in, TensorOptions(c.grads[0].dtype())), indices, c.grads[0], true)};
+      return autograd::TensorList{index_put(zeros(in, c.grads[0].options()), indices, c.grads[0], true)};
     });
   }
   return r;
@@ -330,7 +330,7 @@ Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const T
   if (autograd::needs_grad({&self, &values})) {
     autograd::record("IndexPutBackward0", r, {&self, &values}, {}, [indices, accumulate](const autograd::BackwardContext& c) {
       const Tensor& g = c.grads[0];
-      Tensor to_self = accumulate ? g : index_put(g, indices, zeros({}, TensorOptions(g.dtype())), false);
+      Tensor to_self = accumulate ? g : index_put(g, indices, zeros({}, g.options()), false);
       return autograd::TensorList{to_self, c.needs(1) ? index(g, indices) : Tensor()};
     });
   }
@@ -349,10 +349,10 @@ Tensor& index_put_(Tensor& self, const std::vector<Tensor>& indices, const Tenso
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index_in) {
   int64_t d = wrap_dim(dim, self.dim());
   if (index_in.numel() == 0) {  // an empty index of any rank and dtype gives an empty result (torch checks nothing)
-    Tensor r = empty(index_in.sizes(), TensorOptions(self.dtype()));
+    Tensor r = empty(index_in.sizes(), self.options());
     if (autograd::needs_grad({&self})) {
       autograd::record("GatherBackward0", r, {&self}, {}, [in = DimVector(self.sizes())](const autograd::BackwardContext& c) {
-        return autograd::TensorList{zeros(in, TensorOptions(c.grads[0].dtype()))};
+        return autograd::TensorList{zeros(in, c.grads[0].options())};
       });
     }
     return r;
@@ -389,7 +389,7 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index_in) {
   Tensor r = autograd::untracked([&] { return index_impl(source, indices).view(index.sizes()); });
   if (autograd::needs_grad({&self})) {
     autograd::record("GatherBackward0", r, {&self}, {}, [in = DimVector(self.sizes()), indices](const autograd::BackwardContext& c) {
-      Tensor z = zeros(in.empty() ? DimVector{1} : in, TensorOptions(c.grads[0].dtype()));
+      Tensor z = zeros(in.empty() ? DimVector{1} : in, c.grads[0].options());
       return autograd::TensorList{index_put(z, indices, c.grads[0], true).view(in)};
     });
   }
@@ -424,7 +424,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   });
   if (autograd::needs_grad({&self})) {
     autograd::record("IndexSelectBackward0", r, {&self}, {}, [in = DimVector(self.sizes()), indices](const autograd::BackwardContext& c) {
-      Tensor z = zeros(in.empty() ? DimVector{1} : in, TensorOptions(c.grads[0].dtype()));
+      Tensor z = zeros(in.empty() ? DimVector{1} : in, c.grads[0].options());
       return autograd::TensorList{index_put(z, indices, c.grads[0].reshape(in.empty() ? DimVector{-1} : DimVector(c.grads[0].sizes())), true).view(in)};
     });
   }
@@ -436,7 +436,7 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) 
               dtype_info(mask.dtype()).cpp_name);
   // self and mask broadcast together into a contiguous result, as torch's out-of-place form
   Tensor r = autograd::untracked([&] {
-    return where(mask, scalar_tensor(value, TensorOptions(self.dtype())), self).contiguous();
+    return where(mask, scalar_tensor(value, self.options()), self).contiguous();
   });
   if (autograd::needs_grad({&self})) {
     autograd::record("MaskedFillBackward0", r, {&self}, {&mask}, [in = DimVector(self.sizes())](const autograd::BackwardContext& c) {
@@ -459,7 +459,7 @@ Tensor& masked_fill_in_place(Tensor& self, const Tensor& mask, const Value& valu
     warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before performing this "
          "operation. This also applies to advanced indexing e.g. tensor[mask] = scalar");
     Tensor fill;
-    if constexpr (std::is_same_v<Value, Scalar>) fill = scalar_tensor(value, TensorOptions(self.dtype()));
+    if constexpr (std::is_same_v<Value, Scalar>) fill = scalar_tensor(value, self.options());
     else fill = value.to(self.dtype());
     index_put_(self, {mask.expand(self.sizes())}, fill, false);
     return self;

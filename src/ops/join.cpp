@@ -21,7 +21,7 @@ Tensor cat_impl(std::span<const Tensor> tensors, int64_t dim) {
     EMBER_CHECK(tensors[i].dim() > 0, Error, "zero-dimensional tensor (at position ", i, ") cannot be concatenated");
   }
   // all of them skipped: an empty result, whatever `dim` says, as torch
-  if (!ref) return empty({0}, TensorOptions(result_type(tensors)).with_device(tensors[0].device()));
+  if (!ref) return empty({0}, tensors[0].options().with_dtype(result_type(tensors)));
   int64_t d = wrap_dim(dim, ref->dim());
   DimVector shape(ref->sizes());
   shape[size_t(d)] = 0;
@@ -37,7 +37,7 @@ Tensor cat_impl(std::span<const Tensor> tensors, int64_t dim) {
     }
     shape[size_t(d)] += t.sizes()[size_t(d)];
   }
-  TensorOptions options = TensorOptions(result_type(tensors)).with_device(ref->device());
+  TensorOptions options = ref->options().with_dtype(result_type(tensors));
   bool channels_last = std::all_of(tensors.begin(), tensors.end(), [](const Tensor& t) {
     return is_channels_last_like(t.sizes(), t.strides());
   });

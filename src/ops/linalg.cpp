@@ -37,7 +37,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   EMBER_CHECK(a.sizes()[1] == b.sizes()[0], Error, "mat1 and mat2 shapes cannot be multiplied (", dims_str(a), " and ",
               dims_str(b), ")");
   check_same_dtype(a, b);
-  Tensor out = empty({a.sizes()[0], b.sizes()[1]}, TensorOptions(a.dtype()));
+  Tensor out = empty({a.sizes()[0], b.sizes()[1]}, a.options());
   mm_into(a, b, out);
   if (autograd::needs_grad({&a, &b})) autograd::record_mm(out, a, b);
   return out;
@@ -50,7 +50,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   EMBER_CHECK(b.sizes()[0] == B && b.sizes()[1] == K, Error, "Expected size for first two dimensions of batch2 tensor to be: [",
               B, ", ", K, "] but got: [", b.sizes()[0], ", ", b.sizes()[1], "].");
   check_same_dtype(a, b);
-  Tensor out = empty({B, M, N}, TensorOptions(a.dtype()));
+  Tensor out = empty({B, M, N}, a.options());
   // Many small products run one per thread; few large ones split inside gemm instead.
   int64_t grain = M * N * K >= (1 << 18) ? B : 1;
   autograd::untracked([&] {
@@ -129,7 +129,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) {
   Tensor out = autograd::untracked([&] {
     Tensor prod = mm(m1, m2);
-    Tensor out = empty(prod.sizes(), TensorOptions(prod.dtype()));
+    Tensor out = empty(prod.sizes(), prod.options());
     out.copy_(input.expand(prod.sizes()));
     if (beta.to_double() == 0) out.zero_();  // beta = 0 ignores input, NaNs included, as torch
     mm_into(m1, m2, out, alpha.to_double(), beta.to_double() == 0 ? 0.0 : beta.to_double());
@@ -157,7 +157,7 @@ Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Sc
   Tensor out = autograd::untracked([&] {
     Tensor prod = bmm(b1, b2);
     if (beta.to_double() == 0) return alpha.to_double() == 1 ? prod : mul(prod, wrapped_scalar(alpha));
-    Tensor out = empty(prod.sizes(), TensorOptions(promote_types(prod.dtype(), input.dtype())));
+    Tensor out = empty(prod.sizes(), prod.options().with_dtype(promote_types(prod.dtype(), input.dtype())));
     out.copy_(input.expand(prod.sizes()));
     if (out.dtype() != prod.dtype()) return add(alpha.to_double() == 1 ? prod : mul(prod, wrapped_scalar(alpha)), input, beta);
     int64_t B = out.sizes()[0];

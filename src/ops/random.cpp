@@ -79,7 +79,7 @@ void fill_in_order(Tensor& self, GeneratorState& g, Fn&& fill_contiguous) {
   Tensor target = is_non_overlapping_and_dense(self.sizes(), self.strides())
                       ? self
                       : empty_strided(self.sizes(), infer_dense_strides(self.sizes(), self.strides()),
-                                      TensorOptions(self.dtype()));
+                                      self.options());
   {
     Unlocked unlocked(target.numel() > kUnlockElements);  // before the generator lock, which other threads may wait on
     std::lock_guard<std::mutex> lock(g.mutex);

@@ -50,7 +50,7 @@ ReducedDims reduced_dims(const Tensor& x, IntArrayRef dims, bool keepdim, const 
 // Folds x into accumulators (float64 for floating inputs, int64 otherwise) shaped keep_sizes.
 Tensor accumulate(ReduceOp op, const Tensor& x, const ReducedDims& r) {
   ScalarType acc_dtype = x.is_floating_point() ? kFloat64 : kInt64;
-  Tensor acc = empty(r.keep_sizes, TensorOptions(acc_dtype));
+  Tensor acc = empty(r.keep_sizes, x.options().with_dtype(acc_dtype));
   switch (op) {
     case ReduceOp::Sum: case ReduceOp::Any: acc.fill_(0); break;
     case ReduceOp::Prod: case ReduceOp::All: acc.fill_(1); break;
@@ -169,8 +169,8 @@ std::pair<Tensor, Tensor> arg_extremum(bool is_max, const char* name, const Tens
   Tensor rows = input.dim() == 0 ? input.reshape({1, 1}) : input.movedim({d}, {-1}).contiguous();
   int64_t n = rows.dim() == 0 ? 1 : rows.sizes().back();
   rows = rows.reshape({-1, n});
-  Tensor values = empty({rows.sizes()[0]}, TensorOptions(x.dtype()));
-  Tensor indices = empty({rows.sizes()[0]}, TensorOptions(kInt64));
+  Tensor values = empty({rows.sizes()[0]}, x.options());
+  Tensor indices = empty({rows.sizes()[0]}, x.options().with_dtype(kInt64));
   kernels::arg_extremum[x.device()](is_max, rows, values, indices);
   DimVector out = dim ? r.out_sizes : (keepdim ? DimVector(static_cast<size_t>(x.dim()), 1) : DimVector{});
   return {values.view(out), indices.view(out)};

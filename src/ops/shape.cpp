@@ -39,7 +39,7 @@ Tensor make_view(const Tensor& base, DimVector sizes, DimVector strides, int64_t
 template <typename Pick>
 auto scatter_back(const Tensor& base, Pick pick) {
   return [sizes = DimVector(base.sizes()), pick](const Tensor& g) {
-    Tensor z = zeros(sizes, TensorOptions(g.dtype()));
+    Tensor z = zeros(sizes, g.options());
     pick(z).copy_(g);
     return z;
   };
@@ -71,7 +71,7 @@ auto as_strided_back(const Tensor& input, IntArrayRef sizes, IntArrayRef strides
           rel = offset - input.storage_offset(), supported](const Tensor& g) {
     EMBER_CHECK(supported, NotImplementedError, "the derivative of as_strided over a non-contiguous input is not "
                 "implemented in Ember yet");
-    Tensor z = zeros(in, TensorOptions(g.dtype()));
+    Tensor z = zeros(in, g.options());
     Tensor target = z.as_strided(out_sizes, out_strides, z.storage_offset() + rel);
     if (distinct_elements(out_sizes, out_strides)) {
       target.copy_(g);
@@ -79,7 +79,7 @@ auto as_strided_back(const Tensor& input, IntArrayRef sizes, IntArrayRef strides
     }
     EMBER_CHECK(!autograd::is_grad_enabled() || !g.requires_grad(), NotImplementedError, "double backward through "
                 "an overlapping as_strided view is not implemented in Ember yet");
-    Tensor sum = zeros(in, TensorOptions(kFloat64));
+    Tensor sum = zeros(in, g.options().with_dtype(kFloat64));
     Tensor flat_g = g.to(kFloat64).contiguous();
     double* dst = sum.data_ptr<double>() + rel;
     const double* src = flat_g.data_ptr<double>();
@@ -473,7 +473,7 @@ Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
                    [in = DimVector(impl_->sizes), d, size, step](const Tensor& g) {
                      // Windows may overlap: each one's gradient is added into its span of the input.
                      if (in.empty()) return g.reshape(in);
-                     Tensor z = zeros(in, TensorOptions(g.dtype()));
+                     Tensor z = zeros(in, g.options());
                      for (int64_t w = 0; w < g.sizes()[size_t(d)]; ++w) {
                        Tensor span = z.narrow(d, w * step, size);
                        add_out(span, span, g.select(d, w).movedim({-1}, {d}));
@@ -512,7 +512,7 @@ std::vector<Tensor> split_pieces(const Tensor& t, IntArrayRef sizes, int64_t d, 
   if (autograd::needs_grad({&t})) {
     autograd::record_multi(name, out, {&t}, {}, [in = DimVector(t.sizes()), lengths = DimVector(sizes),
                                              d = wrap_dim(d, t.dim())](const autograd::BackwardContext& c) {
-      Tensor z = zeros(in, TensorOptions(c.grads[0].dtype()));
+      Tensor z = zeros(in, c.grads[0].options());
       int64_t start = 0;
       for (size_t i = 0; i < lengths.size(); ++i) {
         z.narrow(d, start, lengths[i]).copy_(c.grads[i]);
@@ -576,7 +576,7 @@ std::vector<Tensor> Tensor::unbind(int64_t d) const {
   });
   if (autograd::needs_grad({this})) {
     autograd::record_multi("UnbindBackward0", out, {this}, {}, [in = DimVector(impl_->sizes), d](const autograd::BackwardContext& c) {
-      Tensor z = zeros(in, TensorOptions(c.grads[0].dtype()));
+      Tensor z = zeros(in, c.grads[0].options());
       for (size_t i = 0; i < c.grads.size(); ++i) z.select(d, int64_t(i)).copy_(c.grads[i]);
       return autograd::TensorList{z};
     });

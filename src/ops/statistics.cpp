@@ -148,7 +148,7 @@ Tensor softmax_impl(const Tensor& x, int64_t dim, std::optional<ScalarType> dtyp
   ScalarType compute = input.dtype() == kFloat64 ? kFloat64 : kFloat32;  // half and bfloat16 compute in float
   Tensor rows = input.movedim({d}, {-1}).to(compute).contiguous();
   int64_t n = rows.dim() == 0 ? 1 : rows.sizes().back();
-  Tensor out = empty(rows.sizes(), TensorOptions(compute));
+  Tensor out = empty(rows.sizes(), rows.options());
   // torch's last-dim kernel keeps a half row's sum in the input dtype; its other-dim kernel does not.
   ScalarType source = d == input.dim() - 1 ? input.dtype() : compute;
   kernels::softmax[x.device()](rows.reshape({-1, n}), out.view({-1, n}), log, source);

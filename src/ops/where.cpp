@@ -23,7 +23,8 @@ Tensor where_impl(const Tensor& cond, const Tensor& a, const Tensor& b) {
   const Tensor operands[3] = {c, av, bv};
   auto full = [&](const Tensor& t) { return std::equal(t.sizes().begin(), t.sizes().end(), shape.begin(), shape.end()); };
   bool same_shape = full(cond) && full(a) && full(b);  // TensorIterator's layout, fast setups included
-  Tensor out = empty_strided(shape, elementwise_strides(shape, operands, same_shape), TensorOptions(common));
+  Tensor out = empty_strided(shape, elementwise_strides(shape, operands, same_shape),
+                            a.options().with_dtype(common));
   kernels::where[out.device()](out, c, av, bv);
   return out;
 }

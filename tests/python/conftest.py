@@ -16,12 +16,13 @@ FLOAT_NAMES = ["float16", "bfloat16", "float32", "float64", "float8_e4m3fn", "fl
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "release_build: pins what only a release build does (block caching, "
-                            "vectorised rounding); skipped in the sanitizer run")
+                            "vectorised rounding, crash signals, timing); skipped in the sanitizer run")
 
 
 def pytest_collection_modifyitems(config, items):
     # scripts/sanitize.sh sets EMBER_SANITIZED: its build caches no blocks (ASan sees each tensor's bounds)
-    # and compiles at -O1, where reassociated sums round differently in the last bits.
+    # and compiles at -O1, where reassociated sums round differently in the last bits; ASan turns a child's
+    # SIGSEGV into exit 1; its overhead hides the threads' speedup.
     if os.environ.get("EMBER_SANITIZED"):
         skip = pytest.mark.skip(reason="sanitizer build: no block cache, -O1 rounding")
         for item in items:

@@ -8,6 +8,8 @@ fail above a count (the acceptance target is 0).
 import os
 import sys
 
+import pytest
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz"))
 import compare  # noqa: E402
 import probes  # noqa: E402
@@ -43,6 +45,7 @@ def _st(src, out="r"):
     return {"src": src, "out": out, "op": "probe"}
 
 
+@pytest.mark.release_build
 def test_the_runner_detects_crashes_hangs_and_differences():
     reqs = [(0, ("run", [_st("import os, signal; os.kill(os.getpid(), signal.SIGSEGV)")])),
             (1, ("run", [_st("import time; time.sleep(30)")])),

@@ -126,6 +126,7 @@ def threads_gain(task, items, nthreads=4):
     return min(one) / min(many)
 
 
+@pytest.mark.release_build
 def test_four_threads_outrun_one():
     # Ember's own pool would already use every core for one thread's products: give it one thread,
     # so that a gain comes from the threads' products running side by side without the GIL.
