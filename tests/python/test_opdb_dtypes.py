@@ -5,14 +5,14 @@ import pytest
 import opdb
 from opdb import torch_one_thread  # noqa: F401 - autouse fixture
 
-BINARY = [op for op in opdb.OPS if hasattr(op, "promotion_samples")]
+BINARY = [op for op in opdb.OPS if op.promotion]
 
 
 def _params():
     for op in BINARY:
         for a in opdb.DTYPES:
             yield from opdb.params(op, a, [(s, "fn" if isinstance(s.args[0], opdb.T) else "operator", None)
-                                           for s in op.promotion_samples(a)])
+                                           for s in op.promotion(a)])
 
 
 @pytest.mark.parametrize("op,dtype,group", list(_params()))
