@@ -6,6 +6,8 @@ import ember
 import opdb
 from opdb import torch_one_thread  # noqa: F401 - autouse fixture
 
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # torch.ger deprecated, degrees of freedom <= 0
+
 GRAD_OPS = [op for op in opdb.OPS if op.grad]
 
 
@@ -18,7 +20,6 @@ def _params():
         yield from opdb.params(op, "float64", [(s, "grad", None) for s in _grad_samples(op)])
 
 
-@pytest.mark.filterwarnings("ignore::UserWarning")  # torch's degrees-of-freedom warnings
 @pytest.mark.parametrize("op,dtype,group", list(_params()))
 def test_gradients(op, dtype, group):
     opdb.run_group(op, dtype, group, runner=opdb.run_grad_case)

@@ -13,6 +13,8 @@ import opdb
 from conftest import outcome
 from opdb import torch_one_thread  # noqa: F401 - autouse fixture
 
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # torch.ger deprecated, degrees of freedom <= 0
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -65,7 +67,8 @@ def test_every_unary_table_row_has_an_entry():
     assert tables, "unary_ops.def not found"
     rows = {name for path in tables for name in re.findall(r"^EMBER_UNARY_OP\((\w+),", open(path).read(), re.M)}
     assert len(rows) > 30
-    assert rows <= {op.name for op in opdb.OPS}, f"no op database entry for {sorted(rows - {op.name for op in opdb.OPS})}"
+    missing = rows - {op.name for op in opdb.OPS}
+    assert not missing, f"no op database entry for {sorted(missing)}"
 
 
 def test_a_missing_op_fails_even_when_both_raise():

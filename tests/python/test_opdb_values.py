@@ -5,6 +5,8 @@ import pytest
 import opdb
 from opdb import torch_one_thread  # noqa: F401 - autouse fixture
 
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # torch.ger deprecated, degrees of freedom <= 0
+
 
 def _params():
     for op in opdb.OPS:
@@ -12,7 +14,6 @@ def _params():
             yield from opdb.params(op, dtype, list(opdb.cases(op, dtype)))
 
 
-@pytest.mark.filterwarnings("ignore::UserWarning")  # torch's degrees-of-freedom warnings
 @pytest.mark.parametrize("op,dtype,group", list(_params()))
 def test_values(op, dtype, group):
     opdb.run_group(op, dtype, group)
