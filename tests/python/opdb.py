@@ -402,6 +402,10 @@ def binary_samples(low=-3.0, high=3.0, rhs_low=None, rhs_high=None, nonzero=Fals
         yield Sample(a(()), b((3, 4), "transposed"), **kw)
         yield Sample(a(()), b((), seed=3), **kw)
         yield Sample(a((0, 4)), b((4,)), **kw)
+        yield Sample(a((3, 4), "transposed"), b((3, 4), "transposed"), **kw)  # the output keeps their layout
+        yield Sample(a((3, 4), "offset"), b(()), **kw)
+        yield Sample(a((4,), "offset"), b((3, 4), "expanded"), **kw)
+        yield Sample(a((3, 1), "expanded"), b((3, 4), "offset"), **kw)
         for s in scalars:
             yield Sample(a((3, 4), "transposed"), s, raises=scalar_raises(dtype, s, False), **kw)
             if left_scalars:

@@ -32,11 +32,19 @@ def has_form(m, op, form):
     return not isinstance(outcome(lambda: fn(*args, **kwargs))[1], TypeError)
 
 
+def _lacking(op, form):
+    """The reproducer of a form ember lacks."""
+    sample = next(iter(op.samples(op.dtypes[-1]))).name
+    if form == "out":
+        return f"ember.{op.ember_fn}({sample}, out=ember.empty(0)) raises TypeError; torch.{op.torch_fn} takes out="
+    return f"x.{op.method_name}_({sample[sample.find(',') + 1:] if ',' in sample else ''}): ember.Tensor." \
+        f"{op.method_name}_ is missing or refuses these arguments (TypeError); torch's exists"
+
+
 def _form_params():
     for op in opdb.OPS:
         for form in sorted(set(op.forms) | op.missing):
-            marks = [pytest.mark.xfail(strict=True, reason=f"ember lacks the {form} form of {op.name}")] \
-                if form in op.missing else []
+            marks = [pytest.mark.xfail(strict=True, reason=_lacking(op, form))] if form in op.missing else []
             yield pytest.param(op, form, id=f"{op.name}-{form}", marks=marks)
 
 
