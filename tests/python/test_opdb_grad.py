@@ -1,5 +1,5 @@
-"""Gradients of every differentiable op of the op database: ember's against torch's on float64 samples of every
-layout, and ember.autograd.gradcheck (finite differences) on each op's first sample."""
+"""Gradients of every differentiable op of the op database: ember's against torch's on float32 and float64 samples
+of every layout, and ember.autograd.gradcheck (finite differences, float64) on each op's first sample."""
 import pytest
 
 import ember
@@ -11,13 +11,14 @@ pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # torch.ger depr
 GRAD_OPS = [op for op in opdb.OPS if op.grad]
 
 
-def _grad_samples(op):
-    return [s for s in op.samples("float64") if not s.raises and opdb.forms_for(op, s) and s.tensors()]
+def _grad_samples(op, dtype="float64"):
+    return [s for s in op.samples(dtype) if not s.raises and opdb.forms_for(op, s) and s.tensors()]
 
 
 def _params():
     for op in GRAD_OPS:
-        yield from opdb.params(op, "float64", [(s, "grad", None) for s in _grad_samples(op)])
+        for dtype in ("float32", "float64"):
+            yield from opdb.params(op, dtype, [(s, "grad", None) for s in _grad_samples(op, dtype)])
 
 
 @pytest.mark.parametrize("op,dtype,group", list(_params()))
@@ -28,6 +29,7 @@ def test_gradients(op, dtype, group):
 @pytest.mark.parametrize("op", GRAD_OPS, ids=str)
 def test_gradcheck(op):
     # finite differences perturb one element at a time: no stride-0 (expanded) leaves
-    sample = next(s for s in _grad_samples(op) if all(0 not in t.shape and t.layout != "expanded" for t in s.tensors()))
+    sample = next(s for s in _grad_samples(op)
+                  if all(0 not in t.shape and t.layout != "expanded" for t in s.tensors()))
     leaves, _, rebuild = opdb.differentiable_call(op, ember, "float64", sample)
     assert ember.autograd.gradcheck(rebuild, leaves, eps=1e-6, atol=1e-5, rtol=1e-3)
