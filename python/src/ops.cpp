@@ -273,26 +273,23 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
   }
 
   // Joining: a sequence of tensors; out= is resized and written like the elementwise ops' out=.
-  auto join = [](Tensor (*fn)(std::span<const Tensor>, int64_t), const char* name) {
-    return [fn, name](nb::handle tensors, int64_t dim, nb::handle out) -> nb::object {
+  using Join = Tensor (*)(std::span<const Tensor>, int64_t);
+  using JoinOut = Tensor& (*)(Tensor&, std::span<const Tensor>, int64_t);
+  auto join = [](Join fn, JoinOut out_fn, const char* name) {
+    return [fn, out_fn, name](nb::handle tensors, int64_t dim, nb::handle out) -> nb::object {
       EMBER_CHECK(nb::isinstance<nb::sequence>(tensors) && !nb::isinstance<Tensor>(tensors), TypeError, name,
                   "(): argument 'tensors' (position 1) must be tuple of Tensors, not ", Py_TYPE(tensors.ptr())->tp_name);
       std::vector<Tensor> list;
       for (nb::handle t : tensors) list.push_back(tensor_element(t, list.size()));
-      Tensor r = fn(list, dim);
-      if (out.is_none()) return nb::cast(r);
-      Tensor& o = nb::cast<Tensor&>(out);
-      EMBER_CHECK(can_cast(r.dtype(), o.dtype()), TypeError, "torch.", name, "(): input types can't be cast to the "
-                  "desired output type ", dtype_info(o.dtype()).legacy_name);
-      resize_output(o, r.sizes());
-      o.copy_(r);
+      if (out.is_none()) return nb::cast(fn(list, dim));
+      out_fn(nb::cast<Tensor&>(out), list, dim);
       return nb::borrow(out);
     };
   };
   for (const char* name : {"cat", "concat", "concatenate"}) {
-    m.def(name, join(&cat, "cat"), nb::arg("tensors"), nb::arg("dim") = 0, nb::kw_only(), nb::arg("out") = nb::none());
+    m.def(name, join(&cat, &cat_out, "cat"), nb::arg("tensors"), nb::arg("dim") = 0, nb::kw_only(), nb::arg("out") = nb::none());
   }
-  m.def("stack", join(&stack, "stack"), nb::arg("tensors"), nb::arg("dim") = 0, nb::kw_only(), nb::arg("out") = nb::none());
+  m.def("stack", join(&stack, &stack_out, "stack"), nb::arg("tensors"), nb::arg("dim") = 0, nb::kw_only(), nb::arg("out") = nb::none());
 
   m.def("result_type", [](nb::handle a, nb::handle b) {
     const Tensor ops[2] = {require_operand(a, "result_type"), require_operand(b, "result_type")};
