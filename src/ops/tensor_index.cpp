@@ -84,7 +84,7 @@ struct Indexed {
 Indexed apply_indices(const Tensor& self, const std::vector<TensorIndex>& items) {
   check_index_count(self, items);
   int64_t specified = count_specified(items);
-  Indexed r{self};
+  Indexed r{self, {}, {}};
   int64_t dim = 0;
   auto record = [&](const Tensor& idx) {
     if (r.indices.empty()) r.indices.resize(size_t(dim));
