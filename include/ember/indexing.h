@@ -65,12 +65,16 @@ class TensorIndex {
   bool counts_one_dim_ = false;
 };
 
-// x[indices] as torch's indexing. `single`: the index is one entry written alone (x[0], not x[(0,)]), which
-// skips the "too many indices" check, as torch's fast path does.
-Tensor get_item(const Tensor& self, const std::vector<TensorIndex>& indices, bool single = false);
-// x[indices] = value (a tensor broadcast to the indexed shape, or a number).
-void set_item(const Tensor& self, const std::vector<TensorIndex>& indices, const Tensor& value, bool single = false);
-void set_item(const Tensor& self, const std::vector<TensorIndex>& indices, const Scalar& value, bool single = false);
+// x[index] for one entry written alone (x[0], not x[(0,)]): an integer or a slice takes torch's fast path,
+// which skips the "too many indices" check; x.index({0}) comes here.
+Tensor get_item(const Tensor& self, const TensorIndex& index);
+// x[indices] as torch's applySlicing (Python's x[a, b, ...]).
+Tensor get_item(const Tensor& self, const std::vector<TensorIndex>& indices);
+// x[index] = value and x[indices] = value: a tensor broadcast to the indexed shape, or a number.
+void set_item(const Tensor& self, const TensorIndex& index, const Tensor& value);
+void set_item(const Tensor& self, const TensorIndex& index, const Scalar& value);
+void set_item(const Tensor& self, const std::vector<TensorIndex>& indices, const Tensor& value);
+void set_item(const Tensor& self, const std::vector<TensorIndex>& indices, const Scalar& value);
 // Raises torch's IndexError when `indices` name more dims than self has (`invalid` more entries count one each).
 void check_index_count(const Tensor& self, const std::vector<TensorIndex>& indices, int64_t invalid = 0);
 

@@ -72,11 +72,13 @@ bool sequence_as_tuple(PyObject* o) {
   return false;
 }
 
-// The TensorIndex list of a Python index, and whether it is one entry written alone (not a tuple). An entry
-// that is no index raises after torch's "too many indices" check, each counting one dim.
-std::pair<std::vector<indexing::TensorIndex>, bool> parse_index(const Tensor& self, nb::handle index) {
+// Whether a Python index is one entry written alone (x[0], x[1:4], x[mask]), not a tuple of entries.
+bool single_entry(PyObject* o) { return PyLong_CheckExact(o) || PySlice_Check(o) || !sequence_as_tuple(o); }
+
+// The entries of a tuple index. An entry that is no index raises after torch's "too many indices" check,
+// each counting one dim.
+std::vector<indexing::TensorIndex> tuple_entries(const Tensor& self, nb::handle index) {
   PyObject* o = index.ptr();
-  if (!sequence_as_tuple(o)) return {{classify(o)}, true};
   nb::object tuple = PyTuple_Check(o) ? nb::borrow(index) : nb::steal(PySequence_Tuple(o));
   if (!tuple.is_valid()) throw nb::python_error();
   Py_ssize_t n = PyTuple_GET_SIZE(tuple.ptr());
@@ -95,12 +97,12 @@ std::pair<std::vector<indexing::TensorIndex>, bool> parse_index(const Tensor& se
     indexing::check_index_count(self, items, invalid);
     std::rethrow_exception(error);
   }
-  return {std::move(items), false};
+  return items;
 }
 
 Tensor get_item(const Tensor& self, nb::handle index) {
-  auto [items, single] = parse_index(self, index);
-  return indexing::get_item(self, items, single);
+  if (single_entry(index.ptr())) return indexing::get_item(self, classify(index.ptr()));
+  return indexing::get_item(self, tuple_entries(self, index));
 }
 
 // A number assigned by x[index] = value (torch's TypeError for anything else but a tensor).
@@ -120,10 +122,13 @@ Scalar assigned_number(const Tensor& self, nb::handle value) {
 
 void set_item(const Tensor& self, nb::handle index, nb::handle value) {
   bool is_tensor = nb::isinstance<Tensor>(value);
-  Scalar number = is_tensor ? Scalar() : assigned_number(self, value);
-  auto [items, single] = parse_index(self, index);
-  if (is_tensor) indexing::set_item(self, items, nb::cast<const Tensor&>(value), single);
-  else indexing::set_item(self, items, number, single);
+  Scalar number = is_tensor ? Scalar() : assigned_number(self, value);  // its TypeError comes before the index's
+  auto assign = [&](const auto& entries) {
+    if (is_tensor) indexing::set_item(self, entries, nb::cast<const Tensor&>(value));
+    else indexing::set_item(self, entries, number);
+  };
+  if (single_entry(index.ptr())) assign(classify(index.ptr()));
+  else assign(tuple_entries(self, index));
 }
 
 }  // namespace

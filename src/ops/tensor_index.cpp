@@ -141,10 +141,10 @@ Tensor strip_leading_ones(const Tensor& v) {
   return k == 0 ? v : v.view(IntArrayRef(v.sizes().data() + k, v.sizes().size() - k));
 }
 
-// x[indices] = value, value a tensor or (when undefined) `number`.
+// x[indices] = value, value a tensor or (when undefined) `number`; `single`: one entry written alone.
 void set_impl(const Tensor& self, const std::vector<TensorIndex>& indices, const Tensor& value, const Scalar& number,
               bool single) {
-  const TensorIndex* one = single && indices.size() == 1 ? &indices[0] : nullptr;
+  const TensorIndex* one = single ? &indices[0] : nullptr;
   if (one && one->is_boolean() && !one->boolean()) return;  // torch writes nothing (no version bump, no node)
   Tensor target;
   if (one && one->is_integer()) {
@@ -173,9 +173,13 @@ void check_index_count(const Tensor& self, const std::vector<TensorIndex>& indic
               self.dim());
 }
 
-Tensor get_item(const Tensor& self, const std::vector<TensorIndex>& indices, bool single) {
-  if (single && indices.size() == 1 && indices[0].is_integer()) return select_checked(self, 0, indices[0].integer(), 0);
-  if (single && indices.size() == 1 && indices[0].is_slice()) return apply_slice(self, indices[0].slice(), 0);
+Tensor get_item(const Tensor& self, const TensorIndex& index) {
+  if (index.is_integer()) return select_checked(self, 0, index.integer(), 0);
+  if (index.is_slice()) return apply_slice(self, index.slice(), 0);
+  return get_item(self, std::vector<TensorIndex>{index});
+}
+
+Tensor get_item(const Tensor& self, const std::vector<TensorIndex>& indices) {
   Indexed r = apply_indices(self, indices);
   if (r.any_tensor) return ember::index(r.view, r.indices);
   if (!r.bool_dims.empty()) {
@@ -189,12 +193,17 @@ Tensor get_item(const Tensor& self, const std::vector<TensorIndex>& indices, boo
   return r.view.impl() == self.impl() ? self.alias() : r.view;  // x[...] is a new view, as torch
 }
 
-void set_item(const Tensor& self, const std::vector<TensorIndex>& indices, const Tensor& value, bool single) {
-  set_impl(self, indices, value, Scalar(), single);
+void set_item(const Tensor& self, const TensorIndex& index, const Tensor& value) {
+  set_impl(self, {index}, value, Scalar(), true);
 }
-
-void set_item(const Tensor& self, const std::vector<TensorIndex>& indices, const Scalar& value, bool single) {
-  set_impl(self, indices, Tensor(), value, single);
+void set_item(const Tensor& self, const TensorIndex& index, const Scalar& value) {
+  set_impl(self, {index}, Tensor(), value, true);
+}
+void set_item(const Tensor& self, const std::vector<TensorIndex>& indices, const Tensor& value) {
+  set_impl(self, indices, value, Scalar(), false);
+}
+void set_item(const Tensor& self, const std::vector<TensorIndex>& indices, const Scalar& value) {
+  set_impl(self, indices, Tensor(), value, false);
 }
 
 }  // namespace ember::indexing

@@ -34,8 +34,8 @@ Tensor Tensor::min(const Tensor& other) const { return ember::minimum(*this, oth
 // ---- member operators
 Tensor Tensor::operator-() const { return ember::neg(*this); }
 Tensor Tensor::operator~() const { return ember::bitwise_not(*this); }
-Tensor Tensor::operator[](int64_t index) const { return indexing::get_item(*this, {index}, true); }
-Tensor Tensor::operator[](const Tensor& index) const { return indexing::get_item(*this, {index}, true); }
+Tensor Tensor::operator[](int64_t index) const { return indexing::get_item(*this, indexing::TensorIndex(index)); }
+Tensor Tensor::operator[](const Tensor& index) const { return indexing::get_item(*this, indexing::TensorIndex(index)); }
 Tensor& Tensor::operator+=(const Tensor& other) { return add_(other); }
 Tensor& Tensor::operator+=(const Scalar& other) { return add_(other); }
 Tensor& Tensor::operator-=(const Tensor& other) { return sub_(other); }
@@ -50,7 +50,7 @@ Tensor Tensor::index(std::initializer_list<indexing::TensorIndex> indices) const
   return index(std::vector<indexing::TensorIndex>(indices));
 }
 Tensor Tensor::index(const std::vector<indexing::TensorIndex>& indices) const {
-  return indexing::get_item(*this, indices, indices.size() == 1);
+  return indices.size() == 1 ? indexing::get_item(*this, indices[0]) : indexing::get_item(*this, indices);
 }
 Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& value) {
   return index_put_(std::vector<indexing::TensorIndex>(indices), value);
@@ -59,11 +59,13 @@ Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIndex> indices,
   return index_put_(std::vector<indexing::TensorIndex>(indices), value);
 }
 Tensor& Tensor::index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& value) {
-  indexing::set_item(*this, indices, value, indices.size() == 1);
+  if (indices.size() == 1) indexing::set_item(*this, indices[0], value);
+  else indexing::set_item(*this, indices, value);
   return *this;
 }
 Tensor& Tensor::index_put_(const std::vector<indexing::TensorIndex>& indices, const Scalar& value) {
-  indexing::set_item(*this, indices, value, indices.size() == 1);
+  if (indices.size() == 1) indexing::set_item(*this, indices[0], value);
+  else indexing::set_item(*this, indices, value);
   return *this;
 }
 
