@@ -259,6 +259,24 @@ TEST(CppApi, IndexWithSlicesNoneEllipsisBoolsAndTensors) {
   }
 }
 
+TEST(CppApi, OneEntryOrAListOfEntries) {
+  Tensor s = scalar_tensor(1.0);
+  std::vector<indexing::TensorIndex> one{0};  // Python's x[(0,)]: the count is checked first
+  try {
+    indexing::get_item(s, one);
+    FAIL();
+  } catch (const IndexError& e) {
+    EXPECT_NE(std::string(e.what()).find("too many indices for tensor of dimension 0"), std::string::npos);
+  }
+  Tensor x = arange(6).reshape({2, 3});
+  EXPECT_FALSE(indexing::get_item(x, indexing::TensorIndex(Slice())).is_same(x));  // x[:] is a new view
+  Tensor y = zeros({2});
+  indexing::set_item(y, indexing::TensorIndex(true), tensor<float>({1, 2}));  // x[True] = v writes the view
+  EXPECT_TRUE(y.equal(tensor<float>({1, 2})));
+  indexing::set_item(y, std::vector<indexing::TensorIndex>{true, 0}, 7);
+  EXPECT_TRUE(y.equal(tensor<float>({7, 2})));
+}
+
 TEST(CppApi, IndexPutWritesThroughViewsAndIndices) {
   Tensor x = zeros({3, 4});
   x.index_put_({0}, 1);
