@@ -14,11 +14,12 @@ struct EllipsisIndexType {};
 inline constexpr EllipsisIndexType Ellipsis;
 inline constexpr std::nullopt_t None = std::nullopt;  // a new unit dim (None in Python)
 
-// start:stop:step; an unset start or stop is the whole extent (step must be positive).
+// start:stop:step; an unset start or stop is the whole extent, an unset step 1 (a step must be positive).
 class Slice {
  public:
-  Slice(std::optional<int64_t> start = std::nullopt, std::optional<int64_t> stop = std::nullopt, int64_t step = 1)
-      : start_(start), stop_(stop), step_(step) {}
+  Slice(std::optional<int64_t> start = std::nullopt, std::optional<int64_t> stop = std::nullopt,
+        std::optional<int64_t> step = std::nullopt)
+      : start_(start), stop_(stop), step_(step.value_or(1)) {}
   std::optional<int64_t> start() const { return start_; }
   std::optional<int64_t> stop() const { return stop_; }
   int64_t step() const { return step_; }

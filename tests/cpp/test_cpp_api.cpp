@@ -236,6 +236,7 @@ TEST(CppApi, IndexWithSlicesNoneEllipsisBoolsAndTensors) {
   EXPECT_TRUE(x.index({Slice(), 1}).equal(x.select(1, 1)));
   EXPECT_TRUE(x.index({Slice(1, None), 0}).equal(x.slice(0, 1, std::nullopt).select(1, 0)));
   EXPECT_TRUE(x.index({Slice(None, None, 2)}).equal(x.slice(0, std::nullopt, std::nullopt, 2)));
+  EXPECT_TRUE(x.index({Slice(None, None, None), Slice(1)}).equal(x.slice(1, 1, std::nullopt)));
   EXPECT_TRUE(x.index({Ellipsis, -1}).equal(x.select(2, 3)));
   EXPECT_TRUE(x.index({"...", 0}).equal(x.select(2, 0)));
   EXPECT_EQ(printed(x.index({None, 0, None}).sizes()), "[1, 1, 3, 4]");
