@@ -199,27 +199,32 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
 
   // clamp/clip: bounds are numbers or tensors; the in-place forms write back into the tensor.
   // A number bound selects torch's clamp(Tensor, Scalar?, Scalar?): a 0-dim tensor bound is then a number too.
-  auto bound = [](nb::handle h, nb::handle other) -> std::optional<Tensor> {
+  auto is_number = [](nb::handle h) { return !h.is_none() && !nb::isinstance<Tensor>(h); };
+  auto number_bound = [](nb::handle h, nb::handle other) -> std::optional<Scalar> {
     if (h.is_none()) return std::nullopt;
-    if (nb::isinstance<Tensor>(h) && !other.is_none() && !nb::isinstance<Tensor>(other)) {
+    if (nb::isinstance<Tensor>(h)) {
       const Tensor& t = nb::cast<const Tensor&>(h);
       EMBER_CHECK(t.dim() == 0 && !t.requires_grad(), TypeError, "clamp() received an invalid combination of "
                   "arguments - got a Tensor bound of ", t.dim(), " dims", t.requires_grad() ? " that requires grad" : "",
                   " and a ", nb::inst_name(other).c_str(), " bound, but expected one of:\n"
                   " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
                   " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n");
-      return wrapped_scalar(t.item());
+      return t.item();
     }
-    return require_operand(h, "clamp");
+    return require_operand(h, "clamp").item();  // torch's TypeError for what is no number
   };
+  auto tensor_bound = [](nb::handle h) { return h.is_none() ? std::nullopt : std::optional<Tensor>(nb::cast<Tensor>(h)); };
   for (const char* name : {"clamp", "clip"}) {
-    auto impl = [bound](const Tensor& x, nb::handle min, nb::handle max) {
-      return clamp(x, bound(min, max), bound(max, min));
+    auto impl = [=](const Tensor& x, nb::handle min, nb::handle max) {
+      if (is_number(min) || is_number(max)) return clamp(x, number_bound(min, max), number_bound(max, min));
+      return clamp(x, tensor_bound(min), tensor_bound(max));
     };
     m.def(name, impl, nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
     cls.def(name, impl, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
-    cls.def((std::string(name) + "_").c_str(), [bound](nb::handle self, nb::handle min, nb::handle max) {
-      clamp_(nb::cast<Tensor&>(self), bound(min, max), bound(max, min));
+    cls.def((std::string(name) + "_").c_str(), [=](nb::handle self, nb::handle min, nb::handle max) {
+      Tensor& x = nb::cast<Tensor&>(self);
+      if (is_number(min) || is_number(max)) clamp_(x, number_bound(min, max), number_bound(max, min));
+      else clamp_(x, tensor_bound(min), tensor_bound(max));
       return nb::borrow(self);
     }, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
   }
