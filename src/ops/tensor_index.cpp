@@ -39,6 +39,10 @@ int64_t count_specified(const std::vector<TensorIndex>& indices) {
   return specified;
 }
 
+void check_count(const Tensor& self, int64_t specified) {
+  EMBER_CHECK(specified <= self.dim(), IndexError, "too many indices for tensor of dimension ", self.dim());
+}
+
 // The copy torch makes for a bool index: dense, keeping the dim order, with the new dim
 // treated as broadcast (stride 0) so it keeps its place, as torch's TensorIterator does.
 Tensor copy_for_bool_index(const Tensor& v, int64_t pos) {
@@ -82,8 +86,8 @@ struct Indexed {
 };
 
 Indexed apply_indices(const Tensor& self, const std::vector<TensorIndex>& items) {
-  check_index_count(self, items);
   int64_t specified = count_specified(items);
+  check_count(self, specified);
   Indexed r{self, {}, {}};
   int64_t dim = 0;
   auto record = [&](const Tensor& idx) {
@@ -169,8 +173,7 @@ void set_impl(const Tensor& self, const std::vector<TensorIndex>& indices, const
 }  // namespace
 
 void check_index_count(const Tensor& self, const std::vector<TensorIndex>& indices, int64_t invalid) {
-  EMBER_CHECK(count_specified(indices) + invalid <= self.dim(), IndexError, "too many indices for tensor of dimension ",
-              self.dim());
+  check_count(self, count_specified(indices) + invalid);
 }
 
 Tensor get_item(const Tensor& self, const TensorIndex& index) {
