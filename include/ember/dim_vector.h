@@ -5,6 +5,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -22,6 +23,8 @@ class IntArrayRef {
   constexpr IntArrayRef(std::initializer_list<int64_t> l) : data_(l.begin()), size_(l.size()) {}
 #pragma GCC diagnostic pop
   IntArrayRef(const std::vector<int64_t>& v) : data_(v.data()), size_(v.size()) {}
+  // One value (x.sum(1)), as c10::ArrayRef: valid for the call it is passed to.
+  constexpr IntArrayRef(const int64_t& one) : data_(&one), size_(1) {}
   constexpr IntArrayRef(std::span<const int64_t> s) : data_(s.data()), size_(s.size()) {}
 
   constexpr const int64_t* data() const { return data_; }
@@ -123,6 +126,28 @@ class DimVector {
   std::unique_ptr<int64_t[]> heap_;
   size_t size_ = 0;
   size_t capacity_ = kInline;
+};
+
+// An optional dim list, as torch's `int[]? dim`: none (every dim), or a list, which may be empty.
+class OptionalIntArrayRef {
+ public:
+  constexpr OptionalIntArrayRef() = default;
+  constexpr OptionalIntArrayRef(std::nullopt_t) {}
+  constexpr OptionalIntArrayRef(IntArrayRef r) : value_(r), has_value_(true) {}
+  constexpr OptionalIntArrayRef(const int64_t& one) : OptionalIntArrayRef(IntArrayRef(one)) {}
+  OptionalIntArrayRef(const DimVector& v) : OptionalIntArrayRef(IntArrayRef(v)) {}
+  OptionalIntArrayRef(const std::vector<int64_t>& v) : OptionalIntArrayRef(IntArrayRef(v)) {}
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+  constexpr OptionalIntArrayRef(std::initializer_list<int64_t> l) : OptionalIntArrayRef(IntArrayRef(l)) {}
+#pragma GCC diagnostic pop
+
+  constexpr bool has_value() const { return has_value_; }
+  constexpr IntArrayRef operator*() const { return value_; }
+
+ private:
+  IntArrayRef value_;
+  bool has_value_ = false;
 };
 
 }  // namespace ember

@@ -26,6 +26,15 @@ inline constexpr ScalarType kFloat32 = ScalarType::Float32;
 inline constexpr ScalarType kFloat64 = ScalarType::Float64;
 inline constexpr ScalarType kFloat8_e4m3fn = ScalarType::Float8_e4m3fn;
 inline constexpr ScalarType kFloat8_e5m2 = ScalarType::Float8_e5m2;
+// libtorch's names for the same dtypes.
+inline constexpr ScalarType kByte = kUInt8;
+inline constexpr ScalarType kChar = kInt8;
+inline constexpr ScalarType kShort = kInt16;
+inline constexpr ScalarType kInt = kInt32;
+inline constexpr ScalarType kLong = kInt64;
+inline constexpr ScalarType kHalf = kFloat16;
+inline constexpr ScalarType kFloat = kFloat32;
+inline constexpr ScalarType kDouble = kFloat64;
 
 // Facts about one dtype; `name` is torch's spelling ("float32"), `legacy_name` the tensor type ("Float"),
 // `cpp_name` the C++ type torch's kernel errors name ("float", "long int").

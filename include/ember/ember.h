@@ -1,11 +1,14 @@
 // The whole public C++ API: #include <ember/ember.h>
 #pragma once
 #include "ember/allocator.h"
+#include "ember/autograd.h"
 #include "ember/creation.h"
 #include "ember/device.h"
 #include "ember/dtype.h"
 #include "ember/errors.h"
+#include "ember/indexing.h"
 #include "ember/linalg.h"
+#include "ember/operators.h"
 #include "ember/ops.h"
 #include "ember/print.h"
 #include "ember/random.h"
@@ -13,3 +16,9 @@
 #include "ember/scalar.h"
 #include "ember/tensor.h"
 #include "ember/type_promotion.h"
+
+namespace ember {
+// libtorch's spellings: ember::NoGradGuard, ember::AutoGradMode
+using autograd::NoGradGuard;
+using AutoGradMode = autograd::GradModeGuard;
+}  // namespace ember

@@ -94,4 +94,8 @@ Tensor operator-(const Tensor& a, const Scalar& b);
 Tensor operator*(const Tensor& a, const Scalar& b);
 Tensor operator/(const Tensor& a, const Scalar& b);
 
+// cat/stack into out (resized as torch's out= tensors; the result's dtype must cast to out's).
+Tensor& cat_out(Tensor& out, std::span<const Tensor> tensors, int64_t dim = 0);
+Tensor& stack_out(Tensor& out, std::span<const Tensor> tensors, int64_t dim = 0);
+
 }  // namespace ember

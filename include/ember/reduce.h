@@ -17,9 +17,10 @@ Tensor prod(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false, std::o
 Tensor mean(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false, std::optional<ScalarType> dtype = {});
 Tensor amax(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
 Tensor amin(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
-// bool results (uint8 for uint8 inputs).
-Tensor all(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
-Tensor any(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+// bool results (uint8 for uint8 inputs). dims as torch's dim=: none (the default) reduces every dim, an empty
+// list none (each element's truth).
+Tensor all(const Tensor& x, OptionalIntArrayRef dims = {}, bool keepdim = false);
+Tensor any(const Tensor& x, OptionalIntArrayRef dims = {}, bool keepdim = false);
 
 // max()/min() of the whole tensor: amax/amin's value, recorded as torch's MaxBackward1/MinBackward1.
 Tensor max(const Tensor& x);

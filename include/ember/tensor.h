@@ -1,9 +1,12 @@
 // Tensor: a cheap handle to a TensorImpl (storage + sizes, strides, offset, dtype).
 #pragma once
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ember/device.h"
@@ -19,6 +22,9 @@ namespace autograd {
 struct AutogradMeta;
 struct Node;
 }  // namespace autograd
+namespace indexing {
+class TensorIndex;  // ember/indexing.h
+}  // namespace indexing
 
 struct TensorImpl {
   Storage storage;
@@ -44,20 +50,38 @@ struct TensorImpl {
   void refresh_metadata();
 };
 
-struct TensorOptions {
-  std::optional<ScalarType> dtype;
-  Device device = kCPU;
-  bool requires_grad = false;
-  bool pin_memory = false;
-
+// What a new tensor is made as; fluent as torch's: TensorOptions().dtype(kFloat).device(kCPU).requires_grad(true).
+class TensorOptions {
+ public:
   TensorOptions() = default;
-  TensorOptions(ScalarType t) : dtype(t) {}
-  TensorOptions(Device d) : device(d) {}
-  TensorOptions with_dtype(ScalarType t) const { auto o = *this; o.dtype = t; return o; }
-  TensorOptions with_device(Device d) const { auto o = *this; o.device = d; return o; }
-  TensorOptions with_requires_grad(bool r) const { auto o = *this; o.requires_grad = r; return o; }
-  ScalarType dtype_or_default() const { return dtype.value_or(default_dtype()); }
+  TensorOptions(ScalarType t) : dtype_(t) {}
+  TensorOptions(Device d) : device_(d) {}
+
+  TensorOptions dtype(std::optional<ScalarType> t) const { auto o = *this; o.dtype_ = t; return o; }
+  TensorOptions device(Device d) const { auto o = *this; o.device_ = d; return o; }
+  TensorOptions requires_grad(bool r) const { auto o = *this; o.requires_grad_ = r; return o; }
+  TensorOptions pinned_memory(bool p) const { auto o = *this; o.pinned_memory_ = p; return o; }
+  TensorOptions with_dtype(ScalarType t) const { return dtype(t); }
+  TensorOptions with_device(Device d) const { return device(d); }
+  TensorOptions with_requires_grad(bool r) const { return requires_grad(r); }
+
+  std::optional<ScalarType> dtype_opt() const { return dtype_; }
+  bool has_dtype() const { return dtype_.has_value(); }
+  ScalarType dtype_or_default() const { return dtype_.value_or(default_dtype()); }
+  Device device() const { return device_; }
+  bool requires_grad() const { return requires_grad_; }
+  bool pinned_memory() const { return pinned_memory_; }
+
+ private:
+  std::optional<ScalarType> dtype_;
+  Device device_ = kCPU;
+  bool requires_grad_ = false;
+  bool pinned_memory_ = false;
 };
+// Free-standing starters, as torch::dtype(kFloat).requires_grad(true).
+inline TensorOptions dtype(ScalarType t) { return TensorOptions(t); }
+inline TensorOptions device(Device d) { return TensorOptions(d); }
+inline TensorOptions requires_grad(bool r = true) { return TensorOptions().requires_grad(r); }
 
 class Tensor {
  public:
@@ -78,8 +102,9 @@ class Tensor {
   int64_t dim() const { return int64_t(impl_->sizes.size()); }
   int64_t numel() const { return impl_->numel; }
   ScalarType dtype() const { return impl_->dtype; }
+  ScalarType scalar_type() const { return impl_->dtype; }
+  TensorOptions options() const { return TensorOptions(dtype()).device(device()); }
   Device device() const { return impl_->storage.device(); }
-  TensorOptions options() const { return TensorOptions(dtype()).with_device(device()); }  // dtype and device
   int64_t storage_offset() const { return impl_->storage_offset; }
   bool is_contiguous() const { return impl_->is_contiguous; }
   size_t element_size() const { return ember::element_size(dtype()); }
@@ -94,6 +119,8 @@ class Tensor {
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
 
   Scalar item() const;
+  template <typename T>
+  T item() const { return item().template to<T>(); }  // x.item<float>(), as libtorch
   std::string repr() const;  // torch's repr
 
   // ---- autograd (the engine is in ember/autograd.h)
@@ -156,11 +183,16 @@ class Tensor {
   Tensor& fill_(const Scalar& value);
   Tensor& zero_() { return fill_(0); }
 
+  // ---- the ops' methods and operators
+#include "ember/tensor_methods.h"
+
  private:
   std::shared_ptr<TensorImpl> impl_;
 };
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
+std::ostream& operator<<(std::ostream& os, IntArrayRef sizes);  // [3, 4], as libtorch
+std::ostream& operator<<(std::ostream& os, ScalarType dtype);   // Float, as libtorch
 
 // Wraps a negative dim and checks its range, raising IndexError as torch does.
 int64_t wrap_dim(int64_t dim, int64_t ndim);

@@ -19,7 +19,7 @@ void def_sized(nb::module_& m, const char* name, SizedFactory factory) {
 // Options for *_like and new_*: unspecified fields come from the reference tensor.
 TensorOptions like_options(const Tensor& ref, std::optional<ScalarType> dtype, nb::handle device, bool requires_grad) {
   TensorOptions o = make_options(dtype.value_or(ref.dtype()), device, requires_grad);
-  if (device.is_none()) o.device = ref.device();
+  if (device.is_none()) o = o.device(ref.device());
   return o;
 }
 

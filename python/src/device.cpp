@@ -17,11 +17,8 @@ std::optional<Device> device_from_object(nb::handle h) {
 }
 
 TensorOptions make_options(std::optional<ScalarType> dtype, nb::handle device, bool requires_grad, bool pin_memory) {
-  TensorOptions o;
-  o.dtype = dtype;
-  if (auto d = device_from_object(device)) o.device = *d;
-  o.requires_grad = requires_grad;
-  o.pin_memory = pin_memory;
+  TensorOptions o = TensorOptions().dtype(dtype).requires_grad(requires_grad).pinned_memory(pin_memory);
+  if (auto d = device_from_object(device)) o = o.device(*d);
   return o;
 }
 

@@ -322,7 +322,7 @@ void init_interop(nb::module_& m, nb::class_<Tensor>& cls) {
     } else {
       t = tensor_from_data(data, dtype);
     }
-    if (!options.device.is_cpu()) t = t.to(options.device);
+    if (!options.device().is_cpu()) t = t.to(options.device());
     if (requires_grad) t.requires_grad_(true);
     return t;
   }, nb::arg("data").none(), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),

@@ -198,27 +198,32 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
 
   // clamp/clip: bounds are numbers or tensors; the in-place forms write back into the tensor.
   // A number bound selects torch's clamp(Tensor, Scalar?, Scalar?): a 0-dim tensor bound is then a number too.
-  auto bound = [](nb::handle h, nb::handle other) -> std::optional<Tensor> {
+  auto is_number = [](nb::handle h) { return !h.is_none() && !nb::isinstance<Tensor>(h); };
+  auto number_bound = [](nb::handle h, nb::handle other) -> std::optional<Scalar> {
     if (h.is_none()) return std::nullopt;
-    if (nb::isinstance<Tensor>(h) && !other.is_none() && !nb::isinstance<Tensor>(other)) {
+    if (nb::isinstance<Tensor>(h)) {
       const Tensor& t = nb::cast<const Tensor&>(h);
       EMBER_CHECK(t.dim() == 0 && !t.requires_grad(), TypeError, "clamp() received an invalid combination of "
                   "arguments - got a Tensor bound of ", t.dim(), " dims", t.requires_grad() ? " that requires grad" : "",
                   " and a ", nb::inst_name(other).c_str(), " bound, but expected one of:\n"
                   " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
                   " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n");
-      return wrapped_scalar(t.item());
+      return t.item();
     }
-    return require_operand(h, "clamp");
+    return require_operand(h, "clamp").item();  // torch's TypeError for what is no number
   };
+  auto tensor_bound = [](nb::handle h) { return h.is_none() ? std::nullopt : std::optional<Tensor>(nb::cast<Tensor>(h)); };
   for (const char* name : {"clamp", "clip"}) {
-    auto impl = [bound](const Tensor& x, nb::handle min, nb::handle max) {
-      return clamp(x, bound(min, max), bound(max, min));
+    auto impl = [=](const Tensor& x, nb::handle min, nb::handle max) {
+      if (is_number(min) || is_number(max)) return clamp(x, number_bound(min, max), number_bound(max, min));
+      return clamp(x, tensor_bound(min), tensor_bound(max));
     };
     m.def(name, impl, nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
     cls.def(name, impl, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
-    cls.def((std::string(name) + "_").c_str(), [bound](nb::handle self, nb::handle min, nb::handle max) {
-      clamp_(nb::cast<Tensor&>(self), bound(min, max), bound(max, min));
+    cls.def((std::string(name) + "_").c_str(), [=](nb::handle self, nb::handle min, nb::handle max) {
+      Tensor& x = nb::cast<Tensor&>(self);
+      if (is_number(min) || is_number(max)) clamp_(x, number_bound(min, max), number_bound(max, min));
+      else clamp_(x, tensor_bound(min), tensor_bound(max));
       return nb::borrow(self);
     }, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
   }
@@ -272,26 +277,23 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
   }
 
   // Joining: a sequence of tensors; out= is resized and written like the elementwise ops' out=.
-  auto join = [](Tensor (*fn)(std::span<const Tensor>, int64_t), const char* name) {
-    return [fn, name](nb::handle tensors, int64_t dim, nb::handle out) -> nb::object {
+  using Join = Tensor (*)(std::span<const Tensor>, int64_t);
+  using JoinOut = Tensor& (*)(Tensor&, std::span<const Tensor>, int64_t);
+  auto join = [](Join fn, JoinOut out_fn, const char* name) {
+    return [fn, out_fn, name](nb::handle tensors, int64_t dim, nb::handle out) -> nb::object {
       EMBER_CHECK(nb::isinstance<nb::sequence>(tensors) && !nb::isinstance<Tensor>(tensors), TypeError, name,
                   "(): argument 'tensors' (position 1) must be tuple of Tensors, not ", Py_TYPE(tensors.ptr())->tp_name);
       std::vector<Tensor> list;
       for (nb::handle t : tensors) list.push_back(tensor_element(t, list.size()));
-      Tensor r = fn(list, dim);
-      if (out.is_none()) return nb::cast(r);
-      Tensor& o = nb::cast<Tensor&>(out);
-      EMBER_CHECK(can_cast(r.dtype(), o.dtype()), TypeError, "torch.", name, "(): input types can't be cast to the "
-                  "desired output type ", dtype_info(o.dtype()).legacy_name);
-      resize_output(o, r.sizes());
-      o.copy_(r);
+      if (out.is_none()) return nb::cast(fn(list, dim));
+      out_fn(nb::cast<Tensor&>(out), list, dim);
       return nb::borrow(out);
     };
   };
   for (const char* name : {"cat", "concat", "concatenate"}) {
-    m.def(name, join(&cat, "cat"), nb::arg("tensors"), nb::arg("dim") = 0, nb::kw_only(), nb::arg("out") = nb::none());
+    m.def(name, join(&cat, &cat_out, "cat"), nb::arg("tensors"), nb::arg("dim") = 0, nb::kw_only(), nb::arg("out") = nb::none());
   }
-  m.def("stack", join(&stack, "stack"), nb::arg("tensors"), nb::arg("dim") = 0, nb::kw_only(), nb::arg("out") = nb::none());
+  m.def("stack", join(&stack, &stack_out, "stack"), nb::arg("tensors"), nb::arg("dim") = 0, nb::kw_only(), nb::arg("out") = nb::none());
 
   m.def("result_type", [](nb::handle a, nb::handle b) {
     const Tensor ops[2] = {require_operand(a, "result_type"), require_operand(b, "result_type")};

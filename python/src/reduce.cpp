@@ -45,16 +45,15 @@ void init_reduce(nb::module_& m, nb::class_<Tensor>& cls) {
     cls.def(name, whole, nb::kw_only(), nb::arg("dtype") = nb::none());
     cls.def(name, along, nb::arg("dim").none(), nb::arg("keepdim") = false, nb::kw_only(), nb::arg("dtype") = nb::none());
   }
-  for (auto [name, fn] : {std::pair<const char*, PlainReduction>{"amax", &amax}, {"amin", &amin}, {"all", &all},
-                          {"any", &any}}) {
-    bool logical = name[0] == 'a' && (name[1] == 'l' || name[1] == 'n');
-    auto impl = [fn, logical](const Tensor& x, nb::handle dim, bool keepdim) {
-      DimVector dims = dims_arg(dim);
-      if (logical && dims.empty() && !dim.is_none()) {  // torch: all/any over dim=() reduce nothing
-        Tensor truth = ne(x, wrapped_scalar(0));
-        return x.dtype() == kUInt8 ? truth.to(kUInt8) : truth;
-      }
-      return fn(x, dims, keepdim);
+  for (auto [name, fn] : {std::pair<const char*, PlainReduction>{"amax", &amax}, {"amin", &amin}}) {
+    auto impl = [fn](const Tensor& x, nb::handle dim, bool keepdim) { return fn(x, dims_arg(dim), keepdim); };
+    m.def(name, impl, nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+    cls.def(name, impl, nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+  }
+  using LogicalReduction = Tensor (*)(const Tensor&, OptionalIntArrayRef, bool);
+  for (auto [name, fn] : {std::pair<const char*, LogicalReduction>{"all", &all}, {"any", &any}}) {
+    auto impl = [fn](const Tensor& x, nb::handle dim, bool keepdim) {  // dim=() reduces nothing, as torch
+      return dim.is_none() ? fn(x, std::nullopt, keepdim) : fn(x, dims_arg(dim), keepdim);
     };
     m.def(name, impl, nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
     cls.def(name, impl, nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);

@@ -170,7 +170,7 @@ void init_tensor(nb::module_& m) {
       .def("_storage_data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage().data()); })
       .def("_storage_nbytes", [](const Tensor& t) { return t.storage().nbytes(); })
       .def("_is_view_of_same_storage", [](const Tensor& a, const Tensor& b) { return a.storage().is_alias_of(b.storage()); })
-      .def("item", &Tensor::item)
+      .def("item", [](const Tensor& t) { return t.item(); })
       .def("__len__", [](const Tensor& t) {
         EMBER_CHECK(t.dim() > 0, TypeError, "len() of a 0-d tensor");
         return t.sizes()[0];

@@ -124,7 +124,7 @@ void Tensor::retain_grad() const {
   auto keep = [weak](const Tensor& grad) {
     if (auto impl = weak.lock()) {
       Tensor& current = Tensor(impl).autograd_meta().grad;
-      current = current.defined() ? add(current, grad) : grad.clone();
+      current = current.defined() ? ember::add(current, grad) : grad.clone();
     }
     return Tensor();
   };

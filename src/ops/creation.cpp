@@ -13,7 +13,7 @@ namespace ember {
 namespace {
 
 Tensor finish(Tensor t, const TensorOptions& options) {
-  if (options.requires_grad) t.requires_grad_(true);
+  if (options.requires_grad()) t.requires_grad_(true);
   return t;
 }
 
@@ -35,11 +35,11 @@ void check_size_nonnegative(IntArrayRef sizes) {
 Tensor empty(IntArrayRef sizes, const TensorOptions& options) {
   check_size_nonnegative(sizes);
   ScalarType dtype = options.dtype_or_default();
-  EMBER_CHECK(!options.pin_memory, DeviceUnavailableError,
+  EMBER_CHECK(!options.pinned_memory(), DeviceUnavailableError,
               "pin_memory=True needs a CUDA device; this build or machine has none");
   size_t nbytes = storage_nbytes(sizes, element_size(dtype));
   DimVector strides = contiguous_strides(sizes);
-  Storage storage = Storage::allocate(nbytes, options.device);
+  Storage storage = Storage::allocate(nbytes, options.device());
   return finish(Tensor::make(std::move(storage), DimVector(sizes), std::move(strides), 0, dtype), options);
 }
 
@@ -47,7 +47,7 @@ Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, const TensorOptions
   EMBER_CHECK(sizes.size() == strides.size(), Error, "mismatch in length of strides and shape");
   check_size_nonnegative(sizes);
   ScalarType dtype = options.dtype_or_default();
-  Storage storage = Storage::allocate(storage_nbytes(sizes, strides, element_size(dtype)), options.device);
+  Storage storage = Storage::allocate(storage_nbytes(sizes, strides, element_size(dtype)), options.device());
   return finish(Tensor::make(std::move(storage), DimVector(sizes), DimVector(strides), 0, dtype), options);
 }
 
@@ -57,7 +57,7 @@ Tensor zeros(IntArrayRef sizes, const TensorOptions& options) {
 Tensor ones(IntArrayRef sizes, const TensorOptions& options) { return full(sizes, 1, options.with_dtype(options.dtype_or_default())); }
 
 Tensor full(IntArrayRef sizes, const Scalar& fill_value, const TensorOptions& options) {
-  TensorOptions o = options.with_dtype(options.dtype.value_or(fill_value.natural_dtype()));
+  TensorOptions o = options.with_dtype(options.dtype_opt().value_or(fill_value.natural_dtype()));
   Tensor t = empty(sizes, o.with_requires_grad(false));
   kernels::fill[t.device()](t, fill_value);  // not Tensor::fill_: a new tensor starts at version 0, as torch's
   return finish(t, options);
@@ -65,7 +65,7 @@ Tensor full(IntArrayRef sizes, const Scalar& fill_value, const TensorOptions& op
 
 Tensor empty_like(const Tensor& t, const TensorOptions& options) {
   TensorOptions o = options;
-  if (!o.dtype) o.dtype = t.dtype();
+  if (!o.has_dtype()) o = o.dtype(t.dtype());
   // A dense tensor's strides are kept exactly, size-1 dims included, as in torch (later layouts depend on them).
   if (t.is_contiguous() || is_non_overlapping_and_dense(t.sizes(), t.strides())) {
     return empty_strided(t.sizes(), t.strides(), o);
@@ -103,7 +103,7 @@ int64_t to_int64_checked(const Scalar& v) {
 // 2-byte floats and double for the rest.
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const TensorOptions& options) {
   bool all_int = !start.is_floating_point() && !end.is_floating_point() && !step.is_floating_point();
-  ScalarType dtype = options.dtype.value_or(all_int ? kInt64 : default_dtype());
+  ScalarType dtype = options.dtype_opt().value_or(all_int ? kInt64 : default_dtype());
   EMBER_CHECK(dtype != kBool, NotImplementedError, "\"arange_cpu\" not implemented for 'Bool'");
   double xstart = start.to_double(), xend = end.to_double(), xstep = step.to_double();
   EMBER_CHECK(xstep != 0, Error, "step must be nonzero");
@@ -209,7 +209,7 @@ template <typename T>
 Tensor tensor(const std::vector<T>& values, IntArrayRef sizes, const TensorOptions& options) {
   EMBER_CHECK(checked_numel(sizes) == int64_t(values.size()), ValueError, "tensor: ", values.size(),
               " values cannot fill shape ", IntList{sizes.data(), sizes.size()});
-  Tensor t = empty(sizes, options.with_dtype(options.dtype.value_or(scalar_type_of<T>)).with_requires_grad(false));
+  Tensor t = empty(sizes, options.with_dtype(options.dtype_opt().value_or(scalar_type_of<T>)).with_requires_grad(false));
   fill_with(t, [&]<typename D>(int64_t i) { return convert<D>(values[size_t(i)]); });
   return finish(t, options);
 }

@@ -101,4 +101,21 @@ Tensor stack(std::span<const Tensor> tensors, int64_t dim) {
   return out;
 }
 
+namespace {
+
+// out= of a join: the result written into out, resized as torch's out= tensors are.
+Tensor& join_out(Tensor& out, const Tensor& result, const char* name) {
+  EMBER_CHECK(can_cast(result.dtype(), out.dtype()), TypeError, "torch.", name, "(): input types can't be cast to the "
+              "desired output type ", dtype_info(out.dtype()).legacy_name);
+  resize_output(out, result.sizes());
+  return out.copy_(result);
+}
+
+}  // namespace
+
+Tensor& cat_out(Tensor& out, std::span<const Tensor> tensors, int64_t dim) { return join_out(out, cat(tensors, dim), "cat"); }
+Tensor& stack_out(Tensor& out, std::span<const Tensor> tensors, int64_t dim) {
+  return join_out(out, stack(tensors, dim), "stack");
+}
+
 }  // namespace ember

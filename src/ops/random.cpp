@@ -241,7 +241,7 @@ Tensor& random_(Tensor& self, int64_t from, int64_t to, Generator* gen) {
 Tensor rand(IntArrayRef sizes, const TensorOptions& options, Generator* gen) {
   Tensor t = empty(sizes, options.with_requires_grad(false));
   uniform_fill(t, 0.0, 1.0, gen);
-  return options.requires_grad ? t.requires_grad_(true) : t;
+  return options.requires_grad() ? t.requires_grad_(true) : t;
 }
 
 Tensor randn(IntArrayRef sizes, const TensorOptions& options, Generator* gen) {
@@ -251,18 +251,18 @@ Tensor randn(IntArrayRef sizes, const TensorOptions& options, Generator* gen) {
 Tensor normal(double mean, double std, IntArrayRef sizes, const TensorOptions& options, Generator* gen) {
   Tensor t = empty(sizes, options.with_requires_grad(false));
   gaussian_fill(t, mean, std, gen);
-  return options.requires_grad ? t.requires_grad_(true) : t;
+  return options.requires_grad() ? t.requires_grad_(true) : t;
 }
 
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, const TensorOptions& options, Generator* gen) {
-  Tensor t = empty(sizes, options.with_dtype(options.dtype.value_or(kInt64)));
+  Tensor t = empty(sizes, options.with_dtype(options.dtype_opt().value_or(kInt64)));
   random_fill(t, low, high, gen);
   return t;
 }
 
 Tensor randperm(int64_t n, const TensorOptions& options, Generator* gen) {
   EMBER_CHECK(n >= 0, Error, "Trying to create tensor with negative dimension ", n, ": [", n, "]");
-  Tensor t = arange(0, n, 1, options.with_dtype(options.dtype.value_or(kInt64)));
+  Tensor t = arange(0, n, 1, options.with_dtype(options.dtype_opt().value_or(kInt64)));
   GeneratorState& g = state_of(gen);
   std::lock_guard<std::mutex> lock(g.mutex);
   visit_dtype(t.dtype(), [&]<typename T>(T) {

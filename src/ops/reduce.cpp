@@ -150,12 +150,21 @@ Tensor amax(const Tensor& x, IntArrayRef dims, bool keepdim) { return extremum_o
 Tensor amin(const Tensor& x, IntArrayRef dims, bool keepdim) { return extremum_op(false, "amin", "AminBackward0", x, dims, keepdim); }
 Tensor max(const Tensor& x) { return extremum_op(true, "max", "MaxBackward1", x, {}, false); }
 Tensor min(const Tensor& x) { return extremum_op(false, "min", "MinBackward1", x, {}, false); }
-Tensor all(const Tensor& x, IntArrayRef dims, bool keepdim) {
-  return autograd::untracked([&] { return logical(ReduceOp::All, "all", x, dims, keepdim); });
+namespace {
+
+// all/any over dims (none: every dim); an empty list reduces nothing: each element's truth, as torch.
+Tensor all_or_any(ReduceOp op, const char* name, const Tensor& x, OptionalIntArrayRef dims, bool keepdim) {
+  if (dims.has_value() && (*dims).empty()) {
+    Tensor truth = ne(x, wrapped_scalar(0));
+    return x.dtype() == kUInt8 ? truth.to(kUInt8) : truth;
+  }
+  return autograd::untracked([&] { return logical(op, name, x, dims.has_value() ? *dims : IntArrayRef(), keepdim); });
 }
-Tensor any(const Tensor& x, IntArrayRef dims, bool keepdim) {
-  return autograd::untracked([&] { return logical(ReduceOp::Any, "any", x, dims, keepdim); });
-}
+
+}  // namespace
+
+Tensor all(const Tensor& x, OptionalIntArrayRef dims, bool keepdim) { return all_or_any(ReduceOp::All, "all", x, dims, keepdim); }
+Tensor any(const Tensor& x, OptionalIntArrayRef dims, bool keepdim) { return all_or_any(ReduceOp::Any, "any", x, dims, keepdim); }
 
 namespace {
 

@@ -1,0 +1,10 @@
+# ctest helper: runs EXAMPLE and compares its output with EXPECTED (what PyTorch prints for expected/<name>.py).
+execute_process(COMMAND ${EXAMPLE} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${EXAMPLE} exited with ${rc}")
+endif()
+file(READ ${EXPECTED} expected)
+if(NOT out STREQUAL expected)
+  file(WRITE ${EXAMPLE}.out "${out}")
+  message(FATAL_ERROR "${EXAMPLE}: output differs from ${EXPECTED} (written to ${EXAMPLE}.out)")
+endif()

@@ -1,0 +1,110 @@
+// The Tensor methods of the ops torch has as methods (x.exp(), x.sum(1), x.add_(y), ...).
+// Included INSIDE class Tensor (tensor.h); defined in src/ops/tensor_methods.cpp as calls of the free functions.
+// Not a standalone header: no #pragma once, no includes.
+
+// ---- unary ops (unary_ops.def): x.exp(), and in place x.exp_()
+#define EMBER_UNARY_OP(name, kind, expr) \
+  Tensor name() const;                   \
+  Tensor& name##_();
+#include "ember/unary_ops.def"
+#undef EMBER_UNARY_OP
+Tensor round(int64_t decimals) const;
+
+// ---- binary ops (binary_ops.def): x.add(y), x.add(2), x.add_(y), x.add_(2); a Scalar acts as a Python number would
+#define EMBER_BINARY_OP(name, ...)          \
+  Tensor name(const Tensor& other) const;   \
+  Tensor name(const Scalar& other) const;   \
+  Tensor& name##_(const Tensor& other);     \
+  Tensor& name##_(const Scalar& other);
+#include "ember/binary_ops.def"
+#undef EMBER_BINARY_OP
+Tensor add(const Tensor& other, const Scalar& alpha) const;
+Tensor sub(const Tensor& other, const Scalar& alpha) const;
+Tensor div(const Tensor& other, std::optional<std::string_view> rounding_mode) const;
+Tensor logical_not() const;
+Tensor& logical_not_();
+Tensor max(const Tensor& other) const;  // maximum, as torch's x.max(other)
+Tensor min(const Tensor& other) const;
+
+// ---- operators that are members in libtorch: -x, ~x, x[i], compound assignment (in place)
+Tensor operator-() const;
+Tensor operator~() const;
+Tensor operator[](int64_t index) const;  // select(0, index)
+Tensor operator[](const Tensor& index) const;
+Tensor& operator+=(const Tensor& other);
+Tensor& operator+=(const Scalar& other);
+Tensor& operator-=(const Tensor& other);
+Tensor& operator-=(const Scalar& other);
+Tensor& operator*=(const Tensor& other);
+Tensor& operator*=(const Scalar& other);
+Tensor& operator/=(const Tensor& other);
+Tensor& operator/=(const Scalar& other);
+
+// ---- indexing (ember/indexing.h): x.index({Slice(1, None), 0}), x.index_put_({mask}, 0)
+Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
+Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& value);
+Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& value);
+Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& value);
+Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Scalar& value);
+
+// ---- reductions (ember/reduce.h): dims empty means every dim
+Tensor sum(IntArrayRef dims = {}, bool keepdim = false, std::optional<ScalarType> dtype = {}) const;
+Tensor prod(IntArrayRef dims = {}, bool keepdim = false, std::optional<ScalarType> dtype = {}) const;
+Tensor mean(IntArrayRef dims = {}, bool keepdim = false, std::optional<ScalarType> dtype = {}) const;
+Tensor amax(IntArrayRef dims = {}, bool keepdim = false) const;
+Tensor amin(IntArrayRef dims = {}, bool keepdim = false) const;
+Tensor all(OptionalIntArrayRef dims = {}, bool keepdim = false) const;  // dims {}: every dim, as torch's dim=None
+Tensor any(OptionalIntArrayRef dims = {}, bool keepdim = false) const;
+Tensor max() const;
+Tensor min() const;
+std::pair<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;  // (values, indices)
+std::pair<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+Tensor argmax(std::optional<int64_t> dim = {}, bool keepdim = false) const;
+Tensor argmin(std::optional<int64_t> dim = {}, bool keepdim = false) const;
+Tensor var(IntArrayRef dims = {}, double correction = 1, bool keepdim = false) const;
+Tensor std(IntArrayRef dims = {}, double correction = 1, bool keepdim = false) const;
+Tensor norm(double p = 2, IntArrayRef dims = {}, bool keepdim = false) const;
+Tensor count_nonzero(IntArrayRef dims = {}) const;
+Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;
+Tensor cumsum(int64_t dim, std::optional<ScalarType> dtype = {}) const;
+Tensor cumprod(int64_t dim, std::optional<ScalarType> dtype = {}) const;
+Tensor softmax(int64_t dim, std::optional<ScalarType> dtype = {}) const;
+Tensor log_softmax(int64_t dim, std::optional<ScalarType> dtype = {}) const;
+
+// ---- elementwise composites and selection
+Tensor clamp(const std::optional<Scalar>& min, const std::optional<Scalar>& max = {}) const;
+Tensor clamp(const std::optional<Tensor>& min, const std::optional<Tensor>& max = {}) const;
+Tensor& clamp_(const std::optional<Scalar>& min, const std::optional<Scalar>& max = {});
+Tensor& clamp_(const std::optional<Tensor>& min, const std::optional<Tensor>& max = {});
+Tensor lerp(const Tensor& end, const Tensor& weight) const;
+Tensor nan_to_num(double nan = 0.0, std::optional<double> posinf = {}, std::optional<double> neginf = {}) const;
+Tensor isnan() const;
+Tensor isinf() const;
+Tensor isfinite() const;
+Tensor isclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false) const;
+bool allclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false) const;
+bool equal(const Tensor& other) const;
+Tensor where(const Tensor& condition, const Tensor& other) const;  // self where condition, else other
+Tensor where(const Tensor& condition, const Scalar& other) const;
+Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
+Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
+Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
+Tensor index_select(int64_t dim, const Tensor& index) const;
+Tensor gather(int64_t dim, const Tensor& index) const;
+Tensor nonzero() const;
+
+// ---- linear algebra (ember/linalg.h)
+Tensor matmul(const Tensor& other) const;
+Tensor mm(const Tensor& other) const;
+Tensor bmm(const Tensor& other) const;
+Tensor mv(const Tensor& vec) const;
+Tensor dot(const Tensor& other) const;
+Tensor outer(const Tensor& other) const;
+
+// ---- conversions and in-place random fills
+Tensor to(const TensorOptions& options, bool copy = false) const;
+Tensor type_as(const Tensor& other) const { return to(other.dtype()); }
+Tensor& uniform_(double from = 0.0, double to = 1.0);
+Tensor& normal_(double mean = 0.0, double std = 1.0);

@@ -1,0 +1,218 @@
+// Tensor methods and operators (ember/tensor_methods.h, ember/operators.h): each calls its free function.
+#include <ostream>
+
+#include "ember/ember.h"
+
+namespace ember {
+
+// ---- unary ops
+#define EMBER_UNARY_OP(name, kind, expr)              \
+  Tensor Tensor::name() const { return ember::name(*this); } \
+  Tensor& Tensor::name##_() { return ember::name##_(*this); }
+#include "ember/unary_ops.def"
+#undef EMBER_UNARY_OP
+Tensor Tensor::round(int64_t decimals) const { return ember::round(*this, decimals); }
+
+// ---- binary ops; in place is the out= form writing into self
+#define EMBER_BINARY_OP(name, ...)                                                                          \
+  Tensor Tensor::name(const Tensor& other) const { return ember::name(*this, other); }                       \
+  Tensor Tensor::name(const Scalar& other) const { return ember::name(*this, wrapped_scalar(other)); }       \
+  Tensor& Tensor::name##_(const Tensor& other) { return ember::name##_out(*this, *this, other); }            \
+  Tensor& Tensor::name##_(const Scalar& other) { return ember::name##_out(*this, *this, wrapped_scalar(other)); }
+#include "ember/binary_ops.def"
+#undef EMBER_BINARY_OP
+Tensor Tensor::add(const Tensor& other, const Scalar& alpha) const { return ember::add(*this, other, alpha); }
+Tensor Tensor::sub(const Tensor& other, const Scalar& alpha) const { return ember::sub(*this, other, alpha); }
+Tensor Tensor::div(const Tensor& other, std::optional<std::string_view> rounding_mode) const {
+  return ember::div(*this, other, rounding_mode);
+}
+Tensor Tensor::logical_not() const { return ember::logical_not(*this); }
+Tensor& Tensor::logical_not_() { return logical_not_out(*this, *this); }
+Tensor Tensor::max(const Tensor& other) const { return ember::maximum(*this, other); }
+Tensor Tensor::min(const Tensor& other) const { return ember::minimum(*this, other); }
+
+// ---- member operators
+Tensor Tensor::operator-() const { return ember::neg(*this); }
+Tensor Tensor::operator~() const { return ember::bitwise_not(*this); }
+Tensor Tensor::operator[](int64_t index) const { return indexing::get_item(*this, indexing::TensorIndex(index)); }
+Tensor Tensor::operator[](const Tensor& index) const { return indexing::get_item(*this, indexing::TensorIndex(index)); }
+Tensor& Tensor::operator+=(const Tensor& other) { return add_(other); }
+Tensor& Tensor::operator+=(const Scalar& other) { return add_(other); }
+Tensor& Tensor::operator-=(const Tensor& other) { return sub_(other); }
+Tensor& Tensor::operator-=(const Scalar& other) { return sub_(other); }
+Tensor& Tensor::operator*=(const Tensor& other) { return mul_(other); }
+Tensor& Tensor::operator*=(const Scalar& other) { return mul_(other); }
+Tensor& Tensor::operator/=(const Tensor& other) { return div_(other); }
+Tensor& Tensor::operator/=(const Scalar& other) { return div_(other); }
+
+// ---- indexing: a lone integer or slice takes torch's fast path (no "too many indices" check)
+Tensor Tensor::index(std::initializer_list<indexing::TensorIndex> indices) const {
+  return index(std::vector<indexing::TensorIndex>(indices));
+}
+Tensor Tensor::index(const std::vector<indexing::TensorIndex>& indices) const {
+  return indices.size() == 1 ? indexing::get_item(*this, indices[0]) : indexing::get_item(*this, indices);
+}
+Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& value) {
+  return index_put_(std::vector<indexing::TensorIndex>(indices), value);
+}
+Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& value) {
+  return index_put_(std::vector<indexing::TensorIndex>(indices), value);
+}
+Tensor& Tensor::index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& value) {
+  if (indices.size() == 1) indexing::set_item(*this, indices[0], value);
+  else indexing::set_item(*this, indices, value);
+  return *this;
+}
+Tensor& Tensor::index_put_(const std::vector<indexing::TensorIndex>& indices, const Scalar& value) {
+  if (indices.size() == 1) indexing::set_item(*this, indices[0], value);
+  else indexing::set_item(*this, indices, value);
+  return *this;
+}
+
+// ---- reductions
+Tensor Tensor::sum(IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) const {
+  return ember::sum(*this, dims, keepdim, dtype);
+}
+Tensor Tensor::prod(IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) const {
+  return ember::prod(*this, dims, keepdim, dtype);
+}
+Tensor Tensor::mean(IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) const {
+  return ember::mean(*this, dims, keepdim, dtype);
+}
+Tensor Tensor::amax(IntArrayRef dims, bool keepdim) const { return ember::amax(*this, dims, keepdim); }
+Tensor Tensor::amin(IntArrayRef dims, bool keepdim) const { return ember::amin(*this, dims, keepdim); }
+Tensor Tensor::all(OptionalIntArrayRef dims, bool keepdim) const { return ember::all(*this, dims, keepdim); }
+Tensor Tensor::any(OptionalIntArrayRef dims, bool keepdim) const { return ember::any(*this, dims, keepdim); }
+Tensor Tensor::max() const { return ember::max(*this); }
+Tensor Tensor::min() const { return ember::min(*this); }
+std::pair<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const { return ember::max(*this, dim, keepdim); }
+std::pair<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const { return ember::min(*this, dim, keepdim); }
+Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const { return ember::argmax(*this, dim, keepdim); }
+Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const { return ember::argmin(*this, dim, keepdim); }
+Tensor Tensor::var(IntArrayRef dims, double correction, bool keepdim) const {
+  return ember::var(*this, dims, correction, keepdim);
+}
+Tensor Tensor::std(IntArrayRef dims, double correction, bool keepdim) const {
+  return ember::std(*this, dims, correction, keepdim);
+}
+Tensor Tensor::norm(double p, IntArrayRef dims, bool keepdim) const { return ember::norm(*this, p, dims, keepdim); }
+Tensor Tensor::count_nonzero(IntArrayRef dims) const { return ember::count_nonzero(*this, dims); }
+Tensor Tensor::logsumexp(IntArrayRef dims, bool keepdim) const { return ember::logsumexp(*this, dims, keepdim); }
+Tensor Tensor::cumsum(int64_t dim, std::optional<ScalarType> dtype) const { return ember::cumsum(*this, dim, dtype); }
+Tensor Tensor::cumprod(int64_t dim, std::optional<ScalarType> dtype) const { return ember::cumprod(*this, dim, dtype); }
+Tensor Tensor::softmax(int64_t dim, std::optional<ScalarType> dtype) const { return ember::softmax(*this, dim, dtype); }
+Tensor Tensor::log_softmax(int64_t dim, std::optional<ScalarType> dtype) const {
+  return ember::log_softmax(*this, dim, dtype);
+}
+
+// ---- elementwise composites and selection
+Tensor Tensor::clamp(const std::optional<Scalar>& min, const std::optional<Scalar>& max) const {
+  return ember::clamp(*this, min, max);
+}
+Tensor Tensor::clamp(const std::optional<Tensor>& min, const std::optional<Tensor>& max) const {
+  return ember::clamp(*this, min, max);
+}
+Tensor& Tensor::clamp_(const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  return ember::clamp_(*this, min, max);
+}
+Tensor& Tensor::clamp_(const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  return ember::clamp_(*this, min, max);
+}
+Tensor Tensor::lerp(const Tensor& end, const Tensor& weight) const { return ember::lerp(*this, end, weight); }
+Tensor Tensor::nan_to_num(double nan, std::optional<double> posinf, std::optional<double> neginf) const {
+  return ember::nan_to_num(*this, nan, posinf, neginf);
+}
+Tensor Tensor::isnan() const { return ember::isnan(*this); }
+Tensor Tensor::isinf() const { return ember::isinf(*this); }
+Tensor Tensor::isfinite() const { return ember::isfinite(*this); }
+Tensor Tensor::isclose(const Tensor& other, double rtol, double atol, bool equal_nan) const {
+  return ember::isclose(*this, other, rtol, atol, equal_nan);
+}
+bool Tensor::allclose(const Tensor& other, double rtol, double atol, bool equal_nan) const {
+  return ember::allclose(*this, other, rtol, atol, equal_nan);
+}
+bool Tensor::equal(const Tensor& other) const { return ember::equal(*this, other); }
+Tensor Tensor::where(const Tensor& condition, const Tensor& other) const { return ember::where(condition, *this, other); }
+Tensor Tensor::where(const Tensor& condition, const Scalar& other) const {
+  return ember::where(condition, *this, wrapped_scalar(other));
+}
+Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const { return ember::masked_fill(*this, mask, value); }
+Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const { return ember::masked_fill(*this, mask, value); }
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) { return ember::masked_fill_(*this, mask, value); }
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) { return ember::masked_fill_(*this, mask, value); }
+Tensor Tensor::index_select(int64_t dim, const Tensor& index) const { return ember::index_select(*this, dim, index); }
+Tensor Tensor::gather(int64_t dim, const Tensor& index) const { return ember::gather(*this, dim, index); }
+Tensor Tensor::nonzero() const { return ember::nonzero(*this); }
+
+// ---- linear algebra
+Tensor Tensor::matmul(const Tensor& other) const { return ember::matmul(*this, other); }
+Tensor Tensor::mm(const Tensor& other) const { return ember::mm(*this, other); }
+Tensor Tensor::bmm(const Tensor& other) const { return ember::bmm(*this, other); }
+Tensor Tensor::mv(const Tensor& vec) const { return ember::mv(*this, vec); }
+Tensor Tensor::dot(const Tensor& other) const { return ember::dot(*this, other); }
+Tensor Tensor::outer(const Tensor& other) const { return ember::outer(*this, other); }
+
+// ---- conversions and random fills
+Tensor Tensor::to(const TensorOptions& options, bool copy) const {
+  Tensor r = to(options.device(), copy).to(options.dtype_opt().value_or(dtype()), false);
+  return options.requires_grad() ? r.requires_grad_(true) : r;
+}
+Tensor& Tensor::uniform_(double from, double to) { return ember::uniform_(*this, from, to); }
+Tensor& Tensor::normal_(double mean, double std) { return ember::normal_(*this, mean, std); }
+
+// ---- printing
+std::ostream& operator<<(std::ostream& os, IntArrayRef sizes) {
+  os << '[';
+  for (size_t i = 0; i < sizes.size(); ++i) os << (i ? ", " : "") << sizes[i];
+  return os << ']';
+}
+std::ostream& operator<<(std::ostream& os, ScalarType dtype) { return os << dtype_info(dtype).legacy_name; }
+
+// ---- free operators (ember/operators.h)
+namespace {
+// number - x, number / x, ... as Python's reflected operators compute them.
+Tensor rdiv(const Scalar& a, const Tensor& b) {
+  return b.is_floating_point() ? mul(reciprocal(b), wrapped_scalar(a)) : div(wrapped_scalar(a), b);
+}
+}  // namespace
+
+Tensor operator+(const Scalar& a, const Tensor& b) { return add(b, wrapped_scalar(a)); }
+Tensor operator-(const Scalar& a, const Tensor& b) { return rsub(b, wrapped_scalar(a)); }
+Tensor operator*(const Scalar& a, const Tensor& b) { return mul(b, wrapped_scalar(a)); }
+Tensor operator/(const Scalar& a, const Tensor& b) { return rdiv(a, b); }
+Tensor operator%(const Tensor& a, const Tensor& b) { return remainder(a, b); }
+Tensor operator%(const Tensor& a, const Scalar& b) { return remainder(a, wrapped_scalar(b)); }
+Tensor operator%(const Scalar& a, const Tensor& b) { return remainder(wrapped_scalar(a), b); }
+
+#define EMBER_SYMMETRIC_OPERATOR(op, fn)                                                    \
+  Tensor operator op(const Tensor& a, const Tensor& b) { return fn(a, b); }                 \
+  Tensor operator op(const Tensor& a, const Scalar& b) { return fn(a, wrapped_scalar(b)); } \
+  Tensor operator op(const Scalar& a, const Tensor& b) { return fn(b, wrapped_scalar(a)); }
+EMBER_SYMMETRIC_OPERATOR(&, bitwise_and)
+EMBER_SYMMETRIC_OPERATOR(|, bitwise_or)
+EMBER_SYMMETRIC_OPERATOR(^, bitwise_xor)
+EMBER_SYMMETRIC_OPERATOR(==, eq)
+EMBER_SYMMETRIC_OPERATOR(!=, ne)
+#undef EMBER_SYMMETRIC_OPERATOR
+
+// a < b for a number a is b > a.
+#define EMBER_COMPARISON_OPERATOR(op, fn, flipped)                                          \
+  Tensor operator op(const Tensor& a, const Tensor& b) { return fn(a, b); }                 \
+  Tensor operator op(const Tensor& a, const Scalar& b) { return fn(a, wrapped_scalar(b)); } \
+  Tensor operator op(const Scalar& a, const Tensor& b) { return flipped(b, wrapped_scalar(a)); }
+EMBER_COMPARISON_OPERATOR(<, lt, gt)
+EMBER_COMPARISON_OPERATOR(<=, le, ge)
+EMBER_COMPARISON_OPERATOR(>, gt, lt)
+EMBER_COMPARISON_OPERATOR(>=, ge, le)
+#undef EMBER_COMPARISON_OPERATOR
+
+Tensor clamp(const Tensor& x, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  auto bound = [](const std::optional<Scalar>& s) { return s ? std::optional<Tensor>(wrapped_scalar(*s)) : std::nullopt; };
+  return clamp(x, bound(min), bound(max));
+}
+Tensor& clamp_(Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  auto bound = [](const std::optional<Scalar>& s) { return s ? std::optional<Tensor>(wrapped_scalar(*s)) : std::nullopt; };
+  return clamp_(self, bound(min), bound(max));
+}
+
+}  // namespace ember
