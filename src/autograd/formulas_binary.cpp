@@ -136,6 +136,20 @@ void record_binary(BinaryOp op, const Tensor& r, const Tensor& a, const Tensor& 
         Tensor recip = where(eq(denom, wrapped_scalar(0)), wrapped_scalar(0), reciprocal(denom));
         return TensorList{mul(mul(g, b), recip), mul(mul(g, neg(a)), recip)};
       });
+    case BinaryOp::Copysign: {  // d/da = result / a (0 where a is 0); b gives only the sign: a zero gradient
+      auto grad_a = [](const BackwardContext& c) {
+        const Tensor &g = c.grads[0], &a = c.saved[0];
+        return where(eq(a, wrapped_scalar(0)), zeros_like(g), mul(g, div(c.saved[1], a)));
+      };
+      if (b.impl()->is_wrapped_number) {  // a number b is not an input of the node (one edge), as torch
+        return record("CopysignBackward1", r, {&a}, {&a, &r}, [grad_a](const BackwardContext& c) {
+          return TensorList{grad_a(c)};
+        });
+      }
+      return record("CopysignBackward0", r, {&a, &b}, {&a, &r}, [grad_a](const BackwardContext& c) {
+        return TensorList{grad_a(c), zeros_like(c.grads[0])};
+      });
+    }
     case BinaryOp::Maximum: return record_extremum("MaximumBackward0", true, r, a, b);
     case BinaryOp::Minimum: return record_extremum("MinimumBackward0", false, r, a, b);
     case BinaryOp::Fmax: return record_fextremum("FmaxBackward0", true, r, a, b);

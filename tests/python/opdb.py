@@ -547,6 +547,7 @@ BINARY = [
     binary("floor_divide", NUMERIC, op=operator.floordiv, nonzero=True, grad=False),
     binary("fmod", NUMERIC, nonzero=True),
     binary("atan2", scalars=()),
+    binary("copysign"),
     *[binary(n, scalars=()) for n in ("maximum", "minimum", "fmax", "fmin")],
     *[binary(n, INTEGRAL, grad=False, op=o, scalars=(3, -2, True))
       for n, o in (("bitwise_and", operator.and_), ("bitwise_or", operator.or_), ("bitwise_xor", operator.xor))],
