@@ -82,7 +82,10 @@ void run_binary(const TensorIterator& it, const Scalar& alpha, std::optional<flo
   if constexpr (Flags & binary_flags::Alpha) {
     if (alpha.to_double() != 1.0) {
       C al = C(alpha.to<T>());  // rounded to the element type first, as torch
-      binary_loop<T, T>(it, [fn, al](T a, T b) { return convert<T>(fn(C(a), al * C(b))); });
+      binary_loop<T, T>(it, [fn, al](T a, T b) {
+        if constexpr (std::is_same_v<C, bool>) return convert<T>(fn(a, al && b));
+        else return convert<T>(fn(C(a), al * C(b)));
+      });
       return;
     }
   }
