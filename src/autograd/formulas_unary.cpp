@@ -34,12 +34,21 @@ void record_unary(const char* node, const Tensor& result, const Tensor& self, bo
 
 }  // namespace
 
+// The input (x) or result (r) a formula reads, where its row declares it saved; else a NotSaved, whose use in
+// the formula does not compile (a formula cannot read what its node does not keep).
+struct NotSaved {};
+template <bool Saved>
+decltype(auto) saved_operand(const BackwardContext& c, size_t i) {
+  if constexpr (Saved) return (c.saved[i]);
+  else return NotSaved{};
+}
+
 #define EMBER_UNARY_GRAD(op, node, saves_x, saves_r, formula)                                   \
   void record_##op(const Tensor& result, const Tensor& self) {                                  \
     record_unary(node, result, self, saves_x, saves_r, [](const BackwardContext& c) {            \
       const Tensor& g = c.grads[0];                                                             \
-      [[maybe_unused]] const Tensor& x = saves_x ? c.saved[0] : g;                              \
-      [[maybe_unused]] const Tensor& r = saves_r ? c.saved[saves_x ? 1 : 0] : g;                \
+      [[maybe_unused]] decltype(auto) x = saved_operand<saves_x>(c, 0);                         \
+      [[maybe_unused]] decltype(auto) r = saved_operand<saves_r>(c, saves_x ? 1 : 0);           \
       return TensorList{formula};                                                               \
     });                                                                                         \
   }
