@@ -251,8 +251,9 @@ void reduce_kernel(ReduceOp op, const Tensor& acc, const Tensor& input) {
         case ReduceOp::Any: return run<Acc, T, ReduceOp::Any>(acc, input);
       }
     };
-    if (acc.dtype() == kFloat64) dispatch(double{});
-    else dispatch(int64_t{});
+    // the op layer accumulates floating inputs in float64 and the others in int64
+    if constexpr (std::is_integral_v<T>) dispatch(int64_t{});
+    else dispatch(double{});
   });
 }
 
