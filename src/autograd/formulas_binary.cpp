@@ -22,7 +22,9 @@ void record_pow(const Tensor& r, const Tensor& a, const Tensor& b) {
     return b.impl()->is_wrapped_number ? d : where(eq(b, wrapped_scalar(0)), zeros_like(d), d);
   };
   auto exponent_grad = [](const Tensor& g, const Tensor& a, const Tensor& b, const Tensor& r) {
-    Tensor d = mul(g, mul(r, log(a.to(r.dtype()))));  // an integer base takes the result's precision
+    // the base in the result's precision (a Python number would compute log in the default dtype)
+    Tensor base = a.impl()->is_wrapped_number ? scalar_tensor(a.item(), r.options()) : a.to(r.dtype());
+    Tensor d = mul(g, mul(r, log(base)));
     return where(logical_and(eq(a, wrapped_scalar(0)), ge(b, wrapped_scalar(0))), zeros_like(d), d);
   };
   // A Python-number exponent or base is not an input of the node (one edge), as in torch.

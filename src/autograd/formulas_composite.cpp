@@ -35,8 +35,12 @@ void record_clamp(const Tensor& r, const Tensor& x, const std::optional<Tensor>&
   record("ClampBackward0", r, {&x, &lo, &hi}, {&x, &lo, &hi}, [inside](const BackwardContext& c) {
     const Tensor &g = c.grads[0], &x = c.saved[0], &lo = c.saved[1], &hi = c.saved[2];
     Tensor zero = zeros_like(g);
-    return TensorList{where(inside(x, lo, hi), g, zero), lo.defined() ? where(lt(x, lo), g, zero) : Tensor(),
-                      hi.defined() ? where(gt(x, hi), g, zero) : Tensor()};
+    // where min > max the result is max: its gradient goes to max, none to min (torch's rule)
+    bool both = lo.defined() && hi.defined();
+    Tensor lo_takes = lo.defined() ? (both ? logical_and(lt(x, lo), lt(lo, hi)) : lt(x, lo)) : Tensor();
+    Tensor hi_takes = hi.defined() ? (both ? logical_or(gt(x, hi), lt(hi, lo)) : gt(x, hi)) : Tensor();
+    return TensorList{where(inside(x, lo, hi), g, zero), lo.defined() ? where(lo_takes, g, zero) : Tensor(),
+                      hi.defined() ? where(hi_takes, g, zero) : Tensor()};
   });
 }
 

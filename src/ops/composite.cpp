@@ -21,6 +21,11 @@ Tensor scalar(double v) { return wrapped_scalar(v); }
 Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
   EMBER_CHECK(min || max, Error, "torch.clamp: At least one of 'min' or 'max' must not be None");
   ScalarType dtype = result_type(std::array{x, min.value_or(x), max.value_or(x)});
+  if (dtype == kBool) {  // torch's bool kernels: clamp_min/clamp_max by a tensor only
+    const char* kernel = min && max ? "clamp_cpu" : min && min->impl()->is_wrapped_number ? "clamp_min_scalar_cpu"
+                       : max && max->impl()->is_wrapped_number ? "clamp_max_scalar_cpu" : nullptr;
+    EMBER_CHECK(!kernel, NotImplementedError, "\"", kernel ? kernel : "", "\" not implemented for 'Bool'");
+  }
   for (const auto* bound : {&min, &max}) {  // number bounds must fit the result dtype, as torch
     if (*bound) check_wrapped_fits(**bound, dtype);
   }
@@ -128,8 +133,11 @@ Tensor round(const Tensor& x, int64_t decimals) {
   if (decimals == 0) return round(x);
   EMBER_CHECK(x.is_floating_point(), NotImplementedError, "\"round_cpu\" not implemented for '",
               dtype_info(x.dtype()).legacy_name, "'");
-  double scale = std::pow(10.0, double(decimals));
-  return div(round(mul(x, scalar(scale))), scalar(scale));
+  // as torch's kernel: float16/bfloat16 compute in float; a negative count divides first, then multiplies
+  Tensor v = x.dtype() == kFloat16 || x.dtype() == kBFloat16 ? x.to(kFloat32) : x;
+  Tensor ten_pow = scalar(std::pow(10.0, double(std::abs(decimals))));
+  Tensor r = decimals > 0 ? div(round(mul(v, ten_pow)), ten_pow) : mul(round(div(v, ten_pow)), ten_pow);
+  return r.to(x.dtype());
 }
 
 Tensor logical_not(const Tensor& x) { return eq(x, scalar(0)); }
@@ -139,12 +147,12 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
   EMBER_CHECK(b.impl()->is_wrapped_number || a.dtype() == b.dtype(), Error, dtype_info(a.dtype()).legacy_name,
               " did not match ", dtype_info(b.dtype()).legacy_name);
   Tensor close = eq(a, b);  // covers equal infinities
-  if (a.is_floating_point() || b.is_floating_point()) {
-    Tensor within = le(abs(sub(a, b)), add(scalar(atol), mul(scalar(rtol), abs(b))));
-    close = logical_or(close, logical_and(logical_and(isfinite(a), isfinite(b)), within));
-    if (equal_nan) close = logical_or(close, logical_and(isnan(a), isnan(b)));
-  }
-  return close;
+  if (equal_nan && a.is_floating_point()) close = logical_or(close, logical_and(isnan(a), isnan(b)));
+  if (rtol == 0 && atol == 0) return close;
+  // as torch: |a - b| <= atol + |rtol * b|, integers and bool in the default float dtype
+  Tensor x = a.is_floating_point() ? a : a.to(default_dtype()), y = b.is_floating_point() ? b : b.to(default_dtype());
+  Tensor actual = abs(sub(x, y)), allowed = add(scalar(atol), abs(mul(scalar(rtol), y)));
+  return logical_or(close, logical_and(isfinite(actual), le(actual, allowed)));
 }
 
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {

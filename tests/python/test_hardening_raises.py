@@ -289,6 +289,13 @@ def test_data(src):
 
 
 SIGNATURES = [
+    # bool clamp: torch has clamp_min/clamp_max by a tensor only
+    "r = m.clamp(m.tensor([True, False]), m.tensor([True]), m.tensor([True]))",
+    "r = m.clamp(m.tensor([True, False]), max=True)",
+    "r = m.clamp(m.tensor([True, False]), min=True)",
+    "r = m.clamp(m.tensor([True, False]), min=m.tensor([True]))",
+    "r = m.clamp(m.tensor([True, False]), max=m.tensor([False]))",
+    "r = m.clamp(m.tensor([True, False]), 0, 1)",
     # the method takes None as no sizes (RuntimeError), the function refuses it (TypeError), as torch
     "r = m.zeros(2, 3).unflatten(1, None)",
     "r = m.unflatten(m.zeros(2, 3), 1, None)",

@@ -402,3 +402,34 @@ def test_nan_to_num_resized_out_takes_the_input_layout():
     e, t = run(lambda m: m.nan_to_num(m.arange(24, dtype=m.uint8).reshape(2, 3, 4).permute(2, 0, 1),
                                       out=m.zeros(0, dtype=m.uint8)))
     assert_same(e, t)
+
+
+@pytest.mark.parametrize("src", [
+    "m.isclose(m.tensor([0, 200, 3]), m.tensor([1, 10, 3]), rtol=0.5, atol=1.0)",  # integers with tolerances
+    "m.isclose(m.tensor([-128], dtype=m.int8), m.tensor([127], dtype=m.int8), rtol=0.0, atol=200.0)",  # no wrap
+    "m.isclose(m.tensor([2**40 + 1]), m.tensor([2**40]), rtol=0.0, atol=0.5)",  # in the default float dtype
+    "m.isclose(m.tensor([True, False]), m.tensor([False, False]), atol=1.0)",
+    "m.round(m.tensor([-2.75390625, 0.125, 2.5], dtype=m.float16), decimals=2)",  # scaled in float
+    "m.round(m.tensor([149.0, 150.0, -250.0, 1234.5]), decimals=-2)",  # divides first, then multiplies
+])
+def test_opdb_found_values(src):
+    """Wrong values the op database found (isclose on integers, round with decimals)."""
+    same(lambda m: eval(src, {"m": m}))  # noqa: S307 - the test's own expressions
+
+
+def test_clamp_gradient_where_min_exceeds_max():
+    def grads(m):
+        x = m.zeros(3, dtype=m.float64, requires_grad=True)
+        lo = m.tensor([1.0, -1.0, 0.5], dtype=m.float64, requires_grad=True)
+        hi = m.tensor([-1.0, 1.0, 0.2], dtype=m.float64, requires_grad=True)
+        m.clamp(x, lo, hi).sum().backward()
+        return [t.grad.tolist() for t in (x, lo, hi)]
+    assert grads(ember) == grads(torch)
+
+
+def test_number_base_power_gradient_in_result_precision():
+    def grad(m):
+        x = m.tensor([1.0], dtype=m.float64, requires_grad=True)
+        (2.5 ** x).backward()
+        return x.grad.item()
+    assert grad(ember) == grad(torch)
