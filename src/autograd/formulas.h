@@ -2,6 +2,7 @@
 // and inputs; it attaches a grad_fn when autograd::needs_grad holds.
 #pragma once
 #include <optional>
+#include <vector>
 
 #include "../dispatch/kernels.h"
 #include "function.h"
@@ -38,6 +39,15 @@ void record_addmv(const Tensor& result, const Tensor& input, const Tensor& m, co
                   const Scalar& alpha);
 void record_baddbmm(const Tensor& r, const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta,
                     const Scalar& alpha);
+// Indexing (formulas_indexing.cpp). An empty `indices` for gather: an empty index, a zero gradient.
+void record_index(const Tensor& result, const Tensor& self, const std::vector<Tensor>& indices);
+void record_index_put(const Tensor& result, const Tensor& self, const Tensor& values, const std::vector<Tensor>& indices,
+                      bool accumulate);
+void record_gather(const Tensor& result, const Tensor& self, const std::vector<Tensor>& indices);
+void record_index_select(const Tensor& result, const Tensor& self, const std::vector<Tensor>& indices);
+void record_masked_fill(const Tensor& result, const Tensor& self, const Tensor& mask);  // a number value
+void record_masked_fill(const Tensor& result, const Tensor& self, const Tensor& mask, const Tensor& value);
+
 void record_cat(const Tensor& result, std::span<const Tensor> inputs, int64_t dim);
 void record_stack(const Tensor& result, std::span<const Tensor> inputs, int64_t dim);
 void record_where(const Tensor& result, const Tensor& cond, const Tensor& a, const Tensor& b);

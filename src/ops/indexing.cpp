@@ -2,7 +2,7 @@
 // (index), writes (index_put_) and their gradients; nonzero, gather, index_select, masked_fill.
 #include <cstring>
 
-#include "../autograd/function.h"
+#include "../autograd/formulas.h"
 #include "../dispatch/kernels.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
@@ -313,11 +313,7 @@ Tensor nonzero(const Tensor& x) {
 
 Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
   Tensor r = autograd::untracked([&] { return index_impl(self, indices); });
-  if (autograd::needs_grad({&self})) {
-    autograd::record("IndexBackward0", r, {&self}, {}, [in = DimVector(self.sizes()), indices](const autograd::BackwardContext& c) {
-      return autograd::TensorList{index_put(zeros(in, c.grads[0].options()), indices, c.grads[0], true)};
-    });
-  }
+  if (autograd::needs_grad({&self})) autograd::record_index(r, self, indices);
   return r;
 }
 
@@ -327,13 +323,7 @@ Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const T
     index_put_impl(out, indices, values, accumulate);
     return out;
   });
-  if (autograd::needs_grad({&self, &values})) {
-    autograd::record("IndexPutBackward0", r, {&self, &values}, {}, [indices, accumulate](const autograd::BackwardContext& c) {
-      const Tensor& g = c.grads[0];
-      Tensor to_self = accumulate ? g : index_put(g, indices, zeros({}, g.options()), false);
-      return autograd::TensorList{to_self, c.needs(1) ? index(g, indices) : Tensor()};
-    });
-  }
+  if (autograd::needs_grad({&self, &values})) autograd::record_index_put(r, self, values, indices, accumulate);
   return r;
 }
 
@@ -350,11 +340,7 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index_in) {
   int64_t d = wrap_dim(dim, self.dim());
   if (index_in.numel() == 0) {  // an empty index of any rank and dtype gives an empty result (torch checks nothing)
     Tensor r = empty(index_in.sizes(), self.options());
-    if (autograd::needs_grad({&self})) {
-      autograd::record("GatherBackward0", r, {&self}, {}, [in = DimVector(self.sizes())](const autograd::BackwardContext& c) {
-        return autograd::TensorList{zeros(in, c.grads[0].options())};
-      });
-    }
+    if (autograd::needs_grad({&self})) autograd::record_gather(r, self, {});
     return r;
   }
   EMBER_CHECK(index_in.dtype() == kInt64 || index_in.dtype() == kInt32, Error,
@@ -387,12 +373,7 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index_in) {
   if (index.dim() == 0) indices.push_back(index);
   Tensor source = self.dim() == 0 ? self.reshape({1}) : self;
   Tensor r = autograd::untracked([&] { return index_impl(source, indices).view(index.sizes()); });
-  if (autograd::needs_grad({&self})) {
-    autograd::record("GatherBackward0", r, {&self}, {}, [in = DimVector(self.sizes()), indices](const autograd::BackwardContext& c) {
-      Tensor z = zeros(in.empty() ? DimVector{1} : in, c.grads[0].options());
-      return autograd::TensorList{index_put(z, indices, c.grads[0], true).view(in)};
-    });
-  }
+  if (autograd::needs_grad({&self})) autograd::record_gather(r, self, indices);
   return r;
 }
 
@@ -422,12 +403,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
     Tensor picked = index_impl(source, indices).contiguous();  // torch's index_select allocates contiguous
     return self.dim() == 0 ? picked.reshape(index.sizes()) : picked;
   });
-  if (autograd::needs_grad({&self})) {
-    autograd::record("IndexSelectBackward0", r, {&self}, {}, [in = DimVector(self.sizes()), indices](const autograd::BackwardContext& c) {
-      Tensor z = zeros(in.empty() ? DimVector{1} : in, c.grads[0].options());
-      return autograd::TensorList{index_put(z, indices, c.grads[0].reshape(in.empty() ? DimVector{-1} : DimVector(c.grads[0].sizes())), true).view(in)};
-    });
-  }
+  if (autograd::needs_grad({&self})) autograd::record_index_select(r, self, indices);
   return r;
 }
 
@@ -438,11 +414,7 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) 
   Tensor r = autograd::untracked([&] {
     return where(mask, scalar_tensor(value, self.options()), self).contiguous();
   });
-  if (autograd::needs_grad({&self})) {
-    autograd::record("MaskedFillBackward0", r, {&self}, {&mask}, [in = DimVector(self.sizes())](const autograd::BackwardContext& c) {
-      return autograd::TensorList{autograd::sum_to(where(c.saved[0], wrapped_scalar(0), c.grads[0]), in)};
-    });
-  }
+  if (autograd::needs_grad({&self})) autograd::record_masked_fill(r, self, mask);
   return r;
 }
 
@@ -478,13 +450,7 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) 
   EMBER_CHECK(value.dim() == 0, Error, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
               value.dim(), " dimension(s).");
   Tensor r = autograd::untracked([&] { return masked_fill(self, mask, value.item()); });
-  if (autograd::needs_grad({&self, &value})) {
-    // mask may broadcast self (or be broadcast): the engine sums self's gradient back to its shape
-    autograd::record("MaskedFillBackward1", r, {&self, &value}, {&mask}, [dtype = value.dtype()](const autograd::BackwardContext& c) {
-      const Tensor &g = c.grads[0], &m = c.saved[0];
-      return autograd::TensorList{where(m, wrapped_scalar(0), g), sum(where(m, g, wrapped_scalar(0))).to(dtype)};
-    });
-  }
+  if (autograd::needs_grad({&self, &value})) autograd::record_masked_fill(r, self, mask, value);
   return r;
 }
 
