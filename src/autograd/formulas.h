@@ -10,6 +10,8 @@
 namespace ember::autograd {
 
 void record_binary(BinaryOp op, const Tensor& result, const Tensor& a, const Tensor& b, const Scalar& alpha);
+// An in-place comparison (eq_, ..., ge_) of a graph input: EqBackward0/1 ..., a zero gradient.
+void record_comparison(BinaryOp op, const Tensor& result, const Tensor& a, const Tensor& b);
 // div(a, b, rounding_mode=None): true division recorded as torch's div.Tensor_mode node, DivBackward2.
 void record_div_mode(const Tensor& result, const Tensor& a, const Tensor& b);
 
@@ -48,9 +50,13 @@ void record_index_select(const Tensor& result, const Tensor& self, const std::ve
 void record_masked_fill(const Tensor& result, const Tensor& self, const Tensor& mask);  // a number value
 void record_masked_fill(const Tensor& result, const Tensor& self, const Tensor& mask, const Tensor& value);
 
+// Joins, where and the shape ops with several outputs or a copy (formulas_shape.cpp).
 void record_cat(const Tensor& result, std::span<const Tensor> inputs, int64_t dim);
 void record_stack(const Tensor& result, std::span<const Tensor> inputs, int64_t dim);
 void record_where(const Tensor& result, const Tensor& cond, const Tensor& a, const Tensor& b);
+void record_unsafe_view(const Tensor& result, const Tensor& copy, IntArrayRef in_sizes);
+void record_split(const char* name, const std::vector<Tensor>& pieces, const Tensor& t, IntArrayRef lengths, int64_t dim);
+void record_unbind(const std::vector<Tensor>& slices, const Tensor& t, int64_t dim);
 
 // Ops built from others, recorded as one node (formulas_composite.cpp).
 void record_clamp(const Tensor& result, const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max);

@@ -82,6 +82,17 @@ void record_not_implemented(const char* op, const Tensor& r, const Tensor& a, co
 
 }  // namespace
 
+void record_comparison(BinaryOp op, const Tensor& r, const Tensor& a, const Tensor& b) {
+  static const char* const names[2][6] = {
+      {"EqBackward0", "NeBackward0", "LtBackward0", "LeBackward0", "GtBackward0", "GeBackward0"},
+      {"EqBackward1", "NeBackward1", "LtBackward1", "LeBackward1", "GtBackward1", "GeBackward1"}};
+  record(names[b.impl()->is_wrapped_number ? 0 : 1][int(op) - int(BinaryOp::Eq)], r, {&a, &b}, {},
+         [b_sizes = DimVector(b.sizes())](const BackwardContext& c) {
+           Tensor zero = zeros_like(c.grads[0]);
+           return TensorList{zero, c.needs(1) ? sum_to(zero, b_sizes) : Tensor()};
+         });
+}
+
 void record_div_mode(const Tensor& r, const Tensor& a, const Tensor& b) { record_true_div("DivBackward2", r, a, b); }
 
 void record_rsub(const Tensor& r, const Tensor& self, const Tensor& other, const Scalar& alpha) {

@@ -19,17 +19,9 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
 // An in-place comparison with an input in the graph (`a` of any dtype): torch records EqBackward0 (number `b`) or
 // EqBackward1 (tensor `b`), whose gradient is zero.
 Tensor compare_recorded(BinaryOp op, const Tensor& a, const Tensor& b) {
-  static const char* const names[2][6] = {
-      {"EqBackward0", "NeBackward0", "LtBackward0", "LeBackward0", "GtBackward0", "GeBackward0"},
-      {"EqBackward1", "NeBackward1", "LtBackward1", "LeBackward1", "GtBackward1", "GeBackward1"}};
   // An integer or bool `a` still gets the node (torch's result then requires grad): recorded on a float copy.
   Tensor r = run(op, {}, a, b).to(a.is_floating_point() ? a.dtype() : kFloat32);
-  DimVector b_sizes(b.sizes());
-  autograd::record(names[b.impl()->is_wrapped_number ? 0 : 1][int(op) - int(BinaryOp::Eq)], r, {&a, &b}, {},
-                   [b_sizes](const autograd::BackwardContext& c) {
-                     Tensor zero = zeros_like(c.grads[0]);
-                     return autograd::TensorList{zero, c.needs(1) ? autograd::sum_to(zero, b_sizes) : Tensor()};
-                   });
+  autograd::record_comparison(op, r, a, b);
   return r;
 }
 

@@ -3,7 +3,7 @@
 #include <numeric>
 #include <optional>
 
-#include "../autograd/function.h"
+#include "../autograd/formulas.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
 #include "ember/ops.h"
@@ -191,11 +191,7 @@ Tensor Tensor::reshape(IntArrayRef shape) const {
   Tensor copy = contiguous();
   Tensor r = autograd::untracked([&] { return copy.view(sizes); });
   r.impl()->view_base.reset();
-  if (autograd::needs_grad({&copy})) {
-    autograd::record("UnsafeViewBackward0", r, {&copy}, {}, [in = DimVector(impl_->sizes)](const autograd::BackwardContext& c) {
-      return autograd::TensorList{c.grads[0].reshape(in)};
-    });
-  }
+  if (autograd::needs_grad({&copy})) autograd::record_unsafe_view(r, copy, impl_->sizes);
   return r;
 }
 
@@ -510,16 +506,7 @@ std::vector<Tensor> split_pieces(const Tensor& t, IntArrayRef sizes, int64_t d, 
     return pieces;
   });
   if (autograd::needs_grad({&t})) {
-    autograd::record_multi(name, out, {&t}, {}, [in = DimVector(t.sizes()), lengths = DimVector(sizes),
-                                             d = wrap_dim(d, t.dim())](const autograd::BackwardContext& c) {
-      Tensor z = zeros(in, c.grads[0].options());
-      int64_t start = 0;
-      for (size_t i = 0; i < lengths.size(); ++i) {
-        z.narrow(d, start, lengths[i]).copy_(c.grads[i]);
-        start += lengths[i];
-      }
-      return autograd::TensorList{z};
-    });
+    autograd::record_split(name, out, t, sizes, wrap_dim(d, t.dim()));
     for (const Tensor& piece : out) mark_view(piece, t);
     autograd::mark_multi_output_views(out);
   }
@@ -575,11 +562,7 @@ std::vector<Tensor> Tensor::unbind(int64_t d) const {
     return slices;
   });
   if (autograd::needs_grad({this})) {
-    autograd::record_multi("UnbindBackward0", out, {this}, {}, [in = DimVector(impl_->sizes), d](const autograd::BackwardContext& c) {
-      Tensor z = zeros(in, c.grads[0].options());
-      for (size_t i = 0; i < c.grads.size(); ++i) z.select(d, int64_t(i)).copy_(c.grads[i]);
-      return autograd::TensorList{z};
-    });
+    autograd::record_unbind(out, *this, d);
     for (const Tensor& slice : out) mark_view(slice, *this);
     autograd::mark_multi_output_views(out);
   }
