@@ -82,11 +82,21 @@ void record_not_implemented(const char* op, const Tensor& r, const Tensor& a, co
 
 }  // namespace
 
+// torch's node of an in-place comparison: name.Scalar (Backward0) for a number b, name.Tensor (Backward1) else.
+const char* comparison_node(BinaryOp op, bool number) {
+  switch (op) {
+    case BinaryOp::Eq: return number ? "EqBackward0" : "EqBackward1";
+    case BinaryOp::Ne: return number ? "NeBackward0" : "NeBackward1";
+    case BinaryOp::Lt: return number ? "LtBackward0" : "LtBackward1";
+    case BinaryOp::Le: return number ? "LeBackward0" : "LeBackward1";
+    case BinaryOp::Gt: return number ? "GtBackward0" : "GtBackward1";
+    case BinaryOp::Ge: return number ? "GeBackward0" : "GeBackward1";
+    default: throw Error(str(binary_op_name(op), " is not a comparison"));
+  }
+}
+
 void record_comparison(BinaryOp op, const Tensor& r, const Tensor& a, const Tensor& b) {
-  static const char* const names[2][6] = {
-      {"EqBackward0", "NeBackward0", "LtBackward0", "LeBackward0", "GtBackward0", "GeBackward0"},
-      {"EqBackward1", "NeBackward1", "LtBackward1", "LeBackward1", "GtBackward1", "GeBackward1"}};
-  record(names[b.impl()->is_wrapped_number ? 0 : 1][int(op) - int(BinaryOp::Eq)], r, {&a, &b}, {},
+  record(comparison_node(op, b.impl()->is_wrapped_number), r, {&a, &b}, {},
          [b_sizes = DimVector(b.sizes())](const BackwardContext& c) {
            Tensor zero = zeros_like(c.grads[0]);
            return TensorList{zero, c.needs(1) ? sum_to(zero, b_sizes) : Tensor()};

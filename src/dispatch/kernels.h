@@ -21,7 +21,7 @@ enum class BinaryOp {
 };
 
 // A binary op's kind and flags, from its row (see binary_ops.def); div's rounding modes are Divide ops.
-enum class BinaryKind { Arith, Divide, Float, Bitwise, Compare };
+enum class BinaryKind { Arith, Divide, Float, Bitwise, Compare, Logical };
 constexpr BinaryKind binary_kind(BinaryOp op) {
   switch (op) {
 #define EMBER_BINARY_OP(name, Op, kind, expr, python, flags) case BinaryOp::Op: return BinaryKind::kind;

@@ -98,23 +98,19 @@ EMBER_HOST_DEVICE C trunc_divide(C a, C b) {
   else return std::trunc(C(T(a / b)));
 }
 
-// maximum/minimum: NaN propagates. fmax/fmin (num_*): NaN is ignored.
+// maximum/minimum: NaN propagates (`picked` unless a or b is NaN). fmax/fmin (num_*): NaN is ignored.
 template <typename C>
-EMBER_HOST_DEVICE C nan_max(C a, C b) {
+EMBER_HOST_DEVICE C nan_or(C a, C b, C picked) {
   if constexpr (!std::is_integral_v<C>) {
     if (a != a) return a;
     if (b != b) return b;
   }
-  return a > b ? a : b;
+  return picked;
 }
 template <typename C>
-EMBER_HOST_DEVICE C nan_min(C a, C b) {
-  if constexpr (!std::is_integral_v<C>) {
-    if (a != a) return a;
-    if (b != b) return b;
-  }
-  return a < b ? a : b;
-}
+EMBER_HOST_DEVICE C nan_max(C a, C b) { return nan_or(a, b, a > b ? a : b); }
+template <typename C>
+EMBER_HOST_DEVICE C nan_min(C a, C b) { return nan_or(a, b, a < b ? a : b); }
 template <typename C>
 EMBER_HOST_DEVICE C num_max(C a, C b) {
   if constexpr (std::is_integral_v<C>) return a > b ? a : b;

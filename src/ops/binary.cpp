@@ -12,8 +12,6 @@ namespace {
 
 using namespace binary_flags;
 
-bool is_comparison(BinaryOp op) { return op >= BinaryOp::Eq && op <= BinaryOp::Ge; }
-
 Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 
 // An in-place comparison with an input in the graph (`a` of any dtype): torch records EqBackward0 (number `b`) or
@@ -30,13 +28,13 @@ Tensor compare_recorded(BinaryOp op, const Tensor& a, const Tensor& b) {
 Tensor run_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, const char* name) {
   if (!autograd::needs_grad({&a, &b, &out})) return run(op, out, a, b, alpha);
   BinaryKind kind = binary_kind(op);
-  bool differentiable = kind != BinaryKind::Bitwise && kind != BinaryKind::Compare;
-  bool comparison = is_comparison(op);
+  bool comparison = kind == BinaryKind::Compare;
+  bool differentiable = kind != BinaryKind::Bitwise && !comparison && kind != BinaryKind::Logical;
   bool records = out.is_same(a) ? differentiable || comparison  // any dtype of `a`, as torch
                                 : differentiable && op != BinaryOp::FloorDivide;  // floor_divide: no gradient
   if (!records) {
     // logical ops skip the version check, as torch
-    if (out.is_same(a) && (kind != BinaryKind::Compare || comparison)) autograd::check_in_place(out);
+    if (out.is_same(a) && kind != BinaryKind::Logical) autograd::check_in_place(out);
     // untracked: the history of `out` is kept through a non-differentiable in-place op, as torch
     Tensor r = autograd::untracked([&] { return run(op, out, a, b, alpha); });
     if (op == BinaryOp::FloorDivide && r.is_floating_point()) autograd::record_binary(op, r, a, b, alpha);
@@ -68,7 +66,7 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
   const Tensor inputs[2] = {a, b};
   ElementwiseConfig config;
   BinaryKind kind = binary_kind(op);
-  config.bool_output = kind == BinaryKind::Compare;
+  config.bool_output = kind == BinaryKind::Compare || kind == BinaryKind::Logical;
   config.int_to_float = kind == BinaryKind::Float;
   // torch's pow(number, tensor) allocates its result contiguous, not in the exponent's layout
   config.contiguous_output = op == BinaryOp::Pow && a.impl()->is_wrapped_number && !b.impl()->is_wrapped_number;

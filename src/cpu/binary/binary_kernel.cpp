@@ -10,7 +10,7 @@ void binary_kernel(BinaryOp op, const TensorIterator& it, const Scalar& alpha, s
     case BinaryKind::Divide: return binary_divide_kernel(op, it, alpha, wide_b);
     case BinaryKind::Float: return binary_float_kernel(op, it, alpha, wide_b);
     case BinaryKind::Bitwise: return binary_bitwise_kernel(op, it, alpha, wide_b);
-    case BinaryKind::Compare: return binary_compare_kernel(op, it, alpha, wide_b);
+    case BinaryKind::Compare: case BinaryKind::Logical: return binary_compare_kernel(op, it, alpha, wide_b);
   }
 }
 

@@ -126,6 +126,9 @@ void visit_kind(ScalarType t, Fn&& fn) {
 #ifndef EMBER_BINARY_Compare
 #define EMBER_BINARY_Compare(Op, expr, flags)
 #endif
+#ifndef EMBER_BINARY_Logical
+#define EMBER_BINARY_Logical(Op, expr, flags)
+#endif
 
 // One case of a kind's switch (the including file defines EMBER_BINARY_KIND): the row's element function
 // over each element type the op takes.
