@@ -46,7 +46,8 @@ Tensor welford_mean(const Tensor& w, IntArrayRef dims, Tensor m) {
 std::pair<Tensor, Tensor> var_mean_impl(const Tensor& x, IntArrayRef dims, double correction, bool keepdim,
                                         bool take_sqrt, bool with_mean = true) {
   check_float(x, "std and var");
-  Tensor w = widened(x);
+  // torch's CPU accumulators: double for float32 (a float32 variance may overflow where the data does not)
+  Tensor w = x.dtype() == kFloat32 ? x.to(kFloat64) : widened(x);
   Tensor m = mean(w, dims, true);
   Tensor d = sub(w, m);
   double denom = std::max(0.0, double(reduced_count(x.sizes(), dims)) - correction);
