@@ -49,7 +49,8 @@ class DataPtr {
 class Allocator {
  public:
   virtual ~Allocator() = default;
-  virtual DataPtr allocate(size_t nbytes) = 0;
+  // `device`: where (its index, for devices that have several; an index-less CUDA device means the current one).
+  virtual DataPtr allocate(size_t nbytes, Device device) = 0;
 };
 
 // The allocator for a device; raises a clear error for devices this build lacks.

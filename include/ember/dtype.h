@@ -110,7 +110,7 @@ decltype(auto) visit_dtype(ScalarType t, Fn&& fn) {
 // Value conversion between element types with torch's CPU semantics: floats to narrow
 // integers truncate through int32 (out of range gives INT32_MIN's low bits); NaN to bool is true.
 template <typename To, typename From>
-inline To convert(From v) {
+EMBER_HOST_DEVICE inline To convert(From v) {
   if constexpr (std::is_same_v<To, From>) {
     return v;
   } else if constexpr (std::is_same_v<To, bool>) {

@@ -14,6 +14,8 @@ struct ValueError : Error { using Error::Error; };
 struct NotImplementedError : Error { using Error::Error; };
 // A device this build or machine lacks (torch raises AssertionError for CUDA on CPU builds).
 struct DeviceUnavailableError : Error { using Error::Error; };
+// A device allocation that failed even after the cache was emptied (torch.cuda.OutOfMemoryError, a RuntimeError).
+struct OutOfMemoryError : Error { using Error::Error; };
 
 // Warnings (torch's UserWarning): go to the installed handler; the default prints to stderr.
 // The Python module installs one that raises a Python UserWarning.

@@ -5,15 +5,17 @@
 #include <cmath>
 #include <cstdint>
 
+#include "ember/host_device.h"
+
 namespace ember {
 
 namespace detail {
 
-inline uint32_t f32_bits(float f) { return std::bit_cast<uint32_t>(f); }
-inline float f32_from_bits(uint32_t b) { return std::bit_cast<float>(b); }
+EMBER_HOST_DEVICE inline uint32_t f32_bits(float f) { return std::bit_cast<uint32_t>(f); }
+EMBER_HOST_DEVICE inline float f32_from_bits(uint32_t b) { return std::bit_cast<float>(b); }
 
 // IEEE binary16 <-> binary32 (round to nearest even, overflow to inf, NaN kept quiet).
-inline uint16_t f32_to_f16_bits(float f) {
+EMBER_HOST_DEVICE inline uint16_t f32_to_f16_bits(float f) {
   uint32_t x = f32_bits(f);
   uint32_t sign = (x >> 16) & 0x8000u;
   uint32_t abs = x & 0x7fffffffu;
@@ -28,7 +30,7 @@ inline uint16_t f32_to_f16_bits(float f) {
   return uint16_t(sign | (abs >> 13));
 }
 
-inline float f16_bits_to_f32(uint16_t h) {
+EMBER_HOST_DEVICE inline float f16_bits_to_f32(uint16_t h) {
   uint32_t sign = uint32_t(h & 0x8000u) << 16;
   uint32_t exp = (h >> 10) & 0x1fu;
   uint32_t mant = h & 0x3ffu;
@@ -40,26 +42,26 @@ inline float f16_bits_to_f32(uint16_t h) {
   return f32_from_bits(sign | ((exp + 112) << 23) | (mant << 13));
 }
 
-inline uint16_t f32_to_bf16_bits(float f) {
+EMBER_HOST_DEVICE inline uint16_t f32_to_bf16_bits(float f) {
   uint32_t x = f32_bits(f);
   if (std::isnan(f)) return uint16_t((x >> 16) | 0x40u);
   uint32_t rounding_bias = 0x7fffu + ((x >> 16) & 1u);
   return uint16_t((x + rounding_bias) >> 16);
 }
 
-inline float bf16_bits_to_f32(uint16_t b) { return f32_from_bits(uint32_t(b) << 16); }
+EMBER_HOST_DEVICE inline float bf16_bits_to_f32(uint16_t b) { return f32_from_bits(uint32_t(b) << 16); }
 
 // Generic small-float encoder: EXP exponent bits, MAN mantissa bits, bias 2^(EXP-1)-1.
 // e4m3fn has no infinities (0x7f is NaN, max 448, saturating); e5m2 is IEEE-like.
 template <int EXP, int MAN, bool FN>
-inline uint8_t f32_to_f8_bits(float f) {
+EMBER_HOST_DEVICE inline uint8_t f32_to_f8_bits(float f) {
   constexpr int bias = (1 << (EXP - 1)) - 1;
   uint8_t sign = std::signbit(f) ? 0x80 : 0;
   float a = std::fabs(f);
   if (std::isnan(f)) return uint8_t(sign | 0x7f);
   constexpr int max_exp = FN ? (1 << EXP) - 1 - bias : (1 << EXP) - 2 - bias;
-  constexpr float max_val = FN ? std::ldexp(1.0f, max_exp) * (2.0f - 2.0f * std::ldexp(1.0f, -MAN))
-                               : std::ldexp(1.0f, max_exp) * (2.0f - std::ldexp(1.0f, -MAN));
+  // The largest finite value: 2^max_exp * (2 - 2^-MAN), or (2 - 2^(1-MAN)) for e4m3fn, whose top code is NaN.
+  constexpr float max_val = float(1 << max_exp) * (2.0f - float(FN ? 2 : 1) / float(1 << MAN));
   if (FN) {
     if (a >= max_val) return uint8_t(sign | 0x7e);  // saturate (inf included), as torch does
   } else if (std::isinf(f)) {
@@ -87,7 +89,7 @@ inline uint8_t f32_to_f8_bits(float f) {
 }
 
 template <int EXP, int MAN, bool FN>
-inline float f8_bits_to_f32(uint8_t b) {
+EMBER_HOST_DEVICE inline float f8_bits_to_f32(uint8_t b) {
   constexpr int bias = (1 << (EXP - 1)) - 1;
   float sign = (b & 0x80) ? -1.0f : 1.0f;
   int exp = (b >> MAN) & ((1 << EXP) - 1);
@@ -109,13 +111,13 @@ template <typename Bits, Bits (*Encode)(float), float (*Decode)(Bits)>
 struct SmallFloat {
   Bits x = 0;
   SmallFloat() = default;
-  SmallFloat(float f) : x(Encode(f)) {}
-  static SmallFloat from_bits(Bits b) {
+  EMBER_HOST_DEVICE SmallFloat(float f) : x(Encode(f)) {}
+  EMBER_HOST_DEVICE static SmallFloat from_bits(Bits b) {
     SmallFloat h;
     h.x = b;
     return h;
   }
-  operator float() const { return Decode(x); }
+  EMBER_HOST_DEVICE operator float() const { return Decode(x); }
 };
 
 using Half = SmallFloat<uint16_t, detail::f32_to_f16_bits, detail::f16_bits_to_f32>;

@@ -3,6 +3,8 @@
 // a loop that allocates a 64 MiB result each step would otherwise spend most of its time faulting.
 #include "ember/allocator.h"
 
+#include "cuda_hooks.h"
+
 #include <sys/mman.h>
 
 #include <array>
@@ -74,7 +76,7 @@ thread_local SmallBlockCache t_small_cache;
 
 class CPUAllocator final : public Allocator {
  public:
-  DataPtr allocate(size_t nbytes) override {
+  DataPtr allocate(size_t nbytes, Device) override {
     size_t total = kHeader + nbytes;
     bool large = !kSanitize && total >= kLargeBlock;
     size_t block_size = large ? round_up(total, kHugePage) : kSanitize ? total : round_up(total, kAlignment);
@@ -194,10 +196,11 @@ Allocator* g_allocators[2] = {&CPUAllocator::instance(), nullptr};
 
 Allocator* get_allocator(Device device) {
   Allocator* a = g_allocators[int(device.type)];
-  if (!a) {
-    throw DeviceUnavailableError(str("Ember was built without CUDA support (or no CUDA device is present): cannot ",
-                                     "place a tensor on '", device.str(), "'"));
-  }
+  if (a) return a;
+  // The CUDA backend registers its allocator as it loads, on the first CUDA request.
+  require_cuda(str("placing a tensor on '", device.str(), "'").c_str());
+  a = g_allocators[int(device.type)];
+  EMBER_CHECK(a, DeviceUnavailableError, "no allocator for device '", device.str(), "'");
   return a;
 }
 

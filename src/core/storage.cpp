@@ -4,7 +4,7 @@ namespace ember {
 
 Storage Storage::allocate(size_t nbytes, Device device) {
   auto impl = std::make_shared<StorageImpl>();
-  impl->data_ptr = get_allocator(device)->allocate(nbytes);
+  impl->data_ptr = get_allocator(device)->allocate(nbytes, device);
   impl->nbytes = nbytes;
   return Storage(std::move(impl));
 }

@@ -1,17 +1,11 @@
-// Element arithmetic types shared by the kernels.
+// Element arithmetic types of the CPU kernels.
 #pragma once
-#include <type_traits>
-
-#include "ember/float_types.h"
+#include "../functors/compute.h"
 
 namespace ember::cpu {
 
-// The type element arithmetic runs in: float for the 16- and 8-bit floats, else the type itself.
-template <typename T>
-using Compute = std::conditional_t<std::is_integral_v<T> || std::is_floating_point_v<T>, T, float>;
-
-template <typename T>
-constexpr bool is_float8 = std::is_same_v<T, Float8_e4m3fn> || std::is_same_v<T, Float8_e5m2>;
+using functors::Compute;
+using functors::is_float8;
 
 // 32-byte vectors of float or double (GCC vector extensions).
 template <typename C> struct Vec32;

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <type_traits>
 
-#include "host_device.h"
+#include "ember/host_device.h"
 
 namespace ember::functors {
 

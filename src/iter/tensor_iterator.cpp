@@ -9,10 +9,36 @@
 
 namespace ember {
 
+namespace {
+
+// The device an elementwise op runs on: its tensors' one device, where a CPU 0-dim tensor (a wrapped number)
+// joins any device, as in torch; an out= tensor must be on it too.
+Device common_device(std::span<const Tensor> inputs, const Tensor& out) {
+  const Tensor* first = nullptr;
+  for (const Tensor& t : inputs) {
+    if (t.device().is_cpu() && t.dim() == 0) continue;
+    if (!first) {
+      first = &t;
+    } else if (t.device() != first->device()) {
+      throw Error(str("Expected all tensors to be on the same device, but found at least two devices, ",
+                      first->device().str(), " and ", t.device().str(), "!"));
+    }
+  }
+  Device device = first ? first->device() : out.defined() ? out.device() : inputs.empty() ? kCPU : inputs[0].device();
+  if (out.defined() && out.device() != device) {
+    throw Error(str("Expected all tensors to be on the same device, but found at least two devices, ",
+                    device.str(), " and ", out.device().str(), "!"));
+  }
+  return device;
+}
+
+}  // namespace
+
 TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs, ElementwiseConfig config) {
   autograd::GradModeGuard untracked(false);  // the op records itself; its casts and expands must not
   DimVector shape;
   for (const Tensor& t : inputs) shape = broadcast_shapes(shape, t.sizes());
+  Device device = common_device(inputs, out);
   common_ = result_type(inputs);
   if (config.int_to_float && !is_floating_point(common_)) common_ = default_dtype();
   ScalarType result_dtype = config.bool_output ? kBool : common_;
@@ -29,7 +55,7 @@ TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs
   all_contiguous |= config.contiguous_output;  // then the output is allocated contiguous
 
   if (!out.defined()) {
-    TensorOptions options = TensorOptions(result_dtype).with_device(inputs.empty() ? kCPU : inputs[0].device());
+    TensorOptions options = TensorOptions(result_dtype).with_device(device);
     out_ = all_contiguous ? empty(shape, options) : empty_strided(shape, fresh_strides(shape, same_shape), options);
     compute_out_ = out_;
     return;

@@ -80,7 +80,7 @@ Tensor& Tensor::resize_(IntArrayRef new_sizes) {
   StorageImpl& storage = *impl_->storage.impl();
   if (n > 0 && needed > storage.nbytes) {
     EMBER_CHECK(storage.resizable, Error, "Trying to resize storage that is not resizable");
-    DataPtr grown = get_allocator(device())->allocate(needed);
+    DataPtr grown = get_allocator(device())->allocate(needed, device());
     std::memcpy(grown.get(), storage.data_ptr.get(), storage.nbytes);
     storage.data_ptr = std::move(grown);  // every view of the storage sees the new buffer, as in torch
     storage.nbytes = needed;

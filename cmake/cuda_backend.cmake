@@ -1,0 +1,54 @@
+# The CUDA backend: libember_cuda.so, built when a CUDA compiler and cuBLAS are found. libember.so loads it
+# at run time (src/core/cuda_hooks.cpp), so the CPU library never needs the CUDA libraries.
+if(NOT EMBER_CUDA)
+  return()
+endif()
+include(CheckLanguage)
+check_language(CUDA)
+if(NOT CMAKE_CUDA_COMPILER)
+  message(STATUS "ember: no CUDA compiler found; building without the CUDA backend")
+  return()
+endif()
+# Hopper (H100/H200) by default; pass -DCMAKE_CUDA_ARCHITECTURES=... for other GPUs.
+if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+  set(CMAKE_CUDA_ARCHITECTURES 90)
+endif()
+enable_language(CUDA)
+set(CMAKE_CUDA_STANDARD 20)
+set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+find_package(CUDAToolkit REQUIRED)
+if(CCACHE_PROGRAM)
+  set(CMAKE_CUDA_COMPILER_LAUNCHER ${CCACHE_PROGRAM})
+endif()
+
+# cuBLAS and cuBLASLt: the toolkit's, else NVIDIA's PyPI wheel (nvidia-cublas: site-packages/nvidia/cu13).
+if(NOT Python_EXECUTABLE)
+  find_package(Python COMPONENTS Interpreter)
+endif()
+if(Python_EXECUTABLE)
+  execute_process(COMMAND "${Python_EXECUTABLE}" -c
+    "import importlib.util as u; s = u.find_spec('nvidia.cu13'); print(next(iter(s.submodule_search_locations)) if s else '')"
+    OUTPUT_VARIABLE EMBER_NVIDIA_WHEEL_DIR OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+endif()
+find_path(EMBER_CUBLAS_INCLUDE cublasLt.h HINTS ${CUDAToolkit_INCLUDE_DIRS} ${EMBER_NVIDIA_WHEEL_DIR}/include)
+find_library(EMBER_CUBLAS_LIBRARY NAMES cublas libcublas.so.13 HINTS ${CUDAToolkit_LIBRARY_DIR} ${EMBER_NVIDIA_WHEEL_DIR}/lib)
+find_library(EMBER_CUBLASLT_LIBRARY NAMES cublasLt libcublasLt.so.13 HINTS ${CUDAToolkit_LIBRARY_DIR} ${EMBER_NVIDIA_WHEEL_DIR}/lib)
+if(NOT EMBER_CUBLAS_INCLUDE OR NOT EMBER_CUBLAS_LIBRARY OR NOT EMBER_CUBLASLT_LIBRARY)
+  message(WARNING "ember: cuBLAS not found (pip install nvidia-cublas); building without the CUDA backend")
+  return()
+endif()
+get_filename_component(EMBER_CUBLAS_DIR ${EMBER_CUBLAS_LIBRARY} DIRECTORY)
+message(STATUS "ember: CUDA backend for architectures ${CMAKE_CUDA_ARCHITECTURES}, cuBLAS in ${EMBER_CUBLAS_DIR}")
+
+file(GLOB_RECURSE EMBER_CUDA_SOURCES CONFIGURE_DEPENDS src/cuda/*.cpp src/cuda/*.cu)
+add_library(ember_cuda SHARED ${EMBER_CUDA_SOURCES})
+target_include_directories(ember_cuda PRIVATE ${EMBER_CUBLAS_INCLUDE} ${CUDAToolkit_INCLUDE_DIRS})
+target_link_libraries(ember_cuda PRIVATE ember CUDA::cudart_static ${EMBER_CUBLAS_LIBRARY} ${EMBER_CUBLASLT_LIBRARY})
+# Element functions (src/functors) are constexpr-friendly host code called from kernels.
+target_compile_options(ember_cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr --extended-lambda
+  -Xcompiler=-fno-semantic-interposition>)
+# The backend exports nothing (it registers itself as it loads); its static CUDA runtime stays private, beside
+# another framework's in the same process.
+set_target_properties(ember_cuda PROPERTIES CXX_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden
+  CUDA_RUNTIME_LIBRARY Static BUILD_RPATH "$ORIGIN;${EMBER_CUBLAS_DIR}" INSTALL_RPATH "$ORIGIN;${EMBER_CUBLAS_DIR}")
+target_link_options(ember_cuda PRIVATE -Wl,--exclude-libs,ALL)

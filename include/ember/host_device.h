@@ -1,0 +1,9 @@
+// Marks functions that compile for the CPU and, under nvcc, for CUDA kernels too (element functions,
+// the small float types, dtype conversion).
+#pragma once
+
+#ifdef __CUDACC__
+#define EMBER_HOST_DEVICE __host__ __device__
+#else
+#define EMBER_HOST_DEVICE
+#endif

@@ -1,0 +1,45 @@
+// The calls the device-neutral core makes into the CUDA backend. The backend is a separate library
+// (libember_cuda, src/cuda/) that registers its hooks, allocator and kernels when it loads, so the CPU
+// library neither links nor loads the CUDA libraries until a CUDA device is asked for.
+#pragma once
+#include <cstddef>
+#include <string>
+
+#include "ember/cuda.h"
+#include "ember/device.h"
+
+namespace ember {
+
+class CudaHooks {
+ public:
+  virtual ~CudaHooks() = default;
+  virtual int device_count() const = 0;
+  virtual int current_device() const = 0;
+  virtual void set_device(int device) const = 0;
+  virtual void synchronize(int device) const = 0;
+  virtual cuda::DeviceProperties properties(int device) const = 0;
+  virtual cuda::MemoryStats memory_stats(int device) const = 0;
+  virtual void reset_peak_memory_stats(int device) const = 0;
+  virtual void empty_cache() const = 0;
+  virtual std::pair<size_t, size_t> mem_get_info(int device) const = 0;
+  virtual void set_memory_fraction(double fraction, int device) const = 0;
+  // Copies n bytes between host and device memory or within devices; synchronous unless `non_blocking`
+  // (which is honoured, as in torch, only where the host side is pinned).
+  virtual void memcpy(void* dst, Device dst_device, const void* src, Device src_device, size_t n,
+                      bool non_blocking) const = 0;
+  // Page-locked host memory for fast and asynchronous copies (pin_memory()).
+  virtual void* alloc_pinned(size_t nbytes) const = 0;
+  virtual void free_pinned(void* p) const = 0;
+  virtual bool is_pinned(const void* p) const = 0;
+};
+
+// The backend's hooks, loading it on first use; nullptr when this build or machine has none
+// (cuda_unavailable_reason() says why).
+const CudaHooks* cuda_hooks();
+std::string cuda_unavailable_reason();
+// The hooks, or DeviceUnavailableError naming why there are none.
+const CudaHooks& require_cuda(const char* what);
+// Called by the backend as it loads.
+void register_cuda_hooks(const CudaHooks* hooks);
+
+}  // namespace ember

@@ -1,0 +1,12 @@
+// The CUDA kernels this backend registers in the core's kernel tables (src/dispatch/kernels.h), one file per family.
+#pragma once
+#include "../dispatch/kernels.h"
+
+namespace ember::cuda_backend {
+
+// Fills the CUDA column of every kernel table (register_kernels.cpp).
+void register_kernels();
+
+void fill_kernel(const Tensor& dst, const Scalar& value);
+
+}  // namespace ember::cuda_backend
