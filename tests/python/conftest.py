@@ -17,6 +17,7 @@ FLOAT_NAMES = ["float16", "bfloat16", "float32", "float64", "float8_e4m3fn", "fl
 def pytest_configure(config):
     config.addinivalue_line("markers", "release_build: pins what only a release build does (block caching, "
                             "vectorised rounding, crash signals, timing); skipped in the sanitizer run")
+    config.addinivalue_line("markers", "cuda: needs a CUDA GPU; skipped where ember.cuda.is_available() is False")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -28,6 +29,11 @@ def pytest_collection_modifyitems(config, items):
         for item in items:
             if "release_build" in item.keywords:
                 item.add_marker(skip)
+    if not ember.cuda.is_available():
+        no_gpu = pytest.mark.skip(reason="needs a CUDA GPU")
+        for item in items:
+            if "cuda" in item.keywords:
+                item.add_marker(no_gpu)
 
 
 def dtype_id(pair):
@@ -49,6 +55,7 @@ def pair_from_numpy(arr, name="float32"):
 def to_torch(e):
     """A torch copy of an ember tensor's values (through float32 for types numpy lacks)."""
     name = str(e.dtype).replace("torch.", "")
+    e = e.cpu()
     if name in ("bfloat16", "float8_e4m3fn", "float8_e5m2"):
         bits = e.view(ember.uint8 if e.element_size() == 1 else ember.int16).contiguous().numpy()
         return torch.from_numpy(bits.copy()).view(getattr(torch, name))
