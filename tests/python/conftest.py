@@ -32,7 +32,7 @@ def pytest_collection_modifyitems(config, items):
     if not ember.cuda.is_available():
         no_gpu = pytest.mark.skip(reason="needs a CUDA GPU")
         for item in items:
-            if "cuda" in item.keywords:
+            if item.get_closest_marker("cuda"):
                 item.add_marker(no_gpu)
 
 
