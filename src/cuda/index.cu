@@ -1,0 +1,178 @@
+// Advanced indexing on CUDA: gather (x[idx]) and scatter (x[idx] = v, index_put_ with accumulate), one thread per
+// element of the core tensor (offsets.numel(), rest...), 64-bit offsets throughout.
+#include <cstring>
+
+#include "../functors/compute.h"
+#include "elementwise.cuh"
+#include "ember/creation.h"
+#include "kernels.h"
+
+namespace ember::cuda_backend {
+
+namespace {
+
+// Where core element i lives, in elements from the base: offsets[i / rest] plus the rest block's offset of
+// position i % rest (the block's sizes and strides, innermost first, unless it is one contiguous run).
+struct CoreOffsets {
+  const int64_t* offsets;
+  int64_t rest;
+  bool contiguous;
+  OffsetCalc<1, int64_t> block;
+
+  __device__ int64_t operator()(int64_t i) const {
+    int64_t j = i / rest, r = i - j * rest;
+    if (contiguous) return offsets[j] + r;
+    int64_t at[1];
+    block.offsets(r, at);
+    return offsets[j] + at[0];
+  }
+};
+
+bool contiguous_rest(IntArrayRef sizes, IntArrayRef strides) {
+  int64_t expected = 1;
+  for (size_t k = sizes.size(); k-- > 0;) {
+    if (sizes[k] == 1) continue;
+    if (strides[k] != expected) return false;
+    expected *= sizes[k];
+  }
+  return true;
+}
+
+// `offsets` on `device` (copied there when the op layer computed them on the host; `keep` holds the copy).
+const int64_t* device_offsets(const Tensor& offsets, Device device, Tensor& keep) {
+  if (offsets.device() == device) return offsets.data_ptr<int64_t>();
+  Tensor host = offsets.contiguous();
+  keep = empty(host.sizes(), host.options().with_device(device));
+  size_t bytes = size_t(host.numel()) * sizeof(int64_t);
+  if (bytes) EMBER_CUDA_CHECK(cudaMemcpyAsync(keep.data_ptr(), host.data_ptr(), bytes, cudaMemcpyHostToDevice, current_stream()));
+  return keep.data_ptr<int64_t>();
+}
+
+CoreOffsets core_offsets(const int64_t* offsets, IntArrayRef rest_sizes, IntArrayRef rest_strides) {
+  int64_t ndim = int64_t(rest_sizes.size());
+  EMBER_CHECK(ndim <= kMaxDims, NotImplementedError, "CUDA indexing takes at most ", kMaxDims,
+              " dims besides the indexed ones; this tensor has ", ndim);
+  CoreOffsets c{offsets, 1, contiguous_rest(rest_sizes, rest_strides), {}};
+  c.block.ndim = int(ndim);
+  for (int64_t d = 0; d < ndim; ++d) {
+    c.rest *= rest_sizes[size_t(d)];
+    c.block.sizes[ndim - 1 - d] = rest_sizes[size_t(d)];
+    c.block.strides[ndim - 1 - d][0] = rest_strides[size_t(d)];
+  }
+  return c;
+}
+
+// An unsigned type of each element size: gathers and plain scatters move bits.
+template <int Size> struct Bits;
+template <> struct Bits<1> { using type = uint8_t; };
+template <> struct Bits<2> { using type = uint16_t; };
+template <> struct Bits<4> { using type = uint32_t; };
+template <> struct Bits<8> { using type = uint64_t; };
+
+template <typename U>
+__global__ void gather_kernel(const U* src, U* core, int64_t n, CoreOffsets where) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    core[i] = src[where(i)];
+  }
+}
+
+template <typename U>
+__global__ void scatter_kernel(U* dst, const U* core, int64_t n, CoreOffsets where) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    dst[where(i)] = core[i];
+  }
+}
+
+template <typename T>
+__device__ T plus(T a, T b) {
+  using functors::Compute;
+  if constexpr (std::is_same_v<T, bool>) return a || b;
+  else return T(Compute<T>(a) + Compute<T>(b));
+}
+
+// *p += v atomically: hardware atomicAdd for 4- and 8-byte types, else a compare-and-swap loop on the
+// 32-bit word that holds the element.
+template <typename T>
+__device__ void atomic_add(T* p, T v) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int32_t>) {
+    atomicAdd(p, v);
+  } else if constexpr (std::is_same_v<T, int64_t>) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
+  } else {
+    static_assert(sizeof(T) < 4);
+    using U = typename Bits<sizeof(T)>::type;
+    auto address = reinterpret_cast<uintptr_t>(p);
+    auto* word = reinterpret_cast<unsigned int*>(address & ~uintptr_t(3));
+    unsigned shift = unsigned(address & 3) * 8;
+    unsigned mask = ((1u << (8 * sizeof(T))) - 1) << shift;
+    unsigned old = *word, assumed;
+    do {
+      assumed = old;
+      U bits = U((assumed & mask) >> shift);
+      T current;
+      memcpy(&current, &bits, sizeof(T));
+      T next = plus(current, v);
+      memcpy(&bits, &next, sizeof(T));
+      old = atomicCAS(word, assumed, (assumed & ~mask) | (unsigned(bits) << shift));
+    } while (old != assumed);
+  }
+}
+
+template <typename T>
+__global__ void accumulate_kernel(T* dst, const T* core, int64_t n, CoreOffsets where) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    atomic_add(dst + where(i), core[i]);
+  }
+}
+
+// Calls fn(U{}) with the unsigned type of the element size.
+template <typename Fn>
+void visit_bits(size_t element_size, Fn&& fn) {
+  switch (element_size) {
+    case 1: return fn(uint8_t{});
+    case 2: return fn(uint16_t{});
+    case 4: return fn(uint32_t{});
+    default: return fn(uint64_t{});
+  }
+}
+
+}  // namespace
+
+void index_gather_kernel(const Tensor& src, int64_t base_offset, IntArrayRef rest_sizes, IntArrayRef rest_strides,
+                         const Tensor& offsets, const Tensor& core) {
+  int64_t n = core.numel();
+  if (n == 0) return;
+  DeviceGuard guard(device_index(src.device()));
+  Tensor keep;
+  CoreOffsets where = core_offsets(device_offsets(offsets, src.device(), keep), rest_sizes, rest_strides);
+  cudaStream_t stream = current_stream();
+  visit_bits(src.element_size(), [&]<typename U>(U) {
+    const U* from = static_cast<const U*>(src.storage().data()) + base_offset;
+    gather_kernel<<<grid_for(n, 1), kBlockThreads, 0, stream>>>(from, static_cast<U*>(core.data_ptr()), n, where);
+  });
+  EMBER_CUDA_LAUNCH();
+}
+
+void index_scatter_kernel(const Tensor& dst, int64_t base_offset, IntArrayRef rest_sizes, IntArrayRef rest_strides,
+                          const Tensor& offsets, const Tensor& core, bool accumulate) {
+  int64_t n = core.numel();
+  if (n == 0) return;
+  DeviceGuard guard(device_index(dst.device()));
+  Tensor keep;
+  CoreOffsets where = core_offsets(device_offsets(offsets, dst.device(), keep), rest_sizes, rest_strides);
+  cudaStream_t stream = current_stream();
+  if (accumulate) {
+    visit_dtype(dst.dtype(), [&]<typename T>(T) {
+      T* to = static_cast<T*>(dst.storage().data()) + base_offset;
+      accumulate_kernel<<<grid_for(n, 1), kBlockThreads, 0, stream>>>(to, core.data_ptr<T>(), n, where);
+    });
+  } else {
+    visit_bits(dst.element_size(), [&]<typename U>(U) {
+      U* to = static_cast<U*>(dst.storage().data()) + base_offset;
+      scatter_kernel<<<grid_for(n, 1), kBlockThreads, 0, stream>>>(to, static_cast<const U*>(core.data_ptr()), n, where);
+    });
+  }
+  EMBER_CUDA_LAUNCH();
+}
+
+}  // namespace ember::cuda_backend
