@@ -1,6 +1,10 @@
 // gemm on CUDA through cuBLASLt: the row-major product C = A @ B runs as the column-major C^T = B^T A^T, with
 // transposed operands passed as transpose flags, not copied.
 #include <algorithm>
+#include <array>
+#include <map>
+#include <mutex>
+#include <optional>
 
 #include "blas_handle.h"
 #include "ember/creation.h"
@@ -57,13 +61,29 @@ using MatmulDesc = Owned<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy>;
 using Layout = Owned<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy>;
 using Preference = Owned<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy>;
 
-template <typename Attr, typename V>
-void set(cublasLtMatmulDesc_t d, Attr attr, const V& v) {
+template <typename V>
+void set(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t attr, const V& v) {
   EMBER_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(d, attr, &v, sizeof(v)));
 }
 template <typename V>
 void set(cublasLtMatmulPreference_t p, cublasLtMatmulPreferenceAttributes_t attr, const V& v) {
   EMBER_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(p, attr, &v, sizeof(v)));
+}
+
+// cuBLASLt's choice of algorithm for a problem (device, types, operand layouts, alignments), remembered: asking
+// costs microseconds a call, as long as a small product takes.
+using AlgoKey = std::array<int64_t, 16>;
+std::mutex algo_mutex;
+std::map<AlgoKey, cublasLtMatmulAlgo_t> algos;
+
+std::optional<cublasLtMatmulAlgo_t> cached_algorithm(const AlgoKey& key) {
+  std::lock_guard<std::mutex> lock(algo_mutex);
+  auto it = algos.find(key);
+  return it == algos.end() ? std::nullopt : std::optional(it->second);
+}
+void cache_algorithm(const AlgoKey& key, const cublasLtMatmulAlgo_t& algo) {
+  std::lock_guard<std::mutex> lock(algo_mutex);
+  algos.emplace(key, algo);
 }
 
 // out = alpha * a @ b + beta * out for M, N, K > 0; `Scale` is alpha's and beta's type for cuBLASLt.
@@ -84,21 +104,29 @@ void lt_matmul(const Tensor& a, const Tensor& b, const Tensor& out, Scale alpha,
   EMBER_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&la.value, type, oa.stored_rows, oa.stored_cols, oa.ld));
   EMBER_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&lb.value, type, ob.stored_rows, ob.stored_cols, ob.ld));
   EMBER_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&lc.value, type, uint64_t(N), uint64_t(M), N));
-  Preference pref;
-  EMBER_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref.value));
-  set(pref.value, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, uint64_t(h.workspace_size));
-  set(pref.value, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignment(oa.data));
-  set(pref.value, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignment(ob.data));
-  set(pref.value, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignment(out.data_ptr()));
-  set(pref.value, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignment(out.data_ptr()));
-  cublasLtMatmulHeuristicResult_t heuristic{};
-  int found = 0;
-  EMBER_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(h.handle, desc.value, la.value, lb.value, lc.value, lc.value,
-                                                    pref.value, 1, &heuristic, &found));
-  EMBER_CHECK(found > 0, Error, "CUDA error: cuBLASLt found no algorithm for a ", dtype_name(a.dtype()), " matmul of (",
-              M, ", ", a.sizes()[1], ") by (", b.sizes()[0], ", ", N, ")");
+  uint32_t align_a = alignment(oa.data), align_b = alignment(ob.data), align_c = alignment(out.data_ptr());
+  AlgoKey key{current_device(), type, compute, oa.op, ob.op, int64_t(oa.stored_rows), int64_t(oa.stored_cols), oa.ld,
+              int64_t(ob.stored_rows), int64_t(ob.stored_cols), ob.ld, N, M, align_a, align_b, align_c};
+  std::optional<cublasLtMatmulAlgo_t> algo = cached_algorithm(key);
+  if (!algo) {
+    Preference pref;
+    EMBER_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref.value));
+    set(pref.value, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, uint64_t(h.workspace_size));
+    set(pref.value, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, align_a);
+    set(pref.value, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, align_b);
+    set(pref.value, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, align_c);
+    set(pref.value, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, align_c);
+    cublasLtMatmulHeuristicResult_t heuristic{};
+    int found = 0;
+    EMBER_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(h.handle, desc.value, la.value, lb.value, lc.value, lc.value,
+                                                      pref.value, 1, &heuristic, &found));
+    EMBER_CHECK(found > 0, Error, "CUDA error: cuBLASLt found no algorithm for a ", dtype_name(a.dtype()),
+                " matmul of (", M, ", ", a.sizes()[1], ") by (", b.sizes()[0], ", ", N, ")");
+    algo = heuristic.algo;
+    cache_algorithm(key, *algo);
+  }
   EMBER_CUBLAS_CHECK(cublasLtMatmul(h.handle, desc.value, &alpha, oa.data, la.value, ob.data, lb.value, &beta,
-                                    out.data_ptr(), lc.value, out.data_ptr(), lc.value, &heuristic.algo, h.workspace,
+                                    out.data_ptr(), lc.value, out.data_ptr(), lc.value, &*algo, h.workspace,
                                     h.workspace_size, current_stream()));
 }
 
