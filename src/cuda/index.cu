@@ -1,5 +1,6 @@
 // Advanced indexing on CUDA: gather (x[idx]) and scatter (x[idx] = v, index_put_ with accumulate), one thread per
-// element of the core tensor (offsets.numel(), rest...), 64-bit offsets throughout.
+// element of the core tensor (offsets.numel(), rest...). Offsets are 64-bit; the core index and the rest block's
+// offsets run in 32-bit arithmetic where they fit.
 #include <cstring>
 
 #include "../functors/compute.h"
@@ -13,16 +14,17 @@ namespace {
 
 // Where core element i lives, in elements from the base: offsets[i / rest] plus the rest block's offset of
 // position i % rest (the block's sizes and strides, innermost first, unless it is one contiguous run).
+template <typename Index>
 struct CoreOffsets {
   const int64_t* offsets;
-  int64_t rest;
+  Index rest;
   bool contiguous;
-  OffsetCalc<1, int64_t> block;
+  OffsetCalc<1, Index> block;
 
-  __device__ int64_t operator()(int64_t i) const {
-    int64_t j = i / rest, r = i - j * rest;
+  __device__ int64_t operator()(int64_t linear) const {
+    Index i = Index(linear), j = i / rest, r = i - j * rest;
     if (contiguous) return offsets[j] + r;
-    int64_t at[1];
+    Index at[1];
     block.offsets(r, at);
     return offsets[j] + at[0];
   }
@@ -48,18 +50,28 @@ const int64_t* device_offsets(const Tensor& offsets, Device device, Tensor& keep
   return keep.data_ptr<int64_t>();
 }
 
-CoreOffsets core_offsets(const int64_t* offsets, IntArrayRef rest_sizes, IntArrayRef rest_strides) {
-  int64_t ndim = int64_t(rest_sizes.size());
+// Calls fn(CoreOffsets<Index>) for a core of n elements, Index int32_t where the core and the block fit it.
+template <typename Fn>
+void with_core_offsets(const int64_t* offsets, int64_t n, IntArrayRef rest_sizes, IntArrayRef rest_strides, Fn&& fn) {
+  int ndim = int(rest_sizes.size());
   EMBER_CHECK(ndim <= kMaxDims, NotImplementedError, "CUDA indexing takes at most ", kMaxDims,
               " dims besides the indexed ones; this tensor has ", ndim);
-  CoreOffsets c{offsets, 1, contiguous_rest(rest_sizes, rest_strides), {}};
-  c.block.ndim = int(ndim);
-  for (int64_t d = 0; d < ndim; ++d) {
-    c.rest *= rest_sizes[size_t(d)];
-    c.block.sizes[ndim - 1 - d] = rest_sizes[size_t(d)];
-    c.block.strides[ndim - 1 - d][0] = rest_strides[size_t(d)];
+  int64_t rest = 1, reach = 0;
+  for (int d = 0; d < ndim; ++d) {
+    rest *= rest_sizes[size_t(d)];
+    reach += (rest_sizes[size_t(d)] - 1) * (rest_strides[size_t(d)] < 0 ? -rest_strides[size_t(d)] : rest_strides[size_t(d)]);
   }
-  return c;
+  auto make = [&]<typename Index>(Index) {
+    CoreOffsets<Index> c{offsets, Index(rest), contiguous_rest(rest_sizes, rest_strides), {}};
+    c.block.ndim = ndim;
+    for (int d = 0; d < ndim; ++d) {
+      c.block.sizes[ndim - 1 - d] = Index(rest_sizes[size_t(d)]);
+      c.block.strides[ndim - 1 - d][0] = Index(rest_strides[size_t(d)]);
+    }
+    fn(c);
+  };
+  if (n <= INT32_MAX && reach <= INT32_MAX) make(int32_t{});
+  else make(int64_t{});
 }
 
 // An unsigned type of each element size: gathers and plain scatters move bits.
@@ -69,15 +81,26 @@ template <> struct Bits<2> { using type = uint16_t; };
 template <> struct Bits<4> { using type = uint32_t; };
 template <> struct Bits<8> { using type = uint64_t; };
 
-template <typename U>
-__global__ void gather_kernel(const U* src, U* core, int64_t n, CoreOffsets where) {
+// Calls fn(U{}) with the unsigned type of the element size.
+template <typename Fn>
+void visit_bits(size_t element_size, Fn&& fn) {
+  switch (element_size) {
+    case 1: return fn(uint8_t{});
+    case 2: return fn(uint16_t{});
+    case 4: return fn(uint32_t{});
+    default: return fn(uint64_t{});
+  }
+}
+
+template <typename U, typename Where>
+__global__ void gather_kernel(const U* src, U* core, int64_t n, Where where) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
     core[i] = src[where(i)];
   }
 }
 
-template <typename U>
-__global__ void scatter_kernel(U* dst, const U* core, int64_t n, CoreOffsets where) {
+template <typename U, typename Where>
+__global__ void scatter_kernel(U* dst, const U* core, int64_t n, Where where) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
     dst[where(i)] = core[i];
   }
@@ -118,21 +141,10 @@ __device__ void atomic_add(T* p, T v) {
   }
 }
 
-template <typename T>
-__global__ void accumulate_kernel(T* dst, const T* core, int64_t n, CoreOffsets where) {
+template <typename T, typename Where>
+__global__ void accumulate_kernel(T* dst, const T* core, int64_t n, Where where) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
     atomic_add(dst + where(i), core[i]);
-  }
-}
-
-// Calls fn(U{}) with the unsigned type of the element size.
-template <typename Fn>
-void visit_bits(size_t element_size, Fn&& fn) {
-  switch (element_size) {
-    case 1: return fn(uint8_t{});
-    case 2: return fn(uint16_t{});
-    case 4: return fn(uint32_t{});
-    default: return fn(uint64_t{});
   }
 }
 
@@ -144,11 +156,13 @@ void index_gather_kernel(const Tensor& src, int64_t base_offset, IntArrayRef res
   if (n == 0) return;
   DeviceGuard guard(device_index(src.device()));
   Tensor keep;
-  CoreOffsets where = core_offsets(device_offsets(offsets, src.device(), keep), rest_sizes, rest_strides);
+  const int64_t* off = device_offsets(offsets, src.device(), keep);
   cudaStream_t stream = current_stream();
-  visit_bits(src.element_size(), [&]<typename U>(U) {
-    const U* from = static_cast<const U*>(src.storage().data()) + base_offset;
-    gather_kernel<<<grid_for(n, 1), kBlockThreads, 0, stream>>>(from, static_cast<U*>(core.data_ptr()), n, where);
+  with_core_offsets(off, n, rest_sizes, rest_strides, [&](const auto& where) {
+    visit_bits(src.element_size(), [&]<typename U>(U) {
+      const U* from = static_cast<const U*>(src.storage().data()) + base_offset;
+      gather_kernel<<<grid_for(n, 1), kBlockThreads, 0, stream>>>(from, static_cast<U*>(core.data_ptr()), n, where);
+    });
   });
   EMBER_CUDA_LAUNCH();
 }
@@ -159,19 +173,21 @@ void index_scatter_kernel(const Tensor& dst, int64_t base_offset, IntArrayRef re
   if (n == 0) return;
   DeviceGuard guard(device_index(dst.device()));
   Tensor keep;
-  CoreOffsets where = core_offsets(device_offsets(offsets, dst.device(), keep), rest_sizes, rest_strides);
+  const int64_t* off = device_offsets(offsets, dst.device(), keep);
   cudaStream_t stream = current_stream();
-  if (accumulate) {
-    visit_dtype(dst.dtype(), [&]<typename T>(T) {
-      T* to = static_cast<T*>(dst.storage().data()) + base_offset;
-      accumulate_kernel<<<grid_for(n, 1), kBlockThreads, 0, stream>>>(to, core.data_ptr<T>(), n, where);
-    });
-  } else {
+  with_core_offsets(off, n, rest_sizes, rest_strides, [&](const auto& where) {
+    if (accumulate) {
+      visit_dtype(dst.dtype(), [&]<typename T>(T) {
+        T* to = static_cast<T*>(dst.storage().data()) + base_offset;
+        accumulate_kernel<<<grid_for(n, 1), kBlockThreads, 0, stream>>>(to, core.data_ptr<T>(), n, where);
+      });
+      return;
+    }
     visit_bits(dst.element_size(), [&]<typename U>(U) {
       U* to = static_cast<U*>(dst.storage().data()) + base_offset;
       scatter_kernel<<<grid_for(n, 1), kBlockThreads, 0, stream>>>(to, static_cast<const U*>(core.data_ptr()), n, where);
     });
-  }
+  });
   EMBER_CUDA_LAUNCH();
 }
 
