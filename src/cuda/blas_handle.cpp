@@ -14,8 +14,8 @@ std::atomic<bool> tf32{false};
 }  // namespace
 
 void raise_cublas_error(cublasStatus_t status, const char* what, const char* file, int line) {
-  throw Error(str("CUDA error: ", cublasLtGetStatusName(status), " (", cublasLtGetStatusString(status), ") when calling `",
-                  what, "` at ", file, ":", line));
+  throw Error(str("CUDA error: ", cublasLtGetStatusName(status), " (", cublasLtGetStatusString(status),
+                  ") when calling `", what, "` at ", file, ":", line));
 }
 
 const BlasHandle& blas_handle() {

@@ -142,7 +142,9 @@ void gemm_kernel(const Tensor& a, const Tensor& b, const Tensor& out, double alp
   if (K == 0) {  // A @ B is all zeros: out = beta * out
     Tensor o = out;
     if (beta == 0) o.zero_();
-    else if (beta != 1) mul_out(o, o, wrapped_scalar(is_floating_point(o.dtype()) ? Scalar(beta) : Scalar(int64_t(beta))));
+    else if (beta != 1) {
+      mul_out(o, o, wrapped_scalar(is_floating_point(o.dtype()) ? Scalar(beta) : Scalar(int64_t(beta))));
+    }
     return;
   }
   bool tf32 = allow_tf32();

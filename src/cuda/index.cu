@@ -40,13 +40,15 @@ bool contiguous_rest(IntArrayRef sizes, IntArrayRef strides) {
   return true;
 }
 
-// `offsets` on `device` (copied there when the op layer computed them on the host; `keep` holds the copy).
+// `offsets` on `device` (copied there when the op layer computed them elsewhere, the host; `keep` holds the copy).
 const int64_t* device_offsets(const Tensor& offsets, Device device, Tensor& keep) {
   if (offsets.device() == device) return offsets.data_ptr<int64_t>();
   Tensor host = offsets.contiguous();
   keep = empty(host.sizes(), host.options().with_device(device));
   size_t bytes = size_t(host.numel()) * sizeof(int64_t);
-  if (bytes) EMBER_CUDA_CHECK(cudaMemcpyAsync(keep.data_ptr(), host.data_ptr(), bytes, cudaMemcpyHostToDevice, current_stream()));
+  if (bytes) {
+    EMBER_CUDA_CHECK(cudaMemcpyAsync(keep.data_ptr(), host.data_ptr(), bytes, cudaMemcpyDefault, current_stream()));
+  }
   return keep.data_ptr<int64_t>();
 }
 
@@ -59,7 +61,8 @@ void with_core_offsets(const int64_t* offsets, int64_t n, IntArrayRef rest_sizes
   int64_t rest = 1, reach = 0;
   for (int d = 0; d < ndim; ++d) {
     rest *= rest_sizes[size_t(d)];
-    reach += (rest_sizes[size_t(d)] - 1) * (rest_strides[size_t(d)] < 0 ? -rest_strides[size_t(d)] : rest_strides[size_t(d)]);
+    int64_t stride = rest_strides[size_t(d)];
+    reach += (rest_sizes[size_t(d)] - 1) * (stride < 0 ? -stride : stride);
   }
   auto make = [&]<typename Index>(Index) {
     CoreOffsets<Index> c{offsets, Index(rest), contiguous_rest(rest_sizes, rest_strides), {}};
@@ -185,7 +188,8 @@ void index_scatter_kernel(const Tensor& dst, int64_t base_offset, IntArrayRef re
     }
     visit_bits(dst.element_size(), [&]<typename U>(U) {
       U* to = static_cast<U*>(dst.storage().data()) + base_offset;
-      scatter_kernel<<<grid_for(n, 1), kBlockThreads, 0, stream>>>(to, static_cast<const U*>(core.data_ptr()), n, where);
+      const U* from = static_cast<const U*>(core.data_ptr());
+      scatter_kernel<<<grid_for(n, 1), kBlockThreads, 0, stream>>>(to, from, n, where);
     });
   });
   EMBER_CUDA_LAUNCH();

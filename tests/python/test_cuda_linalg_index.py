@@ -148,7 +148,7 @@ INDEXINGS = [
     ((7, 3), lambda x: x, lambda: (long([0, 2, 6, -1, 2]),)),
     ((7,), lambda x: x, lambda: (long([[0, 1], [6, 3]]),)),
     ((5, 6, 4), lambda x: x, lambda: (slice(None), long([5, 0, 0, 2]))),                 # rest before the index
-    ((5, 6, 4), lambda x: x, lambda: (long([1, 4]), slice(None), long([[3], [0]]))),     # non-adjacent: index dims first
+    ((5, 6, 4), lambda x: x, lambda: (long([1, 4]), slice(None), long([[3], [0]]))),     # apart: index dims first
     ((5, 6, 4), lambda x: x.transpose(1, 2), lambda: (long([4, 0, 3]),)),                # strided rest block
     ((5, 6, 4), lambda x: x[1:, ::2], lambda: (long([3, 1]), slice(None), long([2, 2]))),
     ((6, 5), lambda x: x, lambda: (ember.tensor([True, False, True, True, False, True]),)),  # a mask of one dim
