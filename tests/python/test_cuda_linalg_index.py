@@ -153,6 +153,7 @@ INDEXINGS = [
     ((5, 6, 4), lambda x: x[1:, ::2], lambda: (long([3, 1]), slice(None), long([2, 2]))),
     ((6, 5), lambda x: x, lambda: (ember.tensor([True, False, True, True, False, True]),)),  # a mask of one dim
     ((6, 5), lambda x: x, lambda: (long(3),)),                                              # 0-dim index
+    ((5, 8), lambda x: x[:, 1:5], lambda: (long([4, 0, 4, 2]),)),                         # 16-byte rows, misaligned
     ((4, 3), lambda x: x, lambda: (long([]),)),                                             # no indices
     ((5, 6, 4), lambda x: x[:, 1:].transpose(0, 2), lambda: (long([[1], [3]]), long([[0, 2, 2]]))),  # broadcast
 ]
@@ -174,7 +175,7 @@ def test_index_gather(dtype, case):
 def test_index_put(dtype, case):
     shape, view, index = INDEXINGS[case]
     x = host(shape, dtype, case)
-    v = host(tuple(view(x)[index()].shape), dtype, 100 + case)
+    v = view(host(shape, dtype, 100 + case))[index()]  # repeated indices write equal values: a deterministic result
     cpu, gpu = x.clone(), x.to("cuda")
     view(cpu)[index()] = v
     view(gpu)[index()] = v.to("cuda")
@@ -219,8 +220,15 @@ def test_index_put_accumulate_duplicates(dtype):
     same(gpu, cpu, dtype)
 
 
-def test_index_many_rows():
-    # More elements than one pass of the grid covers, with negative indices.
-    x = host((64, 1027), "float32", 1)
+@pytest.mark.parametrize("width", [1027, 1024])
+def test_index_many_rows(width):
+    # Rows element by element (1027) and in 16-byte vectors (1024), with negative indices.
+    x = host((64, width), "float32", 1)
     idx = ember.from_numpy(np.random.default_rng(1).integers(-64, 64, 20_001).astype(np.int64))
     same(x.to("cuda")[idx], x[idx], "float32")
+    v = host((64, width), "float32", 2)[idx]  # repeated indices write equal values: a deterministic result
+    v_odd = ember.cat([ember.zeros(1), v.reshape(-1)]).to("cuda")[1:].view(v.shape)  # at an odd address
+    cpu, gpu = x.clone(), x.to("cuda")
+    cpu[idx] = v
+    gpu[idx] = v_odd
+    same(gpu, cpu, "float32")
