@@ -30,6 +30,7 @@ struct CoreOffsets {
   }
 };
 
+// Whether the rest block is one contiguous run of elements (as src/cpu/index_kernel.cpp).
 bool contiguous_rest(IntArrayRef sizes, IntArrayRef strides) {
   int64_t expected = 1;
   for (size_t k = sizes.size(); k-- > 0;) {
