@@ -2,6 +2,8 @@
 #include "bindings.h"
 #include "ember/cuda.h"
 
+#include <nanobind/stl/pair.h>
+
 namespace ember::py {
 
 void init_cuda(nb::module_& m);
