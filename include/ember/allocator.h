@@ -32,6 +32,7 @@ class DataPtr {
   ~DataPtr() { reset(); }
 
   void* get() const { return data_; }
+  void* context() const { return ctx_; }
   Device device() const { return device_; }
   void reset() {
     if (deleter_) deleter_(ctx_);

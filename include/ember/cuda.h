@@ -45,4 +45,59 @@ std::pair<size_t, size_t> mem_get_info(int device = -1);
 // Caps this process's reserved memory on `device` at fraction * total; past it, allocation fails as out of memory.
 void set_per_process_memory_fraction(double fraction, int device = -1);
 
+// A CUDA stream: kernels and copies queued on one stream run in order; streams run concurrently.
+// Stream 0 is the device's default stream; the others come from a pool per device (never destroyed).
+struct Stream {
+  uintptr_t handle = 0;  // the cudaStream_t
+  int device = 0;
+  static Stream from_pool(bool high_priority = false, int device = -1);
+  void synchronize() const;
+  bool query() const;  // whether all queued work has finished
+  bool operator==(const Stream&) const = default;
+};
+// The stream this thread's work on `device` goes on (the default stream unless set).
+Stream current_stream(int device = -1);
+Stream default_stream(int device = -1);
+void set_current_stream(const Stream& stream);
+
+// Makes `stream` current (on its device) for a scope.
+class StreamGuard {
+ public:
+  explicit StreamGuard(const Stream& stream);
+  ~StreamGuard();
+  StreamGuard(const StreamGuard&) = delete;
+  StreamGuard& operator=(const StreamGuard&) = delete;
+
+ private:
+  Stream previous_;
+};
+
+// A CUDA event: a point in a stream's work, to wait for or to time.
+class Event {
+ public:
+  explicit Event(bool enable_timing = false, bool blocking = false, int device = -1);
+  ~Event();
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  void record(const Stream& stream);
+  void record() { record(current_stream(device_)); }
+  void wait(const Stream& stream) const;  // the stream's later work waits for this event
+  void synchronize() const;
+  bool query() const;
+  float elapsed_time(const Event& end) const;  // milliseconds from this event to `end`; both timed and recorded
+  uintptr_t handle() const { return handle_; }
+
+ private:
+  uintptr_t handle_ = 0;
+  int device_ = 0;
+};
+
 }  // namespace ember::cuda
+
+namespace ember {
+class Tensor;
+namespace cuda {
+// The tensor's memory is in use on `stream` too: its freed block is reused only after the stream's work so far.
+void record_stream(const Tensor& tensor, const Stream& stream);
+}  // namespace cuda
+}  // namespace ember

@@ -3,6 +3,7 @@
 #include "ember/allocator.h"
 #include "ember/autograd.h"
 #include "ember/creation.h"
+#include "ember/cuda.h"
 #include "ember/device.h"
 #include "ember/dtype.h"
 #include "ember/errors.h"

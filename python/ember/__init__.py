@@ -107,6 +107,7 @@ Tensor.__format__ = _tensor_format
 Tensor.__str__ = Tensor.__repr__
 Tensor.__hash__ = object.__hash__
 Tensor.layout = property(lambda self: strided)
+Tensor.record_stream = cuda._record_stream
 Tensor.get_device = lambda self: self.device.index if self.is_cuda else -1
 Tensor.is_meta = property(lambda self: False)
 Tensor.is_signed = lambda self: self.dtype.is_signed

@@ -216,6 +216,134 @@ def set_rng_state(new_state, device="cuda"):
     _C.set_rng_state(new_state)
 
 
+# ---- streams and events
+
+class Stream:
+    """A CUDA stream: work queued on it runs in order, concurrently with other streams. New streams come from a
+    per-device pool (as torch's); Stream(stream_ptr=0) style wrapping of foreign streams is not supported."""
+
+    def __new__(cls, device=None, priority=0, _stream=None):
+        self = super().__new__(cls)
+        if _stream is None:
+            _require()
+            _stream = _C._cuda_stream_from_pool(priority < 0, _index(device))
+        self._stream = _stream
+        return self
+
+    @property
+    def device(self):
+        return _C.device("cuda", self._stream.device)
+
+    @property
+    def cuda_stream(self):
+        return self._stream.handle
+
+    def synchronize(self):
+        self._stream.synchronize()
+
+    def query(self):
+        return self._stream.query()
+
+    def wait_event(self, event):
+        event.wait(self)
+
+    def wait_stream(self, stream):
+        """Work queued on this stream from now on waits for the work queued on `stream` so far."""
+        self.wait_event(stream.record_event())
+
+    def record_event(self, event=None):
+        event = Event() if event is None else event
+        event.record(self)
+        return event
+
+    def __eq__(self, other):
+        return isinstance(other, Stream) and (self.cuda_stream, self._stream.device) == (
+            other.cuda_stream, other._stream.device)
+
+    def __hash__(self):
+        return hash((self.cuda_stream, self._stream.device))
+
+    def __repr__(self):
+        return f"<ember.cuda.Stream device={self.device} cuda_stream={self.cuda_stream:#x}>"
+
+
+class Event:
+    """A point in a stream's work, to wait for or to time (enable_timing=True)."""
+
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+        if interprocess:
+            raise NotImplementedError("interprocess CUDA events are not supported by Ember")
+        self.enable_timing, self.blocking = enable_timing, blocking
+        self._event = None
+
+    def _created(self, device):
+        if self._event is None:
+            self._event = _C._CudaEvent(self.enable_timing, self.blocking, device)
+        return self._event
+
+    def record(self, stream=None):
+        stream = current_stream() if stream is None else stream
+        self._created(stream._stream.device).record(stream._stream)
+
+    def wait(self, stream=None):
+        stream = current_stream() if stream is None else stream
+        if self._event is not None:  # waiting for an unrecorded event waits for nothing, as in CUDA
+            self._event.wait(stream._stream)
+
+    def query(self):
+        return self._event is None or self._event.query()
+
+    def synchronize(self):
+        if self._event is not None:
+            self._event.synchronize()
+
+    def elapsed_time(self, end_event):
+        if self._event is None or end_event._event is None:
+            raise RuntimeError("Both events must be recorded before calculating elapsed time.")
+        return self._event.elapsed_time(end_event._event)
+
+    @property
+    def cuda_event(self):
+        return 0 if self._event is None else self._event.handle
+
+
 def current_stream(device=None):
     _require()
-    raise NotImplementedError("ember.cuda streams are not implemented yet: all work runs on the default stream")
+    return Stream(_stream=_C._cuda_current_stream(_index(device)))
+
+
+def default_stream(device=None):
+    _require()
+    return Stream(_stream=_C._cuda_default_stream(_index(device)))
+
+
+def set_stream(stream):
+    if stream is not None:
+        _C._cuda_set_current_stream(stream._stream)
+
+
+class StreamContext:
+    """Makes `stream` current on its device for the block (None: a no-op), restoring the previous stream after."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self._previous = None
+
+    def __enter__(self):
+        if self.stream is not None:
+            self._previous = current_stream(self.stream._stream.device)
+            set_stream(self.stream)
+        return self.stream
+
+    def __exit__(self, *exc):
+        if self._previous is not None:
+            set_stream(self._previous)
+        return False
+
+
+def stream(stream):
+    return StreamContext(stream)
+
+
+def _record_stream(tensor, stream):
+    _C._cuda_record_stream(tensor, stream._stream)

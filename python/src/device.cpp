@@ -95,6 +95,33 @@ void init_cuda(nb::module_& m) {
   m.def("_cuda_empty_cache", &cuda::empty_cache);
   m.def("_cuda_mem_get_info", &cuda::mem_get_info);
   m.def("_cuda_set_per_process_memory_fraction", &cuda::set_per_process_memory_fraction);
+
+  // Streams and events: ember.cuda.Stream and Event (python/ember/cuda.py) wrap these.
+  nb::class_<cuda::Stream>(m, "_CudaStream")
+      .def(nb::init<>())
+      .def_rw("handle", &cuda::Stream::handle)
+      .def_rw("device", &cuda::Stream::device)
+      .def("synchronize", [](const cuda::Stream& s) {
+        nb::gil_scoped_release release;
+        s.synchronize();
+      })
+      .def("query", &cuda::Stream::query);
+  m.def("_cuda_stream_from_pool", &cuda::Stream::from_pool);
+  m.def("_cuda_current_stream", &cuda::current_stream);
+  m.def("_cuda_default_stream", &cuda::default_stream);
+  m.def("_cuda_set_current_stream", &cuda::set_current_stream);
+  nb::class_<cuda::Event>(m, "_CudaEvent")
+      .def(nb::init<bool, bool, int>())
+      .def("record", nb::overload_cast<const cuda::Stream&>(&cuda::Event::record))
+      .def("wait", &cuda::Event::wait)
+      .def("synchronize", [](const cuda::Event& e) {
+        nb::gil_scoped_release release;
+        e.synchronize();
+      })
+      .def("query", &cuda::Event::query)
+      .def("elapsed_time", &cuda::Event::elapsed_time)
+      .def_prop_ro("handle", &cuda::Event::handle);
+  m.def("_cuda_record_stream", &cuda::record_stream);
 }
 
 }  // namespace ember::py

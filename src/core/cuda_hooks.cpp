@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "ember/errors.h"
+#include "ember/tensor.h"
 #include "ember/str.h"
 
 namespace ember {
@@ -91,6 +92,53 @@ void empty_cache() {
 std::pair<size_t, size_t> mem_get_info(int device) { return require_cuda("ember::cuda::mem_get_info").mem_get_info(device); }
 void set_per_process_memory_fraction(double fraction, int device) {
   require_cuda("ember::cuda::set_per_process_memory_fraction").set_memory_fraction(fraction, device);
+}
+
+namespace {
+int device_or_current(int device) { return device < 0 ? current_device() : device; }
+}  // namespace
+
+Stream Stream::from_pool(bool high_priority, int device) {
+  device = device_or_current(device);
+  return {require_cuda("ember::cuda::Stream").stream_from_pool(device, high_priority), device};
+}
+void Stream::synchronize() const { require_cuda("ember::cuda::Stream::synchronize").stream_synchronize(device, handle); }
+bool Stream::query() const { return require_cuda("ember::cuda::Stream::query").stream_query(device, handle); }
+
+Stream current_stream(int device) {
+  device = device_or_current(device);
+  return {require_cuda("ember::cuda::current_stream").current_stream(device), device};
+}
+Stream default_stream(int device) { return {0, device_or_current(device)}; }
+void set_current_stream(const Stream& stream) {
+  require_cuda("ember::cuda::set_current_stream").set_current_stream(stream.device, stream.handle);
+}
+
+StreamGuard::StreamGuard(const Stream& stream) : previous_(current_stream(stream.device)) { set_current_stream(stream); }
+StreamGuard::~StreamGuard() { set_current_stream(previous_); }
+
+Event::Event(bool enable_timing, bool blocking, int device) : device_(device_or_current(device)) {
+  handle_ = require_cuda("ember::cuda::Event").event_create(device_, enable_timing, blocking);
+}
+Event::~Event() {
+  if (const CudaHooks* hooks = loaded_cuda_hooks()) hooks->event_destroy(handle_);
+}
+void Event::record(const Stream& stream) {
+  require_cuda("ember::cuda::Event::record").event_record(stream.device, handle_, stream.handle);
+}
+void Event::wait(const Stream& stream) const {
+  require_cuda("ember::cuda::Event::wait").stream_wait_event(stream.device, stream.handle, handle_);
+}
+void Event::synchronize() const { require_cuda("ember::cuda::Event::synchronize").event_synchronize(handle_); }
+bool Event::query() const { return require_cuda("ember::cuda::Event::query").event_query(handle_); }
+float Event::elapsed_time(const Event& end) const {
+  return require_cuda("ember::cuda::Event::elapsed_time").event_elapsed_ms(handle_, end.handle_);
+}
+
+void record_stream(const Tensor& tensor, const Stream& stream) {
+  EMBER_CHECK(tensor.device().is_cuda(), Error, "record_stream needs a CUDA tensor, got one on ", tensor.device().str());
+  void* block = tensor.storage().impl()->data_ptr.context();
+  if (block) require_cuda("record_stream").record_stream(block, stream.handle);
 }
 
 }  // namespace cuda

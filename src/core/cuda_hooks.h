@@ -3,6 +3,7 @@
 // library neither links nor loads the CUDA libraries until a CUDA device is asked for.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "ember/cuda.h"
@@ -31,6 +32,24 @@ class CudaHooks {
   virtual void* alloc_pinned(size_t nbytes) const = 0;
   virtual void free_pinned(void* p) const = 0;
   virtual bool is_pinned(const void* p) const = 0;
+
+  // Streams and events, as opaque handles (a cudaStream_t or cudaEvent_t; stream 0 is the default stream).
+  // Streams come from a per-device pool and live for the process, as torch's.
+  virtual uintptr_t stream_from_pool(int device, bool high_priority) const = 0;
+  virtual uintptr_t current_stream(int device) const = 0;
+  virtual void set_current_stream(int device, uintptr_t stream) const = 0;
+  virtual void stream_synchronize(int device, uintptr_t stream) const = 0;
+  virtual bool stream_query(int device, uintptr_t stream) const = 0;
+  virtual void stream_wait_event(int device, uintptr_t stream, uintptr_t event) const = 0;
+  virtual uintptr_t event_create(int device, bool timing, bool blocking) const = 0;
+  virtual void event_destroy(uintptr_t event) const = 0;
+  virtual void event_record(int device, uintptr_t event, uintptr_t stream) const = 0;
+  virtual void event_synchronize(uintptr_t event) const = 0;
+  virtual bool event_query(uintptr_t event) const = 0;
+  virtual float event_elapsed_ms(uintptr_t start, uintptr_t end) const = 0;
+  // Marks the block behind a CUDA DataPtr's context as used on `stream`: when freed, it is reused only after the
+  // work queued on that stream so far has finished.
+  virtual void record_stream(void* block, uintptr_t stream) const = 0;
 };
 
 // The backend's hooks, loading it on first use; nullptr when this build or machine has none

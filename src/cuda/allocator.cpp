@@ -1,9 +1,13 @@
 // The CUDA caching allocator (see allocator.h). Sizes round up to 512 bytes, and to 2 MiB past 1 MiB, so freed
 // blocks fit later requests; a request reuses a cached block of its rounded size (small) or of at most a quarter
-// more (large). When the driver has no memory left, the cache is returned to it and the allocation retried once.
+// more (large) that was allocated on the same stream, so stream order keeps reuse safe. A block also used on other
+// streams (record_stream) returns to the cache once events show those streams' work on it is done. When the
+// driver has no memory left, the cache is returned to it and the allocation retried once.
 #include "allocator.h"
 
 #include <cstdio>
+#include <algorithm>
+#include <list>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -34,34 +38,38 @@ std::string format_bytes(double n) {
 
 struct Block {
   void* ptr;
-  size_t size;       // rounded, as allocated from the driver
-  size_t requested;  // what the tensor asked for
+  size_t size;          // rounded, as allocated from the driver
+  size_t requested;     // what the tensor asked for
   int device;
+  cudaStream_t stream;  // where it was allocated
+  std::vector<cudaStream_t> used_on;  // other streams that use it (record_stream)
+};
+
+// A freed block waiting for the work of other streams that used it.
+struct Pending {
+  Block* block;
+  std::vector<cudaEvent_t> events;
 };
 
 class DeviceCache {
  public:
-  // A block of at least `rounded` bytes, from the cache or the driver; nullptr when the driver has none.
-  Block* take(size_t rounded, size_t requested, int device, double fraction) {
+  // A block of at least `rounded` bytes for `stream`, from the cache or the driver; nullptr when the driver has none.
+  Block* take(size_t rounded, size_t requested, int device, double fraction, cudaStream_t stream) {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto it = free_.lower_bound(rounded);
+    collect_pending(false);
+    auto it = free_.lower_bound({stream, rounded});
     size_t slack = rounded <= kSmall ? 0 : rounded / 4;
-    if (it != free_.end() && it->first <= rounded + slack) {
+    if (it != free_.end() && it->first.first == stream && it->first.second <= rounded + slack) {
       Block* b = it->second;
       free_.erase(it);
       return hand_out(b, requested);
     }
-    void* p = nullptr;
-    bool within_fraction = fraction >= 1.0 || double(stats_.reserved + int64_t(rounded)) <= fraction * total_memory(device);
-    cudaError_t err = within_fraction ? cudaMalloc(&p, rounded) : cudaErrorMemoryAllocation;
-    if (err != cudaSuccess) {
-      cudaGetLastError();
+    void* p = driver_malloc(rounded, fraction);
+    if (!p) {
       release_cached();  // give the cache back to the driver and try once more
       ++stats_.num_alloc_retries;
-      within_fraction = fraction >= 1.0 || double(stats_.reserved + int64_t(rounded)) <= fraction * total_memory(device);
-      err = within_fraction ? cudaMalloc(&p, rounded) : cudaErrorMemoryAllocation;
-      if (err != cudaSuccess) {
-        cudaGetLastError();
+      p = driver_malloc(rounded, fraction);
+      if (!p) {
         ++stats_.num_ooms;
         return nullptr;
       }
@@ -69,7 +77,7 @@ class DeviceCache {
     stats_.reserved += int64_t(rounded);
     stats_.peak_reserved = std::max(stats_.peak_reserved, stats_.reserved);
     ++stats_.num_segments;
-    return hand_out(new Block{p, rounded, requested, device}, requested);
+    return hand_out(new Block{p, rounded, requested, device, stream, {}}, requested);
   }
 
   void give_back(Block* b) {
@@ -77,13 +85,54 @@ class DeviceCache {
     stats_.allocated -= int64_t(b->size);
     stats_.requested -= int64_t(b->requested);
     ++stats_.num_frees;
-    free_.emplace(b->size, b);
+    if (b->used_on.empty()) {
+      free_.emplace(std::make_pair(b->stream, b->size), b);
+      return;
+    }
+    Pending pending{b, {}};
+    for (cudaStream_t s : b->used_on) {
+      cudaEvent_t e;
+      if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess || cudaEventRecord(e, s) != cudaSuccess) {
+        cudaGetLastError();
+        cudaStreamSynchronize(s);  // no event: wait for the stream instead
+        continue;
+      }
+      pending.events.push_back(e);
+    }
+    b->used_on.clear();
+    pending_.push_back(std::move(pending));
+  }
+
+  void record_stream(Block* b, cudaStream_t stream) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stream != b->stream && std::find(b->used_on.begin(), b->used_on.end(), stream) == b->used_on.end()) {
+      b->used_on.push_back(stream);
+    }
+  }
+
+  // Moves freed blocks whose streams' work has finished (all of them when `wait`) into the cache. mutex_ held.
+  void collect_pending(bool wait) {
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      auto& events = it->events;
+      while (!events.empty() && (wait ? cudaEventSynchronize(events.back()) : cudaEventQuery(events.back())) == cudaSuccess) {
+        cudaEventDestroy(events.back());
+        events.pop_back();
+      }
+      cudaGetLastError();  // cudaErrorNotReady from a query
+      if (!events.empty()) {
+        ++it;
+        continue;
+      }
+      free_.emplace(std::make_pair(it->block->stream, it->block->size), it->block);
+      it = pending_.erase(it);
+    }
   }
 
   void release_cached() {  // mutex_ held by the caller
-    for (auto& [size, b] : free_) {
+    collect_pending(true);
+    for (auto& [key, b] : free_) {
       cudaFree(b->ptr);
-      stats_.reserved -= int64_t(size);
+      stats_.reserved -= int64_t(key.second);
       --stats_.num_segments;
       delete b;
     }
@@ -117,14 +166,26 @@ class DeviceCache {
     ++stats_.num_allocs;
     return b;
   }
-  static double total_memory(int device) {
+  static double total_memory() {
     size_t free = 0, total = 0;
     cudaMemGetInfo(&free, &total);
     return double(total);
   }
 
+  // Device memory within the process's fraction of it, or nullptr.
+  void* driver_malloc(size_t rounded, double fraction) {
+    if (fraction < 1.0 && double(stats_.reserved + int64_t(rounded)) > fraction * total_memory()) return nullptr;
+    void* p = nullptr;
+    if (cudaMalloc(&p, rounded) != cudaSuccess) {
+      cudaGetLastError();
+      return nullptr;
+    }
+    return p;
+  }
+
   std::mutex mutex_;
-  std::multimap<size_t, Block*> free_;
+  std::multimap<std::pair<cudaStream_t, size_t>, Block*> free_;  // by stream, then size
+  std::list<Pending> pending_;
   cuda::MemoryStats stats_;
 };
 
@@ -137,7 +198,7 @@ class CudaAllocator final : public Allocator {
     if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, Device(DeviceType::CUDA, int8_t(device)));
     size_t rounded = round_size(nbytes);
     DeviceGuard guard(device);
-    Block* b = cache(device).take(rounded, nbytes, device, fractions_[size_t(device)]);
+    Block* b = cache(device).take(rounded, nbytes, device, fractions_[size_t(device)], current_stream(device));
     if (!b) throw OutOfMemoryError(oom_message(device, rounded));
     return DataPtr(b->ptr, b, &CudaAllocator::release, Device(DeviceType::CUDA, int8_t(device)));
   }
@@ -191,6 +252,10 @@ Allocator& cuda_allocator() {
 
 cuda::MemoryStats memory_stats(int device) { return static_cast<CudaAllocator&>(cuda_allocator()).cache(device).stats(); }
 void reset_peak_memory_stats(int device) { static_cast<CudaAllocator&>(cuda_allocator()).cache(device).reset_peak(); }
+void record_stream(void* block, cudaStream_t stream) {
+  auto* b = static_cast<Block*>(block);
+  static_cast<CudaAllocator&>(cuda_allocator()).cache(b->device).record_stream(b, stream);
+}
 void empty_cache() { static_cast<CudaAllocator&>(cuda_allocator()).empty_all(); }
 void set_memory_fraction(double fraction, int device) {
   EMBER_CHECK(fraction >= 0.0 && fraction <= 1.0, ValueError, "Invalid fraction value: ", fraction,

@@ -1,7 +1,9 @@
-// The CUDA caching allocator: device memory comes from cudaMalloc once and is kept for reuse after a
-// tensor frees it, with torch.cuda's statistics. All work runs on one stream per device, so a freed block
-// is safe to hand out again at once: later kernels are ordered after the ones that used it.
+// The CUDA caching allocator: device memory comes from cudaMalloc once and is kept for reuse after a tensor
+// frees it, with torch.cuda's statistics. A freed block goes back to allocations on the stream it was allocated
+// on, where it is safe to hand out at once: later kernels on that stream are ordered after the ones that used it.
 #pragma once
+#include <cuda_runtime.h>
+
 #include <cstddef>
 
 #include "ember/allocator.h"
@@ -13,6 +15,8 @@ Allocator& cuda_allocator();
 cuda::MemoryStats memory_stats(int device);
 void reset_peak_memory_stats(int device);
 void empty_cache();
+// `block`: the context of a DataPtr from this allocator.
+void record_stream(void* block, cudaStream_t stream);
 void set_memory_fraction(double fraction, int device);
 
 }  // namespace ember::cuda_backend

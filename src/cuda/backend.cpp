@@ -48,7 +48,7 @@ class Hooks final : public CudaHooks {
               bool non_blocking) const override {
     if (n == 0) return;
     DeviceGuard guard(dst_device.is_cuda() ? device_index(dst_device) : device_index(src_device));
-    cudaStream_t stream = current_stream();
+    cudaStream_t stream = cuda_backend::current_stream();
     EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, stream));
     // Copies that touch host memory finish before returning unless asked not to (then the host side must be
     // pinned for the copy to be asynchronous at all); device-to-device copies stay queued, in stream order.
@@ -60,6 +60,45 @@ class Hooks final : public CudaHooks {
     return p;
   }
   void free_pinned(void* p) const override { cudaFreeHost(p); }
+  uintptr_t stream_from_pool(int device, bool high_priority) const override {
+    return handle(pool_stream(check_index(resolve(device)), high_priority));
+  }
+  uintptr_t current_stream(int device) const override { return handle(cuda_backend::current_stream(check_index(resolve(device)))); }
+  void set_current_stream(int device, uintptr_t stream) const override {
+    cuda_backend::set_current_stream(check_index(resolve(device)), as_stream(stream));
+  }
+  void stream_synchronize(int device, uintptr_t stream) const override {
+    DeviceGuard guard(check_index(resolve(device)));
+    EMBER_CUDA_CHECK(cudaStreamSynchronize(as_stream(stream)));
+  }
+  bool stream_query(int device, uintptr_t stream) const override {
+    DeviceGuard guard(check_index(resolve(device)));
+    return ready(cudaStreamQuery(as_stream(stream)));
+  }
+  void stream_wait_event(int device, uintptr_t stream, uintptr_t event) const override {
+    DeviceGuard guard(check_index(resolve(device)));
+    EMBER_CUDA_CHECK(cudaStreamWaitEvent(as_stream(stream), as_event(event), 0));
+  }
+  uintptr_t event_create(int device, bool timing, bool blocking) const override {
+    DeviceGuard guard(check_index(resolve(device)));
+    cudaEvent_t e;
+    EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&e, (timing ? 0 : cudaEventDisableTiming) | (blocking ? cudaEventBlockingSync : 0)));
+    return reinterpret_cast<uintptr_t>(e);
+  }
+  void event_destroy(uintptr_t event) const override { cudaEventDestroy(as_event(event)); }
+  void event_record(int device, uintptr_t event, uintptr_t stream) const override {
+    DeviceGuard guard(check_index(resolve(device)));
+    EMBER_CUDA_CHECK(cudaEventRecord(as_event(event), as_stream(stream)));
+  }
+  void event_synchronize(uintptr_t event) const override { EMBER_CUDA_CHECK(cudaEventSynchronize(as_event(event))); }
+  bool event_query(uintptr_t event) const override { return ready(cudaEventQuery(as_event(event))); }
+  float event_elapsed_ms(uintptr_t start, uintptr_t end) const override {
+    float ms = 0;
+    EMBER_CUDA_CHECK(cudaEventElapsedTime(&ms, as_event(start), as_event(end)));
+    return ms;
+  }
+  void record_stream(void* block, uintptr_t stream) const override { cuda_backend::record_stream(block, as_stream(stream)); }
+
   bool is_pinned(const void* p) const override {
     cudaPointerAttributes attr;
     if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
@@ -70,6 +109,18 @@ class Hooks final : public CudaHooks {
   }
 
  private:
+  static uintptr_t handle(cudaStream_t s) { return reinterpret_cast<uintptr_t>(s); }
+  static cudaStream_t as_stream(uintptr_t h) { return reinterpret_cast<cudaStream_t>(h); }
+  static cudaEvent_t as_event(uintptr_t h) { return reinterpret_cast<cudaEvent_t>(h); }
+  // A query's answer: done, not yet, or a raised error.
+  static bool ready(cudaError_t err) {
+    if (err == cudaErrorNotReady) {
+      cudaGetLastError();
+      return false;
+    }
+    EMBER_CUDA_CHECK(err);
+    return true;
+  }
   static int check_index(int device) {
     int n = cuda_backend::device_count();
     EMBER_CHECK(device >= 0 && device < n, Error, "Invalid device ordinal: device ", device, " of ", n,

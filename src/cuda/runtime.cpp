@@ -1,6 +1,10 @@
 // CUDA error reporting, the current device and stream.
 #include "runtime.h"
 
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+
 namespace ember::cuda_backend {
 
 void raise_cuda_error(cudaError_t err, const char* what, const char* file, int line) {
@@ -18,7 +22,7 @@ int device_count() {
       cudaGetLastError();
       return 0;  // no driver or no GPU: the backend answers as a machine without CUDA
     }
-    return n;
+    return std::min(n, kMaxDevices);
   }();
   return count;
 }
@@ -41,6 +45,32 @@ DeviceGuard::~DeviceGuard() {
   if (previous_ >= 0) cudaSetDevice(previous_);
 }
 
-cudaStream_t current_stream() { return cudaStreamLegacy; }
+namespace {
+thread_local std::array<cudaStream_t, kMaxDevices> t_current_stream{};
+}  // namespace
+
+cudaStream_t current_stream() { return t_current_stream[size_t(current_device())]; }
+cudaStream_t current_stream(int device) { return t_current_stream[size_t(device)]; }
+void set_current_stream(int device, cudaStream_t stream) { t_current_stream[size_t(device)] = stream; }
+
+cudaStream_t pool_stream(int device, bool high_priority) {
+  constexpr int kPoolSize = 32;
+  struct Pool {
+    std::once_flag created;
+    std::array<cudaStream_t, kPoolSize> streams{};
+    std::atomic<unsigned> next{0};
+  };
+  static std::array<std::array<Pool, 2>, kMaxDevices> pools;
+  Pool& pool = pools[size_t(device)][high_priority];
+  std::call_once(pool.created, [&] {
+    DeviceGuard guard(device);
+    int least = 0, greatest = 0;
+    EMBER_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    for (auto& s : pool.streams) {
+      EMBER_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, high_priority ? greatest : least));
+    }
+  });
+  return pool.streams[pool.next++ % kPoolSize];
+}
 
 }  // namespace ember::cuda_backend

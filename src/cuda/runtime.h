@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <array>
 
 #include "ember/device.h"
 #include "ember/errors.h"
@@ -23,6 +24,7 @@ namespace ember::cuda_backend {
 #define EMBER_CUDA_LAUNCH() EMBER_CUDA_CHECK(cudaGetLastError())
 
 int device_count();
+constexpr int kMaxDevices = 64;
 int current_device();
 // The device of a CUDA tensor or the current one ("cuda" without an index).
 inline int device_index(Device d) { return d.has_index() ? d.index : current_device(); }
@@ -39,8 +41,13 @@ class DeviceGuard {
   int previous_ = -1;
 };
 
-// The stream kernels and copies of the current device go on (the legacy default stream unless set).
+// The stream kernels and copies of the current device (or of `device`) go on: per thread, the default
+// stream (0) unless a stream context set another.
 cudaStream_t current_stream();
+cudaStream_t current_stream(int device);
+void set_current_stream(int device, cudaStream_t stream);
+// The next of a device's pooled streams (32 per priority, created on first use, round robin; never destroyed).
+cudaStream_t pool_stream(int device, bool high_priority);
 
 // Launch geometry for an elementwise pass over n elements: blocks of kBlockThreads, each thread
 // doing kItemsPerThread elements; at most a grid's worth of blocks (loops stride over the rest).

@@ -150,3 +150,47 @@ def test_printing_and_numpy():
     with pytest.raises(TypeError, match="cuda:0 device type tensor to numpy"):
         x.numpy()
     assert np.array_equal(x.cpu().numpy(), np.array([1.0, 2.0], dtype=np.float32))
+
+
+def test_streams_order_work_and_contexts_restore():
+    default = ember.cuda.current_stream()
+    assert default == ember.cuda.default_stream() and default.cuda_stream == 0
+    s = ember.cuda.Stream()
+    assert s != default and s.device == ember.device("cuda", 0)
+    x = ember.ones(1 << 22, device="cuda")
+    s.wait_stream(default)  # x was written on the default stream
+    with ember.cuda.stream(s):
+        assert ember.cuda.current_stream() == s
+        y = x * 3.0
+    assert ember.cuda.current_stream() == default
+    default.wait_stream(s)
+    assert y.sum().item() == 3.0 * (1 << 22)
+    s.synchronize()
+    assert s.query()
+    y.record_stream(s)
+
+
+def test_events_time_and_order():
+    start, end = ember.cuda.Event(enable_timing=True), ember.cuda.Event(enable_timing=True)
+    start.record()
+    x = ember.ones(1 << 24, device="cuda")
+    for _ in range(10):
+        x = x * 1.0001
+    end.record()
+    end.synchronize()
+    assert end.query() and start.elapsed_time(end) > 0
+    with pytest.raises(RuntimeError, match="recorded"):
+        ember.cuda.Event(enable_timing=True).elapsed_time(end)
+
+
+def test_record_stream_defers_reuse():
+    s = ember.cuda.Stream()
+    x = ember.empty(1 << 20, device="cuda")
+    ptr = x.data_ptr()
+    with ember.cuda.stream(s):
+        x.fill_(1.0)
+    x.record_stream(s)
+    del x
+    s.synchronize()
+    ember.empty(1, device="cuda")  # the pending block returns to the cache once the stream's work is done
+    assert ember.empty(1 << 20, device="cuda").data_ptr() == ptr
