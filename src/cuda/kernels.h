@@ -8,5 +8,8 @@ namespace ember::cuda_backend {
 void register_kernels();
 
 void fill_kernel(const Tensor& dst, const Scalar& value);
+void reduce_kernel(ReduceOp op, const Tensor& acc, const Tensor& input);
+void arg_extremum_kernel(bool is_max, const Tensor& x, const Tensor& values, const Tensor& indices);
+void softmax_kernel(const Tensor& x, const Tensor& out, bool log, ScalarType source);
 
 }  // namespace ember::cuda_backend

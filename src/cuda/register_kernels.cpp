@@ -6,6 +6,9 @@ namespace ember::cuda_backend {
 void register_kernels() {
   constexpr DeviceType cuda = DeviceType::CUDA;
   kernels::fill.set(cuda, fill_kernel);
+  kernels::reduce.set(cuda, reduce_kernel);
+  kernels::arg_extremum.set(cuda, arg_extremum_kernel);
+  kernels::softmax.set(cuda, softmax_kernel);
 }
 
 }  // namespace ember::cuda_backend
