@@ -53,11 +53,19 @@ __global__ void __launch_bounds__(256) arg_kernel(const T* x, int64_t rows, int6
        item += int64_t(gridDim.x) * per_block) {
     int64_t row = item / slices, s = item % slices;
     const T* p = x + row * n;
+    auto at = [&](int64_t k) { return cand ? cand[row * len + k] : k; };
     Best<C> b{C(0), -1};
-    for (int64_t k = s * chunk + lane, end = min(len, s * chunk + chunk); k < end; k += group) {
-      int64_t i = cand ? cand[row * len + k] : k;
-      b = f(b, Best<C>{convert<C>(p[i]), i});
+    int64_t k = s * chunk + lane, end = min(len, s * chunk + chunk);
+    for (; k + 3 * group < end; k += 4 * group) {  // four loads in flight
+      Best<C> c[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) c[j].i = at(k + j * group);
+#pragma unroll
+      for (int j = 0; j < 4; ++j) c[j].v = convert<C>(p[c[j].i]);
+#pragma unroll
+      for (int j = 0; j < 4; ++j) b = f(b, c[j]);
     }
+    for (; k < end; k += group) b = f(b, Best<C>{convert<C>(p[at(k)]), at(k)});
     b = group == 32 ? warp_fold(b, f) : block_fold(b, Best<C>{C(0), -1}, f, smem);
     if (lane != 0) continue;
     if (win != nullptr) {

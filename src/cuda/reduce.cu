@@ -158,12 +158,12 @@ __global__ void __launch_bounds__(256) reduce_outer(Work w, const char* in, char
     w.kept.offsets(m, off);
     const char* base = in + off[0];
     int64_t r = s * w.chunk + ty, end = min(w.len, s * w.chunk + w.chunk);
-    for (; r + 24 < end; r += 32) {  // four loads in flight
-      L x[4];
+    for (; r + 56 < end; r += 64) {  // eight loads in flight
+      L x[8];
 #pragma unroll
-      for (int k = 0; k < 4; ++k) x[k] = *reinterpret_cast<const L*>(base + w.red_offset(r + 8 * k));
+      for (int k = 0; k < 8; ++k) x[k] = *reinterpret_cast<const L*>(base + w.red_offset(r + 8 * k));
 #pragma unroll
-      for (int k = 0; k < 4; ++k) a = f(a, convert<Acc>(x[k]));
+      for (int k = 0; k < 8; ++k) a = f(a, convert<Acc>(x[k]));
     }
     for (; r < end; r += 8) a = f(a, convert<Acc>(*reinterpret_cast<const L*>(base + w.red_offset(r))));
   }
