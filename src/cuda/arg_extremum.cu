@@ -80,7 +80,7 @@ __global__ void __launch_bounds__(256) arg_kernel(const T* x, int64_t rows, int6
 template <typename T>
 void launch(const T* x, int64_t rows, int64_t n, const int64_t* cand, int64_t len, int64_t chunk, int64_t slices,
             bool is_max, int64_t* win, T* vals, int64_t* idx) {
-  int group = chunk >= 2048 ? 256 : 32;
+  int group = chunk >= 2048 || (chunk >= 256 && rows * slices < 1024) ? 256 : 32;  // a block for long runs or few
   int64_t blocks = std::min<int64_t>((rows * slices + 256 / group - 1) / (256 / group), int64_t(1) << 30);
   arg_kernel<T><<<unsigned(blocks), 256, 0, current_stream()>>>(x, rows, n, cand, len, chunk, slices, is_max, group,
                                                                  win, vals, idx);

@@ -1,8 +1,9 @@
 // Reductions (sum, prod, max, min, all, any) folding an input into float64/int64 accumulators, as the CPU kernel.
 // The plan splits into kept dims (the accumulator's) and reduced dims (its stride-0 dims). Reduced dims innermost:
 // a warp or a block folds each output (16-byte loads where the reduced elements are contiguous). Kept dims
-// innermost: each thread of a 32-wide row of outputs walks its column (coalesced), 8 threads per column. Long
-// reductions split into slices whose partials a second pass folds in order: no atomics, deterministic results.
+// innermost (or short reduced runs): each thread of a 32-wide row of outputs walks its column (coalesced), 8 threads
+// per column. Long reductions split into slices whose partials a second pass folds in order: no atomics,
+// deterministic results.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -186,9 +187,13 @@ void split(Work& w, int64_t slices, int64_t min_chunk, int64_t max_slices) {
   w.slices = ceil_div(w.len, w.chunk);
 }
 
+// The threads folding one (output, slice) of `len` elements, `items` of them: a block for long runs or for few
+// items, else a warp.
+int group_for(int64_t len, int64_t items) { return len >= 4096 || (len >= 256 && items < 1024) ? 256 : 32; }
+
 template <typename L, typename T, ReduceOp Op>
 void launch_inner(const Work& w, const char* in, char* acc, acc_t<T>* partial) {
-  int group = w.len >= 4096 ? 256 : 32;
+  int group = group_for(w.len, w.outputs * w.slices);
   int64_t blocks = std::min<int64_t>(ceil_div(w.outputs * w.slices, 256 / group), int64_t(1) << 30);
   reduce_inner<L, T, Op><<<unsigned(blocks), 256, 0, current_stream()>>>(w, in, acc, partial, group);
   EMBER_CUDA_LAUNCH();
@@ -239,8 +244,9 @@ void run(const Tensor& acc, const Tensor& input) {
   const char* in = plan.base[0];
   char* out = plan.base[1];
   int64_t threads = int64_t(sm_count()) * 4096;  // two waves of fully occupied multiprocessors
-  bool inner = outputs == 1 || plan.strides[1][0] == 0;
-  int group = len >= 4096 ? 256 : 32;  // as launch_inner
+  // Short inner runs (under 16 elements) also go by columns: a warp per output would leave most lanes idle.
+  bool inner = outputs == 1 || (plan.strides[1][0] == 0 && len >= 16);
+  int group = group_for(len, outputs);  // slices only runs of 4096 or more, where this is 256, as launch_inner's
   if (inner) split(w, ceil_div(threads / group, outputs), group * 64, INT64_MAX);
   else split(w, ceil_div(threads / 256, ceil_div(outputs, 32)), 64, 65535);
   Tensor partial = w.slices > 1 ? empty({outputs * w.slices}, acc.options()) : Tensor();
