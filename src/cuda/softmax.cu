@@ -2,6 +2,7 @@
 // arithmetic: max shift, exp in the element type, the sum in double. Rows of at most 1024 elements: a warp per row
 // holding it in registers (one read, one write; 16-byte accesses when rows are aligned). Longer rows: a block per
 // row in three passes (max, sum, write).
+#include <algorithm>
 #include <cmath>
 
 #include "elementwise.cuh"
@@ -149,7 +150,8 @@ void softmax_kernel(const Tensor& x, const Tensor& out, bool log, ScalarType sou
       const T* px = x.data_ptr<T>();
       T* py = out.data_ptr<T>();
       constexpr int W = 16 / sizeof(T);
-      bool aligned = n % W == 0 && reinterpret_cast<uintptr_t>(px) % 16 == 0 && reinterpret_cast<uintptr_t>(py) % 16 == 0;
+      bool aligned =
+          n % W == 0 && reinterpret_cast<uintptr_t>(px) % 16 == 0 && reinterpret_cast<uintptr_t>(py) % 16 == 0;
       if (n > 1024) {
         unsigned blocks = unsigned(std::min<int64_t>(rows, int64_t(1) << 30));
         softmax_block<T><<<blocks, 512, 0, current_stream()>>>(px, py, rows, n, log, source);
