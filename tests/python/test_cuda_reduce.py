@@ -62,8 +62,11 @@ def check(fn, x, rtol=0.0, atol=0.0):
 
 
 def sum_tolerance(dtype, count):
-    eps = EPS.get(dtype, 0.0)
-    return dict(rtol=2 * eps, atol=2 * eps * max(1.0, count ** 0.5) * 4)
+    # Both round a sum to the output dtype (rtol); the CPU sums blocks of 128 in float (in double for float64),
+    # an error growing as sqrt(count) (atol; a dropped or doubled N(0, 1) element still lies far outside).
+    if dtype not in EPS:
+        return dict(rtol=0.0, atol=0.0)
+    return dict(rtol=2 * EPS[dtype], atol=32 * EPS["float64" if dtype == "float64" else "float32"] * count ** 0.5)
 
 
 DIMS = [None, 0, -1, 1, (0, 2), (0, 1, 2), ()]
@@ -169,7 +172,7 @@ def test_large():
 @pytest.mark.parametrize("dtype", ["float64", "int64", "float32"])
 def test_sliced_and_strided_reductions(dtype):
     # Reduced dims that do not merge (strided loads), slices folded in a second pass, kept dims that do not merge.
-    tol = dict(rtol=1e-12, atol=1e-10) if dtype == "float64" else sum_tolerance(dtype, 60000)
+    tol = dict(rtol=1e-12, atol=1e-10) if dtype == "float64" else sum_tolerance(dtype, 1 << 20)
     check(lambda t: t.sum((0, 2)), make((64, 3, 300), dtype), **tol)
     check(lambda t: t.sum((0, 2)), make((512, 3, 300), dtype), **tol)
     check(lambda t: t.sum((0, 2), keepdim=True), make((300, 4, 200, 5), dtype), **tol)
