@@ -13,5 +13,8 @@ void index_gather_kernel(const Tensor& src, int64_t base_offset, IntArrayRef res
                          const Tensor& offsets, const Tensor& core);
 void index_scatter_kernel(const Tensor& dst, int64_t base_offset, IntArrayRef rest_sizes, IntArrayRef rest_strides,
                           const Tensor& offsets, const Tensor& core, bool accumulate);
+void reduce_kernel(ReduceOp op, const Tensor& acc, const Tensor& input);
+void arg_extremum_kernel(bool is_max, const Tensor& x, const Tensor& values, const Tensor& indices);
+void softmax_kernel(const Tensor& x, const Tensor& out, bool log, ScalarType source);
 
 }  // namespace ember::cuda_backend

@@ -9,6 +9,9 @@ void register_kernels() {
   kernels::gemm.set(cuda, gemm_kernel);
   kernels::index_gather.set(cuda, index_gather_kernel);
   kernels::index_scatter.set(cuda, index_scatter_kernel);
+  kernels::reduce.set(cuda, reduce_kernel);
+  kernels::arg_extremum.set(cuda, arg_extremum_kernel);
+  kernels::softmax.set(cuda, softmax_kernel);
 }
 
 }  // namespace ember::cuda_backend
