@@ -6,8 +6,9 @@
 
 namespace ember {
 
-// t itself on the CPU; else a CPU copy of a device tensor (waiting for the device, as torch's .cpu()).
-inline Tensor host_copy(const Tensor& t) { return t.to(kCPU); }
+// t itself on the CPU; else a CPU copy of a device tensor's values (out of the graph; it waits for the device, as
+// torch's .cpu()).
+inline Tensor host_copy(const Tensor& t) { return t.device().is_cpu() ? t : t.detach().to(kCPU); }
 
 // Raises NotImplementedError when `op` meets a device tensor it has no device version for.
 inline void check_on_host(const Tensor& t, const char* op) {
