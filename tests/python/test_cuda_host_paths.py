@@ -41,7 +41,7 @@ LAYOUTS = {
 @pytest.mark.parametrize("dtype", [ember.bool, ember.uint8, ember.int32, ember.int64, ember.float16, ember.bfloat16,
                                    ember.float32, ember.float64])
 def test_item_and_python_numbers(dtype):
-    x = (sample((1,)) * 3).to(dtype)
+    x = (sample((1,)).abs() * 3).to(dtype)
     d = cuda(x)
     assert d.item() == x.item() and type(d.item()) is type(x.item())
     assert bool(d) == bool(x) and float(d) == float(x) and int(d) == int(x)
@@ -92,7 +92,7 @@ def test_nonzero(shape):
 
 
 @pytest.mark.parametrize("layout", list(LAYOUTS))
-def test_mask_indexing_and_masked_select(layout):
+def test_mask_indexing(layout):
     x = LAYOUTS[layout](sample((5, 5)))
     mask = x > 0
     assert_on_cuda_equal(cuda(x)[cuda(mask)], x[mask])
@@ -101,8 +101,6 @@ def test_mask_indexing_and_masked_select(layout):
     assert_on_cuda_equal(cuda(x)[:, cuda(mask[1])], x[:, mask[1]])
     assert_on_cuda_equal(cuda(x)[cuda(ember.tensor(True))], x[ember.tensor(True)])
     assert_on_cuda_equal(cuda(x)[cuda(ember.tensor(False))], x[ember.tensor(False)])
-    if hasattr(ember, "masked_select"):
-        assert_on_cuda_equal(ember.masked_select(cuda(x), cuda(mask)), ember.masked_select(x, mask))
 
 
 @pytest.mark.parametrize("value", [7.0, "tensor", "cpu0dim"])
