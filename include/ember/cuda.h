@@ -10,6 +10,8 @@
 namespace ember::cuda {
 
 bool is_available();
+// Why is_available() is false ("" when it is true).
+std::string unavailable_reason();
 int device_count();
 int current_device();
 void set_device(int device);

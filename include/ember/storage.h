@@ -19,6 +19,8 @@ class Storage {
   explicit Storage(std::shared_ptr<StorageImpl> impl) : impl_(std::move(impl)) {}
   static Storage allocate(size_t nbytes, Device device);
   static Storage borrow(DataPtr data, size_t nbytes);
+  // Page-locked host memory from the CUDA backend (DeviceUnavailableError without one).
+  static Storage allocate_pinned(size_t nbytes);
 
   void* data() const { return impl_->data_ptr.get(); }
   size_t nbytes() const { return impl_->nbytes; }

@@ -176,8 +176,12 @@ class Tensor {
   Tensor contiguous() const;
   Tensor clone() const;
   Tensor to(ScalarType dtype, bool copy = false) const;
-  Tensor to(Device device, bool copy = false) const;
-  Tensor& copy_(const Tensor& src);
+  // Between devices, `non_blocking` lets a copy from or to pinned host memory return before it finishes.
+  Tensor to(Device device, bool copy = false, bool non_blocking = false) const;
+  Tensor& copy_(const Tensor& src, bool non_blocking = false);
+  // A copy in page-locked host memory (a CPU tensor that copies to and from CUDA devices asynchronously).
+  Tensor pin_memory() const;
+  bool is_pinned() const;
   // Gives the tensor `sizes` with contiguous strides, growing its storage (contents kept) if needed.
   Tensor& resize_(IntArrayRef sizes);
   Tensor& fill_(const Scalar& value);

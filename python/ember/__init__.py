@@ -108,9 +108,6 @@ Tensor.__str__ = Tensor.__repr__
 Tensor.__hash__ = object.__hash__
 Tensor.layout = property(lambda self: strided)
 Tensor.get_device = lambda self: self.device.index if self.is_cuda else -1
-Tensor.pin_memory = lambda self: (_ for _ in ()).throw(
-    AssertionError("pin_memory() needs a CUDA device; this build or machine has none"))
-Tensor.is_pinned = lambda self: False
 Tensor.is_meta = property(lambda self: False)
 Tensor.is_signed = lambda self: self.dtype.is_signed
 

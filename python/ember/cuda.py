@@ -1,8 +1,12 @@
-"""ember.cuda: device queries. This build has no CUDA backend yet, so it answers as torch's CPU build does:
-memory statistics are 0, cache and seeding calls do nothing, and calls that need a device raise AssertionError."""
+"""ember.cuda: CUDA devices, their memory and synchronisation, as torch.cuda.
+
+The backend (libember_cuda) loads on first use. Where this build or machine has no CUDA GPU,
+is_available() is False, device_count() 0, memory statistics 0 and cache calls do nothing, and the
+calls that need a device raise AssertionError naming why (as torch's CPU build does)."""
 import collections
 
 from . import _C
+from ._C import OutOfMemoryError
 
 
 def is_available():
@@ -14,36 +18,204 @@ def device_count():
 
 
 def is_initialized():
-    return False
+    return is_available()
 
 
-def _unavailable(*args, **kwargs):
-    raise AssertionError("Torch not compiled with CUDA enabled")
+def init():
+    _require()
 
 
-def _zero(device=None):
-    return 0
+def _require():
+    if not is_available():
+        raise AssertionError("Torch not compiled with CUDA enabled" if not _C._cuda_unavailable_reason()
+                             else "CUDA is not available: " + _C._cuda_unavailable_reason())
 
 
-def _nothing(*args, **kwargs):
-    return None
+def _index(device=None, optional=True):
+    """A device index from None (the current device), an int, a string or an ember.device."""
+    if device is None:
+        return -1 if optional else current_device()
+    if isinstance(device, int):
+        return device
+    device = _C.device(device) if isinstance(device, str) else device
+    if device.type != "cuda":
+        raise ValueError(f"Expected a cuda device, but got: {device}")
+    return -1 if device.index is None else device.index
 
 
-def memory_stats(device=None):
-    return collections.OrderedDict()
+def current_device():
+    _require()
+    return _C._cuda_current_device()
+
+
+def set_device(device):
+    index = _index(device)
+    if index >= 0:
+        _C._cuda_set_device(index)
+
+
+class device:
+    """Context manager that makes `device` current, restoring the previous device after."""
+
+    def __init__(self, device):
+        self.idx = _index(device)
+        self.prev_idx = -1
+
+    def __enter__(self):
+        if self.idx >= 0:
+            self.prev_idx = current_device()
+            if self.prev_idx != self.idx:
+                _C._cuda_set_device(self.idx)
+        return self
+
+    def __exit__(self, *exc):
+        if self.idx >= 0 and self.prev_idx != self.idx:
+            _C._cuda_set_device(self.prev_idx)
+        return False
+
+
+def synchronize(device=None):
+    _require()
+    _C._cuda_synchronize(_index(device))
+
+
+_DeviceProperties = collections.namedtuple(
+    "_CudaDeviceProperties", "name major minor multi_processor_count total_memory L2_cache_size")
+
+
+def get_device_properties(device=None):
+    _require()
+    return _DeviceProperties(*_C._cuda_get_device_properties(_index(device)))
+
+
+def get_device_name(device=None):
+    return get_device_properties(device).name
+
+
+def get_device_capability(device=None):
+    p = get_device_properties(device)
+    return (p.major, p.minor)
 
 
 def get_arch_list():
-    return []
+    return ["sm_90"] if is_available() else []
 
 
 def is_bf16_supported(including_emulation=True):
-    return False
+    return is_available() and get_device_capability()[0] >= 8
 
 
-current_device = get_device_name = get_device_capability = get_device_properties = _unavailable
-synchronize = set_device = init = mem_get_info = get_rng_state = set_rng_state = _unavailable
-current_stream = ipc_collect = reset_peak_memory_stats = _unavailable
-memory_allocated = max_memory_allocated = memory_reserved = max_memory_reserved = _zero
-memory_cached = max_memory_cached = _zero
-empty_cache = manual_seed = manual_seed_all = seed = seed_all = _nothing
+# ---- memory (the caching allocator's statistics; all 0 without a GPU, as torch's CPU build)
+
+def memory_stats(device=None):
+    if not is_available():
+        return collections.OrderedDict()
+    return collections.OrderedDict(sorted(_C._cuda_memory_stats(_index(device)).items()))
+
+
+def _stat(key, device):
+    return memory_stats(device).get(key, 0)
+
+
+def memory_allocated(device=None):
+    return _stat("allocated_bytes.all.current", device)
+
+
+def max_memory_allocated(device=None):
+    return _stat("allocated_bytes.all.peak", device)
+
+
+def memory_reserved(device=None):
+    return _stat("reserved_bytes.all.current", device)
+
+
+def max_memory_reserved(device=None):
+    return _stat("reserved_bytes.all.peak", device)
+
+
+memory_cached, max_memory_cached = memory_reserved, max_memory_reserved
+
+
+def reset_peak_memory_stats(device=None):
+    _require()
+    _C._cuda_reset_peak_memory_stats(_index(device))
+
+
+def reset_max_memory_allocated(device=None):
+    reset_peak_memory_stats(device)
+
+
+def empty_cache():
+    if is_available():
+        _C._cuda_empty_cache()
+
+
+def mem_get_info(device=None):
+    _require()
+    return tuple(_C._cuda_mem_get_info(_index(device)))
+
+
+def set_per_process_memory_fraction(fraction, device=None):
+    _require()
+    if not isinstance(fraction, float):
+        raise TypeError("Invalid type for fraction argument, must be `float`")
+    _C._cuda_set_per_process_memory_fraction(fraction, _index(device))
+
+
+def memory_summary(device=None, abbreviated=False):
+    """A table of the allocator's statistics, like torch.cuda.memory_summary."""
+    stats = memory_stats(device)
+
+    def size(n):
+        for unit in ("B  ", "KiB", "MiB", "GiB"):
+            if abs(n) < 1024 or unit == "GiB":
+                return f"{n:7.0f} {unit}" if unit == "B  " else f"{n:7.2f} {unit}"
+            n /= 1024
+
+    rule = "|" + "=" * 75 + "|"
+    rows = [rule, "|" + " Ember CUDA memory summary, device ID {}".format(_index(device, optional=False)
+                                                                            if is_available() else 0).ljust(75) + "|",
+            rule, "|        Metric         | Cur Usage  | Peak Usage |" + " " * 26 + "|", rule]
+    for label, key in (("Allocated memory", "allocated_bytes"), ("Reserved memory", "reserved_bytes")):
+        cur, peak = stats.get(key + ".all.current", 0), stats.get(key + ".all.peak", 0)
+        rows.append(f"| {label:<21} | {size(cur)} | {size(peak)} |" + " " * 26 + "|")
+    for label, key in (("Allocations", "allocation.all.current"), ("Segments", "segment.all.current"),
+                       ("Alloc retries", "num_alloc_retries"), ("OOMs", "num_ooms")):
+        rows.append(f"| {label:<21} | {stats.get(key, 0):>10} |" + " " * 39 + "|")
+    rows.append(rule)
+    return "\n".join(rows) + "\n"
+
+
+# ---- random numbers: CUDA tensors draw from the default generator (their values match the CPU's for a seed)
+
+def manual_seed(seed):
+    _C.manual_seed(seed)
+
+
+manual_seed_all = manual_seed
+
+
+def seed():
+    return _C.seed()
+
+
+seed_all = seed
+
+
+def ipc_collect():
+    pass
+
+
+def get_rng_state(device="cuda"):
+    _require()
+    return _C.get_rng_state()
+
+
+def set_rng_state(new_state, device="cuda"):
+    _require()
+    _C.set_rng_state(new_state)
+
+
+def current_stream(device=None):
+    _require()
+    raise NotImplementedError("ember.cuda streams are not implemented yet: all work runs on the default stream")

@@ -1,7 +1,12 @@
 // ember.device and the CUDA availability queries.
 #include "bindings.h"
+#include "ember/cuda.h"
+
+#include <nanobind/stl/pair.h>
 
 namespace ember::py {
+
+void init_cuda(nb::module_& m);
 
 std::optional<Device> device_from_object(nb::handle h) {
   if (h.is_none()) return std::nullopt;
@@ -52,8 +57,44 @@ void init_device(nb::module_& m) {
       .def("__eq__", [](const Device& a, nb::handle b) { return nb::isinstance<Device>(b) && nb::cast<Device>(b) == a; })
       .def("__hash__", [](const Device& d) { return int(d.type) * 256 + d.index; });
 
-  m.def("_cuda_is_available", [] { return false; });
-  m.def("_cuda_device_count", [] { return 0; });
+  init_cuda(m);
+}
+
+// The ember.cuda queries (python/ember/cuda.py wraps them); `device` is an index, -1 for the current one.
+void init_cuda(nb::module_& m) {
+  m.def("_cuda_is_available", &cuda::is_available);
+  m.def("_cuda_device_count", &cuda::device_count);
+  m.def("_cuda_unavailable_reason", &cuda::unavailable_reason);
+  m.def("_cuda_current_device", &cuda::current_device);
+  m.def("_cuda_set_device", &cuda::set_device);
+  m.def("_cuda_synchronize", [](int device) {
+    nb::gil_scoped_release release;
+    cuda::synchronize(device);
+  });
+  m.def("_cuda_get_device_properties", [](int device) {
+    cuda::DeviceProperties p = cuda::get_device_properties(device);
+    return nb::make_tuple(p.name, p.major, p.minor, p.multi_processor_count, p.total_memory, p.l2_cache_size);
+  });
+  m.def("_cuda_memory_stats", [](int device) {
+    cuda::MemoryStats s = cuda::memory_stats(device);
+    nb::dict d;
+    d["allocated_bytes.all.current"] = s.allocated;
+    d["allocated_bytes.all.peak"] = s.peak_allocated;
+    d["reserved_bytes.all.current"] = s.reserved;
+    d["reserved_bytes.all.peak"] = s.peak_reserved;
+    d["requested_bytes.all.current"] = s.requested;
+    d["allocation.all.allocated"] = s.num_allocs;
+    d["allocation.all.freed"] = s.num_frees;
+    d["allocation.all.current"] = s.num_allocs - s.num_frees;
+    d["segment.all.current"] = s.num_segments;
+    d["num_alloc_retries"] = s.num_alloc_retries;
+    d["num_ooms"] = s.num_ooms;
+    return d;
+  });
+  m.def("_cuda_reset_peak_memory_stats", &cuda::reset_peak_memory_stats);
+  m.def("_cuda_empty_cache", &cuda::empty_cache);
+  m.def("_cuda_mem_get_info", &cuda::mem_get_info);
+  m.def("_cuda_set_per_process_memory_fraction", &cuda::set_per_process_memory_fraction);
 }
 
 }  // namespace ember::py

@@ -7,6 +7,9 @@ NB_MODULE(_C, m) {
   // dtype singletons are module attributes that other modules (user code, test globals) still
   // reference when the interpreter shuts down; nanobind would report them as leaks.
   nb::set_leak_warnings(false);
+  // ember.OutOfMemoryError (torch.OutOfMemoryError, also ember.cuda.OutOfMemoryError): a RuntimeError.
+  static PyObject* out_of_memory = PyErr_NewException("ember.OutOfMemoryError", PyExc_RuntimeError, nullptr);
+  m.attr("OutOfMemoryError") = nb::handle(out_of_memory);
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
@@ -20,6 +23,8 @@ NB_MODULE(_C, m) {
       PyErr_SetString(PyExc_NotImplementedError, e.what());
     } catch (const DeviceUnavailableError& e) {
       PyErr_SetString(PyExc_AssertionError, e.what());
+    } catch (const OutOfMemoryError& e) {
+      PyErr_SetString(out_of_memory, e.what());
     } catch (const std::bad_cast&) {  // a Python argument nanobind could not convert, as torch: a TypeError
       PyErr_SetString(PyExc_TypeError, "an argument has a type this function does not accept");
     }

@@ -20,7 +20,7 @@ nb::object stride_tuple(const Tensor& t) {
 Tensor tensor_to(const Tensor& self, const nb::args& args, const nb::kwargs& kwargs) {
   std::optional<ScalarType> dtype;
   std::optional<Device> device;
-  bool copy = false;
+  bool copy = false, non_blocking = false;
   for (nb::handle a : args) {
     if (auto t = dtype_from_object(a)) dtype = t;
     else if (nb::isinstance<Tensor>(a)) {
@@ -39,11 +39,12 @@ Tensor tensor_to(const Tensor& self, const nb::args& args, const nb::kwargs& kwa
     }
     else if (key == "device") device = device_from_object(v);
     else if (key == "copy") copy = nb::cast<bool>(v);
-    else if (key == "non_blocking" || key == "memory_format") continue;
+    else if (key == "non_blocking") non_blocking = nb::cast<bool>(v);
+    else if (key == "memory_format") continue;
     else throw TypeError(str("to() got an unexpected keyword argument '", key, "'"));
   }
   Tensor out = self;
-  if (device) out = out.to(*device, copy);
+  if (device) out = out.to(*device, copy, non_blocking);
   if (dtype) out = out.to(*dtype, copy && !device);
   if (copy && out.is_same(self)) out = self.clone();
   return out;
@@ -196,11 +197,20 @@ void init_tensor(nb::module_& m) {
         return same_or_new(self, tensor_to(nb::cast<const Tensor&>(self), args, kwargs));
       })
       .def("cpu", [](nb::handle self) { return same_or_new(self, nb::cast<const Tensor&>(self).to(kCPU)); })
-      .def("cuda", [](const Tensor& t, nb::handle device, bool) {
+      .def("cuda", [](nb::handle self, nb::handle device, bool non_blocking) {
         auto d = device_from_object(device);
-        return t.to(d ? *d : Device(DeviceType::CUDA));
+        EMBER_CHECK(!d || d->is_cuda(), Error, "Invalid device, must be cuda device");
+        return same_or_new(self, nb::cast<const Tensor&>(self).to(d ? *d : Device(DeviceType::CUDA), false, non_blocking));
       }, nb::arg("device") = nb::none(), nb::arg("non_blocking") = false)
-      .def("copy_", [](Tensor& t, const Tensor& src, bool) -> Tensor& { return t.copy_(src); },
+      .def("pin_memory", [](nb::handle self, nb::handle device) {
+        device_from_object(device);  // a deprecated argument, but of a device type
+        return same_or_new(self, nb::cast<const Tensor&>(self).pin_memory());
+      }, nb::arg("device") = nb::none())
+      .def("is_pinned", [](const Tensor& t, nb::handle device) {
+        device_from_object(device);
+        return t.is_pinned();
+      }, nb::arg("device") = nb::none())
+      .def("copy_", [](Tensor& t, const Tensor& src, bool non_blocking) -> Tensor& { return t.copy_(src, non_blocking); },
            nb::arg("src"), nb::arg("non_blocking") = false, nb::rv_policy::reference)
       .def("resize_", [](nb::handle self, const nb::args& size, nb::handle) {
         nb::cast<Tensor&>(self).resize_(sizes_from_args(size, "size"));

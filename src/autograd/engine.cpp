@@ -15,7 +15,8 @@ namespace ember::autograd {
 
 namespace {
 
-// Makes `grad` fit input `meta`: sums broadcast dims away, casts the dtype; raises on a mismatch.
+// Makes `grad` fit input `meta`: sums broadcast dims away, casts the dtype, moves it to the input's device
+// (a copy between devices passes its gradient through); raises on a mismatch.
 Tensor fit(Tensor grad, const InputMeta& meta, const Node& producer) {
   if (!std::equal(grad.sizes().begin(), grad.sizes().end(), meta.sizes.begin(), meta.sizes.end())) {
     DimVector common = broadcast_shapes(grad.sizes(), meta.sizes);
@@ -24,6 +25,7 @@ Tensor fit(Tensor grad, const InputMeta& meta, const Node& producer) {
                 " but expected shape compatible with ", int_list(meta.sizes));
     grad = sum_to(grad, meta.sizes);
   }
+  if (grad.device().type != meta.device.type) grad = grad.to(meta.device);
   return grad.dtype() == meta.dtype ? grad : grad.to(meta.dtype);
 }
 

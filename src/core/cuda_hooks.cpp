@@ -47,6 +47,8 @@ const CudaHooks* cuda_hooks() {
   return g_hooks.load();
 }
 
+const CudaHooks* loaded_cuda_hooks() { return g_hooks.load(); }
+
 std::string cuda_unavailable_reason() {
   const CudaHooks* hooks = cuda_hooks();
   if (!hooks) return g_load_error;
@@ -68,6 +70,7 @@ bool is_available() {
   const CudaHooks* hooks = cuda_hooks();
   return hooks && hooks->device_count() > 0;
 }
+std::string unavailable_reason() { return cuda_unavailable_reason(); }
 int device_count() {
   const CudaHooks* hooks = cuda_hooks();
   return hooks ? hooks->device_count() : 0;

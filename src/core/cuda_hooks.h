@@ -37,6 +37,8 @@ class CudaHooks {
 // (cuda_unavailable_reason() says why).
 const CudaHooks* cuda_hooks();
 std::string cuda_unavailable_reason();
+// The hooks if the backend has loaded already, without loading it.
+const CudaHooks* loaded_cuda_hooks();
 // The hooks, or DeviceUnavailableError naming why there are none.
 const CudaHooks& require_cuda(const char* what);
 // Called by the backend as it loads.

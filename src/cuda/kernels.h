@@ -8,5 +8,10 @@ namespace ember::cuda_backend {
 void register_kernels();
 
 void fill_kernel(const Tensor& dst, const Scalar& value);
+void gemm_kernel(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta);
+void index_gather_kernel(const Tensor& src, int64_t base_offset, IntArrayRef rest_sizes, IntArrayRef rest_strides,
+                         const Tensor& offsets, const Tensor& core);
+void index_scatter_kernel(const Tensor& dst, int64_t base_offset, IntArrayRef rest_sizes, IntArrayRef rest_strides,
+                          const Tensor& offsets, const Tensor& core, bool accumulate);
 
 }  // namespace ember::cuda_backend

@@ -1,5 +1,6 @@
 // Copies: copy_, fill_, contiguous, clone and dtype/device conversion.
 #include "../autograd/function.h"
+#include "../core/cuda_hooks.h"
 #include "../dispatch/kernels.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
@@ -31,7 +32,19 @@ Tensor& write_recorded(Tensor& self, const char* name, const std::function<Tenso
 
 }  // namespace
 
-Tensor& Tensor::copy_(const Tensor& src) {
+// A copy between the host and a device (or two devices): a dtype conversion and a broadcast run on the source's
+// device, the bytes move through the CUDA backend, and a non-contiguous destination is written from a staging copy.
+void copy_between_devices(const Tensor& dst, const Tensor& src, bool non_blocking) {
+  const CudaHooks& cuda = require_cuda("copying between devices");
+  Tensor staged = src.dtype() == dst.dtype() ? src : src.to(dst.dtype());
+  staged = staged.expand(dst.sizes()).contiguous();
+  Tensor target = dst.is_contiguous() ? dst : empty(dst.sizes(), dst.options());
+  cuda.memcpy(target.data_ptr(), target.device(), staged.data_ptr(), staged.device(),
+              size_t(staged.numel()) * staged.element_size(), non_blocking);
+  if (!target.is_same(dst)) kernels::copy[dst.device()](dst, target);
+}
+
+Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   autograd::check_in_place(*this);
   if (autograd::needs_grad({&src, this}) || autograd::writes_into_graph_view(*this)) {
     return write_recorded(*this, "torch::autograd::CopyBackwards", [&] { return src.to(dtype(), true).expand(sizes()); });
@@ -41,8 +54,11 @@ Tensor& Tensor::copy_(const Tensor& src) {
               Error, "output with shape ", int_list(sizes()), " doesn't match the broadcast shape ", int_list(shape));
   check_no_internal_overlap(*this);
   if (is_same(src)) return *this;
-  EMBER_CHECK(device().is_cpu() && src.device().is_cpu(), Error, "copy_ between ", device().str(), " and ",
-              src.device().str(), " needs CUDA support");
+  if (device() != src.device()) {
+    copy_between_devices(*this, src, non_blocking);
+    bump_version();
+    return *this;
+  }
   Tensor source = src.expand(sizes());
   switch (overlap(*this, src)) {
     case Overlap::Full:
@@ -81,7 +97,8 @@ Tensor& Tensor::resize_(IntArrayRef new_sizes) {
   if (n > 0 && needed > storage.nbytes) {
     EMBER_CHECK(storage.resizable, Error, "Trying to resize storage that is not resizable");
     DataPtr grown = get_allocator(device())->allocate(needed, device());
-    std::memcpy(grown.get(), storage.data_ptr.get(), storage.nbytes);
+    if (device().is_cpu()) std::memcpy(grown.get(), storage.data_ptr.get(), storage.nbytes);
+    else require_cuda("resize_").memcpy(grown.get(), device(), storage.data_ptr.get(), device(), storage.nbytes, false);
     storage.data_ptr = std::move(grown);  // every view of the storage sees the new buffer, as in torch
     storage.nbytes = needed;
   }
@@ -135,12 +152,26 @@ Tensor Tensor::to(ScalarType new_dtype, bool copy) const {
   return out;
 }
 
-Tensor Tensor::to(Device new_device, bool copy) const {
-  if (new_device.type == device().type && !copy) return *this;
-  get_allocator(new_device);  // raises for devices this build lacks
+Tensor Tensor::to(Device new_device, bool copy, bool non_blocking) const {
+  bool same = new_device.type == device().type && (!new_device.has_index() || new_device.index == device().index);
+  if (same && !copy) return *this;
   Tensor out = empty_like(*this, options().with_device(new_device));
+  out.copy_(*this, non_blocking);
+  return out;
+}
+
+Tensor Tensor::pin_memory() const {
+  EMBER_CHECK(device().is_cpu(), Error, "cannot pin 'torch.cuda.", dtype_info(dtype()).legacy_name,
+              "Tensor' only dense CPU tensors can be pinned");
+  if (is_pinned()) return *this;
+  Tensor out = empty_strided(sizes(), strides(), options().pinned_memory(true));
   out.copy_(*this);
   return out;
+}
+
+bool Tensor::is_pinned() const {
+  const CudaHooks* cuda = loaded_cuda_hooks();  // nothing is pinned before the backend loads
+  return device().is_cpu() && cuda && storage().data() && cuda->is_pinned(storage().data());
 }
 
 }  // namespace ember

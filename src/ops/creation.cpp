@@ -33,16 +33,21 @@ void check_size_nonnegative(IntArrayRef sizes) {
   if (std::any_of(sizes.begin(), sizes.end(), [](int64_t s) { return s < 0; })) checked_numel(sizes);  // raises
 }
 
+// Device memory, or page-locked host memory for pin_memory=True.
+Storage allocate_storage(size_t nbytes, const TensorOptions& options) {
+  if (!options.pinned_memory()) return Storage::allocate(nbytes, options.device());
+  EMBER_CHECK(options.device().is_cpu(), Error, "Only dense CPU tensors can be pinned");
+  return Storage::allocate_pinned(nbytes);
+}
+
 }  // namespace
 
 Tensor empty(IntArrayRef sizes, const TensorOptions& options) {
   check_size_nonnegative(sizes);
   ScalarType dtype = options.dtype_or_default();
-  EMBER_CHECK(!options.pinned_memory(), DeviceUnavailableError,
-              "pin_memory=True needs a CUDA device; this build or machine has none");
   size_t nbytes = storage_nbytes(sizes, element_size(dtype));
   DimVector strides = contiguous_strides(sizes);
-  Storage storage = Storage::allocate(nbytes, options.device());
+  Storage storage = allocate_storage(nbytes, options);
   return finish(Tensor::make(std::move(storage), DimVector(sizes), std::move(strides), 0, dtype), options);
 }
 
@@ -50,7 +55,7 @@ Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, const TensorOptions
   EMBER_CHECK(sizes.size() == strides.size(), Error, "mismatch in length of strides and shape");
   check_size_nonnegative(sizes);
   ScalarType dtype = options.dtype_or_default();
-  Storage storage = Storage::allocate(storage_nbytes(sizes, strides, element_size(dtype)), options.device());
+  Storage storage = allocate_storage(storage_nbytes(sizes, strides, element_size(dtype)), options);
   return finish(Tensor::make(std::move(storage), DimVector(sizes), DimVector(strides), 0, dtype), options);
 }
 

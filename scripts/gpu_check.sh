@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Builds and installs Ember on a lent GPU machine, which has the CUDA toolkit, python3 with torch (CUDA),
+# nanobind and scikit-build-core but no package registry and no BLIS: Debian's BLIS packages travel in .gpu/
+# (here: mkdir -p .gpu && cd .gpu && apt-get download libblis4-serial libblis-serial-dev). Then runs the command
+# given (e.g. the CUDA tests and benchmarks).  Usage: bash scripts/gpu_check.sh python3 -m pytest tests/python/test_cuda_*.py
+set -euo pipefail
+cd "$(dirname "$0")/.."
+blis=/tmp/ember-blis
+mkdir -p "$blis"
+for deb in .gpu/*.deb; do dpkg -x "$deb" "$blis"; done
+export EMBER_BLIS_ROOT="$blis" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" PYTHONUNBUFFERED=1
+start=$SECONDS
+python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | grep -v "^WARNING: Running pip as" || true
+python3 -c "import ember, sys; print('ember built in', $SECONDS - $start, 's; cuda available:', ember.cuda.is_available(),
+      ember.cuda.get_device_name() if ember.cuda.is_available() else ember._C._cuda_unavailable_reason())"
+"$@"
