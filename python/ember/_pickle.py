@@ -7,8 +7,8 @@ def _rebuild_tensor(storage, dtype, storage_offset, size, stride, requires_grad)
     return _C._rebuild_tensor(storage, dtype, storage_offset, size, stride, requires_grad)
 
 
-def _storage_from_bytes(data):
-    return _C._storage_from_bytes(data)
+def _storage_from_bytes(data, device="cpu"):
+    return _C._storage_from_bytes(data, device)
 
 
 def _generator_from_state(state):

@@ -3,6 +3,8 @@
 #include <nanobind/ndarray.h>
 
 #include "bindings.h"
+#include "ember/cuda.h"
+#include "ember/host.h"
 
 namespace ember::py {
 
@@ -46,27 +48,39 @@ Tensor tensor_from_array(const AnyArray& arr, const char* source) {
                 "with negative strides are not currently supported. (You can probably work around this by making a "
                 "copy of your array  with array.copy().) ");
   }
-  EMBER_CHECK(arr.device_type() == nb::device::cpu::value, Error, "only CPU arrays can be imported in this build");
+  bool cuda = arr.device_type() == nb::device::cuda::value;
+  EMBER_CHECK(cuda || arr.device_type() == nb::device::cpu::value, Error, "only CPU and CUDA arrays can be imported");
+  Device device = cuda ? Device(DeviceType::CUDA, int8_t(arr.device_id())) : kCPU;
+  get_allocator(device);  // raises for devices this build lacks
   auto* keep = new AnyArray(arr);
-  return from_blob(const_cast<void*>(arr.data()), sizes, strides, *dtype, kCPU, keep, [](void* p) {
+  return from_blob(const_cast<void*>(arr.data()), sizes, strides, *dtype, device, keep, [](void* p) {
     nb::gil_scoped_acquire gil;
     delete static_cast<AnyArray*>(p);
   });
 }
 
+// DLPack's (device type, index) of a tensor: kDLCPU (1) or kDLCUDA (2).
+std::pair<int, int> dlpack_device(const Tensor& t) {
+  return t.device().is_cuda() ? std::pair(int(nb::device::cuda::value), std::max<int>(t.device().index, 0))
+                              : std::pair(int(nb::device::cpu::value), 0);
+}
+
+// A view of t's memory. A CUDA tensor's queued work is waited for first, so a consumer on any stream reads it done.
 template <typename Framework>
 nb::ndarray<Framework> export_array(const Tensor& t) {
-  EMBER_CHECK(t.device().is_cpu(), TypeError, "can't convert ", t.device().str(),
-              " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
   if (t.dim() > 128) throw nb::buffer_error("DLPack export supports at most 128 dimensions");  // nanobind's limit
+  auto [device_type, device_id] = dlpack_device(t);
+  if (t.device().is_cuda()) cuda::synchronize(device_id);
   auto* keep = new Tensor(t);
   nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<Tensor*>(p); });
   std::vector<size_t> shape(t.sizes().begin(), t.sizes().end());
   return nb::ndarray<Framework>(t.data_ptr(), shape.size(), shape.data(), owner, t.strides().data(),
-                                to_dlpack(t.dtype()), nb::device::cpu::value);
+                                to_dlpack(t.dtype()), device_type, device_id);
 }
 
 nb::object to_numpy(const Tensor& t, bool force) {
+  EMBER_CHECK(t.device().is_cpu(), TypeError, "can't convert ", t.device().str(),
+              " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
   EMBER_CHECK(force || !t.requires_grad(), Error,
               "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
   EMBER_CHECK(t.dim() <= 64, ValueError, "number of dimensions must be within [0, 64]");  // numpy's limit
@@ -291,8 +305,14 @@ void init_interop(nb::module_& m, nb::class_<Tensor>& cls) {
         if (t.requires_grad()) throw nb::buffer_error("Can't export tensors that require gradient, use tensor.detach()");
         return export_array<nb::no_framework>(t).cast();
       })
-      .def("__dlpack_device__", [](const Tensor& t) { return nb::make_tuple(1, 0); })
-      .def("tolist", [](const Tensor& t) { return tolist_at(t, 0, static_cast<const char*>(t.data_ptr())); })
+      .def("__dlpack_device__", [](const Tensor& t) {
+        auto [type, index] = dlpack_device(t);
+        return nb::make_tuple(type, index);
+      })
+      .def("tolist", [](const Tensor& t) {
+        Tensor h = host_copy(t);
+        return tolist_at(h, 0, static_cast<const char*>(h.data_ptr()));
+      })
       .def("untyped_storage", [](const Tensor& t) { return StorageView{t.storage(), std::nullopt}; })
       .def("storage", [](const Tensor& t) { return StorageView{t.storage(), t.dtype()}; });
 

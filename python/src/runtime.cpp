@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "bindings.h"
+#include "ember/host.h"
 #include "ember/parallel.h"
 #include "ember/random.h"
 
@@ -20,10 +21,16 @@ nb::tuple int_tuple(IntArrayRef values) {
   return nb::tuple(out);
 }
 
-Storage storage_from_bytes(const nb::bytes& data) {
+// A storage's bytes as a uint8 tensor, for copies that work on every device.
+Tensor byte_view(const Storage& s) {
+  return Tensor::make(s, DimVector{int64_t(s.nbytes())}, DimVector{1}, 0, kUInt8);
+}
+
+// A pickled storage: its bytes, loaded onto `device` (a CUDA storage pickles with its device, as torch's).
+Storage storage_from_bytes(const nb::bytes& data, const std::string& device) {
   Storage s = Storage::allocate(data.size(), kCPU);
   if (data.size() > 0) std::memcpy(s.data(), data.c_str(), data.size());
-  return s;
+  return byte_view(s).to(Device(device)).storage();
 }
 
 // A tensor over `storage`; the geometry comes from a pickle (untrusted), so it must fit the storage.
@@ -52,7 +59,8 @@ nb::object deepcopy_storage(const Storage& s, nb::dict memo) {
   nb::object key = nb::make_tuple("ember.storage", reinterpret_cast<uintptr_t>(s.impl()));
   if (memo.contains(key)) return memo[key];
   Storage copy = Storage::allocate(s.nbytes(), s.device());
-  if (s.nbytes() > 0) std::memcpy(copy.data(), s.data(), s.nbytes());
+  if (s.device().is_cpu() && s.nbytes() > 0) std::memcpy(copy.data(), s.data(), s.nbytes());
+  else if (s.nbytes() > 0) byte_view(copy).copy_(byte_view(s));
   nb::object result = nb::cast(copy);
   memo[key] = result;
   return result;
@@ -68,11 +76,12 @@ void init_runtime(nb::module_& m) {
 
   // A tensor pickles as its whole storage (its bytes) plus its geometry, and loads through
   // _rebuild_tensor, which checks the geometry; copy.copy shares the storage.
-  m.def("_storage_from_bytes", &storage_from_bytes);
+  m.def("_storage_from_bytes", &storage_from_bytes, nb::arg("data"), nb::arg("device") = "cpu");
   nb::class_<Storage>(m, "_StorageRef").def("__reduce__", [](const Storage& s) {
-    EMBER_CHECK(s.device().is_cpu(), Error, "cannot pickle a storage on ", s.device().str());
-    return nb::make_tuple(loader("_storage_from_bytes"),
-                          nb::make_tuple(nb::bytes(static_cast<const char*>(s.data()), s.nbytes())));
+    Storage host = s.device().is_cpu() ? s : host_copy(byte_view(s)).storage();
+    nb::bytes data(static_cast<const char*>(host.data()), host.nbytes());
+    if (s.device().is_cpu()) return nb::make_tuple(loader("_storage_from_bytes"), nb::make_tuple(data));
+    return nb::make_tuple(loader("_storage_from_bytes"), nb::make_tuple(data, s.device().str()));
   });
   m.def("_rebuild_tensor", &rebuild_tensor);
   nb::handle cls = m.attr("Tensor");

@@ -2,6 +2,7 @@
 #include "ember/print.h"
 
 #include "ember/autograd.h"
+#include "ember/host.h"
 
 #include <cmath>
 #include <cstdio>
@@ -296,7 +297,7 @@ std::string tensor_repr(const Tensor& t) {
   } else {
     if (opts.edgeitems == 0) suffixes.push_back("size=" + shape_tuple(t.sizes()));
     if (t.dtype() != default_dtype() && t.dtype() != kInt64 && t.dtype() != kBool) suffixes.push_back(dtype_suffix);
-    Tensor host = t.device().is_cpu() ? t : t.to(kCPU);
+    Tensor host = host_copy(t);
     body = Printer(host, opts).run(host.storage_offset(), indent);
   }
   if (!grad_fn_name.empty()) suffixes.push_back("grad_fn=<" + std::string(grad_fn_name) + ">");

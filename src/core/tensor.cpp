@@ -1,6 +1,7 @@
 #include "ember/tensor.h"
 
 #include "ember/autograd.h"
+#include "ember/host.h"
 #include "ember/print.h"
 
 namespace ember {
@@ -112,7 +113,7 @@ int64_t Tensor::stride(int64_t d) const { return impl_->strides[wrap_dim(d, dim(
 
 Scalar Tensor::item() const {
   EMBER_CHECK(numel() == 1, Error, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
-  EMBER_CHECK(device().is_cpu(), Error, "item() of a ", device().str(), " tensor is not supported yet");
+  if (!device().is_cpu()) return host_copy(*this).item();
   return visit_dtype(dtype(), [&]<typename T>(T) -> Scalar {
     T v = *data_ptr<T>();
     if constexpr (std::is_same_v<T, bool>) return Scalar(v);

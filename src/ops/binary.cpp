@@ -46,10 +46,14 @@ Tensor run_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, const
 }
 
 // The one-element second operand of a float16/bfloat16 mul or division at its own precision (as float), which
-// torch's kernels use instead of its value rounded to the common dtype.
+// torch's kernels use instead of its value rounded to the common dtype. Only a CPU operand is read so (torch's CUDA
+// kernels read a one-element device operand as an element, with no sync).
 std::optional<float> wide_scalar(BinaryOp op, const TensorIterator& it, const Tensor& b) {
   ScalarType t = it.common_dtype();
-  if ((t != kFloat16 && t != kBFloat16) || b.numel() != 1 || !(binary_op_flags(op) & WideScalar)) return std::nullopt;
+  if ((t != kFloat16 && t != kBFloat16) || b.numel() != 1 || !(binary_op_flags(op) & WideScalar) ||
+      !b.device().is_cpu()) {
+    return std::nullopt;
+  }
   Scalar v = b.item();
   return v.is_floating_point() ? float(v.to_double()) : float(v.to_int());
 }

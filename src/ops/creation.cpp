@@ -17,6 +17,9 @@ Tensor finish(Tensor t, const TensorOptions& options) {
   return t;
 }
 
+// The ops that compute their values on the host make them on the CPU; this moves them to options' device.
+Tensor finish_host(const Tensor& t, const TensorOptions& options) { return finish(t.to(options.device()), options); }
+
 template <typename Fn>
 void fill_with(Tensor& t, Fn&& value_at) {
   visit_dtype(t.dtype(), [&]<typename T>(T) {
@@ -128,7 +131,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
   }
   EMBER_CHECK(size_d >= 0 && size_d < 0x1p63, Error, "invalid size, possible overflow?");
   int64_t n = int64_t(size_d);
-  Tensor t = empty(DimVector{n}, options.with_dtype(dtype).with_requires_grad(false));
+  Tensor t = empty(DimVector{n}, options.with_dtype(dtype).with_device(kCPU).with_requires_grad(false));
   visit_dtype(dtype, [&]<typename T>(T) {
     T* p = t.data_ptr<T>();
     if constexpr (std::is_integral_v<T>) {
@@ -156,14 +159,14 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
       }
     }
   });
-  return finish(t, options);
+  return finish_host(t, options);
 }
 
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const TensorOptions& options) {
   EMBER_CHECK(steps >= 0, Error, "number of steps must be non-negative");
-  Tensor t = empty(DimVector{steps}, options.with_requires_grad(false));
+  Tensor t = empty(DimVector{steps}, options.with_device(kCPU).with_requires_grad(false));
   if (steps == 1) t.fill_(start);  // as torch (fill_'s checks and conversion)
-  if (steps < 2) return finish(t, options);
+  if (steps < 2) return finish_host(t, options);
   EMBER_CHECK(t.dtype() != kBool, NotImplementedError, "\"linspace_cpu\" not implemented for 'Bool'");
   start.check_fits(t.dtype());  // torch's kernel converts both ends to the dtype, checked
   end.check_fits(t.dtype());
@@ -185,12 +188,12 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const Ten
       }
     }
   });
-  return finish(t, options);
+  return finish_host(t, options);
 }
 
 Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base, const TensorOptions& options) {
   EMBER_CHECK(steps >= 0, Error, "number of steps must be non-negative");
-  Tensor t = empty(DimVector{steps}, options.with_requires_grad(false));
+  Tensor t = empty(DimVector{steps}, options.with_device(kCPU).with_requires_grad(false));
   double s = start.to_double(), e = end.to_double();
   double step = steps > 1 ? (e - s) / double(steps - 1) : 0.0;
   int64_t half = steps / 2;
@@ -198,7 +201,7 @@ Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double ba
     double exponent = i < half ? s + step * double(i) : e - step * double(steps - i - 1);
     return convert<T>(std::pow(base, steps == 1 ? s : exponent));
   });
-  return finish(t, options);
+  return finish_host(t, options);
 }
 
 Tensor eye(int64_t n, std::optional<int64_t> m_opt, const TensorOptions& options) {
@@ -214,9 +217,10 @@ template <typename T>
 Tensor tensor(const std::vector<T>& values, IntArrayRef sizes, const TensorOptions& options) {
   EMBER_CHECK(checked_numel(sizes) == int64_t(values.size()), ValueError, "tensor: ", values.size(),
               " values cannot fill shape ", IntList{sizes.data(), sizes.size()});
-  Tensor t = empty(sizes, options.with_dtype(options.dtype_opt().value_or(scalar_type_of<T>)).with_requires_grad(false));
+  Tensor t = empty(sizes, options.with_dtype(options.dtype_opt().value_or(scalar_type_of<T>)).with_device(kCPU)
+                              .with_requires_grad(false));
   fill_with(t, [&]<typename D>(int64_t i) { return convert<D>(values[size_t(i)]); });
-  return finish(t, options);
+  return finish_host(t, options);
 }
 
 #define EMBER_INSTANTIATE_TENSOR(T) \

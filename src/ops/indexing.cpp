@@ -5,6 +5,7 @@
 #include "../autograd/formulas.h"
 #include "../dispatch/kernels.h"
 #include "ember/creation.h"
+#include "ember/host.h"
 #include "ember/layout.h"
 #include "ember/ops.h"
 #include "ember/parallel.h"
@@ -32,9 +33,10 @@ struct IndexPlan {
 };
 
 // idx * stride with negative indices wrapped; when `check`, the first index out of `size` sets `error` (the
-// message names index tensor number `which`).
-Tensor wrapped_offsets(const Tensor& idx, int64_t size, int64_t stride, int64_t which, bool check, std::string& error) {
-  Tensor c = idx.contiguous();
+// message names index tensor number `which`). Computed on the host (the bounds decide an error), then put on `device`.
+Tensor wrapped_offsets(const Tensor& idx, int64_t size, int64_t stride, int64_t which, bool check, std::string& error,
+                       Device device) {
+  Tensor c = host_copy(idx).contiguous();
   Tensor out = empty(c.sizes(), c.options().with_dtype(kInt64));
   const int64_t* in = c.data_ptr<int64_t>();
   int64_t* o = out.data_ptr<int64_t>();
@@ -45,7 +47,7 @@ Tensor wrapped_offsets(const Tensor& idx, int64_t size, int64_t stride, int64_t 
     }
     o[i] = (v < 0 ? v + size : v) * stride;
   }
-  return out;
+  return out.to(device);
 }
 
 IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
@@ -57,6 +59,8 @@ IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
       ++d;
       continue;
     }
+    EMBER_CHECK(idx.device().is_cpu() || idx.device() == self.device(), IndexError, "indices should be either on cpu "
+                "or on the same device as the indexed tensor (", self.device().str(), ")");
     if (idx.dtype() == kBool || idx.dtype() == kUInt8) {
       for (int64_t k = 0; k < idx.dim(); ++k) {
         EMBER_CHECK(d + k < self.dim(), IndexError, "Dimension out of range (expected to be in range of [",
@@ -103,7 +107,7 @@ IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& indices) {
     auto& [dim, idx] = picks[k];
     int64_t size = self.sizes()[size_t(dim)];
     Tensor element_offsets = wrapped_offsets(idx, size, self.strides()[size_t(dim)], int64_t(k), !empty_result,
-                                             plan.bounds_error);
+                                             plan.bounds_error, self.device());
     plan.offsets = plan.offsets.defined() ? add(plan.offsets, element_offsets) : element_offsets;
   }
   for (auto& pick : picks) plan.index_strides.emplace_back(pick.second.expand(plan.index_shape).strides());
@@ -145,8 +149,11 @@ DimVector core_shape(const IndexPlan& plan) {
   return shape;
 }
 
+// A mask of self's whole shape, both on the CPU (which the one-pass loops below need; a device mask goes through
+// nonzero).
 bool is_full_mask(const Tensor& self, const std::vector<Tensor>& indices) {
-  return indices.size() == 1 && indices[0].dtype() == kBool && self.dim() > 0 &&
+  return indices.size() == 1 && indices[0].dtype() == kBool && self.dim() > 0 && self.device().is_cpu() &&
+         indices[0].device().is_cpu() &&
          std::equal(indices[0].sizes().begin(), indices[0].sizes().end(), self.sizes().begin(), self.sizes().end());
 }
 
@@ -244,7 +251,11 @@ void index_put_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in
   EMBER_CHECK(aliasing == Overlap::None || aliasing == Overlap::TooHard, Error, "unsupported operation: some elements "
               "of the input tensor and the written-to tensor refer to a single memory location. Please clone() the "
               "tensor before performing the operation.");
-  const Tensor& values = aliasing == Overlap::TooHard ? values_in.clone() : values_in;  // unknown aliasing: a copy
+  EMBER_CHECK(values_in.device() == self.device() || values_in.dim() == 0, Error,
+              "Expected all tensors to be on the same device, but found at least two devices, ",
+              self.device().str(), " and ", values_in.device().str(), "!");
+  // unknown aliasing: a copy; a 0-dim value goes to self's device, as torch's
+  const Tensor values = (aliasing == Overlap::TooHard ? values_in.clone() : values_in).to(self.device());
   if (is_full_mask(self, indices) && self.is_contiguous() && values.numel() == 1 && !accumulate) {
     // x[mask] = v: one pass over the mask.
     Tensor m = indices[0].contiguous();
@@ -289,13 +300,16 @@ void index_put_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in
 
 }  // namespace
 
+// The count sizes the result, so the mask is read on the host (as torch's CUDA nonzero syncs); the result goes
+// back to x's device.
 Tensor nonzero(const Tensor& x) {
-  Tensor mask = autograd::untracked([&] { return (x.dtype() == kBool ? x : ne(x, wrapped_scalar(0))).contiguous(); });
+  Tensor mask = host_copy(autograd::untracked([&] { return (x.dtype() == kBool ? x : ne(x, wrapped_scalar(0))); }))
+                    .contiguous();
   Unlocked unlocked(mask.numel() > kUnlockElements);
   const bool* m = mask.data_ptr<bool>();
   int64_t n = 0;
   for (int64_t i = 0; i < mask.numel(); ++i) n += m[i];
-  Tensor columns = empty({x.dim(), n}, x.options().with_dtype(kInt64));  // torch's layout: column-major (n, ndim)
+  Tensor columns = empty({x.dim(), n}, mask.options().with_dtype(kInt64));  // torch's layout: column-major (n, ndim)
   int64_t* o = columns.data_ptr<int64_t>();
   DimVector index(size_t(x.dim()), 0);
   for (int64_t i = 0, row = 0; i < mask.numel(); ++i) {
@@ -308,7 +322,7 @@ Tensor nonzero(const Tensor& x) {
       index[k] = 0;
     }
   }
-  return columns.t();
+  return columns.t().to(x.device());
 }
 
 Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
@@ -385,7 +399,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   EMBER_CHECK(self.dim() > 0 || index.numel() == 1, Error, "index_select(): Index to scalar can have only 1 value, "
               "got ", index.numel(), " value(s)");
   int64_t size = self.dim() == 0 ? 1 : self.sizes()[size_t(d)];
-  Tensor flat = index.to(kInt64).contiguous();
+  Tensor flat = host_copy(index).to(kInt64).contiguous();  // the bounds are checked on the host
   bool empty_self = self.dim() > 1 && self.numel() == 0;
   EMBER_CHECK(!empty_self || flat.numel() == 0 || size > 0, Error,
               "index_select(): self indexing axis dim should be positive");

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "ember/creation.h"
+#include "ember/host.h"
 #include "ember/layout.h"
 #include "ember/parallel.h"
 #include "../dispatch/kernels.h"
@@ -73,19 +74,20 @@ void normal_fill(GeneratorState& g, T* data, int64_t size, T mean, T std, bool w
 }
 
 // Fills `self` in memory order, as torch's TensorIterator walks it (dims by stride): in place when it
-// is dense, else through a dense temporary of that dim order, copied in.
+// is dense, else through a dense temporary of that dim order, copied in. A device tensor is filled through a CPU
+// temporary, so a seed gives the CPU's numbers on every device (a device generator is later work).
 template <typename Fn>
 void fill_in_order(Tensor& self, GeneratorState& g, Fn&& fill_contiguous) {
-  Tensor target = is_non_overlapping_and_dense(self.sizes(), self.strides())
+  Tensor target = self.device().is_cpu() && is_non_overlapping_and_dense(self.sizes(), self.strides())
                       ? self
                       : empty_strided(self.sizes(), infer_dense_strides(self.sizes(), self.strides()),
-                                      self.options());
+                                      self.options().with_device(kCPU));
   {
     Unlocked unlocked(target.numel() > kUnlockElements);  // before the generator lock, which other threads may wait on
     std::lock_guard<std::mutex> lock(g.mutex);
     fill_contiguous(target);
   }
-  if (target.impl() != self.impl()) kernels::copy[self.device()](self, target);
+  if (target.impl() != self.impl()) kernels::copy[self.device()](self, target.to(self.device()));
 }
 
 GeneratorState& state_of(Generator* gen) { return (gen ? *gen : default_generator()).state(); }
@@ -128,7 +130,7 @@ Tensor Generator::get_state() const {
 void Generator::set_state(const Tensor& state) {
   EMBER_CHECK(state.dtype() == kUInt8 && state.dim() == 1, TypeError,
               "expected a torch.ByteTensor of one dimension as the generator state");
-  Tensor c = state.contiguous();
+  Tensor c = host_copy(state).contiguous();
   std::istringstream is(std::string(c.data_ptr<char>(), size_t(c.numel())));
   uint64_t seed;
   bool has_normal;
@@ -262,7 +264,8 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, const TensorOptions
 
 Tensor randperm(int64_t n, const TensorOptions& options, Generator* gen) {
   EMBER_CHECK(n >= 0, Error, "Trying to create tensor with negative dimension ", n, ": [", n, "]");
-  Tensor t = arange(0, n, 1, options.with_dtype(options.dtype_opt().value_or(kInt64)));
+  // shuffled on the CPU, as the fills above
+  Tensor t = arange(0, n, 1, options.with_dtype(options.dtype_opt().value_or(kInt64)).with_device(kCPU));
   GeneratorState& g = state_of(gen);
   std::lock_guard<std::mutex> lock(g.mutex);
   visit_dtype(t.dtype(), [&]<typename T>(T) {
@@ -272,7 +275,7 @@ Tensor randperm(int64_t n, const TensorOptions& options, Generator* gen) {
       std::swap(p[i], p[z + i]);
     }
   });
-  return t;
+  return t.to(options.device());
 }
 
 }  // namespace ember

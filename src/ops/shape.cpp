@@ -5,6 +5,7 @@
 
 #include "../autograd/formulas.h"
 #include "ember/creation.h"
+#include "ember/host.h"
 #include "ember/layout.h"
 #include "ember/ops.h"
 #include "ember/tensor.h"
@@ -79,6 +80,7 @@ auto as_strided_back(const Tensor& input, IntArrayRef sizes, IntArrayRef strides
     }
     EMBER_CHECK(!autograd::is_grad_enabled() || !g.requires_grad(), NotImplementedError, "double backward through "
                 "an overlapping as_strided view is not implemented in Ember yet");
+    check_on_host(g, "the derivative of an overlapping as_strided view");
     Tensor sum = zeros(in, g.options().with_dtype(kFloat64));
     Tensor flat_g = g.to(kFloat64).contiguous();
     double* dst = sum.data_ptr<double>() + rel;

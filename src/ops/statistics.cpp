@@ -6,6 +6,7 @@
 #include "../autograd/formulas.h"
 #include "../dispatch/kernels.h"
 #include "ember/creation.h"
+#include "ember/host.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
 #include "ember/type_promotion.h"
@@ -159,6 +160,7 @@ Tensor softmax_impl(const Tensor& x, int64_t dim, std::optional<ScalarType> dtyp
 
 template <bool Product>
 Tensor scan(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  check_on_host(x, Product ? "cumprod" : "cumsum");
   ScalarType out_dtype = dtype.value_or(x.is_floating_point() ? x.dtype() : kInt64);
   Tensor input = x.dim() == 0 ? x.unsqueeze(0) : x;
   int64_t d = wrap_dim(dim, input.dim());
