@@ -346,4 +346,8 @@ def stream(stream):
 
 
 def _record_stream(tensor, stream):
+    if not tensor.is_cuda:
+        raise RuntimeError(f"record_stream needs a CUDA tensor, got one on {tensor.device}")
+    if not isinstance(stream, Stream):
+        raise TypeError(f"record_stream(): argument 'stream' must be a Stream, not {type(stream).__name__}")
     _C._cuda_record_stream(tensor, stream._stream)
