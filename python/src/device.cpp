@@ -95,6 +95,8 @@ void init_cuda(nb::module_& m) {
   m.def("_cuda_empty_cache", &cuda::empty_cache);
   m.def("_cuda_mem_get_info", &cuda::mem_get_info);
   m.def("_cuda_set_per_process_memory_fraction", &cuda::set_per_process_memory_fraction);
+  m.def("_cuda_matmul_allow_tf32", &cuda::matmul_allow_tf32);
+  m.def("_cuda_set_matmul_allow_tf32", &cuda::set_matmul_allow_tf32);
 }
 
 }  // namespace ember::py

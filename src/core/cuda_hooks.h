@@ -31,6 +31,9 @@ class CudaHooks {
   virtual void* alloc_pinned(size_t nbytes) const = 0;
   virtual void free_pinned(void* p) const = 0;
   virtual bool is_pinned(const void* p) const = 0;
+  // Whether float32 products may round their inputs to TF32 (torch.backends.cuda.matmul.allow_tf32).
+  virtual bool allow_tf32() const = 0;
+  virtual void set_allow_tf32(bool allow) const = 0;
 };
 
 // The backend's hooks, loading it on first use; nullptr when this build or machine has none
