@@ -75,15 +75,18 @@ template <typename V>
 void set(cublasLtMatmulPreference_t p, cublasLtMatmulPreferenceAttributes_t attr, const V& v) {
   EMBER_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(p, attr, &v, sizeof(v)));
 }
+template <typename V>
+void set(cublasLtMatrixLayout_t l, cublasLtMatrixLayoutAttribute_t attr, const V& v) {
+  EMBER_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(l, attr, &v, sizeof(v)));
+}
 
 // The layout of `batch` column-major rows x cols matrices with leading dim ld, batch_stride elements apart.
 void make_layout(Layout& l, cudaDataType_t type, uint64_t rows, uint64_t cols, int64_t ld, int32_t batch,
                  int64_t batch_stride) {
   EMBER_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&l.value, type, rows, cols, ld));
   if (batch == 1) return;
-  EMBER_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(l.value, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof(batch)));
-  EMBER_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(l.value, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
-                                                      &batch_stride, sizeof(batch_stride)));
+  set(l.value, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, batch);
+  set(l.value, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, batch_stride);
 }
 
 // cuBLASLt's choice of algorithm for a problem (device, types, operand layouts, alignments), remembered: asking
