@@ -44,6 +44,10 @@ void empty_cache();
 std::pair<size_t, size_t> mem_get_info(int device = -1);
 // Caps this process's reserved memory on `device` at fraction * total; past it, allocation fails as out of memory.
 void set_per_process_memory_fraction(double fraction, int device = -1);
+// Whether CUDA float32 matmuls may round their inputs to TF32 (torch.backends.cuda.matmul.allow_tf32, default
+// false); kept, without loading the backend, where none is loaded yet.
+bool matmul_allow_tf32();
+void set_matmul_allow_tf32(bool allow);
 
 // A CUDA stream: kernels and copies queued on one stream run in order; streams run concurrently.
 // Stream 0 is the device's default stream; the others come from a pool per device (never destroyed).

@@ -17,6 +17,8 @@ from ._reductions import max, min
 from . import return_types
 from . import autograd
 from . import utils
+from . import backends
+from .backends import set_float32_matmul_precision, get_float32_matmul_precision
 from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode
 
 _C._set_size_type(Size)

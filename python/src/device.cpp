@@ -122,6 +122,8 @@ void init_cuda(nb::module_& m) {
       .def("elapsed_time", &cuda::Event::elapsed_time)
       .def_prop_ro("handle", &cuda::Event::handle);
   m.def("_cuda_record_stream", &cuda::record_stream);
+  m.def("_cuda_matmul_allow_tf32", &cuda::matmul_allow_tf32);
+  m.def("_cuda_set_matmul_allow_tf32", &cuda::set_matmul_allow_tf32);
 }
 
 }  // namespace ember::py

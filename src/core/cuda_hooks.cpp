@@ -17,6 +17,7 @@ namespace {
 
 std::atomic<const CudaHooks*> g_hooks{nullptr};
 std::string g_load_error;
+std::atomic<bool> g_allow_tf32{false};  // the TF32 switch until the backend loads
 
 // The directory this library was loaded from.
 std::string library_dir() {
@@ -40,7 +41,10 @@ void load_backend() {
 
 }  // namespace
 
-void register_cuda_hooks(const CudaHooks* hooks) { g_hooks.store(hooks); }
+void register_cuda_hooks(const CudaHooks* hooks) {
+  hooks->set_allow_tf32(g_allow_tf32.load());
+  g_hooks.store(hooks);
+}
 
 const CudaHooks* cuda_hooks() {
   static std::once_flag once;
@@ -92,6 +96,14 @@ void empty_cache() {
 std::pair<size_t, size_t> mem_get_info(int device) { return require_cuda("ember::cuda::mem_get_info").mem_get_info(device); }
 void set_per_process_memory_fraction(double fraction, int device) {
   require_cuda("ember::cuda::set_per_process_memory_fraction").set_memory_fraction(fraction, device);
+}
+bool matmul_allow_tf32() {
+  const CudaHooks* hooks = loaded_cuda_hooks();
+  return hooks ? hooks->allow_tf32() : g_allow_tf32.load();
+}
+void set_matmul_allow_tf32(bool allow) {
+  g_allow_tf32.store(allow);
+  if (const CudaHooks* hooks = loaded_cuda_hooks()) hooks->set_allow_tf32(allow);
 }
 
 namespace {

@@ -50,6 +50,9 @@ class CudaHooks {
   // Marks the block behind a CUDA DataPtr's context as used on `stream`: when freed, it is reused only after the
   // work queued on that stream so far has finished.
   virtual void record_stream(void* block, uintptr_t stream) const = 0;
+  // Whether float32 products may round their inputs to TF32 (torch.backends.cuda.matmul.allow_tf32).
+  virtual bool allow_tf32() const = 0;
+  virtual void set_allow_tf32(bool allow) const = 0;
 };
 
 // The backend's hooks, loading it on first use; nullptr when this build or machine has none

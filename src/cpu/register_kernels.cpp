@@ -26,6 +26,7 @@ bool register_kernels() {
   kernels::arg_extremum.set(cpu, &arg_extremum_kernel);
   kernels::softmax.set(cpu, &softmax_kernel);
   kernels::gemm.set(cpu, &gemm);
+  kernels::gemm_batched.set(cpu, &gemm_batched);
   kernels::index_gather.set(cpu, &index_gather);
   kernels::index_scatter.set(cpu, &index_scatter);
   return true;

@@ -2,6 +2,7 @@
 // memory), its allocator and its kernels with the core.
 #include "../core/cuda_hooks.h"
 #include "allocator.h"
+#include "blas_handle.h"
 #include "kernels.h"
 #include "runtime.h"
 
@@ -107,6 +108,8 @@ class Hooks final : public CudaHooks {
     }
     return attr.type == cudaMemoryTypeHost;
   }
+  bool allow_tf32() const override { return cuda_backend::allow_tf32(); }
+  void set_allow_tf32(bool allow) const override { cuda_backend::set_allow_tf32(allow); }
 
  private:
   static uintptr_t handle(cudaStream_t s) { return reinterpret_cast<uintptr_t>(s); }

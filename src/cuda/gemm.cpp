@@ -1,7 +1,8 @@
-// gemm on CUDA through cuBLASLt: the row-major product C = A @ B runs as the column-major C^T = B^T A^T, with
-// transposed operands passed as transpose flags, not copied.
+// gemm and batched gemm on CUDA through cuBLASLt: the row-major product C = A @ B runs as the column-major
+// C^T = B^T A^T, with transposed operands passed as transpose flags, not copied, and a batch as one strided call.
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -19,31 +20,36 @@ namespace {
 
 // A row-major (rows, cols) matrix as a column-major cuBLAS operand `op` whose op() is the matrix's transpose:
 // row-major data is that transpose already (stored cols x rows), column-major data is stored rows x cols.
+// Batched: matrix i starts at data + i * batch_stride elements.
 struct Operand {
   const void* data;
   cublasOperation_t op;
   uint64_t stored_rows, stored_cols;
-  int64_t ld;
+  int64_t ld, batch_stride;
 };
 
-// Describes `m` without copying when it is row- or column-major (as src/cpu/gemm.cpp); copies otherwise.
+// Describes `m` (a matrix, or a batch of them along dim 0 of a 3-D tensor) without copying when its matrices are
+// row- or column-major (as src/cpu/gemm.cpp); copies otherwise.
 Operand as_operand(const Tensor& m, Tensor& keep) {
-  int64_t rows = m.sizes()[0], cols = m.sizes()[1];
-  int64_t s0 = m.strides()[0], s1 = m.strides()[1];
+  size_t d = size_t(m.dim() - 2);
+  int64_t rows = m.sizes()[d], cols = m.sizes()[d + 1];
+  bool batched = d && m.sizes()[0] > 1;
+  int64_t s0 = m.strides()[d], s1 = m.strides()[d + 1], sb = batched ? m.strides()[0] : 0;
   uint64_t r = uint64_t(rows), c = uint64_t(cols);
   if ((s1 == 1 || cols <= 1) && (s0 >= std::max<int64_t>(cols, 1) || rows <= 1)) {
-    return {m.data_ptr(), CUBLAS_OP_N, c, r, rows <= 1 ? std::max<int64_t>(cols, 1) : s0};
+    return {m.data_ptr(), CUBLAS_OP_N, c, r, rows <= 1 ? std::max<int64_t>(cols, 1) : s0, sb};
   }
   if ((s0 == 1 || rows <= 1) && (s1 >= std::max<int64_t>(rows, 1) || cols <= 1)) {
-    return {m.data_ptr(), CUBLAS_OP_T, r, c, cols <= 1 ? std::max<int64_t>(rows, 1) : s1};
+    return {m.data_ptr(), CUBLAS_OP_T, r, c, cols <= 1 ? std::max<int64_t>(rows, 1) : s1, sb};
   }
   keep = m.contiguous();
-  return {keep.data_ptr(), CUBLAS_OP_N, c, r, std::max<int64_t>(cols, 1)};
+  return {keep.data_ptr(), CUBLAS_OP_N, c, r, std::max<int64_t>(cols, 1), batched ? rows * cols : 0};
 }
 
-// The largest power of two (at most 256) dividing the address: cuBLASLt assumes 256 unless told.
-uint32_t alignment(const void* p) {
-  auto a = reinterpret_cast<uintptr_t>(p);
+// The largest power of two (at most 256) dividing the address of every matrix of a batch (`stride` bytes apart):
+// cuBLASLt assumes 256 unless told.
+uint32_t alignment(const void* p, int64_t stride) {
+  auto a = reinterpret_cast<uintptr_t>(p) | uintptr_t(stride);
   uint32_t align = 256;
   while (a % align) align /= 2;
   return align;
@@ -69,10 +75,23 @@ template <typename V>
 void set(cublasLtMatmulPreference_t p, cublasLtMatmulPreferenceAttributes_t attr, const V& v) {
   EMBER_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(p, attr, &v, sizeof(v)));
 }
+template <typename V>
+void set(cublasLtMatrixLayout_t l, cublasLtMatrixLayoutAttribute_t attr, const V& v) {
+  EMBER_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(l, attr, &v, sizeof(v)));
+}
+
+// The layout of `batch` column-major rows x cols matrices with leading dim ld, batch_stride elements apart.
+void make_layout(Layout& l, cudaDataType_t type, uint64_t rows, uint64_t cols, int64_t ld, int32_t batch,
+                 int64_t batch_stride) {
+  EMBER_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&l.value, type, rows, cols, ld));
+  if (batch == 1) return;
+  set(l.value, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, batch);
+  set(l.value, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, batch_stride);
+}
 
 // cuBLASLt's choice of algorithm for a problem (device, types, operand layouts, alignments), remembered: asking
 // costs microseconds a call, as long as a small product takes.
-using AlgoKey = std::array<int64_t, 16>;
+using AlgoKey = std::array<int64_t, 20>;
 std::mutex algo_mutex;
 std::map<AlgoKey, cublasLtMatmulAlgo_t> algos;
 
@@ -86,11 +105,13 @@ void cache_algorithm(const AlgoKey& key, const cublasLtMatmulAlgo_t& algo) {
   algos.emplace(key, algo);
 }
 
-// out = alpha * a @ b + beta * out for M, N, K > 0; `Scale` is alpha's and beta's type for cuBLASLt.
+// out = alpha * a @ b + beta * out for M, N, K > 0 and 0 < batch < 2^31 (2-D: batch 1); `Scale` is alpha's and
+// beta's type for cuBLASLt.
 template <typename Scale>
 void lt_matmul(const Tensor& a, const Tensor& b, const Tensor& out, Scale alpha, Scale beta, cudaDataType_t type,
                cublasComputeType_t compute) {
-  int64_t M = a.sizes()[0], N = b.sizes()[1];
+  size_t d = size_t(out.dim() - 2);
+  int64_t M = a.sizes()[d], N = b.sizes()[d + 1], batch = d ? out.sizes()[0] : 1;
   Tensor keep_a, keep_b;
   // cuBLAS's A is our b (op(A) = b^T, N x K), its B our a (op(B) = a^T, K x M), its C our out^T (N x M).
   Operand oa = as_operand(b, keep_b), ob = as_operand(a, keep_a);
@@ -101,12 +122,17 @@ void lt_matmul(const Tensor& a, const Tensor& b, const Tensor& out, Scale alpha,
   set(desc.value, CUBLASLT_MATMUL_DESC_TRANSA, oa.op);
   set(desc.value, CUBLASLT_MATMUL_DESC_TRANSB, ob.op);
   Layout la, lb, lc;
-  EMBER_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&la.value, type, oa.stored_rows, oa.stored_cols, oa.ld));
-  EMBER_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&lb.value, type, ob.stored_rows, ob.stored_cols, ob.ld));
-  EMBER_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&lc.value, type, uint64_t(N), uint64_t(M), N));
-  uint32_t align_a = alignment(oa.data), align_b = alignment(ob.data), align_c = alignment(out.data_ptr());
+  make_layout(la, type, oa.stored_rows, oa.stored_cols, oa.ld, int32_t(batch), oa.batch_stride);
+  make_layout(lb, type, ob.stored_rows, ob.stored_cols, ob.ld, int32_t(batch), ob.batch_stride);
+  int64_t c_stride = batch > 1 ? M * N : 0;
+  make_layout(lc, type, uint64_t(N), uint64_t(M), N, int32_t(batch), c_stride);
+  auto itemsize = int64_t(out.element_size());
+  uint32_t align_a = alignment(oa.data, oa.batch_stride * itemsize);
+  uint32_t align_b = alignment(ob.data, ob.batch_stride * itemsize);
+  uint32_t align_c = alignment(out.data_ptr(), c_stride * itemsize);
   AlgoKey key{current_device(), type, compute, oa.op, ob.op, int64_t(oa.stored_rows), int64_t(oa.stored_cols), oa.ld,
-              int64_t(ob.stored_rows), int64_t(ob.stored_cols), ob.ld, N, M, align_a, align_b, align_c};
+              int64_t(ob.stored_rows), int64_t(ob.stored_cols), ob.ld, N, M, align_a, align_b, align_c,
+              batch, oa.batch_stride, ob.batch_stride};
   std::optional<cublasLtMatmulAlgo_t> algo = cached_algorithm(key);
   if (!algo) {
     Preference pref;
@@ -121,7 +147,7 @@ void lt_matmul(const Tensor& a, const Tensor& b, const Tensor& out, Scale alpha,
     EMBER_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(h.handle, desc.value, la.value, lb.value, lc.value, lc.value,
                                                       pref.value, 1, &heuristic, &found));
     EMBER_CHECK(found > 0, Error, "CUDA error: cuBLASLt found no algorithm for a ", dtype_name(a.dtype()),
-                " matmul of (", M, ", ", a.sizes()[1], ") by (", b.sizes()[0], ", ", N, ")");
+                " matmul of ", int_list(a.sizes()), " by ", int_list(b.sizes()));
     algo = heuristic.algo;
     cache_algorithm(key, *algo);
   }
@@ -130,20 +156,26 @@ void lt_matmul(const Tensor& a, const Tensor& b, const Tensor& out, Scale alpha,
                                     h.workspace_size, current_stream()));
 }
 
-}  // namespace
-
-void gemm_kernel(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta) {
+// The 2-D or batched product, as gemm_kernel and gemm_batched_kernel promise; `op` names it in dtype errors.
+void matmul(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta, const char* op) {
   EMBER_CHECK(a.device() == out.device() && b.device() == out.device(), Error,
               "Expected all tensors to be on the same device, but found at least two devices, ", out.device().str(),
               " and ", (a.device() == out.device() ? b : a).device().str(), "!");
-  int64_t M = a.sizes()[0], K = a.sizes()[1], N = b.sizes()[1];
-  if (M == 0 || N == 0) return;
+  if (out.numel() == 0) return;
   DeviceGuard guard(device_index(out.device()));
-  if (K == 0) {  // A @ B is all zeros: out = beta * out
+  if (a.sizes().back() == 0) {  // A @ B is all zeros: out = beta * out
     Tensor o = out;
     if (beta == 0) o.zero_();
     else if (beta != 1) {
       mul_out(o, o, wrapped_scalar(is_floating_point(o.dtype()) ? Scalar(beta) : Scalar(int64_t(beta))));
+    }
+    return;
+  }
+  constexpr int64_t kMaxBatch = std::numeric_limits<int32_t>::max();  // cuBLASLt's batch count is an int32
+  if (out.dim() == 3 && out.sizes()[0] > kMaxBatch) {
+    for (int64_t i = 0; i < out.sizes()[0]; i += kMaxBatch) {
+      int64_t n = std::min(kMaxBatch, out.sizes()[0] - i);
+      matmul(a.narrow(0, i, n), b.narrow(0, i, n), out.narrow(0, i, n), alpha, beta, op);
     }
     return;
   }
@@ -156,8 +188,18 @@ void gemm_kernel(const Tensor& a, const Tensor& b, const Tensor& out, double alp
     case kBFloat16: return lt_matmul(a, b, out, float(alpha), float(beta), CUDA_R_16BF, CUBLAS_COMPUTE_32F);
     case kFloat64: return lt_matmul(a, b, out, alpha, beta, CUDA_R_64F, CUBLAS_COMPUTE_64F);
     default:  // torch's CUDA matmul takes floating dtypes only
-      throw NotImplementedError(str("\"addmm_cuda\" not implemented for '", dtype_info(a.dtype()).legacy_name, "'"));
+      throw NotImplementedError(str("\"", op, "\" not implemented for '", dtype_info(a.dtype()).legacy_name, "'"));
   }
+}
+
+}  // namespace
+
+void gemm_kernel(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta) {
+  matmul(a, b, out, alpha, beta, "addmm_cuda");
+}
+
+void gemm_batched_kernel(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta) {
+  matmul(a, b, out, alpha, beta, "baddbmm_cuda");
 }
 
 }  // namespace ember::cuda_backend

@@ -9,6 +9,7 @@ void register_kernels();
 
 void fill_kernel(const Tensor& dst, const Scalar& value);
 void gemm_kernel(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta);
+void gemm_batched_kernel(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta);
 void index_gather_kernel(const Tensor& src, int64_t base_offset, IntArrayRef rest_sizes, IntArrayRef rest_strides,
                          const Tensor& offsets, const Tensor& core);
 void index_scatter_kernel(const Tensor& dst, int64_t base_offset, IntArrayRef rest_sizes, IntArrayRef rest_strides,

@@ -7,6 +7,7 @@ void register_kernels() {
   constexpr DeviceType cuda = DeviceType::CUDA;
   kernels::fill.set(cuda, fill_kernel);
   kernels::gemm.set(cuda, gemm_kernel);
+  kernels::gemm_batched.set(cuda, gemm_batched_kernel);
   kernels::index_gather.set(cuda, index_gather_kernel);
   kernels::index_scatter.set(cuda, index_scatter_kernel);
   kernels::reduce.set(cuda, reduce_kernel);

@@ -16,6 +16,7 @@ constinit KernelTable<ReduceFn> reduce("reduce");
 constinit KernelTable<ArgExtremumFn> arg_extremum("arg_extremum");
 constinit KernelTable<SoftmaxFn> softmax("softmax");
 constinit KernelTable<GemmFn> gemm("gemm");
+constinit KernelTable<GemmFn> gemm_batched("gemm_batched");
 constinit KernelTable<IndexGatherFn> index_gather("index_gather");
 constinit KernelTable<IndexScatterFn> index_scatter("index_scatter");
 

@@ -99,6 +99,9 @@ extern KernelTable<SoftmaxFn> softmax;
 // out (M, N, contiguous) = alpha * a (M, K) @ b (K, N) + beta * out, for 2-D tensors of one dtype.
 using GemmFn = void (*)(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta);
 extern KernelTable<GemmFn> gemm;
+// The same for a batch: out (B, M, N, contiguous) = alpha * a (B, M, K) @ b (B, K, N) + beta * out, for 3-D
+// tensors of one dtype; a's and b's batch strides are any (0 broadcasts), their matrices any layout.
+extern KernelTable<GemmFn> gemm_batched;
 
 // For each j < offsets.numel() and each position r of the strided "rest" block (rest_sizes, rest_strides, in
 // elements from base_offset of `src`): core[j, r] = src[base_offset + offsets[j] + r].

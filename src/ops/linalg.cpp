@@ -1,12 +1,14 @@
-// The matmul family. Every case reduces to the gemm kernel on 2-D operands (batches loop over it).
+// The matmul family. Every case reduces to the gemm kernel on 2-D operands or the batched gemm kernel.
 #include "ember/linalg.h"
+
+#include <initializer_list>
+#include <utility>
 
 #include "../autograd/formulas.h"
 #include "../dispatch/kernels.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
 #include "ember/ops.h"
-#include "ember/parallel.h"
 #include "ember/type_promotion.h"
 
 namespace ember {
@@ -24,6 +26,33 @@ void check_same_dtype(const Tensor& a, const Tensor& b) {
               dtype_name(a.dtype()), " != ", dtype_name(b.dtype()));
 }
 
+// torch's first check of a CUDA-dispatched op: all operands (name, tensor), in argument order, on one device.
+void check_same_device(const char* method, std::initializer_list<std::pair<const char*, const Tensor*>> args) {
+  Device first = args.begin()->second->device();
+  for (const auto& [name, t] : args) {
+    EMBER_CHECK(t->device() == first, Error, "Expected all tensors to be on the same device, but got ", name, " is on ",
+                t->device().str(), ", different from other tensors on ", first.str(),
+                " (when checking argument in method ", method, ")");
+  }
+}
+
+void check_bmm(const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(a.dim() == 3, Error, "batch1 must be a 3D tensor");
+  EMBER_CHECK(b.dim() == 3, Error, "batch2 must be a 3D tensor");
+  int64_t B = a.sizes()[0], K = a.sizes()[2];
+  EMBER_CHECK(b.sizes()[0] == B && b.sizes()[1] == K, Error, "Expected size for first two dimensions of batch2 tensor to be: [",
+              B, ", ", K, "] but got: [", b.sizes()[0], ", ", b.sizes()[1], "].");
+  check_same_dtype(a, b);
+}
+
+// out (B, M, N, contiguous) = alpha * a @ b + beta * out for each batch.
+void bmm_into(const Tensor& a, const Tensor& b, const Tensor& out, double alpha = 1, double beta = 0) {
+  autograd::untracked([&] {  // the CPU kernel takes per-batch views
+    kernels::gemm_batched[out.device()](a, b, out, alpha, beta);
+    return 0;
+  });
+}
+
 // a (M, K) @ b (K, N) into out (M, N, contiguous): out = alpha * a @ b + beta * out.
 void mm_into(const Tensor& a, const Tensor& b, const Tensor& out, double alpha = 1, double beta = 0) {
   kernels::gemm[out.device()](a, b, out, alpha, beta);
@@ -32,6 +61,7 @@ void mm_into(const Tensor& a, const Tensor& b, const Tensor& out, double alpha =
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  check_same_device("wrapper_CUDA_mm", {{"self", &a}, {"mat2", &b}});
   EMBER_CHECK(a.dim() == 2, Error, "self must be a matrix");
   EMBER_CHECK(b.dim() == 2, Error, "mat2 must be a matrix");
   EMBER_CHECK(a.sizes()[1] == b.sizes()[0], Error, "mat1 and mat2 shapes cannot be multiplied (", dims_str(a), " and ",
@@ -44,26 +74,16 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
-  EMBER_CHECK(a.dim() == 3, Error, "batch1 must be a 3D tensor");
-  EMBER_CHECK(b.dim() == 3, Error, "batch2 must be a 3D tensor");
-  int64_t B = a.sizes()[0], M = a.sizes()[1], K = a.sizes()[2], N = b.sizes()[2];
-  EMBER_CHECK(b.sizes()[0] == B && b.sizes()[1] == K, Error, "Expected size for first two dimensions of batch2 tensor to be: [",
-              B, ", ", K, "] but got: [", b.sizes()[0], ", ", b.sizes()[1], "].");
-  check_same_dtype(a, b);
-  Tensor out = empty({B, M, N}, a.options());
-  // Many small products run one per thread; few large ones split inside gemm instead.
-  int64_t grain = M * N * K >= (1 << 18) ? B : 1;
-  autograd::untracked([&] {
-    parallel_for(0, B, grain, [&](int64_t s, int64_t e) {
-      for (int64_t i = s; i < e; ++i) mm_into(a.select(0, i), b.select(0, i), out.select(0, i));
-    });
-    return 0;
-  });
+  check_same_device("wrapper_CUDA_bmm", {{"self", &a}, {"mat2", &b}});
+  check_bmm(a, b);
+  Tensor out = empty({a.sizes()[0], a.sizes()[1], b.sizes()[2]}, a.options());
+  bmm_into(a, b, out);
   if (autograd::needs_grad({&a, &b})) autograd::record_bmm(out, a, b);
   return out;
 }
 
 Tensor mv(const Tensor& m, const Tensor& v) {
+  check_same_device("wrapper_CUDA_addmv_out_out", {{"mat", &m}, {"vec", &v}});  // torch's mv is addmv_out
   EMBER_CHECK(m.dim() == 2 && v.dim() == 1, Error, "vector + matrix @ vector expected, got ", m.dim(), ", ", v.dim(),
               ", ", v.dim());
   EMBER_CHECK(m.sizes()[1] == v.sizes()[0], Error, "size mismatch, got input (", m.sizes()[0], "), mat (", dims_str(m),
@@ -74,6 +94,7 @@ Tensor mv(const Tensor& m, const Tensor& v) {
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {
+  check_same_device("wrapper_CUDA__dot", {{"self", &a}, {"tensor", &b}});
   EMBER_CHECK(a.dim() == 1 && b.dim() == 1, Error, "1D tensors expected, but got ", a.dim(), "D and ", b.dim(),
               "D tensors");
   EMBER_CHECK(a.numel() == b.numel(), Error, "inconsistent tensor size, expected tensor [", a.numel(), "] and src [",
@@ -127,6 +148,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) {
+  check_same_device("wrapper_CUDA_addmm", {{"self", &input}, {"mat1", &m1}, {"mat2", &m2}});
   Tensor out = autograd::untracked([&] {
     Tensor prod = mm(m1, m2);
     Tensor out = empty(prod.sizes(), prod.options());
@@ -140,6 +162,7 @@ Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scal
 }
 
 Tensor addmv(const Tensor& input, const Tensor& m, const Tensor& v, const Scalar& beta, const Scalar& alpha) {
+  check_same_device("wrapper_CUDA_addmv", {{"self", &input}, {"mat", &m}, {"vec", &v}});
   Tensor out = autograd::untracked([&] {
     return addmm(input.dim() == 1 ? input.unsqueeze(1) : input, m, v.unsqueeze(1), beta, alpha).squeeze(1);
   });
@@ -150,23 +173,21 @@ Tensor addmv(const Tensor& input, const Tensor& m, const Tensor& v, const Scalar
 
 // beta * input + alpha * b1 @ b2 in one rounding per batch (gemm's beta), as torch's baddbmm kernel.
 Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) {
+  check_same_device("wrapper_CUDA_baddbmm", {{"self", &input}, {"batch1", &b1}, {"batch2", &b2}});
   // torch first expands input to (batch1.size(0), batch1.size(1), batch2.size(2)): IndexErrors and the expand's
   // error come before the 3-D checks
   input.expand({b1.sizes()[size_t(wrap_dim(0, b1.dim()))], b1.sizes()[size_t(wrap_dim(1, b1.dim()))],
                 b2.sizes()[size_t(wrap_dim(2, b2.dim()))]});
   Tensor out = autograd::untracked([&] {
-    Tensor prod = bmm(b1, b2);
-    if (beta.to_double() == 0) return alpha.to_double() == 1 ? prod : mul(prod, wrapped_scalar(alpha));
-    Tensor out = empty(prod.sizes(), prod.options().with_dtype(promote_types(prod.dtype(), input.dtype())));
-    out.copy_(input.expand(prod.sizes()));
-    if (out.dtype() != prod.dtype()) return add(alpha.to_double() == 1 ? prod : mul(prod, wrapped_scalar(alpha)), input, beta);
-    int64_t B = out.sizes()[0];
-    int64_t grain = B > 0 && prod.numel() / B * b1.sizes()[2] >= (1 << 18) ? B : 1;  // as bmm
-    parallel_for(0, B, grain, [&](int64_t s, int64_t e) {
-      for (int64_t i = s; i < e; ++i) {
-        mm_into(b1.select(0, i), b2.select(0, i), out.select(0, i), alpha.to_double(), beta.to_double());
-      }
-    });
+    check_bmm(b1, b2);
+    if (beta.to_double() == 0 || promote_types(b1.dtype(), input.dtype()) != b1.dtype()) {
+      Tensor prod = bmm(b1, b2);
+      Tensor scaled = alpha.to_double() == 1 ? prod : mul(prod, wrapped_scalar(alpha));
+      return beta.to_double() == 0 ? scaled : add(scaled, input, beta);
+    }
+    Tensor out = empty({b1.sizes()[0], b1.sizes()[1], b2.sizes()[2]}, b1.options());
+    out.copy_(input.expand(out.sizes()));
+    bmm_into(b1, b2, out, alpha.to_double(), beta.to_double());
     return out;
   });
   if (autograd::needs_grad({&input, &b1, &b2})) autograd::record_baddbmm(out, input, b1, b2, beta, alpha);
