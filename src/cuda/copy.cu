@@ -25,8 +25,8 @@ void visit_bits(int64_t bytes, Fn&& fn) {
 }  // namespace
 
 void copy_kernel(const Tensor& dst, const Tensor& src) {
-  EMBER_CHECK(dst.device().is_cuda() && src.device().is_cuda(), Error, "CUDA copy kernel: expected two CUDA tensors, got ",
-              dst.device().str(), " and ", src.device().str());
+  EMBER_CHECK(dst.device().is_cuda() && src.device().is_cuda(), Error,
+              "CUDA copy kernel: expected two CUDA tensors, got ", dst.device().str(), " and ", src.device().str());
   if (dst.numel() == 0) return;
   int64_t dsize = int64_t(dst.element_size()), ssize = int64_t(src.element_size());
   auto plan = make_plan<2>(dst.sizes(), {dst.strides(), src.strides()}, {dsize, ssize},

@@ -12,7 +12,9 @@ struct Select {
 }  // namespace
 
 void where_kernel(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
-  visit_dtype(out.dtype(), [&]<typename T>(T) { elementwise_tensors<T, bool, T, T>(out, {&cond, &a, &b}, Select<T>{}); });
+  visit_dtype(out.dtype(), [&]<typename T>(T) {
+    elementwise_tensors<T, bool, T, T>(out, {&cond, &a, &b}, Select<T>{});
+  });
 }
 
 }  // namespace ember::cuda_backend

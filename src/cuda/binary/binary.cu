@@ -16,8 +16,8 @@ void binary_kernel(BinaryOp op, const TensorIterator& it, const Scalar& alpha, s
 
 namespace {
 
-// x ** exp for the exponents torch computes without pow, as the CPU's pow_scalar_kernel (src/cpu/binary/pow_scalar.cpp):
-// sqrt, rsqrt, reciprocal and products, squares rounded to T.
+// x ** exp for the exponents torch computes without pow, as the CPU's pow_scalar_kernel
+// (src/cpu/binary/pow_scalar.cpp): sqrt, rsqrt, reciprocal and products, squares rounded to T.
 template <typename T>
 struct PowScalar {
   double exp;
