@@ -1,12 +1,15 @@
 // The GPU loop under every elementwise kernel: out = f(in...) over a StridedPlan (operand 0 the output).
-// Contiguous operands take a vectorised pass (4 elements per access, 16 bytes for float32); any other layout a
-// grid-stride pass that turns each linear index into byte offsets, in 32-bit arithmetic where the plan fits.
+// Contiguous operands take a vectorised pass (16-byte accesses to the narrowest operand, at least 4 elements per
+// thread); any other layout a grid-stride pass that turns each linear index into byte offsets, in 32-bit arithmetic
+// where the plan fits.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cuda/std/tuple>
 #include <utility>
 
-#include "../iter/strided_plan.h"
+#include "../iter/tensor_iterator.h"
 #include "ember/tensor.h"
 #include "runtime.h"
 
@@ -115,18 +118,19 @@ void elementwise(const StridedPlan<1 + sizeof...(In)>& plan, const F& f) {
   int64_t n = plan.numel;
   if (n == 0) return;
   constexpr std::array<int64_t, N> itemsize{int64_t(sizeof(Out)), int64_t(sizeof(In))...};
+  constexpr int kVec = std::max<int>(4, 16 / int(std::min({sizeof(Out), sizeof(In)...})));
   bool contiguous = plan.ndim() == 1;
   bool aligned = true;
   for (int k = 0; k < N && contiguous; ++k) {
     contiguous = plan.strides[k][0] == itemsize[k];
-    aligned &= reinterpret_cast<uintptr_t>(plan.base[k]) % (itemsize[k] * 4) == 0;
+    aligned &= reinterpret_cast<uintptr_t>(plan.base[k]) % (itemsize[k] * kVec) == 0;
   }
   cudaStream_t stream = current_stream();
   if (contiguous) {
     auto* out = reinterpret_cast<Out*>(plan.base[0]);
     auto launch = [&]<size_t... I>(std::index_sequence<I...>) {
       if (aligned) {
-        vectorized_kernel<4><<<grid_for(n, 4), kBlockThreads, 0, stream>>>(
+        vectorized_kernel<kVec><<<grid_for(n, kVec), kBlockThreads, 0, stream>>>(
             n, f, out, reinterpret_cast<const In*>(plan.base[I + 1])...);
       } else {
         vectorized_kernel<1><<<grid_for(n, 1), kBlockThreads, 0, stream>>>(
@@ -142,6 +146,69 @@ void elementwise(const StridedPlan<1 + sizeof...(In)>& plan, const F& f) {
         make_offset_calc<N, int64_t>(plan), plan.base, n, f);
   }
   EMBER_CUDA_LAUNCH();
+}
+
+// f with its argument P fixed to v: a host operand's value, bound in so no host pointer reaches a kernel.
+template <size_t P, typename V, typename F>
+struct BindArg {
+  F f;
+  V v;
+  template <typename... A>
+  __device__ auto operator()(A... a) const {
+    return call(std::make_index_sequence<P>{}, std::make_index_sequence<sizeof...(A) - P>{}, a...);
+  }
+  template <size_t... I, size_t... J, typename... A>
+  __device__ auto call(std::index_sequence<I...>, std::index_sequence<J...>, A... a) const {
+    cuda::std::tuple<A...> args(a...);
+    return f(cuda::std::get<I>(args)..., v, cuda::std::get<P + J>(args)...);
+  }
+};
+
+template <typename... T>
+struct Types {};
+
+// Inputs [0, K) are decided: kept in the plan (indices Kept, types KeptT) or bound into f; then input K.
+template <typename Out, size_t K, size_t... Kept, typename... KeptT, typename First, typename... Rest, typename F>
+void bind_host_inputs(const Tensor& out, const Tensor* const* in, std::index_sequence<Kept...>, Types<KeptT...>,
+                      Types<First, Rest...>, const F& f) {
+  const Tensor& t = *in[K];
+  if (t.device().is_cpu()) {
+    for (int64_t s : t.strides()) {
+      EMBER_CHECK(s == 0, Error, "a CPU operand of a CUDA kernel must be one broadcast value");
+    }
+    First v = *static_cast<const First*>(t.data_ptr());
+    bind_host_inputs<Out, K + 1>(out, in, std::index_sequence<Kept...>{}, Types<KeptT...>{}, Types<Rest...>{},
+                                 BindArg<sizeof...(Kept), First, F>{f, v});
+  } else {
+    bind_host_inputs<Out, K + 1>(out, in, std::index_sequence<Kept..., K>{}, Types<KeptT..., First>{},
+                                 Types<Rest...>{}, f);
+  }
+}
+template <typename Out, size_t K, size_t... Kept, typename... KeptT, typename F>
+void bind_host_inputs(const Tensor& out, const Tensor* const* in, std::index_sequence<Kept...>, Types<KeptT...>,
+                      Types<>, const F& f) {
+  constexpr int N = 1 + sizeof...(Kept);
+  auto plan = make_plan<N>(out.sizes(), {out.strides(), in[Kept]->strides()...},
+                           {int64_t(sizeof(Out)), int64_t(sizeof(KeptT))...},
+                           {static_cast<char*>(out.data_ptr()), static_cast<char*>(in[Kept]->data_ptr())...});
+  elementwise<Out, KeptT...>(plan, f);
+}
+
+// out = f(in...) over tensors of out's sizes: CUDA tensors, or CPU ones broadcast from one value (a wrapped
+// number beside CUDA tensors), which are read here and bound into f, leaving only device operands in the plan.
+template <typename Out, typename... In, typename F>
+void elementwise_tensors(const Tensor& out, const std::array<const Tensor*, sizeof...(In)>& inputs,
+                         const F& f) {
+  if (out.numel() == 0) return;
+  bind_host_inputs<Out, 0>(out, inputs.data(), std::index_sequence<>{}, Types<>{}, Types<In...>{}, f);
+}
+
+// The first n inputs of an iterator, for elementwise_tensors.
+template <size_t n>
+std::array<const Tensor*, n> inputs_of(const TensorIterator& it) {
+  std::array<const Tensor*, n> in;
+  for (size_t k = 0; k < n; ++k) in[k] = &it.input(k);
+  return in;
 }
 
 // A plan of one tensor (the output alone).

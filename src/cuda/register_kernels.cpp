@@ -13,6 +13,13 @@ void register_kernels() {
   kernels::reduce.set(cuda, reduce_kernel);
   kernels::arg_extremum.set(cuda, arg_extremum_kernel);
   kernels::softmax.set(cuda, softmax_kernel);
+  kernels::binary.set(cuda, binary_kernel);
+  kernels::pow_scalar.set(cuda, pow_scalar_kernel);
+#define EMBER_UNARY_OP(name, kind, expr) kernels::name.set(cuda, name##_kernel);
+#include "ember/unary_ops.def"
+#undef EMBER_UNARY_OP
+  kernels::copy.set(cuda, copy_kernel);
+  kernels::where.set(cuda, where_kernel);
 }
 
 }  // namespace ember::cuda_backend

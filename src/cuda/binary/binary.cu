@@ -1,0 +1,48 @@
+// The CUDA binary kernel (each op runs in the file of its kind) and x ** number without pow.
+#include "binary.cuh"
+
+namespace ember::cuda_backend {
+
+void binary_kernel(BinaryOp op, const TensorIterator& it, const Scalar& alpha, std::optional<float> wide_b) {
+  if (it.numel() == 0) return;
+  switch (binary_kind(op)) {
+    case BinaryKind::Arith: return binary_arith(op, it, alpha, wide_b);
+    case BinaryKind::Divide: return binary_divide(op, it, alpha, wide_b);
+    case BinaryKind::Float: return binary_float(op, it, alpha, wide_b);
+    case BinaryKind::Bitwise: return binary_bitwise(op, it, alpha, wide_b);
+    case BinaryKind::Compare: case BinaryKind::Logical: return binary_compare(op, it);
+  }
+}
+
+namespace {
+
+// x ** exp for the exponents torch computes without pow, as the CPU's pow_scalar_kernel
+// (src/cpu/binary/pow_scalar.cpp): sqrt, rsqrt, reciprocal and products, squares rounded to T.
+template <typename T>
+struct PowScalar {
+  double exp;
+  __device__ T operator()(T x) const {
+    using C = functors::Compute<T>;
+    C a = C(x);
+    C sq = C(convert<T>(a * a));
+    C r = exp == 0.5 ? std::sqrt(a) : exp == -0.5 ? C(1) / std::sqrt(a) : exp == -1 ? C(1) / a
+        : exp == 2 ? a * a : exp == 3 ? sq * a : C(1) / sq;
+    return convert<T>(r);
+  }
+};
+
+}  // namespace
+
+bool pow_scalar_kernel(const TensorIterator& it, double exp) {
+  ScalarType t = it.common_dtype();
+  if (t != kFloat32 && t != kFloat64 && t != kBFloat16) return false;
+  if (exp != 0.5 && exp != -0.5 && exp != -1 && exp != 2 && exp != 3 && exp != -2) return false;
+  visit_dtype(t, [&]<typename T>(T) {
+    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, BFloat16>) {
+      elementwise_tensors<T, T>(it.output(), inputs_of<1>(it), PowScalar<T>{exp});
+    }
+  });
+  return true;
+}
+
+}  // namespace ember::cuda_backend
