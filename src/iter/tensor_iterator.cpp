@@ -9,10 +9,6 @@
 
 namespace ember {
 
-namespace {
-
-// The device an elementwise op runs on: its tensors' one device, where a CPU 0-dim tensor (a wrapped number)
-// joins any device, as in torch; an out= tensor must be on it too.
 Device common_device(std::span<const Tensor> inputs, const Tensor& out) {
   const Tensor* first = nullptr;
   for (const Tensor& t : inputs) {
@@ -31,8 +27,6 @@ Device common_device(std::span<const Tensor> inputs, const Tensor& out) {
   }
   return device;
 }
-
-}  // namespace
 
 TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs, ElementwiseConfig config) {
   autograd::GradModeGuard untracked(false);  // the op records itself; its casts and expands must not

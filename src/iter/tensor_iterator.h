@@ -54,6 +54,10 @@ class TensorIterator {
   ScalarType common_;
 };
 
+// The device an elementwise op runs on: its tensors' one device, where a CPU 0-dim tensor (a wrapped number)
+// joins any device, as in torch; an out= tensor (if defined) must be on it too.
+Device common_device(std::span<const Tensor> inputs, const Tensor& out = {});
+
 // `r`, an elementwise result composed of several ops, in the layout one TensorIterator over `inputs` would give
 // it (torch computes clamp and lerp in one pass); copied only when the layouts differ.
 Tensor in_elementwise_layout(const Tensor& r, std::span<const Tensor> inputs);

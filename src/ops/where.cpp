@@ -23,8 +23,9 @@ Tensor where_impl(const Tensor& cond, const Tensor& a, const Tensor& b) {
   const Tensor operands[3] = {c, av, bv};
   auto full = [&](const Tensor& t) { return std::equal(t.sizes().begin(), t.sizes().end(), shape.begin(), shape.end()); };
   bool same_shape = full(cond) && full(a) && full(b);  // TensorIterator's layout, fast setups included
+  const Tensor inputs[3] = {cond, a, b};
   Tensor out = empty_strided(shape, elementwise_strides(shape, operands, same_shape),
-                            a.options().with_dtype(common));
+                            a.options().with_dtype(common).with_device(common_device(inputs)));
   kernels::where[out.device()](out, c, av, bv);
   return out;
 }
