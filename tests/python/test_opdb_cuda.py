@@ -28,6 +28,8 @@ class _OnCuda:
 
 
 ON_CUDA = _OnCuda()
+# Products rounded to float16/bfloat16 at every step depend on the order the device multiplies in (as torch's).
+ORDER_SENSITIVE = {"prod", "cumprod"}
 
 
 def _same(op, c, g, dtype):
@@ -40,6 +42,8 @@ def _same(op, c, g, dtype):
         # the tolerance of the precision computed in: the result's, the case dtype's, float32 for integers
         kinds = {str(c.dtype)[6:], dtype if dtype in opdb.FLOATS else "float32"}
         rtol, atol = (max(op.tol.get(k, (0, 0))[i] for k in kinds) for i in (0, 1))
+        if op.name in ORDER_SENSITIVE and dtype in ("float16", "bfloat16"):
+            rtol = max(rtol, 0.1)
         h = g.cpu()
         if c.dtype.is_floating_point and str(c.dtype) not in ("torch.float8_e4m3fn", "torch.float8_e5m2"):
             assert ember.allclose(h.double(), c.double(), rtol=rtol, atol=atol, equal_nan=True), (h, c)
