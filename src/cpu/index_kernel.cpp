@@ -34,17 +34,6 @@ void for_each_pair(int64_t base_offset, IntArrayRef rest_sizes, IntArrayRef rest
 
 }  // namespace
 
-// Whether the rest block is one contiguous run of elements (then each j copies one block).
-bool contiguous_rest(IntArrayRef sizes, IntArrayRef strides) {
-  int64_t expected = 1;
-  for (size_t k = sizes.size(); k-- > 0;) {
-    if (sizes[k] == 1) continue;
-    if (strides[k] != expected) return false;
-    expected *= sizes[k];
-  }
-  return true;
-}
-
 void index_gather(const Tensor& src, int64_t base_offset, IntArrayRef rest_sizes, IntArrayRef rest_strides,
                   const Tensor& offsets, const Tensor& core) {
   Unlocked unlocked(core.numel() > kUnlockElements);
@@ -52,7 +41,7 @@ void index_gather(const Tensor& src, int64_t base_offset, IntArrayRef rest_sizes
   const char* from = static_cast<const char*>(src.storage().data()) + base_offset * item;
   char* to = static_cast<char*>(core.data_ptr());
   const int64_t* off = offsets.data_ptr<int64_t>();
-  if (contiguous_rest(rest_sizes, rest_strides)) {  // one block per index: rows, or single elements
+  if (is_contiguous_run(rest_sizes, rest_strides)) {  // one block per index: rows, or single elements
     int64_t block = item;
     for (int64_t s : rest_sizes) block *= s;
     int64_t grain = std::max<int64_t>(1, kParallelGrain * item / block);
@@ -89,7 +78,7 @@ void index_gather(const Tensor& src, int64_t base_offset, IntArrayRef rest_sizes
 void index_scatter(const Tensor& dst, int64_t base_offset, IntArrayRef rest_sizes, IntArrayRef rest_strides,
                    const Tensor& offsets, const Tensor& core, bool accumulate) {
   const int64_t* off = offsets.data_ptr<int64_t>();
-  bool contiguous = contiguous_rest(rest_sizes, rest_strides);
+  bool contiguous = is_contiguous_run(rest_sizes, rest_strides);
   int64_t rest = 1;
   for (int64_t s : rest_sizes) rest *= s;
   Unlocked unlocked(core.numel() > kUnlockElements);

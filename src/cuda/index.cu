@@ -30,17 +30,6 @@ struct CoreOffsets {
   }
 };
 
-// Whether the rest block is one contiguous run of elements (as src/cpu/index_kernel.cpp).
-bool contiguous_rest(IntArrayRef sizes, IntArrayRef strides) {
-  int64_t expected = 1;
-  for (size_t k = sizes.size(); k-- > 0;) {
-    if (sizes[k] == 1) continue;
-    if (strides[k] != expected) return false;
-    expected *= sizes[k];
-  }
-  return true;
-}
-
 // `offsets` on `device` (copied there when the op layer computed them elsewhere, the host; `keep` holds the copy).
 const int64_t* device_offsets(const Tensor& offsets, Device device, Tensor& keep) {
   if (offsets.device() == device) return offsets.data_ptr<int64_t>();
@@ -66,7 +55,7 @@ void with_core_offsets(const int64_t* offsets, int64_t n, IntArrayRef rest_sizes
     reach += (rest_sizes[size_t(d)] - 1) * (stride < 0 ? -stride : stride);
   }
   auto make = [&]<typename Index>(Index) {
-    CoreOffsets<Index> c{offsets, Index(rest), contiguous_rest(rest_sizes, rest_strides), {}};
+    CoreOffsets<Index> c{offsets, Index(rest), is_contiguous_run(rest_sizes, rest_strides), {}};
     c.block.ndim = ndim;
     for (int d = 0; d < ndim; ++d) {
       c.block.sizes[ndim - 1 - d] = Index(rest_sizes[size_t(d)]);
@@ -137,7 +126,7 @@ void move(const Tensor& t, int64_t base_offset, IntArrayRef rest_sizes, IntArray
   visit_bits(size_t(item), [&]<typename U>(U) {
     U* base = static_cast<U*>(t.storage().data()) + base_offset;
     U* near = static_cast<U*>(core.data_ptr());
-    if (run % 16 == 0 && contiguous_rest(rest_sizes, rest_strides)) {
+    if (run % 16 == 0 && is_contiguous_run(rest_sizes, rest_strides)) {
       int64_t units = n * item / 16;
       if (units <= INT32_MAX) {
         move_runs_kernel<Scatter, U, int32_t><<<grid_for(units, 1), kBlockThreads, 0, stream>>>(

@@ -64,6 +64,11 @@ extern KernelTable<BinaryFn> binary;
 // x ** exp for a number exponent computed without pow (see src/cpu/binary/pow_scalar.cpp); false, writing
 // nothing, for exponents and dtypes it does not handle.
 using PowScalarFn = bool (*)(const TensorIterator& it, double exp);
+// The exponents and dtypes the pow_scalar kernels handle: sqrt, rsqrt, reciprocal and small products.
+constexpr bool pow_scalar_handles(ScalarType t, double exp) {
+  return (t == kFloat32 || t == kFloat64 || t == kBFloat16) &&
+         (exp == 0.5 || exp == -0.5 || exp == -1 || exp == 2 || exp == 3 || exp == -2);
+}
 extern KernelTable<PowScalarFn> pow_scalar;
 
 // One table per row of unary_ops.def: name(kCPU)(it) writes the op over the iterator.

@@ -22,6 +22,17 @@ struct StridedPlan {
   int64_t rows() const { return numel == 0 ? 0 : numel / inner_size(); }
 };
 
+// Whether a block of `sizes` with element `strides` is one contiguous run (size-1 dims ignored).
+inline bool is_contiguous_run(IntArrayRef sizes, IntArrayRef strides) {
+  int64_t expected = 1;
+  for (size_t k = sizes.size(); k-- > 0;) {
+    if (sizes[k] == 1) continue;
+    if (strides[k] != expected) return false;
+    expected *= sizes[k];
+  }
+  return true;
+}
+
 // sizes: the common shape; strides[k]: operand k's strides in elements; itemsize[k]: bytes.
 template <int N>
 StridedPlan<N> make_plan(IntArrayRef sizes, const std::array<IntArrayRef, N>& strides,

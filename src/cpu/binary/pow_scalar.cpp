@@ -7,8 +7,7 @@ namespace ember::cpu {
 
 bool pow_scalar_kernel(const TensorIterator& it, double exp) {
   ScalarType t = it.common_dtype();
-  if (t != kFloat32 && t != kFloat64 && t != kBFloat16) return false;
-  if (exp != 0.5 && exp != -0.5 && exp != -1 && exp != 2 && exp != 3 && exp != -2) return false;
+  if (!kernels::pow_scalar_handles(t, exp)) return false;
   visit_dtype(t, [&]<typename T>(T) {
     if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, BFloat16>) {
       using C = Compute<T>;

@@ -35,8 +35,7 @@ struct PowScalar {
 
 bool pow_scalar_kernel(const TensorIterator& it, double exp) {
   ScalarType t = it.common_dtype();
-  if (t != kFloat32 && t != kFloat64 && t != kBFloat16) return false;
-  if (exp != 0.5 && exp != -0.5 && exp != -1 && exp != 2 && exp != 3 && exp != -2) return false;
+  if (!kernels::pow_scalar_handles(t, exp)) return false;
   visit_dtype(t, [&]<typename T>(T) {
     if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, BFloat16>) {
       elementwise_tensors<T, T>(it.output(), inputs_of<1>(it), PowScalar<T>{exp});
