@@ -8,12 +8,15 @@ cd "$(dirname "$0")/.."
 blis=/tmp/ember-blis
 mkdir -p "$blis"
 for deb in .gpu/*.deb; do dpkg -x "$deb" "$blis"; done
+# The image's CC/CXX (/opt/gcc) link libstdc++ statically: beside torch's shared one, two C++ runtimes in one
+# process crashed every error message that formats a number. The system compiler links it shared.
+unset CC CXX
 export EMBER_BLIS_ROOT="$blis" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" PYTHONUNBUFFERED=1
 start=$SECONDS
 python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | grep -v "^WARNING: Running pip as" || true
 lib=$(python3 -c "import ember, os; print(os.path.dirname(ember.__file__))")
-if ! readelf -d "$lib/libember.so" | grep -q "libstdc++"; then  # see the note in CMakeLists.txt
-  echo "WARNING: libember.so does not link libstdc++ dynamically; build environment:"; env | grep -iE "flags|^cxx|^cc=|cmake" || true
+if ! readelf -d "$lib/libember.so" | grep -q "libstdc++"; then
+  echo "WARNING: libember.so does not link libstdc++ dynamically (see above); build environment:"; env | grep -iE "flags|^cxx|^cc=|cmake" || true
 fi
 python3 -c "import ember, sys; print('ember built in', $SECONDS - $start, 's; cuda available:', ember.cuda.is_available(),
       ember.cuda.get_device_name() if ember.cuda.is_available() else ember._C._cuda_unavailable_reason())"

@@ -108,8 +108,16 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
                 "For integral input tensors, argument alpha must not be a floating point number.");
     alpha.check_fits(it.common_dtype());
   }
-  bool special_pow = op == BinaryOp::Pow && b.impl()->is_wrapped_number && it.numel() > 0 &&
-                     kernels::pow_scalar[it.device_type()](it, b.item().to_double());
+  bool special_pow = false;
+  if (op == BinaryOp::Pow && b.impl()->is_wrapped_number && it.numel() > 0) {
+    double exp = b.item().to_double();
+    if (exp == 1) {  // x ** 1 is x exactly, as torch's copy (a device's pow may round it)
+      if (!it.output().is_same(it.input(0))) kernels::copy[it.device_type()](it.output(), it.input(0));
+      special_pow = true;
+    } else {
+      special_pow = kernels::pow_scalar[it.device_type()](it, exp);
+    }
+  }
   if (!special_pow) kernels::binary[it.device_type()](op, it, alpha, wide_scalar(op, it, b));
   Tensor result = it.finish();
   if (!out.defined() && autograd::needs_grad({&a, &b})) autograd::record_binary(op, result, a, b, alpha);
