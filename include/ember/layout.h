@@ -35,6 +35,8 @@ Overlap internal_overlap(const Tensor& t);
 Overlap overlap(const Tensor& a, const Tensor& b);
 // Raises torch's error when writing to `t` would hit one location from several elements.
 void check_no_internal_overlap(const Tensor& t);
+// Raises torch's error when `input` shares some but not all of the memory `out` is written to.
+void check_no_partial_overlap(const Tensor& out, const Tensor& input);
 // Raises torch's as_strided error for a negative stride (views never have one; a huge slice or unfold step
 // wraps the stride negative, as in torch).
 void check_strides_nonnegative(IntArrayRef strides);

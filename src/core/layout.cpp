@@ -177,4 +177,10 @@ void check_no_internal_overlap(const Tensor& t) {
               "memory location. Please clone() the tensor before performing the operation.");
 }
 
+void check_no_partial_overlap(const Tensor& out, const Tensor& input) {
+  EMBER_CHECK(overlap(out, input) != Overlap::Partial, Error,
+              "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+              "single memory location. Please clone() the tensor before performing the operation.");
+}
+
 }  // namespace ember

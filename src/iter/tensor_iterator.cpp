@@ -69,11 +69,7 @@ TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs
     }
   }
   check_no_internal_overlap(out);
-  for (const Tensor& t : inputs) {
-    EMBER_CHECK(overlap(out, t) != Overlap::Partial, Error,
-                "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
-                "single memory location. Please clone() the tensor before performing the operation.");
-  }
+  for (const Tensor& t : inputs) check_no_partial_overlap(out, t);
   compute_out_ = out.dtype() == result_dtype ? out : empty_like(out, out.options().with_dtype(result_dtype));
   out.bump_version();
 }

@@ -2,6 +2,7 @@
 #include "../autograd/formulas.h"
 #include "../dispatch/kernels.h"
 #include "ember/creation.h"
+#include "ember/layout.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
 #include "ember/type_promotion.h"
@@ -40,6 +41,8 @@ Tensor run_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, const
     if (op == BinaryOp::FloorDivide && r.is_floating_point()) autograd::record_binary(op, r, a, b, alpha);
     return r;
   }
+  // The recorded form computes out of place, then copies: check the aliasing the kernel would have refused.
+  for (const Tensor* input : {&a, &b}) check_no_partial_overlap(out, *input);
   return autograd::record_out(out, a, name, [&] {
     return comparison ? compare_recorded(op, a, b) : run(op, {}, a, b, alpha);
   });

@@ -66,8 +66,8 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
       source = src.clone().expand(sizes());
       break;
     case Overlap::Partial:
-      throw Error("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
-                  "single memory location. Please clone() the tensor before performing the operation.");
+      check_no_partial_overlap(*this, src);  // raises
+      break;
     case Overlap::TooHard:  // unknown aliasing: go through a temporary rather than risk it
       source = src.clone().expand(sizes());
       break;

@@ -329,3 +329,14 @@ def test_complex_numbers(src):
         run(ember, src)
     with pytest.raises(RuntimeError):
         run(torch, src)
+
+
+def test_recorded_in_place_op_refuses_partial_overlap():
+    # fuzz (seed 5): an in-place op on a tensor in the graph, with a differently shaped view of it as the other
+    # operand, took the recorded path, which skipped the aliasing check torch's kernel makes
+    for m in (ember, torch):
+        v1 = m.cumsum(m.tensor([[-2.0]], requires_grad=True), 1)
+        with pytest.raises(RuntimeError, match="refer to a single memory location"):
+            v1.mul_(v1.flatten(0, -1))
+        v2 = m.tensor([[1.0, 2.0]], requires_grad=True) * 1
+        v2.add_(v2)  # full overlap stays allowed
