@@ -1,8 +1,9 @@
 #include "blas_handle.h"
 
 #include <atomic>
-#include <memory>
+#include <map>
 #include <mutex>
+#include <utility>
 
 #include "runtime.h"
 
@@ -18,21 +19,18 @@ void raise_cublas_error(cublasStatus_t status, const char* what, const char* fil
                   ") when calling `", what, "` at ", file, ":", line));
 }
 
-const BlasHandle& blas_handle() {
-  static const int count = device_count();
-  static const std::unique_ptr<BlasHandle[]> handles(new BlasHandle[size_t(count)]);
+BlasHandle blas_handle() {
   static std::mutex mutex;
+  static std::map<int, cublasLtHandle_t> handles;                      // never destroyed: they live as long as
+  static std::map<std::pair<int, cudaStream_t>, void*> workspaces;     // the process, as the pooled streams
   int device = current_device();
+  cudaStream_t stream = current_stream(device);
   std::lock_guard<std::mutex> lock(mutex);
-  BlasHandle& h = handles[size_t(device)];
-  if (!h.handle) {  // never destroyed: the handles live as long as the process
-    BlasHandle made;
-    EMBER_CUBLAS_CHECK(cublasLtCreate(&made.handle));
-    EMBER_CUDA_CHECK(cudaMalloc(&made.workspace, kWorkspaceBytes));
-    made.workspace_size = kWorkspaceBytes;
-    h = made;
-  }
-  return h;
+  cublasLtHandle_t& handle = handles[device];
+  if (!handle) EMBER_CUBLAS_CHECK(cublasLtCreate(&handle));
+  void*& workspace = workspaces[{device, stream}];
+  if (!workspace) EMBER_CUDA_CHECK(cudaMalloc(&workspace, kWorkspaceBytes));
+  return {handle, workspace, kWorkspaceBytes};
 }
 
 bool allow_tf32() { return tf32.load(std::memory_order_relaxed); }

@@ -1,5 +1,5 @@
-// cuBLASLt for the CUDA backend: one handle and one workspace per device, created on first use, and the
-// process-wide TF32 switch of float32 products (torch.backends.cuda.matmul.allow_tf32).
+// cuBLASLt for the CUDA backend: one handle per device and one workspace per (device, stream), created on first
+// use, and the process-wide TF32 switch of float32 products (torch.backends.cuda.matmul.allow_tf32).
 #pragma once
 #include <cublasLt.h>
 
@@ -22,8 +22,9 @@ struct BlasHandle {
   size_t workspace_size = 0;
 };
 
-// The current device's handle and workspace.
-const BlasHandle& blas_handle();
+// The current device's handle, with the workspace of its current stream (products on two streams at once never
+// share scratch memory).
+BlasHandle blas_handle();
 
 // Whether float32 products may round their inputs to TF32 (default false: full float32, as torch).
 bool allow_tf32();
