@@ -4,13 +4,12 @@ Prints TFLOP/s of each (median of repeats, timed between device synchronizations
 (higher is better). Targets (issue 14): 4096^3 float32 and 8192^3 bfloat16 at least 0.97x torch. Both run
 float32 products in full float32 (torch.backends.cuda.matmul.allow_tf32 is False by default).
 """
-import statistics
-import time
 
 import numpy as np
 import torch
 
 import ember
+from common import device_time
 
 # (label, batch or None, M, K, N, transpose a, dtypes)
 CASES = [
@@ -38,25 +37,6 @@ def operands(batch, m, k, n, transpose_a, dtype):
     return (ea, eb), (ta, tb)
 
 
-def seconds(fn, sync, repeats=7):
-    """Median seconds per call: each repeat runs enough calls to take about 50 ms."""
-    fn()
-    sync()
-    start = time.perf_counter()
-    fn()
-    sync()
-    calls = max(1, int(0.05 / max(time.perf_counter() - start, 1e-6)))
-    times = []
-    for _ in range(repeats):
-        sync()
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        sync()
-        times.append((time.perf_counter() - start) / calls)
-    return statistics.median(times)
-
-
 def main():
     print(f"{torch.cuda.get_device_name()}; torch {torch.__version__}, "
           f"allow_tf32={torch.backends.cuda.matmul.allow_tf32}")
@@ -65,8 +45,8 @@ def main():
         flops = 2.0 * m * k * n * (batch or 1)
         for dtype in dtypes:
             (ea, eb), (ta, tb) = operands(batch, m, k, n, transpose_a, dtype)
-            te = seconds(lambda: ember.matmul(ea, eb), ember.cuda.synchronize)
-            tt = seconds(lambda: torch.matmul(ta, tb), torch.cuda.synchronize)
+            te = device_time(lambda: ember.matmul(ea, eb), ember.cuda.synchronize)
+            tt = device_time(lambda: torch.matmul(ta, tb), torch.cuda.synchronize)
             shape = f"{batch}x" if batch else ""
             shape += f"{m}x{k}x{n}"
             print(f"{label:<10}{shape:<24}{dtype:<10}{flops / te / 1e12:>11.1f}{flops / tt / 1e12:>11.1f}"

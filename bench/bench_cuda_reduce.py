@@ -6,11 +6,11 @@ reductions >= 0.95x and >= 85% of HBM bandwidth, softmax >= 1.0x) and the bytes 
 ~3.0 TB/s of HBM (inputs that fit the 50 MB L2 can read faster).
 """
 import statistics
-import time
 
 import torch
 
 import ember
+from common import device_seconds
 
 HBM = 3.0e12
 N = 16 * 1024 * 1024
@@ -20,25 +20,16 @@ def sync():
     torch.cuda.synchronize()  # one device, one primary context: waits for Ember's kernels too
 
 
-def per_call(fn, calls):
-    sync()
-    start = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    sync()
-    return (time.perf_counter() - start) / calls
-
-
 def compare(name, ember_fn, torch_fn, nbytes, rounds=15):
     for fn in (ember_fn, torch_fn):  # warm up: caching allocators, lazy loading of kernels
         for _ in range(3):
             fn()
-    once = per_call(ember_fn, 3)
+    once = device_seconds(ember_fn, sync, 3)
     calls = max(5, min(2000, int(0.02 / max(once, 1e-7))))
     te, tt = [], []
     for _ in range(rounds):
-        te.append(per_call(ember_fn, calls))
-        tt.append(per_call(torch_fn, calls))
+        te.append(device_seconds(ember_fn, sync, calls))
+        tt.append(device_seconds(torch_fn, sync, calls))
     e, t = statistics.median(te), statistics.median(tt)
     gbs = nbytes / e
     print(f"{name:40s} ember {e * 1e6:9.2f} us  torch {t * 1e6:9.2f} us  ratio {t / e:5.2f}x  "

@@ -16,6 +16,23 @@ def median_time(fn, *, repeat=7, min_time=0.05, globals=None):
     return statistics.median(timer.timeit(n) / n for _ in range(repeat))
 
 
+def device_seconds(fn, sync, calls):
+    """Seconds per call of `fn` over `calls` calls whose work is queued on a device, between two `sync()`s."""
+    sync()
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    sync()
+    return (time.perf_counter() - start) / calls
+
+
+def device_time(fn, sync, *, repeat=7, min_time=0.05):
+    """Median seconds per call of device work (after a warm-up call): each of `repeat` rounds runs enough calls to
+    take about `min_time` and ends with a synchronisation."""
+    calls = max(1, int(min_time / max(device_seconds(fn, sync, 1), 1e-7)))
+    return statistics.median(device_seconds(fn, sync, calls) for _ in range(repeat))
+
+
 def compare(name, ember_fn, torch_fn, *, globals=None, rounds=7, **kw):
     """Times both in `rounds` interleaved rounds (the shared machine's speed drifts: short
     alternating rounds expose both to the same conditions), prints a row, returns ember speed /

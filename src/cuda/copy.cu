@@ -1,4 +1,5 @@
 // copy_ between CUDA tensors of one device: any strides, any dtype pair (convert<To>(From), as the CPU).
+#include "bits.h"
 #include "elementwise.cuh"
 #include "kernels.h"
 
@@ -10,17 +11,6 @@ template <typename To, typename From>
 struct Convert {
   __device__ To operator()(From v) const { return convert<To>(v); }
 };
-
-// The unsigned integer of `bytes` bytes: same-dtype copies move bits, so 4 kernels serve every dtype.
-template <typename Fn>
-void visit_bits(int64_t bytes, Fn&& fn) {
-  switch (bytes) {
-    case 1: return fn(uint8_t{});
-    case 2: return fn(uint16_t{});
-    case 4: return fn(uint32_t{});
-    default: return fn(uint64_t{});
-  }
-}
 
 }  // namespace
 
@@ -37,7 +27,8 @@ void copy_kernel(const Tensor& dst, const Tensor& src) {
                                        current_stream()));
       return;
     }
-    visit_bits(dsize, [&]<typename U>(U) { elementwise<U, U>(plan, Convert<U, U>{}); });
+    // same-dtype copies move bits: 4 kernels serve every dtype
+    visit_bits(size_t(dsize), [&]<typename U>(U) { elementwise<U, U>(plan, Convert<U, U>{}); });
     return;
   }
   visit_dtype(dst.dtype(), [&]<typename To>(To) {

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "../functors/compute.h"
+#include "bits.h"
 #include "elementwise.cuh"
 #include "ember/creation.h"
 #include "kernels.h"
@@ -65,24 +66,6 @@ void with_core_offsets(const int64_t* offsets, int64_t n, IntArrayRef rest_sizes
   };
   if (n <= INT32_MAX && reach <= INT32_MAX) make(int32_t{});
   else make(int64_t{});
-}
-
-// An unsigned type of each element size: gathers and plain scatters move bits.
-template <int Size> struct Bits;
-template <> struct Bits<1> { using type = uint8_t; };
-template <> struct Bits<2> { using type = uint16_t; };
-template <> struct Bits<4> { using type = uint32_t; };
-template <> struct Bits<8> { using type = uint64_t; };
-
-// Calls fn(U{}) with the unsigned type of the element size.
-template <typename Fn>
-void visit_bits(size_t element_size, Fn&& fn) {
-  switch (element_size) {
-    case 1: return fn(uint8_t{});
-    case 2: return fn(uint16_t{});
-    case 4: return fn(uint32_t{});
-    default: return fn(uint64_t{});
-  }
 }
 
 // Moves core[i] from (gather) or to (scatter) base[where(i)], one element per thread.
