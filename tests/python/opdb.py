@@ -7,8 +7,10 @@ Adding an op = adding one entry to OPS. The drivers call `run_case`, whose excep
 looked up first (a missing op fails the test), and a case passes on an exception only when torch raised the same
 exception type."""
 import functools
+import importlib
 import itertools
 import operator
+import pathlib
 import warnings
 
 import numpy as np
@@ -739,3 +741,7 @@ LINALG = [
 ]
 
 OPS = UNARY + BINARY + ALIASES + REDUCTIONS + OTHERS + SHAPE + LINALG
+
+# Each later op area keeps its entries in its own module, tests/python/opdb_<area>.py, as a list named ENTRIES.
+for _path in sorted(pathlib.Path(__file__).parent.glob("opdb_*.py")):
+    OPS += importlib.import_module(_path.stem).ENTRIES
