@@ -185,6 +185,7 @@ class Tensor {
   // Gives the tensor `sizes` with contiguous strides, growing its storage (contents kept) if needed.
   Tensor& resize_(IntArrayRef sizes);
   Tensor& fill_(const Scalar& value);
+  Tensor& fill_(const Tensor& value);  // a 0-dim value (FillBackward3: its gradient is the sum)
   Tensor& zero_() { return fill_(0); }
 
   // ---- the ops' methods and operators

@@ -218,11 +218,8 @@ void init_tensor(nb::module_& m) {
       }, nb::arg("size"), nb::arg("memory_format") = nb::none())
       .def("fill_", [](Tensor& t, const Scalar& v) -> Tensor& { return t.fill_(v); }, nb::arg("value"),
            nb::rv_policy::reference)
-      .def("fill_", [](Tensor& t, const Tensor& v) -> Tensor& {
-        EMBER_CHECK(v.dim() == 0, Error, "fill_ only supports 0-dimension value tensor but got tensor with ", v.dim(),
-                    " dimensions.");
-        return t.fill_(v.item());
-      }, nb::arg("value"), nb::rv_policy::reference)
+      .def("fill_", [](Tensor& t, const Tensor& v) -> Tensor& { return t.fill_(v); }, nb::arg("value"),
+           nb::rv_policy::reference)
       .def("zero_", [](Tensor& t) -> Tensor& { return t.zero_(); }, nb::rv_policy::reference)
       .def("type", [](nb::handle self, nb::handle dtype) -> nb::object {
         const Tensor& t = nb::cast<const Tensor&>(self);

@@ -17,7 +17,8 @@ void record_pow(const Tensor& r, const Tensor& a, const Tensor& b) {
     Tensor b_minus_1 = !b.impl()->is_wrapped_number ? sub(b, wrapped_scalar(1))
                        : b.is_floating_point() ? wrapped_scalar(b.item().to_double() - 1.0)
                                                : wrapped_scalar(b.item().to_int() - 1);
-    if (b.impl()->is_wrapped_number && b.item().to_double() == 0.0) return zeros_like(g);
+    // torch's shortcut for a zero exponent skips a bool one (Scalar(false) never equals 0.0): 0 * a^-1 stays
+    if (b.impl()->is_wrapped_number && b.dtype() != kBool && b.item().to_double() == 0.0) return zeros_like(g);
     Tensor d = mul(g, mul(b, pow(a, b_minus_1)));
     return b.impl()->is_wrapped_number ? d : where(eq(b, wrapped_scalar(0)), zeros_like(d), d);
   };
@@ -37,7 +38,7 @@ void record_pow(const Tensor& r, const Tensor& a, const Tensor& b) {
       return TensorList{exponent_grad(c.grads[0], c.saved[0], c.saved[1], c.saved[2])};
     });
   } else {
-    record("PowBackward1", r, {&a, &b}, {&a, &b, &r}, [base_grad, exponent_grad](const BackwardContext& c) {
+    record("PowBackward1", r, {&a, &b}, {&a, &b, if_needed(b.requires_grad(), r)}, [base_grad, exponent_grad](const BackwardContext& c) {
       const Tensor &g = c.grads[0], &a = c.saved[0], &b = c.saved[1];
       return TensorList{c.needs(0) ? base_grad(g, a, b) : Tensor(), c.needs(1) ? exponent_grad(g, a, b, c.saved[2]) : Tensor()};
     });
@@ -67,7 +68,7 @@ void record_fextremum(const char* name, bool is_max, const Tensor& r, const Tens
 }
 
 void record_true_div(const char* name, const Tensor& r, const Tensor& a, const Tensor& b) {
-  record(name, r, {&a, &b}, {&a, &b}, [](const BackwardContext& c) {
+  record(name, r, {&a, &b}, {if_needed(b.requires_grad(), a), &b}, [](const BackwardContext& c) {
     const Tensor &g = c.grads[0], &a = c.saved[0], &b = c.saved[1];
     return TensorList{c.needs(0) ? div(g, b) : Tensor(), c.needs(1) ? neg(div(mul(g, a), mul(b, b))) : Tensor()};
   });
@@ -128,11 +129,14 @@ void record_binary(BinaryOp op, const Tensor& r, const Tensor& a, const Tensor& 
       return record("SubBackward0", r, {&a, &b}, {}, [alpha](const BackwardContext& c) {
         return TensorList{c.grads[0], c.needs(1) ? neg(scaled(c.grads[0], alpha)) : Tensor()};
       });
-    case BinaryOp::Mul:
-      return record("MulBackward0", r, {&a, &b}, {&a, &b}, [](const BackwardContext& c) {
+    case BinaryOp::Mul: {
+      auto formula = [](const BackwardContext& c) {
         const Tensor& g = c.grads[0];
         return TensorList{c.needs(0) ? mul(g, c.saved[1]) : Tensor(), c.needs(1) ? mul(g, c.saved[0]) : Tensor()};
-      });
+      };
+      return record("MulBackward0", r, {&a, &b}, {if_needed(b.requires_grad(), a), if_needed(a.requires_grad(), b)},
+                    formula);
+    }
     case BinaryOp::Div:
       return record_true_div("DivBackward0", r, a, b);
     case BinaryOp::Pow:
@@ -145,10 +149,12 @@ void record_binary(BinaryOp op, const Tensor& r, const Tensor& a, const Tensor& 
       if (a.impl()->is_wrapped_number) return record_not_implemented("remainder", r, a, b);
       const char* name = floor ? (b.impl()->is_wrapped_number ? "RemainderBackward0" : "RemainderBackward1")
                                : (b.impl()->is_wrapped_number ? "FmodBackward0" : "FmodBackward1");
-      return record(name, r, {&a, &b}, {&a, &b}, [floor](const BackwardContext& c) {
+      bool b_grad = b.requires_grad();
+      return record(name, r, {&a, &b}, {if_needed(b_grad, a), if_needed(b_grad, b)}, [floor](const BackwardContext& c) {
         const Tensor &g = c.grads[0], &a = c.saved[0], &b = c.saved[1];
+        if (!c.needs(1)) return TensorList{g, Tensor()};
         Tensor quotient = floor ? ember::floor(div(a, b)) : trunc(div(a, b));
-        return TensorList{g, c.needs(1) ? neg(mul(g, quotient)) : Tensor()};
+        return TensorList{g, neg(mul(g, quotient))};
       });
     }
     case BinaryOp::Atan2:

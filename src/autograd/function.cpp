@@ -119,10 +119,19 @@ void record(const char* name, const Tensor& result, std::initializer_list<const 
   if (std::none_of(inputs.begin(), inputs.end(), [&](const Tensor* t) { return t->is_same(result); })) {
     as_new_tensor(result);
   }
+  // The in-place target's first slot (self) is saved as its original value, as torch's original_self; a later
+  // slot naming it too (other, in a.mul_(a)) is saved as is, so backward fails as torch's does.
   node->saved.reserve(saved.size());
+  bool original_self_saved = false;
   for (const Tensor* t : saved) {
-    if (t->defined() && t->impl() == t_in_place_target) node->saved.emplace_back(t->detach().clone(), false);
-    else node->saved.emplace_back(*t, t->is_same(result));
+    if (!t) {
+      node->saved.emplace_back(Tensor(), false);  // not needed: no input whose gradient reads it requires grad
+    } else if (t->defined() && t->impl() == t_in_place_target && !original_self_saved) {
+      node->saved.emplace_back(t->detach().clone(), false);
+      original_self_saved = true;
+    } else {
+      node->saved.emplace_back(*t, t->is_same(result));
+    }
   }
 }
 

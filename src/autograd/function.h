@@ -61,9 +61,12 @@ void add_output(const std::shared_ptr<Node>& node, const Tensor& output, bool di
 void as_new_tensor(const Tensor& result);
 
 // Makes `result` the output of a new node `name` with edges to `inputs`, saving `saved` (where
-// `result` itself is among them it is saved as an output). Call only when needs_grad(inputs).
+// `result` itself is among them it is saved as an output; a null slot saves nothing: see if_needed).
+// Call only when needs_grad(inputs).
 void record(const char* name, const Tensor& result, std::initializer_list<const Tensor*> inputs,
             std::initializer_list<const Tensor*> saved, BackwardFormula formula);
+// torch saves a tensor only where a gradient that reads it is needed: `t` when `needed`, else nothing.
+inline const Tensor* if_needed(bool needed, const Tensor& t) { return needed ? &t : nullptr; }
 
 // The outputs of a function returning several views in the graph (unbind, split): see
 // AutogradMeta::multi_view_version. `how`: "is being modified inplace" or the indirect case.
@@ -99,8 +102,8 @@ void refresh_view_history(const Tensor& t);
 bool writes_into_graph_view(const Tensor& self);
 
 // Runs an in-place op on `self` as out-of-place `compute()` plus a copy into self, which then takes
-// the result's history; tensors the formula saves that are `self` are saved as copies, as they
-// are about to be overwritten. Raises for a leaf that requires grad, as torch does.
+// the result's history; the formula's first saved slot that is `self` is saved as a copy (torch's
+// original_self), as self is about to be overwritten. Raises for a leaf that requires grad, as torch does.
 Tensor& record_in_place(Tensor& self, const std::function<Tensor()>& compute);
 
 // record() for ops with several outputs: output i is the node's input i.

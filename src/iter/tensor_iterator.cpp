@@ -10,6 +10,8 @@
 namespace ember {
 
 Device common_device(std::span<const Tensor> inputs, const Tensor& out) {
+  auto on_cpu = [](const Tensor& t) { return t.device().is_cpu(); };
+  if (std::all_of(inputs.begin(), inputs.end(), on_cpu) && (!out.defined() || on_cpu(out))) return kCPU;  // the usual case
   const Tensor* first = nullptr;
   for (const Tensor& t : inputs) {
     if (t.device().is_cpu() && t.dim() == 0) continue;

@@ -109,7 +109,7 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
     EMBER_CHECK(!alpha.is_bool() || it.common_dtype() == kBool, Error, "Boolean alpha only supported for Boolean results.");
     EMBER_CHECK(!integral || !alpha.is_floating_point(), Error,
                 "For integral input tensors, argument alpha must not be a floating point number.");
-    alpha.check_fits(it.common_dtype());
+    if (alpha.is_floating_point() || alpha.to_int() != 1) alpha.check_fits(it.common_dtype());  // 1 fits every dtype
   }
   bool special_pow = false;
   if (op == BinaryOp::Pow && b.impl()->is_wrapped_number && it.numel() > 0) {

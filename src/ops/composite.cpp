@@ -1,5 +1,6 @@
 // Elementwise ops composed from the basic ones: clamp, lerp, nan_to_num, gelu, softplus,
 // round(decimals), logical_not, isclose, allclose, equal.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -94,7 +95,10 @@ Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf, std
   Tensor r = autograd::untracked([&] {
     Tensor t = where(isnan(x), value(nan), x);
     t = where(eq(x, scalar(INFINITY)), value(posinf.value_or(big)), t);
-    return where(eq(x, scalar(-INFINITY)), value(neginf.value_or(-big)), t);
+    t = where(eq(x, scalar(-INFINITY)), value(neginf.value_or(-big)), t);
+    // torch writes into empty_like(x): x's own strides where x is dense, size-1 dims included
+    if (!is_non_overlapping_and_dense(x.sizes(), x.strides()) || std::ranges::equal(t.strides(), x.strides())) return t;
+    return empty_like(x).copy_(t);
   });
   if (autograd::needs_grad({&x})) autograd::record_nan_to_num(r, x);
   return r;

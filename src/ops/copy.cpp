@@ -4,6 +4,7 @@
 #include "../dispatch/kernels.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
+#include "ember/reduce.h"
 
 #include <cstring>
 
@@ -87,6 +88,25 @@ Tensor& Tensor::fill_(const Scalar& value) {  // overlapping (expanded) targets 
   kernels::fill[device()](*this, value);
   bump_version();
   return *this;
+}
+
+Tensor& Tensor::fill_(const Tensor& value) {
+  EMBER_CHECK(value.dim() == 0, Error, "fill_ only supports 0-dimension value tensor but got tensor with ", value.dim(),
+              " dimensions.");
+  // torch fills through copy_: the value converts to self's dtype unchecked (-3 gives 253 in uint8)
+  Scalar number = autograd::untracked([&] { return value.to(dtype()).item(); });
+  if (!autograd::needs_grad({&value})) {
+    if (!autograd::needs_grad({this}) && !autograd::writes_into_graph_view(*this)) return fill_(number);
+    return write_recorded(*this, "FillBackward3", [&] { return full(sizes(), number, options()); });
+  }
+  autograd::check_in_place(*this);
+  return autograd::record_in_place(*this, [&] {  // the value's gradient is the sum of the filled gradient
+    Tensor r = full(sizes(), number, options());
+    autograd::record("FillBackward3", r, {this, &value}, {}, [](const autograd::BackwardContext& c) {
+      return autograd::TensorList{zeros_like(c.grads[0]), ember::sum(c.grads[0])};
+    });
+    return r;
+  });
 }
 
 Tensor& Tensor::resize_(IntArrayRef new_sizes) {

@@ -255,7 +255,9 @@ void index_put_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in
               "Expected all tensors to be on the same device, but found at least two devices, ",
               self.device().str(), " and ", values_in.device().str(), "!");
   // unknown aliasing: a copy; a 0-dim value goes to self's device, as torch's
-  const Tensor values = (aliasing == Overlap::TooHard ? values_in.clone() : values_in).to(self.device());
+  Tensor values = (aliasing == Overlap::TooHard ? values_in.clone() : values_in).to(self.device());
+  // torch's masked_fill_ path converts the value as a number, refusing one out of self's range
+  if (fills_through_mask(indices_in, values, accumulate)) values = scalar_tensor(values.item(), self.options());
   if (is_full_mask(self, indices) && self.is_contiguous() && values.numel() == 1 && !accumulate) {
     // x[mask] = v: one pass over the mask.
     Tensor m = indices[0].contiguous();

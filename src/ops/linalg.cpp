@@ -42,7 +42,20 @@ void check_bmm(const Tensor& a, const Tensor& b) {
   int64_t B = a.sizes()[0], K = a.sizes()[2];
   EMBER_CHECK(b.sizes()[0] == B && b.sizes()[1] == K, Error, "Expected size for first two dimensions of batch2 tensor to be: [",
               B, ", ", K, "] but got: [", b.sizes()[0], ", ", b.sizes()[1], "].");
-  check_same_dtype(a, b);
+}
+
+// torch's product with nothing to multiply (an empty result or K = 0) before any dtype check: out (of the second
+// factor's dtype) is zero, or beta * input through mul_, which refuses a floating beta for an integer result.
+bool empty_product(Tensor& out, int64_t K, const Tensor* input = nullptr, const Scalar& beta = Scalar(0)) {
+  if (out.numel() != 0 && K != 0) return false;
+  if (out.numel() == 0) return true;
+  if (!input || beta.to_double() == 0) {
+    out.zero_();
+  } else {
+    out.copy_(input->expand(out.sizes()));
+    out.mul_(wrapped_scalar(beta));
+  }
+  return true;
 }
 
 // out (B, M, N, contiguous) = alpha * a @ b + beta * out for each batch.
@@ -76,8 +89,11 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 Tensor bmm(const Tensor& a, const Tensor& b) {
   check_same_device("wrapper_CUDA_bmm", {{"self", &a}, {"mat2", &b}});
   check_bmm(a, b);
-  Tensor out = empty({a.sizes()[0], a.sizes()[1], b.sizes()[2]}, a.options());
-  bmm_into(a, b, out);
+  Tensor out = empty({a.sizes()[0], a.sizes()[1], b.sizes()[2]}, b.options());  // torch: batch2's options
+  if (!empty_product(out, a.sizes()[2])) {
+    check_same_dtype(a, b);
+    bmm_into(a, b, out);
+  }
   if (autograd::needs_grad({&a, &b})) autograd::record_bmm(out, a, b);
   return out;
 }
@@ -152,6 +168,7 @@ Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scal
   Tensor out = autograd::untracked([&] {
     Tensor prod = mm(m1, m2);
     Tensor out = empty(prod.sizes(), prod.options());
+    if (empty_product(out, m1.sizes()[1], &input, beta)) return out;
     out.copy_(input.expand(prod.sizes()));
     if (beta.to_double() == 0) out.zero_();  // beta = 0 ignores input, NaNs included, as torch
     mm_into(m1, m2, out, alpha.to_double(), beta.to_double() == 0 ? 0.0 : beta.to_double());
@@ -178,15 +195,16 @@ Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Sc
   // error come before the 3-D checks
   input.expand({b1.sizes()[size_t(wrap_dim(0, b1.dim()))], b1.sizes()[size_t(wrap_dim(1, b1.dim()))],
                 b2.sizes()[size_t(wrap_dim(2, b2.dim()))]});
+  EMBER_CHECK(input.dtype() == b1.dtype(), Error, "Input dtypes must be the same, got: input ",
+              dtype_info(input.dtype()).cpp_name, ", batch1: ", dtype_info(b1.dtype()).cpp_name, ", batch2: ",
+              dtype_info(b2.dtype()).cpp_name);
   Tensor out = autograd::untracked([&] {
     check_bmm(b1, b2);
-    if (beta.to_double() == 0 || promote_types(b1.dtype(), input.dtype()) != b1.dtype()) {
-      Tensor prod = bmm(b1, b2);
-      Tensor scaled = alpha.to_double() == 1 ? prod : mul(prod, wrapped_scalar(alpha));
-      return beta.to_double() == 0 ? scaled : add(scaled, input, beta);
-    }
-    Tensor out = empty({b1.sizes()[0], b1.sizes()[1], b2.sizes()[2]}, b1.options());
-    out.copy_(input.expand(out.sizes()));
+    Tensor out = empty({b1.sizes()[0], b1.sizes()[1], b2.sizes()[2]}, b2.options());  // torch: batch2's options
+    if (empty_product(out, b1.sizes()[2], &input, beta)) return out;
+    check_same_dtype(b1, b2);
+    if (beta.to_double() == 0) out.zero_();  // beta = 0 ignores input, NaNs included, as torch
+    else out.copy_(input.expand(out.sizes()));
     bmm_into(b1, b2, out, alpha.to_double(), beta.to_double());
     return out;
   });

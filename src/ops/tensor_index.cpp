@@ -2,6 +2,7 @@
 // indices collected for index / index_put_, as torch's applySlicing (the Python x[...] comes here too).
 #include "ember/indexing.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -163,10 +164,20 @@ void set_impl(const Tensor& self, const std::vector<TensorIndex>& indices, const
     }
     target = r.bool_dims.empty() ? r.view : bool_view(r, indices).first;
   }
+  // full slices give self itself (torch's slice optimization): a write through them is no write into a view
+  if (std::ranges::equal(target.sizes(), self.sizes()) && std::ranges::equal(target.strides(), self.strides()) &&
+      target.storage_offset() == self.storage_offset()) {
+    target = self;
+  }
+  // torch's copy_to: copy_ between equal shapes, fill_ from a 0-dim CPU value, else copy_ of the expanded value
   if (!value.defined()) {
     target.fill_(number);
+  } else if (std::ranges::equal(value.sizes(), target.sizes())) {
+    target.copy_(value);
+  } else if (value.dim() == 0 && value.device().is_cpu()) {
+    target.fill_(value);
   } else {
-    target.copy_(value.dim() == 0 ? value : strip_leading_ones(value).expand(target.sizes()));
+    target.copy_(strip_leading_ones(value).expand(target.sizes()));
   }
 }
 

@@ -9,6 +9,7 @@ only when every name it needs exists in ember (AVAILABLE).
 """
 import math
 import random
+import re
 
 import torch
 
@@ -194,12 +195,47 @@ def _out_tensor(g, t=None):
     return f"m.zeros({'0' if g.chance(0.5) or t is None else tuple(t.shape)}, dtype=m.{dt})"
 
 
+def _value_of(g, expr):
+    """The value of an operand expression that reads variables (None for others: they are fresh tensors)."""
+    return eval(expr, dict(g.ns)) if re.search(r"\bv\d+\b", expr) else None  # noqa: S307 - our own expression
+
+
 def _overlaps(t):
     """Do two elements of t share memory?"""
     offsets = {0}
     for size, stride in zip(t.shape, t.stride()):
         offsets = {o + i * stride for o in offsets for i in range(size)}
     return len(offsets) < t.numel()
+
+
+def _elements(t):
+    """The storage offsets (in bytes) t's elements occupy."""
+    offsets = {t.storage_offset()}
+    for size, stride in zip(t.shape, t.stride()):
+        offsets = {o + i * stride for o in offsets for i in range(size)}
+    return {o * t.element_size() for o in offsets}
+
+
+def _order_dependent(target, other):
+    """Would writing `target` in place with `other` give a result that depends on the kernel's element order? So when
+    other is another view of target's memory that neither equals it nor is rejected by torch (both dense)."""
+    if not isinstance(other, torch.Tensor) or target.untyped_storage().data_ptr() != other.untyped_storage().data_ptr():
+        return False
+    if (target.shape, target.stride(), target.storage_offset()) == (other.shape, other.stride(), other.storage_offset()):
+        return False
+    if not _elements(target) & _elements(other):
+        return False
+    return not (_dense(target) and _dense(other))
+
+
+def _dense(t):
+    """Non-overlapping and dense: some permutation of t is contiguous."""
+    expected = 1
+    for stride, size in sorted((st, sz) for sz, st in zip(t.shape, t.stride()) if sz != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
 
 
 # ---------------- op families ----------------
@@ -418,7 +454,7 @@ def gen_binary(g):
         return op, f"({x}) {sym} ({y})"
     if form == "rop" and sym and not kw:
         return op, f"{g.scalar()} {sym} ({x})"
-    if form in ("iop", "inplace") and name and not g.writable(name):
+    if form in ("iop", "inplace") and name and (not g.writable(name) or _order_dependent(t, _value_of(g, y))):
         form = "func"
     if form == "iop" and sym and name and not kw:
         return op, f"{name} {sym}= ({y}); {{out}} = {name}"
