@@ -4,13 +4,15 @@
 #include <optional>
 
 #include "../autograd/formulas.h"
+#include "../autograd/formulas_views.h"
 #include "ember/creation.h"
-#include "ember/host.h"
 #include "ember/layout.h"
 #include "ember/ops.h"
 #include "ember/tensor.h"
 
 namespace ember {
+
+namespace view_grad = autograd::view_grad;
 
 namespace {
 
@@ -34,69 +36,6 @@ Tensor make_view(const Tensor& base, DimVector sizes, DimVector strides, int64_t
   }
   mark_view(v, base);
   return v;
-}
-
-// The gradient of a view that picks some of base's elements: zeros with g where `pick` selects.
-template <typename Pick>
-auto scatter_back(const Tensor& base, Pick pick) {
-  return [sizes = DimVector(base.sizes()), pick](const Tensor& g) {
-    Tensor z = zeros(sizes, g.options());
-    pick(z).copy_(g);
-    return z;
-  };
-}
-
-// as_strided's gradient: g scattered into zeros laid out like the input (which must be contiguous;
-// overlapping views would need their gradients summed).
-// Whether no two indices of (sizes, strides) reach one element: with dims sorted by stride, each
-// stride must pass the span of all smaller ones.
-bool distinct_elements(IntArrayRef sizes, IntArrayRef strides) {
-  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of dims with more than one index
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] > 1) dims.push_back({strides[i], sizes[i]});
-  }
-  std::sort(dims.begin(), dims.end());
-  int64_t span = 0;
-  for (auto [stride, size] : dims) {
-    if (stride <= span) return false;
-    span += stride * (size - 1);
-  }
-  return true;
-}
-
-// as_strided's gradient: g added into zeros laid out like the input (which must be contiguous),
-// element by element where the view may refer to one input element several times.
-auto as_strided_back(const Tensor& input, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
-  bool supported = input.is_contiguous();
-  return [in = DimVector(input.sizes()), out_sizes = DimVector(sizes), out_strides = DimVector(strides),
-          rel = offset - input.storage_offset(), supported](const Tensor& g) {
-    EMBER_CHECK(supported, NotImplementedError, "the derivative of as_strided over a non-contiguous input is not "
-                "implemented in Ember yet");
-    Tensor z = zeros(in, g.options());
-    Tensor target = z.as_strided(out_sizes, out_strides, z.storage_offset() + rel);
-    if (distinct_elements(out_sizes, out_strides)) {
-      target.copy_(g);
-      return z;
-    }
-    EMBER_CHECK(!autograd::is_grad_enabled() || !g.requires_grad(), NotImplementedError, "double backward through "
-                "an overlapping as_strided view is not implemented in Ember yet");
-    check_on_host(g, "the derivative of an overlapping as_strided view");
-    Tensor sum = zeros(in, g.options().with_dtype(kFloat64));
-    Tensor flat_g = g.to(kFloat64).contiguous();
-    double* dst = sum.data_ptr<double>() + rel;
-    const double* src = flat_g.data_ptr<double>();
-    DimVector index(out_sizes.size(), 0);
-    for (int64_t i = 0; i < flat_g.numel(); ++i) {  // walk the view in row-major order
-      int64_t at = 0;
-      for (size_t k = 0; k < index.size(); ++k) at += index[k] * out_strides[k];
-      dst[at] += src[i];
-      for (size_t k = index.size(); k-- > 0;) {
-        if (++index[k] < out_sizes[k]) break;
-        index[k] = 0;
-      }
-    }
-    return sum.to(g.dtype());
-  };
 }
 
 // Resolves one -1 entry in `shape` against numel (torch's infer_size).
@@ -169,7 +108,7 @@ void check_no_duplicates(IntArrayRef dims, int64_t ndim, const char* what) {
 }  // namespace
 
 Tensor Tensor::alias() const {
-  return make_view(*this, impl_->sizes, impl_->strides, storage_offset(), "AliasBackward0", [](const Tensor& g) { return g; });
+  return make_view(*this, impl_->sizes, impl_->strides, storage_offset(), "AliasBackward0", view_grad::identity());
 }
 
 Tensor Tensor::view(IntArrayRef shape) const {
@@ -179,7 +118,7 @@ Tensor Tensor::view(IntArrayRef shape) const {
               "view size is not compatible with input tensor's size and stride (at least one dimension spans "
               "across two contiguous subspaces). Use .reshape(...) instead.");
   return make_view(*this, std::move(sizes), std::move(*strides), storage_offset(), "ViewBackward0",
-                   [in = DimVector(impl_->sizes)](const Tensor& g) { return g.reshape(in); });
+                   view_grad::reshape_to(impl_->sizes));
 }
 
 Tensor Tensor::reshape(IntArrayRef shape) const {
@@ -187,7 +126,7 @@ Tensor Tensor::reshape(IntArrayRef shape) const {
   if (auto strides = compute_view_strides(impl_->sizes, impl_->strides, sizes)) {  // torch: view, or _reshape_alias
     return make_view(*this, std::move(sizes), std::move(*strides), storage_offset(),
                      is_contiguous() ? "ViewBackward0" : "ReshapeAliasBackward0",
-                     [in = DimVector(impl_->sizes)](const Tensor& g) { return g.reshape(in); });
+                     view_grad::reshape_to(impl_->sizes));
   }
   // Not viewable, so not contiguous: a copy, shaped as torch's _unsafe_view (a new tensor, UnsafeViewBackward0).
   Tensor copy = contiguous();
@@ -239,7 +178,7 @@ Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
     std::swap(strides[dim0], strides[dim1]);
   }
   return make_view(*this, std::move(sizes), std::move(strides), storage_offset(), "TransposeBackward0",
-                   [dim0, dim1](const Tensor& g) { return g.transpose(dim0, dim1); });
+                   view_grad::transpose(dim0, dim1));
 }
 
 Tensor Tensor::t() const {
@@ -249,8 +188,7 @@ Tensor Tensor::t() const {
     std::swap(sizes[0], sizes[1]);
     std::swap(strides[0], strides[1]);
   }
-  return make_view(*this, std::move(sizes), std::move(strides), storage_offset(), "TBackward0",
-                   [](const Tensor& g) { return g.t(); });
+  return make_view(*this, std::move(sizes), std::move(strides), storage_offset(), "TBackward0", view_grad::t());
 }
 
 Tensor Tensor::mT() const {
@@ -276,7 +214,7 @@ Tensor Tensor::permute(IntArrayRef dims) const {
   DimVector inverse(wrapped.size());
   for (size_t i = 0; i < wrapped.size(); ++i) inverse[size_t(wrapped[i])] = int64_t(i);
   return make_view(*this, std::move(sizes), std::move(strides), storage_offset(), "PermuteBackward0",
-                   [inverse](const Tensor& g) { return g.permute(inverse); });
+                   view_grad::permute(std::move(inverse)));
 }
 
 Tensor Tensor::squeeze() const {
@@ -288,7 +226,7 @@ Tensor Tensor::squeeze() const {
     }
   }
   return make_view(*this, std::move(sizes), std::move(strides), storage_offset(), "SqueezeBackward0",
-                   [in = DimVector(impl_->sizes)](const Tensor& g) { return g.reshape(in); });
+                   view_grad::reshape_to(impl_->sizes));
 }
 
 namespace {
@@ -309,7 +247,7 @@ Tensor squeeze_dims(const Tensor& self, IntArrayRef dims, const char* grad_name)
     strides.push_back(self.strides()[size_t(i)]);
   }
   return make_view(self, std::move(sizes), std::move(strides), self.storage_offset(), grad_name,
-                   [in = DimVector(self.sizes())](const Tensor& g) { return g.reshape(in); });
+                   view_grad::reshape_to(self.sizes()));
 }
 
 }  // namespace
@@ -325,7 +263,7 @@ Tensor Tensor::unsqueeze(int64_t d) const {
   sizes.insert(size_t(d), 1);
   strides.insert(size_t(d), new_stride);
   return make_view(*this, std::move(sizes), std::move(strides), storage_offset(), "UnsqueezeBackward0",
-                   [d](const Tensor& g) { return g.squeeze(DimVector{d}); });
+                   view_grad::unsqueeze(d));
 }
 
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
@@ -397,7 +335,7 @@ Tensor Tensor::expand(IntArrayRef target) const {
     strides[i] = stride;
   }
   return make_view(*this, std::move(sizes), std::move(strides), storage_offset(), "ExpandBackward0",
-                   [in = DimVector(impl_->sizes)](const Tensor& g) { return autograd::sum_to(g, in); });
+                   view_grad::expand(impl_->sizes));
 }
 
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
@@ -425,7 +363,7 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   sizes.erase(size_t(d));
   strides.erase(size_t(d));
   return make_view(*this, std::move(sizes), std::move(strides), offset, "SelectBackward0",
-                   scatter_back(*this, [d, index](const Tensor& z) { return z.select(d, index); }));
+                   view_grad::scatter(*this, [d, index](const Tensor& z) { return z.select(d, index); }));
 }
 
 Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<int64_t> end_opt, int64_t step) const {
@@ -446,7 +384,7 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<
   sizes[d] = (end - start + step - 1) / step;
   strides[d] = int64_t(uint64_t(strides[d]) * uint64_t(step));  // wraps as torch's for a huge step (size <= 1)
   return make_view(*this, std::move(sizes), std::move(strides), offset, "SliceBackward0",
-                   scatter_back(*this, [d, start, end, step](const Tensor& z) { return z.slice(d, start, end, step); }));
+                   view_grad::scatter(*this, [d, start, end, step](const Tensor& z) { return z.slice(d, start, end, step); }));
 }
 
 Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
@@ -468,16 +406,7 @@ Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
     strides[d] *= step;
   }
   return make_view(*this, std::move(sizes), std::move(strides), storage_offset(), "UnfoldBackward0",
-                   [in = DimVector(impl_->sizes), d, size, step](const Tensor& g) {
-                     // Windows may overlap: each one's gradient is added into its span of the input.
-                     if (in.empty()) return g.reshape(in);
-                     Tensor z = zeros(in, g.options());
-                     for (int64_t w = 0; w < g.sizes()[size_t(d)]; ++w) {
-                       Tensor span = z.narrow(d, w * step, size);
-                       add_out(span, span, g.select(d, w).movedim({-1}, {d}));
-                     }
-                     return z;
-                   });
+                   view_grad::unfold(impl_->sizes, d, size, step));
 }
 
 Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> offset_opt) const {
@@ -491,7 +420,7 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<
               int_list(strides), ", storage offset ", offset, ", and itemsize ", itemsize, " requiring a storage size of ",
               needed, " are out of bounds for storage of size ", storage().nbytes());
   return make_view(*this, DimVector(sizes), DimVector(strides), offset, "AsStridedBackward0",
-                   as_strided_back(*this, sizes, strides, offset));
+                   view_grad::as_strided(*this, sizes, strides, offset));
 }
 
 namespace {
@@ -589,7 +518,7 @@ Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
   sizes.push_back(diag_size);
   strides.push_back(diag_stride);
   return make_view(*this, std::move(sizes), std::move(strides), storage_off, "DiagonalBackward0",
-                   scatter_back(*this, [offset, dim1, dim2](const Tensor& z) { return z.diagonal(offset, dim1, dim2); }));
+                   view_grad::scatter(*this, [offset, dim1, dim2](const Tensor& z) { return z.diagonal(offset, dim1, dim2); }));
 }
 
 Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const {
