@@ -50,6 +50,13 @@ void record_index_select(const Tensor& result, const Tensor& self, const std::ve
 void record_masked_fill(const Tensor& result, const Tensor& self, const Tensor& mask);  // a number value
 void record_masked_fill(const Tensor& result, const Tensor& self, const Tensor& mask, const Tensor& value);
 
+// Copies and writes (formulas_copy.cpp). A copy or conversion passes the gradient through (the engine casts it back
+// to the input's dtype); an overwrite of `self` gives its old history a zero gradient (node `name`); fill_ with a
+// 0-dim `value` gives it the sum of the gradient (FillBackward3).
+void record_copy(const char* name, const Tensor& result, const Tensor& input);
+void record_overwrite(const char* name, const Tensor& result, const Tensor& self);
+void record_fill(const Tensor& result, const Tensor& self, const Tensor& value);
+
 // Joins, where and the shape ops with several outputs or a copy (formulas_shape.cpp).
 void record_cat(const Tensor& result, std::span<const Tensor> inputs, int64_t dim);
 void record_stack(const Tensor& result, std::span<const Tensor> inputs, int64_t dim);

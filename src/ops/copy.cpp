@@ -1,21 +1,15 @@
 // Copies: copy_, fill_, contiguous, clone and dtype/device conversion.
-#include "../autograd/function.h"
+#include "../autograd/formulas.h"
 #include "../core/cuda_hooks.h"
 #include "../dispatch/kernels.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
-#include "ember/reduce.h"
 
 #include <cstring>
 
 namespace ember {
 
 namespace {
-
-// Copies pass the gradient through (the engine casts it back to the input's dtype).
-void record_copy(const char* name, const Tensor& out, const Tensor& input) {
-  autograd::record(name, out, {&input}, {}, [](const autograd::BackwardContext& c) { return c.grads; });
-}
 
 // An in-place write of `value` into `self`: when `value` is not in the graph but self is, torch still records
 // the write (node `name`, zero gradient to self's old history), so self keeps requiring grad.
@@ -24,9 +18,7 @@ Tensor& write_recorded(Tensor& self, const char* name, const std::function<Tenso
     Tensor r = value();
     if (r.requires_grad() || !self.requires_grad() || !autograd::is_grad_enabled()) return r;
     r = r.clone();
-    autograd::record(name, r, {&self}, {}, [](const autograd::BackwardContext& c) {
-      return autograd::TensorList{zeros_like(c.grads[0])};
-    });
+    autograd::record_overwrite(name, r, self);
     return r;
   });
 }
@@ -100,11 +92,9 @@ Tensor& Tensor::fill_(const Tensor& value) {
     return write_recorded(*this, "FillBackward3", [&] { return full(sizes(), number, options()); });
   }
   autograd::check_in_place(*this);
-  return autograd::record_in_place(*this, [&] {  // the value's gradient is the sum of the filled gradient
+  return autograd::record_in_place(*this, [&] {
     Tensor r = full(sizes(), number, options());
-    autograd::record("FillBackward3", r, {this, &value}, {}, [](const autograd::BackwardContext& c) {
-      return autograd::TensorList{zeros_like(c.grads[0]), ember::sum(c.grads[0])};
-    });
+    autograd::record_fill(r, *this, value);
     return r;
   });
 }
@@ -152,14 +142,14 @@ Tensor Tensor::contiguous() const {
   if (is_contiguous()) return *this;
   Tensor out = empty(sizes(), options());
   kernels::copy[out.device()](out, *this);
-  if (autograd::needs_grad({this})) record_copy("CloneBackward0", out, *this);
+  if (autograd::needs_grad({this})) autograd::record_copy("CloneBackward0", out, *this);
   return out;
 }
 
 Tensor Tensor::clone() const {
   Tensor out = empty_like(*this);
   kernels::copy[out.device()](out, *this);
-  if (autograd::needs_grad({this})) record_copy("CloneBackward0", out, *this);
+  if (autograd::needs_grad({this})) autograd::record_copy("CloneBackward0", out, *this);
   return out;
 }
 
@@ -168,7 +158,7 @@ Tensor Tensor::to(ScalarType new_dtype, bool copy) const {
   Tensor out = empty_like(*this, options().with_dtype(new_dtype));
   kernels::copy[out.device()](out, *this);
   // A conversion to an integer or bool dtype is not differentiable: its result never requires grad.
-  if (ember::is_floating_point(new_dtype) && autograd::needs_grad({this})) record_copy("ToCopyBackward0", out, *this);
+  if (ember::is_floating_point(new_dtype) && autograd::needs_grad({this})) autograd::record_copy("ToCopyBackward0", out, *this);
   return out;
 }
 
