@@ -248,6 +248,7 @@ void init_tensor(nb::module_& m) {
   init_reduce(m, cls);
   init_linalg(m, cls);
   init_autograd(m, cls);
+  init_shape_utils(m, cls);
 }
 
 }  // namespace ember::py

@@ -1,0 +1,211 @@
+// Shape utilities (ember/shape_utils.h) as torch's functions and Tensor methods; Python argument forms only.
+#include "bindings.h"
+
+namespace ember::py {
+
+namespace {
+
+nb::tuple to_tuple(const std::vector<Tensor>& ts) {
+  nb::list items;
+  for (const Tensor& t : ts) items.append(nb::cast(t));
+  return nb::tuple(items);
+}
+
+// A sequence of tensors passed as argument `name` of `fn` (position 1).
+std::vector<Tensor> tensor_seq(nb::handle seq, const char* fn, const char* name = "tensors") {
+  EMBER_CHECK(nb::isinstance<nb::sequence>(seq) && !nb::isinstance<Tensor>(seq), TypeError, fn, "(): argument '", name,
+              "' (position 1) must be tuple of Tensors, not ", nb::inst_name(seq).c_str());
+  std::vector<Tensor> out;
+  for (nb::handle t : seq) out.push_back(tensor_element(t, out.size()));
+  return out;
+}
+
+// torch's *tensors functions: f(a, b) or f([a, b]).
+nb::handle varargs_seq(const nb::args& args) {
+  return args.size() == 1 && !nb::isinstance<Tensor>(args[0]) ? args[0] : nb::handle(args);
+}
+
+// Results of an op on each of `inputs` (a sequence), an input itself where its result is (as torch returns it).
+nb::tuple keeping_inputs(nb::handle inputs, const std::vector<Tensor>& results) {
+  nb::list items;
+  size_t i = 0;
+  for (nb::handle h : inputs) items.append(same_or_new(h, results[i++]));
+  return nb::tuple(items);
+}
+
+// atleast_*d(t) is a tensor, atleast_*d(a, b) and atleast_*d([a, b]) tuples.
+template <Tensor (*Fn)(const Tensor&)>
+nb::object atleast(const nb::args& args) {
+  if (args.size() == 1 && nb::isinstance<Tensor>(args[0])) return same_or_new(args[0], Fn(nb::cast<const Tensor&>(args[0])));
+  std::vector<Tensor> out;
+  for (const Tensor& t : tensor_seq(varargs_seq(args), "atleast")) out.push_back(Fn(t));
+  return keeping_inputs(varargs_seq(args), out);
+}
+
+// tensor_split's indices_or_sections: an int (sections), a sequence (indices) or a tensor.
+std::vector<Tensor> split_by(const Tensor& t, nb::handle how, int64_t dim) {
+  if (nb::isinstance<Tensor>(how)) return tensor_split(t, nb::cast<const Tensor&>(how), dim);
+  if (auto n = int_scalar(how)) return tensor_split(t, *n, dim);
+  return tensor_split(t, int_list(how, "indices"), dim);
+}
+
+// hsplit/vsplit/dsplit: an int (sections) or a sequence (indices).
+template <std::vector<Tensor> (*Sections)(const Tensor&, int64_t),
+          std::vector<Tensor> (*Indices)(const Tensor&, IntArrayRef)>
+nb::tuple split_as(const Tensor& t, nb::handle how) {
+  if (auto n = int_scalar(how)) return to_tuple(Sections(t, *n));
+  return to_tuple(Indices(t, int_list(how, "indices")));
+}
+
+// dims given as one int, a sequence, or (methods) varargs.
+DimVector dims_arg(nb::handle h, const char* what) { return int_list(h, what, true); }
+
+nb::object with_out_tensor(nb::handle out, const std::function<Tensor&(Tensor&)>& write, const std::function<Tensor()>& fn) {
+  if (out.is_none()) return nb::cast(fn());
+  write(nb::cast<Tensor&>(out));
+  return nb::borrow(out);
+}
+
+Tensor repeat_interleave_any(const Tensor& t, nb::handle repeats, std::optional<int64_t> dim,
+                             std::optional<int64_t> output_size) {
+  if (nb::isinstance<Tensor>(repeats)) return repeat_interleave(t, nb::cast<const Tensor&>(repeats), dim, output_size);
+  auto n = int_scalar(repeats);
+  EMBER_CHECK(n, TypeError, "repeat_interleave(): argument 'repeats' must be Tensor or int, not ",
+              nb::inst_name(repeats).c_str());
+  return repeat_interleave(t, *n, dim, output_size);
+}
+
+std::optional<std::string> string_or_none(nb::handle h) {
+  return h.is_none() ? std::nullopt : std::optional<std::string>(nb::cast<std::string>(h));
+}
+
+}  // namespace
+
+void init_shape_utils(nb::module_& m, nb::class_<Tensor>& cls) {
+  using Join = Tensor (*)(std::span<const Tensor>);
+  using JoinOut = Tensor& (*)(Tensor&, std::span<const Tensor>);
+  const std::tuple<const char*, Join, JoinOut> joins[] = {
+      {"hstack", &hstack, &hstack_out}, {"vstack", &vstack, &vstack_out}, {"row_stack", &row_stack, &row_stack_out},
+      {"dstack", &dstack, &dstack_out}, {"column_stack", &column_stack, &column_stack_out}};
+  for (auto [name, fn, out_fn] : joins) {
+    m.def(name, [name, fn, out_fn](nb::handle tensors, nb::handle out) {
+      std::vector<Tensor> list = tensor_seq(tensors, name);
+      return with_out_tensor(out, [&](Tensor& o) -> Tensor& { return out_fn(o, list); }, [&] { return fn(list); });
+    }, nb::arg("tensors"), nb::kw_only(), nb::arg("out") = nb::none());
+  }
+  m.def("atleast_1d", &atleast<&atleast_1d>);
+  m.def("atleast_2d", &atleast<&atleast_2d>);
+  m.def("atleast_3d", &atleast<&atleast_3d>);
+
+  m.def("tensor_split", [](const Tensor& t, nb::handle how, int64_t dim) { return to_tuple(split_by(t, how, dim)); },
+        nb::arg("input"), nb::arg("indices_or_sections"), nb::arg("dim") = 0);
+  cls.def("tensor_split", [](const Tensor& t, nb::handle how, int64_t dim) { return to_tuple(split_by(t, how, dim)); },
+          nb::arg("indices_or_sections"), nb::arg("dim") = 0);
+  for (auto [name, fn] : {std::pair{"hsplit", &split_as<&hsplit, &hsplit>}, std::pair{"vsplit", &split_as<&vsplit, &vsplit>},
+                          std::pair{"dsplit", &split_as<&dsplit, &dsplit>}}) {
+    m.def(name, fn, nb::arg("input"), nb::arg("indices_or_sections"));
+    cls.def(name, fn, nb::arg("indices_or_sections"));
+  }
+
+  m.def("flip", [](const Tensor& t, nb::handle dims) { return flip(t, dims_arg(dims, "dims")); }, nb::arg("input"),
+        nb::arg("dims"));
+  cls.def("flip", [](const Tensor& t, const nb::args& dims) { return flip(t, sizes_from_args(dims, "dims")); });
+  for (auto [name, fn] : {std::pair{"fliplr", &fliplr}, std::pair{"flipud", &flipud}}) {
+    m.def(name, fn, nb::arg("input"));
+    cls.def(name, fn);
+  }
+  auto roll_impl = [](const Tensor& t, nb::handle shifts, nb::handle dims) {
+    return roll(t, dims_arg(shifts, "shifts"), dims.is_none() ? DimVector{} : dims_arg(dims, "dims"));
+  };
+  m.def("roll", roll_impl, nb::arg("input"), nb::arg("shifts"), nb::arg("dims") = nb::none());
+  cls.def("roll", roll_impl, nb::arg("shifts"), nb::arg("dims") = nb::none());
+  auto rot90_impl = [](const Tensor& t, int64_t k, nb::handle dims) { return rot90(t, k, dims_arg(dims, "dims")); };
+  m.def("rot90", rot90_impl, nb::arg("input"), nb::arg("k") = 1, nb::arg("dims") = nb::make_tuple(0, 1));
+  cls.def("rot90", rot90_impl, nb::arg("k") = 1, nb::arg("dims") = nb::make_tuple(0, 1));
+
+  cls.def("repeat", [](const Tensor& t, const nb::args& sizes) { return repeat(t, sizes_from_args(sizes, "repeats")); });
+  m.def("tile", [](const Tensor& t, nb::handle dims) { return tile(t, dims_arg(dims, "dims")); }, nb::arg("input"),
+        nb::arg("dims"));
+  cls.def("tile", [](const Tensor& t, const nb::args& dims) { return tile(t, sizes_from_args(dims, "dims")); });
+  m.def("repeat_interleave", [](const Tensor& t, nb::handle repeats, std::optional<int64_t> dim,
+                                std::optional<int64_t> output_size) {
+    if (repeats.is_none()) return repeat_interleave(t, output_size);  // the one-argument form: t holds the repeats
+    return repeat_interleave_any(t, repeats, dim, output_size);
+  }, nb::arg("input"), nb::arg("repeats") = nb::none(), nb::arg("dim") = nb::none(), nb::kw_only(),
+        nb::arg("output_size") = nb::none());
+  cls.def("repeat_interleave", &repeat_interleave_any, nb::arg("repeats"), nb::arg("dim") = nb::none(), nb::kw_only(),
+          nb::arg("output_size") = nb::none());
+
+  m.def("broadcast_tensors", [](const nb::args& args) {
+    return keeping_inputs(args, broadcast_tensors(tensor_seq(args, "broadcast_tensors")));
+  });
+  m.def("broadcast_shapes", [](const nb::args& args) {
+    std::vector<DimVector> shapes;
+    for (nb::handle s : args) {
+      if (s.is_none()) continue;
+      if (auto n = int_scalar(s)) {
+        shapes.push_back(DimVector{*n});
+        continue;
+      }
+      EMBER_CHECK(nb::isinstance<nb::sequence>(s) && !nb::isinstance<nb::str>(s), Error, "Input shapes should be of type "
+                  "ints, a tuple of ints, or a list of ints, got ", nb::cast<std::string>(nb::str(s)));
+      shapes.push_back(int_list(nb::tuple(s), "shape", false));
+    }
+    return make_size(broadcast_shapes(shapes));
+  });
+  m.def("broadcast_to", [](const Tensor& t, nb::handle size) { return broadcast_to(t, int_list(size, "size")); },
+        nb::arg("input"), nb::arg("size"));
+  cls.def("broadcast_to", [](const Tensor& t, nb::handle size) { return broadcast_to(t, int_list(size, "size")); },
+          nb::arg("size"));
+  m.def("meshgrid", [](const nb::args& args, nb::handle indexing) {
+    auto mode = string_or_none(indexing);
+    if (!mode && PyErr_WarnEx(PyExc_UserWarning, "torch.meshgrid: in an upcoming release, it will be required to pass "
+                              "the indexing argument.", 1) < 0) {
+      throw nb::python_error();
+    }
+    return to_tuple(meshgrid(tensor_seq(varargs_seq(args), "meshgrid"), mode.value_or("ij")));
+  }, nb::arg("tensors"), nb::kw_only(), nb::arg("indexing") = nb::none());
+
+  using Triangle = Tensor (*)(const Tensor&, int64_t);
+  using TriangleOut = Tensor& (*)(Tensor&, const Tensor&, int64_t);
+  using TriangleInPlace = Tensor& (*)(Tensor&, int64_t);
+  const std::tuple<const char*, Triangle, TriangleOut, TriangleInPlace> triangles[] = {
+      {"tril", &tril, &tril_out, &tril_}, {"triu", &triu, &triu_out, &triu_}};
+  for (auto [name, fn, out_fn, in_place] : triangles) {
+    m.def(name, [fn, out_fn](const Tensor& t, int64_t diagonal, nb::handle out) {
+      return with_out_tensor(out, [&](Tensor& o) -> Tensor& { return out_fn(o, t, diagonal); }, [&] { return fn(t, diagonal); });
+    }, nb::arg("input"), nb::arg("diagonal") = 0, nb::kw_only(), nb::arg("out") = nb::none());
+    cls.def(name, fn, nb::arg("diagonal") = 0);
+    cls.def((std::string(name) + "_").c_str(), [in_place](nb::handle self, int64_t diagonal) {
+      in_place(nb::cast<Tensor&>(self), diagonal);
+      return nb::borrow(self);
+    }, nb::arg("diagonal") = 0);
+    m.def((std::string(name) + "_indices").c_str(), [upper = std::string_view(name) == "triu"](
+        int64_t row, int64_t col, int64_t offset, std::optional<ScalarType> dtype, nb::handle device, nb::handle) {
+      TensorOptions options = make_options(dtype.value_or(kInt64), device, false);
+      return upper ? triu_indices(row, col, offset, options) : tril_indices(row, col, offset, options);
+    }, nb::arg("row"), nb::arg("col"), nb::arg("offset") = 0, nb::kw_only(), nb::arg("dtype") = nb::none(),
+          nb::arg("device") = nb::none(), nb::arg("layout") = nb::none());
+  }
+
+  m.def("diag", [](const Tensor& t, int64_t diagonal, nb::handle out) {
+    return with_out_tensor(out, [&](Tensor& o) -> Tensor& { return diag_out(o, t, diagonal); }, [&] { return diag(t, diagonal); });
+  }, nb::arg("input"), nb::arg("diagonal") = 0, nb::kw_only(), nb::arg("out") = nb::none());
+  cls.def("diag", [](const Tensor& t, int64_t diagonal) { return diag(t, diagonal); }, nb::arg("diagonal") = 0);
+  m.def("diag_embed", &diag_embed, nb::arg("input"), nb::arg("offset") = 0, nb::arg("dim1") = -2, nb::arg("dim2") = -1);
+  cls.def("diag_embed", &diag_embed, nb::arg("offset") = 0, nb::arg("dim1") = -2, nb::arg("dim2") = -1);
+  m.def("diagflat", &diagflat, nb::arg("input"), nb::arg("offset") = 0);
+  cls.def("diagflat", &diagflat, nb::arg("offset") = 0);
+  m.def("trace", &trace, nb::arg("input"));
+  cls.def("trace", &trace);
+  m.def("block_diag", [](const nb::args& args) { return block_diag(tensor_seq(args, "block_diag")); });
+  m.def("cartesian_prod", [](const nb::args& args) {
+    Tensor r = cartesian_prod(tensor_seq(args, "cartesian_prod"));
+    return args.size() == 1 ? same_or_new(args[0], r) : nb::cast(r);
+  });
+  m.def("combinations", &combinations, nb::arg("input"), nb::arg("r") = 2, nb::arg("with_replacement") = false);
+  m.def("ravel", &ravel, nb::arg("input"));
+  cls.def("ravel", &ravel);
+}
+
+}  // namespace ember::py
