@@ -127,12 +127,11 @@ void init_shape_utils(nb::module_& m, nb::class_<Tensor>& cls) {
   m.def("tile", [](const Tensor& t, nb::handle dims) { return tile(t, dims_arg(dims, "dims")); }, nb::arg("input"),
         nb::arg("dims"));
   cls.def("tile", [](const Tensor& t, const nb::args& dims) { return tile(t, sizes_from_args(dims, "dims")); });
-  m.def("repeat_interleave", [](const Tensor& t, nb::handle repeats, std::optional<int64_t> dim,
-                                std::optional<int64_t> output_size) {
-    if (repeats.is_none()) return repeat_interleave(t, output_size);  // the one-argument form: t holds the repeats
-    return repeat_interleave_any(t, repeats, dim, output_size);
-  }, nb::arg("input"), nb::arg("repeats") = nb::none(), nb::arg("dim") = nb::none(), nb::kw_only(),
-        nb::arg("output_size") = nb::none());
+  m.def("repeat_interleave", &repeat_interleave_any, nb::arg("input"), nb::arg("repeats"), nb::arg("dim") = nb::none(),
+        nb::kw_only(), nb::arg("output_size") = nb::none());
+  m.def("repeat_interleave", [](const Tensor& repeats, std::optional<int64_t> output_size) {  // input holds the repeats
+    return repeat_interleave(repeats, output_size);
+  }, nb::arg("input"), nb::kw_only(), nb::arg("output_size") = nb::none());
   cls.def("repeat_interleave", &repeat_interleave_any, nb::arg("repeats"), nb::arg("dim") = nb::none(), nb::kw_only(),
           nb::arg("output_size") = nb::none());
 
@@ -140,17 +139,21 @@ void init_shape_utils(nb::module_& m, nb::class_<Tensor>& cls) {
     return keeping_inputs(args, broadcast_tensors(tensor_seq(args, "broadcast_tensors")));
   });
   m.def("broadcast_shapes", [](const nb::args& args) {
-    std::vector<DimVector> shapes;
+    // torch's Python rules: None skipped, an int is a 1-D shape, anything else must be a collections.abc.Sequence
+    static nb::object sequence = nb::module_::import_("collections.abc").attr("Sequence");
+    std::vector<nb::object> given;
     for (nb::handle s : args) {
       if (s.is_none()) continue;
-      if (auto n = int_scalar(s)) {
-        shapes.push_back(DimVector{*n});
+      if (PyLong_Check(s.ptr())) {
+        given.push_back(nb::make_tuple(nb::int_(nb::borrow(s))));
         continue;
       }
-      EMBER_CHECK(nb::isinstance<nb::sequence>(s) && !nb::isinstance<nb::str>(s), Error, "Input shapes should be of type "
-                  "ints, a tuple of ints, or a list of ints, got ", nb::cast<std::string>(nb::str(s)));
-      shapes.push_back(int_list(nb::tuple(s), "shape", false));
+      EMBER_CHECK(PyObject_IsInstance(s.ptr(), sequence.ptr()) == 1, Error, "Input shapes should be of type ints, a "
+                  "tuple of ints, or a list of ints, got ", nb::cast<std::string>(nb::str(s)));
+      given.push_back(nb::borrow(s));
     }
+    std::vector<DimVector> shapes;
+    for (const nb::object& s : given) shapes.push_back(int_list(nb::tuple(s), "shape", false));
     return make_size(broadcast_shapes(shapes));
   });
   m.def("broadcast_to", [](const Tensor& t, nb::handle size) { return broadcast_to(t, int_list(size, "size")); },
