@@ -42,23 +42,15 @@ nb::object atleast(const nb::args& args) {
   return keeping_inputs(varargs_seq(args), out);
 }
 
-// tensor_split's indices_or_sections: an int (sections), a sequence (indices) or a tensor.
-std::vector<Tensor> split_by(const Tensor& t, nb::handle how, int64_t dim) {
-  if (nb::isinstance<Tensor>(how)) return tensor_split(t, nb::cast<const Tensor&>(how), dim);
-  if (auto n = int_scalar(how)) return tensor_split(t, *n, dim);
-  return tensor_split(t, int_list(how, "indices"), dim);
+// A method's int list given as varargs (x.flip(0, 1)), one sequence, or the keyword `name` (x.flip(dims=(0,))).
+DimVector method_ints(const nb::args& args, const nb::kwargs& kwargs, const char* name) {
+  if (args.size() == 0 && kwargs.size() == 1 && kwargs.contains(name)) return int_list(kwargs[name], name, false);
+  EMBER_CHECK(kwargs.size() == 0, TypeError, "got an unexpected keyword argument (expected '", name, "')");
+  return sizes_from_args(args, name);
 }
 
-// hsplit/vsplit/dsplit: an int (sections) or a sequence (indices).
-template <std::vector<Tensor> (*Sections)(const Tensor&, int64_t),
-          std::vector<Tensor> (*Indices)(const Tensor&, IntArrayRef)>
-nb::tuple split_as(const Tensor& t, nb::handle how) {
-  if (auto n = int_scalar(how)) return to_tuple(Sections(t, *n));
-  return to_tuple(Indices(t, int_list(how, "indices")));
-}
-
-// dims given as one int, a sequence, or (methods) varargs.
-DimVector dims_arg(nb::handle h, const char* what) { return int_list(h, what, true); }
+// A function's int list argument: a sequence (and one int where torch takes one, as roll's shifts).
+DimVector ints_arg(nb::handle h, const char* what, bool allow_int = false) { return int_list(h, what, allow_int); }
 
 nb::object with_out_tensor(nb::handle out, const std::function<Tensor&(Tensor&)>& write, const std::function<Tensor()>& fn) {
   if (out.is_none()) return nb::cast(fn());
@@ -97,36 +89,53 @@ void init_shape_utils(nb::module_& m, nb::class_<Tensor>& cls) {
   m.def("atleast_2d", &atleast<&atleast_2d>);
   m.def("atleast_3d", &atleast<&atleast_3d>);
 
-  m.def("tensor_split", [](const Tensor& t, nb::handle how, int64_t dim) { return to_tuple(split_by(t, how, dim)); },
-        nb::arg("input"), nb::arg("indices_or_sections"), nb::arg("dim") = 0);
-  cls.def("tensor_split", [](const Tensor& t, nb::handle how, int64_t dim) { return to_tuple(split_by(t, how, dim)); },
-          nb::arg("indices_or_sections"), nb::arg("dim") = 0);
-  for (auto [name, fn] : {std::pair{"hsplit", &split_as<&hsplit, &hsplit>}, std::pair{"vsplit", &split_as<&vsplit, &vsplit>},
-                          std::pair{"dsplit", &split_as<&dsplit, &dsplit>}}) {
-    m.def(name, fn, nb::arg("input"), nb::arg("indices_or_sections"));
-    cls.def(name, fn, nb::arg("indices_or_sections"));
+  // tensor_split and hsplit/vsplit/dsplit: torch's overloads (sections: int, indices: sequence, a tensor)
+  auto split_overloads = [&](const char* name, auto sections, auto indices, auto tensor) {
+    m.def(name, sections, nb::arg("input"), nb::arg("sections"), nb::arg("dim") = 0);
+    m.def(name, tensor, nb::arg("input"), nb::arg("tensor_indices_or_sections"), nb::arg("dim") = 0);
+    m.def(name, indices, nb::arg("input"), nb::arg("indices"), nb::arg("dim") = 0);
+    cls.def(name, sections, nb::arg("sections"), nb::arg("dim") = 0);
+    cls.def(name, tensor, nb::arg("tensor_indices_or_sections"), nb::arg("dim") = 0);
+    cls.def(name, indices, nb::arg("indices"), nb::arg("dim") = 0);
+  };
+  split_overloads("tensor_split",
+                  [](const Tensor& t, int64_t n, int64_t dim) { return to_tuple(tensor_split(t, n, dim)); },
+                  [](const Tensor& t, nb::handle idx, int64_t dim) { return to_tuple(tensor_split(t, ints_arg(idx, "indices"), dim)); },
+                  [](const Tensor& t, const Tensor& idx, int64_t dim) { return to_tuple(tensor_split(t, idx, dim)); });
+  using Sections = std::vector<Tensor> (*)(const Tensor&, int64_t);
+  using Indices = std::vector<Tensor> (*)(const Tensor&, IntArrayRef);
+  for (auto [name, by_sections, by_indices] : {std::tuple<const char*, Sections, Indices>{"hsplit", &hsplit, &hsplit},
+                                               std::tuple<const char*, Sections, Indices>{"vsplit", &vsplit, &vsplit},
+                                               std::tuple<const char*, Sections, Indices>{"dsplit", &dsplit, &dsplit}}) {
+    m.def(name, [fn = by_sections](const Tensor& t, int64_t n) { return to_tuple(fn(t, n)); }, nb::arg("input"),
+          nb::arg("sections"));
+    m.def(name, [fn = by_indices](const Tensor& t, nb::handle idx) { return to_tuple(fn(t, ints_arg(idx, "indices"))); },
+          nb::arg("input"), nb::arg("indices"));
+    cls.def(name, [fn = by_sections](const Tensor& t, int64_t n) { return to_tuple(fn(t, n)); }, nb::arg("sections"));
+    cls.def(name, [fn = by_indices](const Tensor& t, nb::handle idx) { return to_tuple(fn(t, ints_arg(idx, "indices"))); },
+            nb::arg("indices"));
   }
 
-  m.def("flip", [](const Tensor& t, nb::handle dims) { return flip(t, dims_arg(dims, "dims")); }, nb::arg("input"),
+  m.def("flip", [](const Tensor& t, nb::handle dims) { return flip(t, ints_arg(dims, "dims")); }, nb::arg("input"),
         nb::arg("dims"));
-  cls.def("flip", [](const Tensor& t, const nb::args& dims) { return flip(t, sizes_from_args(dims, "dims")); });
+  cls.def("flip", [](const Tensor& t, const nb::args& a, const nb::kwargs& k) { return flip(t, method_ints(a, k, "dims")); });
   for (auto [name, fn] : {std::pair{"fliplr", &fliplr}, std::pair{"flipud", &flipud}}) {
     m.def(name, fn, nb::arg("input"));
     cls.def(name, fn);
   }
   auto roll_impl = [](const Tensor& t, nb::handle shifts, nb::handle dims) {
-    return roll(t, dims_arg(shifts, "shifts"), dims.is_none() ? DimVector{} : dims_arg(dims, "dims"));
+    return roll(t, ints_arg(shifts, "shifts", true), dims.is_none() ? DimVector{} : ints_arg(dims, "dims", true));
   };
   m.def("roll", roll_impl, nb::arg("input"), nb::arg("shifts"), nb::arg("dims") = nb::none());
   cls.def("roll", roll_impl, nb::arg("shifts"), nb::arg("dims") = nb::none());
-  auto rot90_impl = [](const Tensor& t, int64_t k, nb::handle dims) { return rot90(t, k, dims_arg(dims, "dims")); };
+  auto rot90_impl = [](const Tensor& t, int64_t k, nb::handle dims) { return rot90(t, k, ints_arg(dims, "dims")); };
   m.def("rot90", rot90_impl, nb::arg("input"), nb::arg("k") = 1, nb::arg("dims") = nb::make_tuple(0, 1));
   cls.def("rot90", rot90_impl, nb::arg("k") = 1, nb::arg("dims") = nb::make_tuple(0, 1));
 
-  cls.def("repeat", [](const Tensor& t, const nb::args& sizes) { return repeat(t, sizes_from_args(sizes, "repeats")); });
-  m.def("tile", [](const Tensor& t, nb::handle dims) { return tile(t, dims_arg(dims, "dims")); }, nb::arg("input"),
+  cls.def("repeat", [](const Tensor& t, const nb::args& a, const nb::kwargs& k) { return repeat(t, method_ints(a, k, "repeats")); });
+  m.def("tile", [](const Tensor& t, nb::handle dims) { return tile(t, ints_arg(dims, "dims")); }, nb::arg("input"),
         nb::arg("dims"));
-  cls.def("tile", [](const Tensor& t, const nb::args& dims) { return tile(t, sizes_from_args(dims, "dims")); });
+  cls.def("tile", [](const Tensor& t, const nb::args& a, const nb::kwargs& k) { return tile(t, method_ints(a, k, "dims")); });
   m.def("repeat_interleave", &repeat_interleave_any, nb::arg("input"), nb::arg("repeats"), nb::arg("dim") = nb::none(),
         nb::kw_only(), nb::arg("output_size") = nb::none());
   m.def("repeat_interleave", [](const Tensor& repeats, std::optional<int64_t> output_size) {  // input holds the repeats
@@ -156,9 +165,9 @@ void init_shape_utils(nb::module_& m, nb::class_<Tensor>& cls) {
     for (const nb::object& s : given) shapes.push_back(int_list(nb::tuple(s), "shape", false));
     return make_size(broadcast_shapes(shapes));
   });
-  m.def("broadcast_to", [](const Tensor& t, nb::handle size) { return broadcast_to(t, int_list(size, "size")); },
+  m.def("broadcast_to", [](const Tensor& t, nb::handle size) { return broadcast_to(t, ints_arg(size, "size")); },
         nb::arg("input"), nb::arg("size"));
-  cls.def("broadcast_to", [](const Tensor& t, nb::handle size) { return broadcast_to(t, int_list(size, "size")); },
+  cls.def("broadcast_to", [](const Tensor& t, nb::handle size) { return broadcast_to(t, ints_arg(size, "size")); },
           nb::arg("size"));
   m.def("meshgrid", [](const nb::args& args, nb::handle indexing) {
     auto mode = string_or_none(indexing);

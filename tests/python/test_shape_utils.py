@@ -219,3 +219,31 @@ def test_large_layouts():
     for fn in (lambda m, x: m.flip(x, (2,)), lambda m, x: m.roll(x, (5, -7), (1, 2)), lambda m, x: m.tril(x, 3),
                lambda m, x: m.triu(x.contiguous(), -3), lambda m, x: x.repeat(2, 1, 3), lambda m, x: m.rot90(x, 1, (1, 2))):
         assert_same(fn(ember, e), fn(torch, t))
+
+
+FORMS = [
+    lambda m, x: x.flip(dims=(0,)), lambda m, x: x.flip(0, 1), lambda m, x: m.flip(x, 0), lambda m, x: x.repeat(repeats=(2, 1)),
+    lambda m, x: x.repeat([2, 1]), lambda m, x: x.tile(dims=(2,)), lambda m, x: m.tile(x, dims=(2,)), lambda m, x: m.tile(x, 2),
+    lambda m, x: x.broadcast_to(size=(2, 3, 4)), lambda m, x: m.broadcast_to(x, 4),
+    lambda m, x: m.tensor_split(x, indices_or_sections=2), lambda m, x: m.tensor_split(x, sections=2, dim=1),
+    lambda m, x: x.tensor_split(indices=[1]), lambda m, x: m.tensor_split(x, tensor_indices_or_sections=m.tensor([1, 2])),
+    lambda m, x: m.tensor_split(x, None), lambda m, x: m.hsplit(x, sections=2), lambda m, x: x.vsplit(indices=[1]),
+    lambda m, x: m.rot90(x, k=1, dims=[0, 1]), lambda m, x: m.rot90(x, 1, 0), lambda m, x: m.roll(x, shifts=1),
+    lambda m, x: m.roll(x, (1,), 0), lambda m, x: m.repeat_interleave(x, repeats=2, dim=0),
+    lambda m, x: m.repeat_interleave(x, None), lambda m, x: x.repeat_interleave(repeats=2, dim=0, output_size=6),
+    lambda m, x: m.combinations(x[0], r=2, with_replacement=True), lambda m, x: m.atleast_1d([x, x]),
+    lambda m, x: m.broadcast_tensors([x]), lambda m, x: m.block_diag([x]), lambda m, x: m.meshgrid(tensors=[x[0]], indexing="ij"),
+    lambda m, x: m.hstack(tensors=[x]), lambda m, x: m.diag_embed(x, offset=1, dim1=0, dim2=2), lambda m, x: x.tril(diagonal=1),
+    lambda m, x: m.triu_indices(3, 3, 0, dtype=m.int32), lambda m, x: x.diag(diagonal=1),
+]
+
+
+@pytest.mark.parametrize("i", range(len(FORMS)))
+def test_argument_forms_as_torch(i):
+    e, t = pair()
+    (re, ee), (rt, et) = outcome(lambda: FORMS[i](ember, e)), outcome(lambda: FORMS[i](torch, t))
+    assert type(ee) is type(et), (ee, et)
+    if et is not None:
+        return
+    for a, b in zip(re if isinstance(re, tuple) else [re], rt if isinstance(rt, tuple) else [rt]):
+        assert_same(a, b)
