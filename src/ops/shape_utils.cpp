@@ -110,6 +110,12 @@ std::string python_tuple(IntArrayRef shape) {
   return s + (shape.size() == 1 ? ",)" : ")");
 }
 
+// The size of dim d, with torch's error for a 0-dim tensor.
+int64_t size_at(const Tensor& t, int64_t d) {
+  EMBER_CHECK(t.dim() > 0, IndexError, "Dimension specified as ", d, " but tensor has no dimensions");
+  return t.size(d);
+}
+
 // An integer vector's values on the host, as int64.
 std::vector<int64_t> host_ints(const Tensor& t) {
   Tensor c = t.to(kInt64).contiguous();
@@ -213,6 +219,7 @@ Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   bool flat = dims.empty() && shifts.size() == 1;
   EMBER_CHECK(flat || shifts.size() == dims.size(), Error, "shifts and dimensions must align. shifts: ", shifts.size(),
               ", dims:", dims.size());
+  EMBER_CHECK(flat || self.dim() > 0, IndexError, "Dimension specified as ", dims[0], " but tensor has no dimensions");
   Tensor out = autograd::untracked([&]() -> Tensor {
     if (self.numel() == 0) return self.clone();  // torch's layout for an empty input
     Tensor src = flat ? self.reshape({-1}) : self;
@@ -248,10 +255,8 @@ Tensor rot90(const Tensor& self, int64_t k, IntArrayRef dims) {
   int64_t n = self.dim();
   EMBER_CHECK(dims.size() == 2, Error, "expected total rotation dims == 2, but got dims = ", dims.size());
   EMBER_CHECK(n >= 2, Error, "expected total dims >= 2, but got total dims = ", n);
-  EMBER_CHECK(dims[0] != dims[1] && std::abs(dims[0] - dims[1]) != n, Error,
-              "expected rotation dims to be different, but got dim0 = ", dims[0], " and dim1 = ", dims[1]);
-  EMBER_CHECK(dims[0] < n && dims[0] >= -n, Error, "Rotation dim0 out of range, dim0 = ", dims[0]);
-  EMBER_CHECK(dims[1] < n && dims[1] >= -n, Error, "Rotation dim1 out of range, dim1 = ", dims[1]);
+  EMBER_CHECK(wrap_dim(dims[0], n) != wrap_dim(dims[1], n), Error, "expected rotation dims to be different, but got "
+              "dim0 = ", dims[0], " and dim1 = ", dims[1]);
   int64_t turns = ((k % 4) + 4) % 4;
   Tensor out = autograd::untracked([&]() -> Tensor {
     switch (turns) {
@@ -297,15 +302,14 @@ Tensor tile(const Tensor& self, IntArrayRef dims) {
 Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim,
                          std::optional<int64_t> output_size) {
   Tensor input = dim ? self : self.flatten();
-  int64_t d = wrap_dim(dim.value_or(0), input.dim());
+  int64_t d = wrap_dim(dim.value_or(0), self.dim());
   EMBER_CHECK(repeats >= 0, Error, "Repeats must be non-negative");
-  int64_t size = input.dim() == 0 ? 1 : input.size(d);
-  EMBER_CHECK(!output_size || *output_size == size * repeats, Error, "repeat_interleave: Invalid output_size, "
-              "expected ", size * repeats, " but got ", *output_size);
-  if (input.dim() == 0) input = input.reshape({1});
-  DimVector sizes(input.sizes());
-  sizes.insert(size_t(d) + 1, repeats);
-  Tensor expanded = input.unsqueeze(d + 1).expand(sizes);
+  Tensor unsqueezed = input.unsqueeze(d + 1);
+  DimVector sizes(unsqueezed.sizes());
+  sizes[size_t(d) + 1] = repeats;
+  EMBER_CHECK(!output_size || *output_size == sizes[size_t(d)] * repeats, Error, "repeat_interleave: Invalid "
+              "output_size, expected ", sizes[size_t(d)] * repeats, " but got ", *output_size);
+  Tensor expanded = unsqueezed.expand(sizes);
   return (expanded.is_contiguous() ? expanded.clone() : expanded.contiguous()).flatten(d, d + 1);
 }
 
@@ -313,7 +317,7 @@ Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optiona
                          std::optional<int64_t> output_size) {
   Tensor input = dim ? self : self.flatten();
   int64_t d = wrap_dim(dim.value_or(0), input.dim());
-  int64_t size = input.dim() == 0 ? 1 : input.size(d);
+  int64_t size = size_at(input, d);
   Tensor counts = repeats;
   if (repeats.dim() == 0 || (repeats.dim() == 1 && repeats.size(0) == 1)) {
     counts = repeats.reshape({1}).expand({size});

@@ -247,3 +247,30 @@ def test_argument_forms_as_torch(i):
         return
     for a, b in zip(re if isinstance(re, tuple) else [re], rt if isinstance(rt, tuple) else [rt]):
         assert_same(a, b)
+
+
+EDGES = [
+    lambda m, s, x: m.repeat_interleave(s, 2, dim=0), lambda m, s, x: m.repeat_interleave(s, 2),
+    lambda m, s, x: m.repeat_interleave(x, 0, 1), lambda m, s, x: m.repeat_interleave(m.ones(0, 3), 2, 0),
+    lambda m, s, x: m.repeat_interleave(s, m.tensor(2), dim=0), lambda m, s, x: m.roll(x, -5, -1),
+    lambda m, s, x: m.roll(s, 1, 0), lambda m, s, x: m.flip(s, (0,)), lambda m, s, x: m.tile(s, ()),
+    lambda m, s, x: x.repeat(0, 2), lambda m, s, x: m.diag_embed(s), lambda m, s, x: m.diagflat(m.ones(0)),
+    lambda m, s, x: m.tril(x, 100), lambda m, s, x: m.triu(x, -100), lambda m, s, x: m.trace(m.ones(0, 0)),
+    lambda m, s, x: m.block_diag(m.ones(0), m.ones(2, 2)), lambda m, s, x: m.cartesian_prod(m.ones(0), m.ones(2)),
+    lambda m, s, x: m.combinations(m.ones(0)), lambda m, s, x: m.combinations(x[0], 1),
+    lambda m, s, x: m.meshgrid(s, x[0], indexing="xy"), lambda m, s, x: m.atleast_3d(m.ones(1, 2, 3, 4)),
+    lambda m, s, x: m.tensor_split(x, [-1, 2], 1), lambda m, s, x: m.tensor_split(x, 6, 1), lambda m, s, x: m.hsplit(x, 0),
+    lambda m, s, x: m.rot90(x, 1, (-1, -2)), lambda m, s, x: m.rot90(x, 1, (0, 2)), lambda m, s, x: m.rot90(x, 1, (0, -2)),
+    lambda m, s, x: m.column_stack([x[:, 0], x.to(m.int64)]), lambda m, s, x: m.hstack([x.to(m.int8), x.to(m.bool)]),
+    lambda m, s, x: m.broadcast_tensors(x.to(m.int8), x[0]),
+]
+
+
+@pytest.mark.parametrize("i", range(len(EDGES)))
+def test_edge_cases_as_torch(i):
+    (e, t), (es, ts) = pair(), pair((), seed=1)
+    (re, ee), (rt, et) = outcome(lambda: EDGES[i](ember, es, e)), outcome(lambda: EDGES[i](torch, ts, t))
+    assert type(ee) is type(et) and (et is None or str(ee) == str(et)), (ee, et)
+    for a, b in zip(re if isinstance(re, tuple) else [re], rt if isinstance(rt, tuple) else [rt]):
+        if b is not None:
+            assert_same(a, b)
