@@ -102,7 +102,9 @@ NUMPY_SCALARS = [np.float64(1.5), np.float32(1.5), np.float16(1.5), np.int64(3),
 @pytest.mark.parametrize("value", NUMPY_SCALARS, ids=lambda v: type(v).__name__)
 def test_numpy_scalars_keep_their_dtype(value):
     for fn in (lambda m: m.tensor(value), lambda m: m.as_tensor(value), lambda m: m.tensor([value, value]),
-               lambda m: m.tensor(np.array(value)), lambda m: m.full((2,), value), lambda m: m.ones(2) + value):
+               lambda m: m.tensor(np.array(value)), lambda m: m.full((2,), value), lambda m: m.ones(2) + value,
+               lambda m: m.scalar_tensor(value), lambda m: m.scalar_tensor(value, dtype=m.float64),
+               lambda m: m.ones(2, dtype=m.int32) * value, lambda m: m.where(m.ones(2, dtype=m.bool), m.ones(2), value)):
         e, t = both(fn)
         assert_same(e, t)
 
