@@ -108,3 +108,33 @@ Tensor to(const TensorOptions& options, bool copy = false) const;
 Tensor type_as(const Tensor& other) const { return to(other.dtype()); }
 Tensor& uniform_(double from = 0.0, double to = 1.0);
 Tensor& normal_(double mean = 0.0, double std = 1.0);
+
+// ---- shape utilities (ember/shape_utils.h)
+Tensor repeat(IntArrayRef repeats) const;
+Tensor tile(IntArrayRef dims) const;
+Tensor flip(IntArrayRef dims) const;
+Tensor fliplr() const;
+Tensor flipud() const;
+Tensor roll(IntArrayRef shifts, IntArrayRef dims = {}) const;
+Tensor rot90(int64_t k = 1, IntArrayRef dims = {0, 1}) const;
+Tensor repeat_interleave(int64_t repeats, std::optional<int64_t> dim = {}, std::optional<int64_t> output_size = {}) const;
+Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim = {},
+                         std::optional<int64_t> output_size = {}) const;
+Tensor tril(int64_t diagonal = 0) const;
+Tensor triu(int64_t diagonal = 0) const;
+Tensor& tril_(int64_t diagonal = 0);
+Tensor& triu_(int64_t diagonal = 0);
+Tensor diag(int64_t diagonal = 0) const;
+Tensor diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const;
+Tensor diagflat(int64_t offset = 0) const;
+Tensor trace() const;
+Tensor ravel() const;
+Tensor broadcast_to(IntArrayRef sizes) const;
+std::vector<Tensor> tensor_split(int64_t sections, int64_t dim = 0) const;
+std::vector<Tensor> tensor_split(IntArrayRef indices, int64_t dim = 0) const;
+std::vector<Tensor> hsplit(int64_t sections) const;
+std::vector<Tensor> hsplit(IntArrayRef indices) const;
+std::vector<Tensor> vsplit(int64_t sections) const;
+std::vector<Tensor> vsplit(IntArrayRef indices) const;
+std::vector<Tensor> dsplit(int64_t sections) const;
+std::vector<Tensor> dsplit(IntArrayRef indices) const;

@@ -116,11 +116,39 @@ Tensor.is_signed = lambda self: self.dtype.is_signed
 
 
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    if isinstance(data, Tensor):  # torch's warning names new_tensor
+        import warnings
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
+        return data.detach().clone().to(dtype=self.dtype if dtype is None else dtype,
+                                        device=self.device if device is None else device).requires_grad_(requires_grad)
     return tensor(data, dtype=self.dtype if dtype is None else dtype,
                   device=self.device if device is None else device, requires_grad=requires_grad)
 
 
 Tensor.new_tensor = _new_tensor
+
+class tensortype(type):
+    """The metaclass of the legacy tensor types (ember.FloatTensor, ...): a CPU tensor of the type's dtype is an
+    instance; calling one builds like ember.Tensor(...) in that dtype."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Tensor) and obj.dtype == cls.dtype and obj.device.type == "cpu"
+
+    def __call__(cls, *args, device=None):
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            if args[0].dtype != cls.dtype:
+                raise TypeError(f"expected {cls.__name__} (got {args[0].type()[6:]})")
+            return Tensor(args[0], device=device)
+        data = len(args) == 1 and not isinstance(args[0], Size) and not hasattr(args[0], "__index__")
+        return tensor(args[0], dtype=cls.dtype, device=device) if data else \
+            empty(*(args or (0,)), dtype=cls.dtype, device=device)
+
+
+for _name, _dtype in (("Float", float32), ("Double", float64), ("Half", float16), ("BFloat16", bfloat16),
+                      ("Byte", uint8), ("Char", int8), ("Short", int16), ("Int", int32), ("Long", int64), ("Bool", bool)):
+    globals()[_name + "Tensor"] = tensortype(_name + "Tensor", (), {"dtype": _dtype, "__module__": "torch"})
 
 # numpy defers its operators to tensors (np.float64(2) * t is a tensor) and wraps ufunc results back, as torch.
 Tensor.__array_priority__ = 1000

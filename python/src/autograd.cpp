@@ -1,5 +1,7 @@
 // Autograd in Python: Tensor.grad / grad_fn / backward / detach / hooks, graph nodes, grad mode,
 // and the engine entry points ember.autograd builds on.
+#include <unordered_map>
+
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/shared_ptr.h>
 
@@ -35,11 +37,31 @@ autograd::TensorHook python_hook(nb::object fn) {
   };
 }
 
+// A node as an instance of a _Node subclass named after it, so type(t.grad_fn).__name__ is "AddBackward0" as in
+// torch (the class is made on first use). A node whose Python object is alive keeps it.
+nb::object node_object(const std::shared_ptr<Node>& node) {
+  if (!node) return nb::none();
+  nb::object obj = nb::cast(node);
+  nb::handle base = nb::type<Node>();
+  if (!obj.type().is(base) || Py_REFCNT(obj.ptr()) > 1) return obj;
+  static auto* classes = new std::unordered_map<std::string, nb::object>();  // never freed: outlives the interpreter
+  std::string name = node->short_name();
+  nb::object& cls = (*classes)[name];
+  if (!cls.is_valid()) {
+    nb::dict attrs;
+    attrs["__slots__"] = nb::tuple();
+    attrs["__module__"] = "builtins";
+    cls = nb::borrow(reinterpret_cast<PyObject*>(&PyType_Type))(name, nb::make_tuple(base), attrs);
+  }
+  obj.reset();  // the unnamed instance, referenced nowhere else
+  nb::object named = nb::inst_reference(cls, node.get());
+  nb::detail::shared_from_cpp(std::static_pointer_cast<void>(node), named.ptr());
+  return named;
+}
+
 nb::object next_functions(const Node& node) {
   nb::list items;
-  for (const autograd::Edge& e : node.next_edges) {
-    items.append(nb::make_tuple(e.fn ? nb::cast(e.fn) : nb::none(), e.input_nr));
-  }
+  for (const autograd::Edge& e : node.next_edges) items.append(nb::make_tuple(node_object(e.fn), e.input_nr));
   return nb::tuple(items);
 }
 
@@ -86,7 +108,7 @@ void init_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
         Tensor g = t.grad();
         return g.defined() ? nb::cast(g) : nb::none();
       }, [](const Tensor& t, std::optional<Tensor> g) { t.set_grad(g ? *g : Tensor()); }, nb::arg("grad").none())
-      .def_prop_ro("grad_fn", &Tensor::grad_fn)
+      .def_prop_ro("grad_fn", [](const Tensor& t) { return node_object(t.grad_fn()); })
       .def_prop_ro("output_nr", &Tensor::output_nr)
       .def_prop_ro("_version", &Tensor::version)
       .def_prop_ro("retains_grad", &Tensor::retains_grad)

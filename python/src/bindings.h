@@ -210,3 +210,8 @@ template <> struct type_caster<ember::Scalar> {
 
 NAMESPACE_END(detail)
 NAMESPACE_END(NB_NAMESPACE)
+
+namespace ember::py {
+// Shape utilities (hstack, flip, roll, repeat, tril, diag, meshgrid, ...): python/src/shape_utils.cpp.
+void init_shape_utils(nb::module_& m, nb::class_<Tensor>& cls);
+}  // namespace ember::py

@@ -62,6 +62,14 @@ void init_creation(nb::module_& m) {
     return with_out(out, full(sizes, fill, make_options(out_dtype(out, dtype), device, requires_grad, pin_memory)));
   }, nb::arg("size"), nb::arg("fill_value"), nb::kw_only(), EMBER_FACTORY_KWARGS_PLAIN);
 
+  // scalar_tensor(s): a 0-dim tensor of the default dtype (not the number's), as torch
+  m.def("scalar_tensor", [](nb::handle s, nb::handle out, std::optional<ScalarType> dtype, nb::handle, nb::handle device,
+                            bool requires_grad, bool pin_memory) {
+    Scalar value = number_arg(s, "scalar_tensor", "s", 1);
+    ScalarType type = out_dtype(out, dtype).value_or(default_dtype());
+    return with_out(out, scalar_tensor(value, make_options(type, device, requires_grad, pin_memory)));
+  }, nb::arg("s"), nb::kw_only(), EMBER_FACTORY_KWARGS_PLAIN);
+
   m.def("empty_strided", [](nb::handle size, nb::handle stride, std::optional<ScalarType> dtype, nb::handle layout,
                             nb::handle device, bool requires_grad, bool pin_memory) {
     return empty_strided(int_list(size, "size", false), int_list(stride, "stride", false),

@@ -15,6 +15,8 @@ std::optional<Device> device_from_object(nb::handle h) {
   if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
     int64_t i = nb::cast<int64_t>(h);
     EMBER_CHECK(i >= 0, Error, "Device index must not be negative");
+    // a bare index names the current accelerator, as torch's
+    EMBER_CHECK(cuda::is_available(), Error, "Cannot access accelerator device when none is available.");
     return Device(DeviceType::CUDA, int8_t(i));
   }
   throw TypeError(str("expected a device, a device string or an index, got ",

@@ -5,6 +5,8 @@
 
 namespace ember::py {
 
+using namespace nb::literals;
+
 namespace {
 
 PyTypeObject* g_size_type = &PyTuple_Type;
@@ -110,6 +112,21 @@ Scalar one_element(const Tensor& t) {
 
 PyType_Slot tensor_slots[] = {{Py_tp_getset, tensor_getset}, {0, nullptr}};
 
+// torch's legacy constructor ember.Tensor(...): no arguments (an empty tensor), sizes (ints or a Size: uninitialised),
+// a tensor (an alias of it) or data (a sequence or an array, in the default dtype).
+Tensor legacy_tensor(const nb::args& args, nb::handle device) {
+  TensorOptions options = make_options(default_dtype(), device, false);
+  if (args.size() == 1 && nb::isinstance<Tensor>(args[0])) return nb::cast<const Tensor&>(args[0]).alias();
+  if (args.size() == 1 && !PyObject_TypeCheck(args[0].ptr(), g_size_type) && !int_value(args[0], "size")) {
+    nb::handle data = args[0];
+    EMBER_CHECK(PySequence_Check(data.ptr()) || nb::hasattr(data, "__array__"), TypeError,
+                "new(): data must be a sequence (got ", nb::inst_name(data).c_str(), ")");
+    return nb::cast<Tensor>(nb::module_::import_("ember").attr("tensor")(data, "dtype"_a = default_dtype(),
+                                                                          "device"_a = device));
+  }
+  return empty(args.size() == 0 ? DimVector{0} : sizes_from_args(args, "size"), options);
+}
+
 }  // namespace
 
 nb::object same_or_new(nb::handle self, Tensor result) {
@@ -145,6 +162,9 @@ void init_tensor(nb::module_& m) {
   });
 
   auto cls = nb::class_<Tensor>(m, "Tensor", nb::type_slots(tensor_slots));
+  cls.def("__init__", [](Tensor* self, const nb::args& args, nb::handle device) {
+    new (self) Tensor(legacy_tensor(args, device));
+  }, nb::arg("args"), nb::kw_only(), nb::arg("device") = nb::none());
   cls.def("size", [](const Tensor& t) { return make_size(t.sizes()); })
       .def("size", [](const Tensor& t, int64_t d) { return t.size(d); }, nb::arg("dim"))
       .def("stride", [](const Tensor& t) { return stride_tuple(t); })
@@ -245,6 +265,7 @@ void init_tensor(nb::module_& m) {
   init_reduce(m, cls);
   init_linalg(m, cls);
   init_autograd(m, cls);
+  init_shape_utils(m, cls);
 }
 
 }  // namespace ember::py

@@ -81,3 +81,17 @@ void record_logsumexp(const Tensor& result, const Tensor& x, IntArrayRef dims, b
 #undef EMBER_UNARY_OP
 
 }  // namespace ember::autograd
+
+// Shape utilities (formulas_shape_utils.cpp): flip, roll, rot90, repeat, tril/triu, diag_embed, diagonal copy,
+// trace, block_diag (a roll without dims is over the flattened tensor).
+namespace ember::autograd {
+void record_flip(const Tensor& result, const Tensor& self, IntArrayRef dims);
+void record_roll(const Tensor& result, const Tensor& self, IntArrayRef shifts, IntArrayRef dims);
+void record_rot90(const Tensor& result, const Tensor& self, int64_t k, IntArrayRef dims);
+void record_repeat(const Tensor& result, const Tensor& self, IntArrayRef repeats);
+void record_triangle(bool upper, const Tensor& result, const Tensor& self, int64_t diagonal);
+void record_diag_embed(const Tensor& result, const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2);
+void record_diagonal_copy(const Tensor& result, const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2);
+void record_trace(const Tensor& result, const Tensor& self);
+void record_block_diag(const Tensor& result, std::span<const Tensor> inputs);
+}  // namespace ember::autograd

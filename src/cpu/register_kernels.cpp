@@ -7,6 +7,7 @@
 #include "softmax_kernel.h"
 #include "unary_kernels.h"
 #include "where_kernel.h"
+#include "shape_utils_kernel.h"
 
 namespace ember::cpu {
 
@@ -29,6 +30,7 @@ bool register_kernels() {
   kernels::gemm_batched.set(cpu, &gemm_batched);
   kernels::index_gather.set(cpu, &index_gather);
   kernels::index_scatter.set(cpu, &index_scatter);
+  kernels::triangle.set(cpu, &triangle_kernel);
   return true;
 }
 

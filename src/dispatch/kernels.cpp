@@ -21,3 +21,7 @@ constinit KernelTable<IndexGatherFn> index_gather("index_gather");
 constinit KernelTable<IndexScatterFn> index_scatter("index_scatter");
 
 }  // namespace ember::kernels
+
+namespace ember::kernels {
+constinit KernelTable<TriangleFn> triangle("triangle");
+}  // namespace ember::kernels

@@ -121,3 +121,10 @@ extern KernelTable<IndexScatterFn> index_scatter;
 }  // namespace kernels
 
 }  // namespace ember
+
+namespace ember::kernels {
+// tril/triu over (B, R, C) tensors of one shape and dtype (any strides; dst may be src): element (b, i, j) is
+// src's where j - i <= diagonal (lower) or j - i >= diagonal (upper), else zero.
+using TriangleFn = void (*)(const Tensor& dst, const Tensor& src, bool upper, int64_t diagonal);
+extern KernelTable<TriangleFn> triangle;
+}  // namespace ember::kernels

@@ -216,3 +216,45 @@ Tensor& clamp_(Tensor& self, const std::optional<Scalar>& min, const std::option
 }
 
 }  // namespace ember
+
+// ---- shape utilities
+namespace ember {
+Tensor Tensor::repeat(IntArrayRef repeats) const { return ember::repeat(*this, repeats); }
+Tensor Tensor::tile(IntArrayRef dims) const { return ember::tile(*this, dims); }
+Tensor Tensor::flip(IntArrayRef dims) const { return ember::flip(*this, dims); }
+Tensor Tensor::fliplr() const { return ember::fliplr(*this); }
+Tensor Tensor::flipud() const { return ember::flipud(*this); }
+Tensor Tensor::roll(IntArrayRef shifts, IntArrayRef dims) const { return ember::roll(*this, shifts, dims); }
+Tensor Tensor::rot90(int64_t k, IntArrayRef dims) const { return ember::rot90(*this, k, dims); }
+Tensor Tensor::repeat_interleave(int64_t repeats, std::optional<int64_t> dim, std::optional<int64_t> output_size) const {
+  return ember::repeat_interleave(*this, repeats, dim, output_size);
+}
+Tensor Tensor::repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim,
+                                 std::optional<int64_t> output_size) const {
+  return ember::repeat_interleave(*this, repeats, dim, output_size);
+}
+Tensor Tensor::tril(int64_t diagonal) const { return ember::tril(*this, diagonal); }
+Tensor Tensor::triu(int64_t diagonal) const { return ember::triu(*this, diagonal); }
+Tensor& Tensor::tril_(int64_t diagonal) { return ember::tril_(*this, diagonal); }
+Tensor& Tensor::triu_(int64_t diagonal) { return ember::triu_(*this, diagonal); }
+Tensor Tensor::diag(int64_t diagonal) const { return ember::diag(*this, diagonal); }
+Tensor Tensor::diag_embed(int64_t offset, int64_t dim1, int64_t dim2) const {
+  return ember::diag_embed(*this, offset, dim1, dim2);
+}
+Tensor Tensor::diagflat(int64_t offset) const { return ember::diagflat(*this, offset); }
+Tensor Tensor::trace() const { return ember::trace(*this); }
+Tensor Tensor::ravel() const { return ember::ravel(*this); }
+Tensor Tensor::broadcast_to(IntArrayRef sizes) const { return ember::broadcast_to(*this, sizes); }
+std::vector<Tensor> Tensor::tensor_split(int64_t sections, int64_t dim) const {
+  return ember::tensor_split(*this, sections, dim);
+}
+std::vector<Tensor> Tensor::tensor_split(IntArrayRef indices, int64_t dim) const {
+  return ember::tensor_split(*this, indices, dim);
+}
+std::vector<Tensor> Tensor::hsplit(int64_t sections) const { return ember::hsplit(*this, sections); }
+std::vector<Tensor> Tensor::hsplit(IntArrayRef indices) const { return ember::hsplit(*this, indices); }
+std::vector<Tensor> Tensor::vsplit(int64_t sections) const { return ember::vsplit(*this, sections); }
+std::vector<Tensor> Tensor::vsplit(IntArrayRef indices) const { return ember::vsplit(*this, indices); }
+std::vector<Tensor> Tensor::dsplit(int64_t sections) const { return ember::dsplit(*this, sections); }
+std::vector<Tensor> Tensor::dsplit(IntArrayRef indices) const { return ember::dsplit(*this, indices); }
+}  // namespace ember
