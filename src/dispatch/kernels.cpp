@@ -21,3 +21,8 @@ constinit KernelTable<IndexGatherFn> index_gather("index_gather");
 constinit KernelTable<IndexScatterFn> index_scatter("index_scatter");
 
 }  // namespace ember::kernels
+
+namespace ember::kernels {
+constinit KernelTable<ScatterFn> scatter("scatter");
+constinit KernelTable<MaskedSelectFn> masked_select("masked_select");
+}  // namespace ember::kernels

@@ -309,7 +309,8 @@ Tensor nonzero(const Tensor& x) {
   const bool* m = mask.data_ptr<bool>();
   int64_t n = 0;
   for (int64_t i = 0; i < mask.numel(); ++i) n += m[i];
-  Tensor columns = empty({x.dim(), n}, mask.options().with_dtype(kInt64));  // torch's layout: column-major (n, ndim)
+  // torch's layout: column-major (n, ndim), strides (1, n) even when n is 0
+  Tensor columns = empty_strided({n, x.dim()}, {1, n}, mask.options().with_dtype(kInt64));
   int64_t* o = columns.data_ptr<int64_t>();
   DimVector index(size_t(x.dim()), 0);
   for (int64_t i = 0, row = 0; i < mask.numel(); ++i) {
@@ -322,7 +323,7 @@ Tensor nonzero(const Tensor& x) {
       index[k] = 0;
     }
   }
-  return columns.t().to(x.device());
+  return columns.to(x.device());
 }
 
 Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
