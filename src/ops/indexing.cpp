@@ -416,7 +416,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   Tensor source = self.dim() == 0 ? self.reshape({1}) : self;
   Tensor r = autograd::untracked([&] {
     Tensor picked = index_impl(source, indices).contiguous();  // torch's index_select allocates contiguous
-    return self.dim() == 0 ? picked.reshape(index.sizes()) : picked;
+    return self.dim() == 0 ? picked.reshape({}) : picked;  // a 0-dim self gives a 0-dim result, as torch
   });
   if (autograd::needs_grad({&self})) autograd::record_index_select(r, self, indices);
   return r;

@@ -131,13 +131,19 @@ void scatter_into(const Tensor& target, int64_t dim, const Tensor& index, const 
   int64_t d = check_scatter(target, dim, index, src);
   R op = reduce.empty() ? R::None : reduce_op(reduce, new_names);
   check_kernel_dtype(target, src ? "scatter_gather_tensor_cpu" : "scatter_gather_scalar_cpu");
-  EMBER_CHECK(!(op == R::Mean && target.dtype() == kBool), NotImplementedError,
-              "\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'");
-  if (index.numel() == 0) return;
+  if (index.numel() == 0) {  // torch still divides a mean by its counts
+    EMBER_CHECK(!(op == R::Mean && target.dtype() == kBool), NotImplementedError, "\"div_floor_cpu\" not implemented for 'Bool'");
+    return;
+  }
   check_writable(target, {&index});
   if (src) check_writable(target, {src});
   Tensor s = src ? *src : scalar_tensor(value, target.options()).expand(index.sizes());
-  if (!include_self) scatter_kernel(target, d, index, scalar_tensor(reduce_init(op, target.dtype()), target.options()).expand(index.sizes()), R::None);
+  if (!include_self) {
+    Tensor init = scalar_tensor(reduce_init(op, target.dtype()), target.options()).expand(index.sizes());
+    scatter_kernel(target, d, index, init, R::None);
+  }
+  EMBER_CHECK(!(op == R::Mean && target.dtype() == kBool), NotImplementedError,
+              "\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'");
   scatter_kernel_wide(target, d, index, s, op);
   if (op == R::Mean) {
     Tensor counts = include_self ? ones_like(target) : zeros_like(target);
@@ -166,13 +172,14 @@ Tensor& in_place(Tensor& self, const Tensor& other, OutOfPlace out_of_place, Dir
   return self;
 }
 
-// The out= form: the result of compute() written into out, which must have its dtype (resized as torch's out=).
+// The out= form: the result of compute() written into out, which must have self's dtype (checked first, as torch's
+// meta functions do; resized as torch's out=).
 template <typename Compute>
 Tensor& out_form(Tensor& out, const Tensor& self, const Tensor& other, const char* name, Compute compute) {
   if (autograd::needs_grad({&self, &other, &out})) return autograd::record_out(out, self, name, compute);
-  Tensor r = compute();
-  EMBER_CHECK(out.dtype() == r.dtype(), Error, "Expected out tensor to have dtype ", dtype_info(r.dtype()).cpp_name,
+  EMBER_CHECK(out.dtype() == self.dtype(), Error, "Expected out tensor to have dtype ", dtype_info(self.dtype()).cpp_name,
               ", but got ", dtype_info(out.dtype()).cpp_name, " instead");
+  Tensor r = compute();
   resize_output(out, r.sizes());
   return out.copy_(r);
 }
@@ -431,20 +438,25 @@ void index_reduce_into(const Tensor& target, int64_t dim, const Tensor& index, c
   EMBER_CHECK(reduce == "prod" || reduce == "mean" || reduce == "amax" || reduce == "amin", Error,
               "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got ", reduce, ".");
   R op = reduce_op(reduce, true);
-  EMBER_CHECK(!(op == R::Mean && target.dtype() == kBool), NotImplementedError,
-              "\"div_floor_cpu\" not implemented for 'Bool'");
   check_kernel_dtype(target, "index_reduce_func_exclude_input_init");
+  // torch's bool support: not in the include_self=False fill, nor in the loop over a vector, nor in mean's division
+  bool boolean = target.dtype() == kBool;
+  EMBER_CHECK(!boolean || include_self, NotImplementedError,
+              "\"index_reduce_func_exclude_input_init\" not implemented for 'Bool'");
+  EMBER_CHECK(!boolean || target.dim() > 1, NotImplementedError, "\"index_func_\" not implemented for 'Bool'");
   check_writable(target, {&index, &source});
   int64_t size = nonempty_size(target, d);
   Tensor positions = checked_positions(index, size, false, [&](int64_t) { throw IndexError("index out of range in self"); });
-  if (!include_self && positions.numel() > 0) {
+  if (!include_self && positions.numel() > 0) {  // torch's init, with index_fill_
     scatter_slices(target, d, positions, fill_source(target, d, positions.numel(), reduce_init(op, target.dtype())),
                    R::None);
   }
-  if (positions.numel() > 0) scatter_slices(target, d, positions, source, op);
+  if (positions.numel() == 0) return;
+  scatter_slices(target, d, positions, source, op);
   if (op == R::Mean) {
+    EMBER_CHECK(!boolean, NotImplementedError, "\"div_floor_cpu\" not implemented for 'Bool'");
     Tensor counts = include_self ? ones_like(target) : zeros_like(target);
-    if (positions.numel() > 0) scatter_slices(counts, d, positions, ones_like(source), R::Sum);
+    scatter_slices(counts, d, positions, ones_like(source), R::Sum);
     divide_by_counts(target, counts);
   }
 }

@@ -114,6 +114,13 @@ def test_out_of_range_index_never_crashes():
                 m.zeros(1024, 2).scatter_(0, i.view(-1, 1).expand(-1, 2), 1.0)
 
 
+def test_take_along_dim_checks_bounds():
+    # torch 2.13 reads past the row here (its expanded-index gather has no bounds check); ember raises
+    x, i = ember.arange(12.0).view(3, 4), ember.tensor([[0], [1], [4]])
+    with pytest.raises(RuntimeError, match="index 4 is out of bounds for dimension 1 with size 4"):
+        ember.take_along_dim(x, i, 1)
+
+
 def test_private_bins_write_nothing_on_error():
     idx = ember.zeros(1 << 17, dtype=ember.int64)
     idx[-1] = 5000
