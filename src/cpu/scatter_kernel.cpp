@@ -60,13 +60,37 @@ struct FirstBad {
 // The largest output private_bins copies per thread.
 constexpr int64_t kMaxPrivateBins = 1 << 16;
 
+// One run along dim: target[index[i] * step] (op)= src[i] for i < n (index and src strides in bytes, 0 broadcasts
+// src). Returns the position of the first index outside [0, size), which stops the run; -1 when none.
+template <R Op, typename T>
+int64_t scatter_run(char* target, int64_t step, int64_t size, const char* index, int64_t index_stride, const char* src,
+                    int64_t src_stride, int64_t n) {
+  auto loop = [&](auto at_index, auto at_src, T* t, int64_t t_step) {
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t v = at_index(i);
+      if (uint64_t(v) >= uint64_t(size)) return i;
+      combine<Op>(t[v * t_step], at_src(i));
+    }
+    return int64_t(-1);
+  };
+  const int64_t* ix = reinterpret_cast<const int64_t*>(index);
+  const T* sv = reinterpret_cast<const T*>(src);
+  T* t = reinterpret_cast<T*>(target);
+  if (index_stride == 8 && src_stride == int64_t(sizeof(T)) && step % int64_t(sizeof(T)) == 0) {  // dense runs
+    return loop([&](int64_t i) { return ix[i]; }, [&](int64_t i) { return sv[i]; }, t, step / int64_t(sizeof(T)));
+  }
+  return loop([&](int64_t i) { return *reinterpret_cast<const int64_t*>(index + i * index_stride); },
+              [&](int64_t i) { return *reinterpret_cast<const T*>(src + i * src_stride); }, t,
+              step / int64_t(sizeof(T)));
+}
+
 // Reductions of long runs into a small output (scatter_add of many values into few bins): each thread reduces its
 // share of every run into a private copy of the output, and the copies are merged in order at the end, so nothing
 // is written when an index is out of range.
 template <R Op, typename T>
 std::optional<int64_t> private_bins(const StridedPlan<3>& plan, int64_t size, int64_t step, int64_t threads) {
   const int64_t rows = plan.rows(), inner = plan.inner_size();
-  const int64_t index_step = plan.strides[1][0] / 8, src_step = plan.strides[2][0];
+  const int64_t index_stride = plan.strides[1][0], src_stride = plan.strides[2][0];
   std::vector<std::array<char*, 3>> row_base;
   for_each_row(plan, 0, rows, [&](const std::array<char*, 3>& p, int64_t, const std::array<int64_t, 3>&) {
     row_base.push_back(p);
@@ -81,17 +105,10 @@ std::optional<int64_t> private_bins(const StridedPlan<3>& plan, int64_t size, in
       std::fill(bin, bin + rows * size, identity<Op, T>());
       int64_t lo = inner * c / chunks, hi = inner * (c + 1) / chunks;
       for (int64_t r = 0; r < rows; ++r) {
-        const int64_t* ix = reinterpret_cast<const int64_t*>(row_base[size_t(r)][1]) + lo * index_step;
-        const char* sp = row_base[size_t(r)][2] + lo * src_step;
-        T* row_bin = bin + r * size;
-        for (int64_t i = 0; i < hi - lo; ++i) {
-          int64_t v = ix[i * index_step];
-          if (uint64_t(v) >= uint64_t(size)) {
-            bad.note(r * inner + lo + i, v);
-            break;
-          }
-          combine<Op>(row_bin[v], *reinterpret_cast<const T*>(sp + i * src_step));
-        }
+        const char* ix = row_base[size_t(r)][1] + lo * index_stride;
+        int64_t at = scatter_run<Op, T>(reinterpret_cast<char*>(bin + r * size), sizeof(T), size, ix, index_stride,
+                                        row_base[size_t(r)][2] + lo * src_stride, src_stride, hi - lo);
+        if (at >= 0) bad.note(r * inner + lo + at, *reinterpret_cast<const int64_t*>(ix + at * index_stride));
       }
     }
   });
@@ -116,6 +133,11 @@ std::optional<int64_t> scatter_typed(const Tensor& self, int64_t dim, const Tens
                             static_cast<char*>(src.data_ptr())});
   // One run: stops at the first index out of range.
   auto run = [&](const std::array<char*, 3>& p, int64_t n, const std::array<int64_t, 3>& s) -> std::optional<int64_t> {
+    if (s[0] == 0) {  // a run along dim
+      int64_t at = scatter_run<Op, T>(p[0], step, size, p[1], s[1], p[2], s[2], n);
+      if (at >= 0) return *reinterpret_cast<const int64_t*>(p[1] + at * s[1]);
+      return std::nullopt;
+    }
     for (int64_t i = 0; i < n; ++i) {
       int64_t v = *reinterpret_cast<const int64_t*>(p[1] + i * s[1]);
       if (uint64_t(v) >= uint64_t(size)) return v;
