@@ -65,23 +65,32 @@ constexpr int64_t kMaxPrivateBins = 1 << 16;
 template <R Op, typename T>
 int64_t scatter_run(char* target, int64_t step, int64_t size, const char* index, int64_t index_stride, const char* src,
                     int64_t src_stride, int64_t n) {
-  auto loop = [&](auto at_index, auto at_src, T* t, int64_t t_step) {
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t v = at_index(i);
-      if (uint64_t(v) >= uint64_t(size)) return i;
-      combine<Op>(t[v * t_step], at_src(i));
-    }
-    return int64_t(-1);
-  };
   const int64_t* ix = reinterpret_cast<const int64_t*>(index);
   const T* sv = reinterpret_cast<const T*>(src);
   T* t = reinterpret_cast<T*>(target);
-  if (index_stride == 8 && src_stride == int64_t(sizeof(T)) && step % int64_t(sizeof(T)) == 0) {  // dense runs
-    return loop([&](int64_t i) { return ix[i]; }, [&](int64_t i) { return sv[i]; }, t, step / int64_t(sizeof(T)));
+  if (index_stride == 8 && src_stride == int64_t(sizeof(T)) && step == int64_t(sizeof(T))) {
+    // dense runs into a dense target (private bins, 1-D outputs): four indices checked with one branch
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+      const int64_t* v = ix + i;
+      if ((uint64_t(v[0]) >= uint64_t(size)) | (uint64_t(v[1]) >= uint64_t(size)) |
+          (uint64_t(v[2]) >= uint64_t(size)) | (uint64_t(v[3]) >= uint64_t(size))) {
+        break;
+      }
+      for (int k = 0; k < 4; ++k) combine<Op>(t[v[k]], sv[i + k]);
+    }
+    for (; i < n; ++i) {
+      if (uint64_t(ix[i]) >= uint64_t(size)) return i;
+      combine<Op>(t[ix[i]], sv[i]);
+    }
+    return -1;
   }
-  return loop([&](int64_t i) { return *reinterpret_cast<const int64_t*>(index + i * index_stride); },
-              [&](int64_t i) { return *reinterpret_cast<const T*>(src + i * src_stride); }, t,
-              step / int64_t(sizeof(T)));
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t v = *reinterpret_cast<const int64_t*>(index + i * index_stride);
+    if (uint64_t(v) >= uint64_t(size)) return i;
+    combine<Op>(*reinterpret_cast<T*>(target + v * step), *reinterpret_cast<const T*>(src + i * src_stride));
+  }
+  return -1;
 }
 
 // Reductions of long runs into a small output (scatter_add of many values into few bins): each thread reduces its
