@@ -242,3 +242,53 @@ def test_where_nonzero_argwhere():
         same_value(lambda m: m.where(make(m)))
         same_value(lambda m: m.nonzero(make(m), as_tuple=True))
         same_value(lambda m: m.argwhere(make(m)))
+
+
+FLOAT8_OPS = {
+    "scatter": lambda m, x: m.scatter(x, 0, m.tensor([[0, 1]]), x),
+    "scatter value": lambda m, x: m.scatter(x, 0, m.tensor([[0, 1]]), 1.0),
+    "scatter_add": lambda m, x: m.scatter_add(x, 0, m.tensor([[0, 1]]), x),
+    "scatter_reduce": lambda m, x: m.scatter_reduce(x, 0, m.tensor([[0, 1]]), x, "amax"),
+    "index_add": lambda m, x: m.index_add(x, 0, m.tensor([0]), x[:1]),
+    "index_copy": lambda m, x: m.index_copy(x, 0, m.tensor([0]), x[:1]),
+    "index_fill": lambda m, x: m.index_fill(x, 0, m.tensor([0]), 1.0),
+    "take": lambda m, x: m.take(x, m.tensor([0])),
+    "put": lambda m, x: m.put(x, m.tensor([0]), x[0, :1]),
+    "masked_scatter": lambda m, x: m.masked_scatter(x, m.ones(2, 2, dtype=m.bool), x),
+    "masked_select": lambda m, x: m.masked_select(x, m.ones(2, 2, dtype=m.bool)),
+}
+
+
+@pytest.mark.parametrize("op", list(FLOAT8_OPS), ids=str)
+def test_float8(op):
+    # torch implements only masked_select of this family for float8; the others raise NotImplementedError
+    (re_, ee), (rt, et) = both(lambda m: FLOAT8_OPS[op](m, m.ones(2, 2).to(m.float8_e4m3fn)))
+    assert type(ee) is type(et), (ee, et)
+    if et is None:
+        assert_same(re_, rt)
+
+
+def test_random_layouts_against_torch():
+    """Seeded random shapes, dims, layouts (transposed, sliced, expanded index) and reductions, value for value."""
+    rng = np.random.default_rng(7)
+    for trial in range(60):
+        ndim = int(rng.integers(1, 4))
+        shape = tuple(int(s) for s in rng.integers(1, 5, ndim))
+        dim = int(rng.integers(-ndim, ndim))
+        index_shape = tuple(int(rng.integers(1, s + 1)) for s in shape)
+        index_shape = tuple(int(rng.integers(1, 6)) if k == dim % ndim else s for k, s in enumerate(index_shape))
+        idx = rng.integers(0, shape[dim], index_shape)
+        src = rng.integers(-4, 5, tuple(s + int(rng.integers(0, 2)) for s in index_shape)).astype(np.float64)
+        base = rng.integers(-4, 5, shape).astype(np.float64)
+        transpose = ndim > 1 and trial % 2 == 0
+        reduce = ["sum", "prod", "mean", "amax", "amin"][trial % 5]
+        include_self = trial % 3 != 0
+
+        def run(m, base=base, idx=idx, src=src, dim=dim, transpose=transpose, reduce=reduce, include_self=include_self):
+            x = m.from_numpy(np.ascontiguousarray(np.swapaxes(base, 0, -1))).transpose(0, -1) if transpose \
+                else m.from_numpy(base.copy())
+            i, s = m.from_numpy(idx), m.from_numpy(src)
+            return (x.scatter(dim, i, s), x.scatter_add(dim, i, s),
+                    x.scatter_reduce(dim, i, s, reduce, include_self=include_self),
+                    x.clone().scatter_(dim, i, 2.5))
+        same_value(run)
