@@ -568,11 +568,11 @@ Tensor take_impl(const Tensor& self, const Tensor& index) {
 }
 
 void put_into(const Tensor& target, const Tensor& index, const Tensor& source, bool accumulate) {
-  EMBER_CHECK(source.numel() == index.numel(), IndexError, "put_(): Expected source and index to have the same number "
-              "of elements, but got source.numel() = ", source.numel(), ", index.numel() = ", index.numel());
+  EMBER_CHECK(index.dtype() == kInt64, Error, "put_(): Expected a long tensor for index, but got ", name_of(index.dtype()));
   EMBER_CHECK(source.dtype() == target.dtype(), Error, "put_(): self and source expected to have the same dtype, but got "
               "self.dtype = ", name_of(target.dtype()), " and source.dtype = ", name_of(source.dtype()));
-  EMBER_CHECK(index.dtype() == kInt64, Error, "put_(): Expected a long tensor for index, but got ", name_of(index.dtype()));
+  EMBER_CHECK(source.numel() == index.numel(), IndexError, "put_(): Expected source and index to have the same number "
+              "of elements, but got source.numel() = ", source.numel(), ", index.numel() = ", index.numel());
   check_writable(target, {&index, &source});
   if (index.numel() == 0) return;
   EMBER_CHECK(target.numel() > 0, IndexError, "put_(): Tried to put elements into an empty tensor");
