@@ -16,6 +16,7 @@
 #include "ember/reduce.h"
 #include "ember/scalar.h"
 #include "ember/shape_utils.h"
+#include "ember/scatter.h"
 #include "ember/tensor.h"
 #include "ember/type_promotion.h"
 

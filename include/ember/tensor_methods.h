@@ -138,3 +138,32 @@ std::vector<Tensor> vsplit(int64_t sections) const;
 std::vector<Tensor> vsplit(IntArrayRef indices) const;
 std::vector<Tensor> dsplit(int64_t sections) const;
 std::vector<Tensor> dsplit(IntArrayRef indices) const;
+// ---- the scatter family (ember/scatter.h)
+Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
+Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value) const;
+Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src);
+Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value);
+Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
+Tensor scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                      bool include_self = true) const;
+Tensor& scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                        bool include_self = true);
+Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) const;
+Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
+Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
+Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source);
+Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
+Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value);
+Tensor index_reduce(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                    bool include_self = true) const;
+Tensor& index_reduce_(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                      bool include_self = true);
+Tensor take(const Tensor& index) const;
+Tensor take_along_dim(const Tensor& indices, std::optional<int64_t> dim = std::nullopt) const;
+Tensor put(const Tensor& index, const Tensor& source, bool accumulate = false) const;
+Tensor& put_(const Tensor& index, const Tensor& source, bool accumulate = false);
+Tensor masked_select(const Tensor& mask) const;
+Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
+Tensor& masked_scatter_(const Tensor& mask, const Tensor& source);
+Tensor argwhere() const;

@@ -80,6 +80,7 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls);
 void init_reduce(nb::module_& m, nb::class_<Tensor>& cls);
 void init_linalg(nb::module_& m, nb::class_<Tensor>& cls);
 void init_autograd(nb::module_& m, nb::class_<Tensor>& cls);
+void init_scatter(nb::module_& m, nb::class_<Tensor>& cls);
 // GIL release for long kernels; pickling and copying of tensors, devices and generators.
 void init_runtime(nb::module_& m);
 

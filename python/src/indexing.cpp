@@ -135,10 +135,9 @@ void set_item(const Tensor& self, nb::handle index, nb::handle value) {
 
 void init_indexing(nb::module_& m, nb::class_<Tensor>& cls) {
   auto nonzero_impl = [](const Tensor& x, bool as_tuple) -> nb::object {
-    Tensor nz = nonzero(x);
-    if (!as_tuple) return nb::cast(nz);
+    if (!as_tuple) return nb::cast(nonzero(x));
     nb::list cols;
-    for (int64_t k = 0; k < std::max<int64_t>(x.dim(), 1); ++k) cols.append(x.dim() == 0 ? nz.reshape({-1}) : nz.select(1, k));
+    for (const Tensor& c : nonzero_numpy(x)) cols.append(nb::cast(c));
     return nb::tuple(cols);
   };
   m.def("nonzero", nonzero_impl, nb::arg("input"), nb::kw_only(), nb::arg("as_tuple") = false);

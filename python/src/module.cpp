@@ -40,6 +40,10 @@ NB_MODULE(_C, m) {
   py::init_creation(m);
   py::init_random(m);
   py::init_runtime(m);
+  {
+    nb::class_<Tensor> cls = nb::borrow<nb::class_<Tensor>>(nb::type<Tensor>());
+    py::init_scatter(m, cls);
+  }
 
   m.def("_set_printoptions", [](std::optional<int> precision, std::optional<int64_t> threshold,
                                 std::optional<int64_t> edgeitems, std::optional<int64_t> linewidth,

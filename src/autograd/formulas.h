@@ -94,4 +94,26 @@ void record_diag_embed(const Tensor& result, const Tensor& self, int64_t offset,
 void record_diagonal_copy(const Tensor& result, const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2);
 void record_trace(const Tensor& result, const Tensor& self);
 void record_block_diag(const Tensor& result, std::span<const Tensor> inputs);
+namespace ember::autograd {
+
+// An op torch does not differentiate (torch::autograd::NotImplemented, raising in backward); b may be undefined.
+void record_not_implemented(const char* op, const Tensor& result, const Tensor& a, const Tensor& b);
+
+// The scatter family (formulas_scatter.cpp). dim is wrapped; src null: a value (ScatterBackward1).
+void record_scatter(const Tensor& result, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src);
+void record_scatter_add(const Tensor& result, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+void record_scatter_reduce(const Tensor& result, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                           std::string_view reduce, bool include_self);
+void record_index_add(const Tensor& result, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                      const Scalar& alpha);
+void record_index_copy(const Tensor& result, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+// positions: the filled ones (wrapped); value null: a number (IndexFillBackward0), else IndexFillBackward1.
+void record_index_fill(const Tensor& result, const Tensor& self, int64_t dim, const Tensor& positions, const Tensor* value);
+void record_index_reduce(const Tensor& result, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                         std::string_view reduce, bool include_self);
+void record_take(const Tensor& result, const Tensor& self, const Tensor& index);
+void record_put(const Tensor& result, const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate);
+void record_masked_select(const Tensor& result, const Tensor& self, const Tensor& mask);
+void record_masked_scatter(const Tensor& result, const Tensor& self, const Tensor& mask, const Tensor& source);
+
 }  // namespace ember::autograd

@@ -74,14 +74,14 @@ void record_true_div(const char* name, const Tensor& r, const Tensor& a, const T
   });
 }
 
+}  // namespace
+
 // An op torch does not differentiate: its node is torch::autograd::NotImplemented, which raises in backward.
 void record_not_implemented(const char* op, const Tensor& r, const Tensor& a, const Tensor& b) {
   record("torch::autograd::NotImplemented", r, {&a, &b}, {}, [op](const BackwardContext&) -> TensorList {
     throw Error(str("derivative for aten::", op, " is not implemented"));
   });
 }
-
-}  // namespace
 
 // torch's node of an in-place comparison: name.Scalar (Backward0) for a number b, name.Tensor (Backward1) else.
 const char* comparison_node(BinaryOp op, bool number) {

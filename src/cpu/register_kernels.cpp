@@ -4,6 +4,7 @@
 #include "gemm.h"
 #include "index_kernel.h"
 #include "reduce_kernels.h"
+#include "scatter_kernel.h"
 #include "softmax_kernel.h"
 #include "unary_kernels.h"
 #include "where_kernel.h"
@@ -31,6 +32,8 @@ bool register_kernels() {
   kernels::index_gather.set(cpu, &index_gather);
   kernels::index_scatter.set(cpu, &index_scatter);
   kernels::triangle.set(cpu, &triangle_kernel);
+  kernels::scatter.set(cpu, &scatter_kernel);
+  kernels::masked_select.set(cpu, &masked_select_kernel);
   return true;
 }
 

@@ -24,4 +24,6 @@ constinit KernelTable<IndexScatterFn> index_scatter("index_scatter");
 
 namespace ember::kernels {
 constinit KernelTable<TriangleFn> triangle("triangle");
+constinit KernelTable<ScatterFn> scatter("scatter");
+constinit KernelTable<MaskedSelectFn> masked_select("masked_select");
 }  // namespace ember::kernels

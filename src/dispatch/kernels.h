@@ -128,3 +128,25 @@ namespace ember::kernels {
 using TriangleFn = void (*)(const Tensor& dst, const Tensor& src, bool upper, int64_t diagonal);
 extern KernelTable<TriangleFn> triangle;
 }  // namespace ember::kernels
+namespace ember {
+
+// How the scatter kernel combines a source element into its target: None assigns; Mean sums (the op layer divides
+// by the counts); Max/Min let a NaN win, as torch.
+enum class ScatterReduce { None, Sum, Prod, Mean, Max, Min };
+
+namespace kernels {
+
+// For every position p of index's shape: self[p with p[dim] = index[p]] (op)= src[p]. self, index (int64) and src
+// (self's dtype; strides of 0 broadcast a value) have one rank >= 1; index is no larger than src, nor than self apart
+// from dim. Positions along dim are combined in order (the last assignment wins). Returns the first index outside
+// [0, self.size(dim)) it meets (nothing is written for it), none when every index is in range.
+using ScatterFn = std::optional<int64_t> (*)(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                                             ScatterReduce op);
+extern KernelTable<ScatterFn> scatter;
+// The elements of src where mask (bool, src's shape, both contiguous) is true, in order, as a new vector.
+using MaskedSelectFn = Tensor (*)(const Tensor& src, const Tensor& mask);
+extern KernelTable<MaskedSelectFn> masked_select;
+
+}  // namespace kernels
+
+}  // namespace ember

@@ -157,26 +157,6 @@ bool is_full_mask(const Tensor& self, const std::vector<Tensor>& indices) {
          std::equal(indices[0].sizes().begin(), indices[0].sizes().end(), self.sizes().begin(), self.sizes().end());
 }
 
-// x[mask] with a mask of x's shape: one pass that keeps the selected elements in order.
-Tensor masked_select_all(const Tensor& self, const Tensor& mask) {
-  Tensor x = self.contiguous(), m = mask.contiguous();
-  Unlocked unlocked(m.numel() > kUnlockElements);
-  const bool* keep = m.data_ptr<bool>();
-  int64_t n = 0;
-  for (int64_t i = 0; i < m.numel(); ++i) n += keep[i];
-  Tensor out = empty({n}, self.options());
-  visit_dtype(self.dtype(), [&]<typename T>(T) {
-    const T* from = x.data_ptr<T>();
-    T* to = out.data_ptr<T>();
-    // Branch-free on the (unpredictable) mask: write every element, advance only past kept ones.
-    for (int64_t i = 0, k = 0; i < m.numel() && k < n; ++i) {
-      to[k] = from[i];
-      k += keep[i];
-    }
-  });
-  return out;
-}
-
 // A 0-dim bool mask acts like a Python bool: a new dim of size 1 (true) or 0 (false). It becomes
 // an index [0] or [] into a unit dim inserted at its place.
 std::pair<Tensor, std::vector<Tensor>> unfold_scalar_masks(const Tensor& self, std::vector<Tensor> indices) {
@@ -218,7 +198,9 @@ DimVector result_strides(const IndexPlan& plan) {
 
 Tensor index_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in) {
   auto [self, indices] = unfold_scalar_masks(self_in, indices_in);
-  if (is_full_mask(self, indices)) return masked_select_all(self, indices[0]);
+  if (is_full_mask(self, indices)) {  // x[mask]: the two-pass masked_select kernel
+    return kernels::masked_select[self.device()](self.contiguous(), indices[0].contiguous());
+  }
   IndexPlan plan = plan_index(self, indices);
   plan.check_bounds();
   Tensor core = empty(core_shape(plan), self.options());
@@ -311,7 +293,8 @@ Tensor nonzero(const Tensor& x) {
   const bool* m = mask.data_ptr<bool>();
   int64_t n = 0;
   for (int64_t i = 0; i < mask.numel(); ++i) n += m[i];
-  Tensor columns = empty({x.dim(), n}, mask.options().with_dtype(kInt64));  // torch's layout: column-major (n, ndim)
+  // torch's layout: column-major (n, ndim), strides (1, n) even when n is 0
+  Tensor columns = empty_strided({n, x.dim()}, {1, n}, mask.options().with_dtype(kInt64));
   int64_t* o = columns.data_ptr<int64_t>();
   DimVector index(size_t(x.dim()), 0);
   for (int64_t i = 0, row = 0; i < mask.numel(); ++i) {
@@ -324,7 +307,7 @@ Tensor nonzero(const Tensor& x) {
       index[k] = 0;
     }
   }
-  return columns.t().to(x.device());
+  return columns.to(x.device());
 }
 
 Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
@@ -417,7 +400,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   Tensor source = self.dim() == 0 ? self.reshape({1}) : self;
   Tensor r = autograd::untracked([&] {
     Tensor picked = index_impl(source, indices).contiguous();  // torch's index_select allocates contiguous
-    return self.dim() == 0 ? picked.reshape(index.sizes()) : picked;
+    return self.dim() == 0 ? picked.reshape({}) : picked;  // a 0-dim self gives a 0-dim result, as torch
   });
   if (autograd::needs_grad({&self})) autograd::record_index_select(r, self, indices);
   return r;

@@ -215,6 +215,72 @@ Tensor& clamp_(Tensor& self, const std::optional<Scalar>& min, const std::option
   return clamp_(self, bound(min), bound(max));
 }
 
+// ---- the scatter family
+Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const { return ember::scatter(*this, dim, index, src); }
+Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Scalar& value) const {
+  return ember::scatter(*this, dim, index, value);
+}
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) { return ember::scatter_(*this, dim, index, src); }
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) {
+  return ember::scatter_(*this, dim, index, value);
+}
+Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
+  return ember::scatter_add(*this, dim, index, src);
+}
+Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
+  return ember::scatter_add_(*this, dim, index, src);
+}
+Tensor Tensor::scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                              bool include_self) const {
+  return ember::scatter_reduce(*this, dim, index, src, reduce, include_self);
+}
+Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                                bool include_self) {
+  return ember::scatter_reduce_(*this, dim, index, src, reduce, include_self);
+}
+Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) const {
+  return ember::index_add(*this, dim, index, source, alpha);
+}
+Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  return ember::index_add_(*this, dim, index, source, alpha);
+}
+Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source) const {
+  return ember::index_copy(*this, dim, index, source);
+}
+Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) {
+  return ember::index_copy_(*this, dim, index, source);
+}
+Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Scalar& value) const {
+  return ember::index_fill(*this, dim, index, value);
+}
+Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& value) {
+  return ember::index_fill_(*this, dim, index, value);
+}
+Tensor Tensor::index_reduce(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                            bool include_self) const {
+  return ember::index_reduce(*this, dim, index, source, reduce, include_self);
+}
+Tensor& Tensor::index_reduce_(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                              bool include_self) {
+  return ember::index_reduce_(*this, dim, index, source, reduce, include_self);
+}
+Tensor Tensor::take(const Tensor& index) const { return ember::take(*this, index); }
+Tensor Tensor::take_along_dim(const Tensor& indices, std::optional<int64_t> dim) const {
+  return ember::take_along_dim(*this, indices, dim);
+}
+Tensor Tensor::put(const Tensor& index, const Tensor& source, bool accumulate) const {
+  return ember::put(*this, index, source, accumulate);
+}
+Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate) {
+  return ember::put_(*this, index, source, accumulate);
+}
+Tensor Tensor::masked_select(const Tensor& mask) const { return ember::masked_select(*this, mask); }
+Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {
+  return ember::masked_scatter(*this, mask, source);
+}
+Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) { return ember::masked_scatter_(*this, mask, source); }
+Tensor Tensor::argwhere() const { return ember::argwhere(*this); }
+
 }  // namespace ember
 
 // ---- shape utilities
