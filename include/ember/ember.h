@@ -15,6 +15,7 @@
 #include "ember/random.h"
 #include "ember/reduce.h"
 #include "ember/scalar.h"
+#include "ember/sorting.h"
 #include "ember/tensor.h"
 #include "ember/type_promotion.h"
 

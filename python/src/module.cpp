@@ -40,6 +40,7 @@ NB_MODULE(_C, m) {
   py::init_creation(m);
   py::init_random(m);
   py::init_runtime(m);
+  py::init_sorting(m);
 
   m.def("_set_printoptions", [](std::optional<int> precision, std::optional<int64_t> threshold,
                                 std::optional<int64_t> edgeitems, std::optional<int64_t> linewidth,

@@ -5,6 +5,7 @@
 #include "index_kernel.h"
 #include "reduce_kernels.h"
 #include "softmax_kernel.h"
+#include "sort_kernel.h"
 #include "unary_kernels.h"
 #include "where_kernel.h"
 
@@ -29,6 +30,13 @@ bool register_kernels() {
   kernels::gemm_batched.set(cpu, &gemm_batched);
   kernels::index_gather.set(cpu, &index_gather);
   kernels::index_scatter.set(cpu, &index_scatter);
+  kernels::sort.set(cpu, &sort_kernel);
+  kernels::topk.set(cpu, &topk_kernel);
+  kernels::row_stat.set(cpu, &row_stat_kernel);
+  kernels::cum_extremum.set(cpu, &cum_extremum_kernel);
+  kernels::searchsorted.set(cpu, &searchsorted_kernel);
+  kernels::histc.set(cpu, &histc_kernel);
+  kernels::unique_runs.set(cpu, &unique_runs_kernel);
   return true;
 }
 

@@ -1,0 +1,342 @@
+// Sorting and selection along rows. sort maps each element to an unsigned key whose order is torch's (NaN above
+// everything, -0 equal to 0), then sorts (key, index) pairs: LSD radix by bytes (stable) for long rows, a
+// comparison sort for short ones (std::sort when not stable, as torch, so equal elements land where torch's do). topk, kthvalue, median and mode follow torch's CPU algorithms step for step, so ties come
+// out at torch's indices.
+#include "sort_kernel.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+#include "ember/parallel.h"
+#include "compute_type.h"
+#include "strided_loop.h"
+
+namespace ember::cpu {
+
+namespace {
+
+template <typename C>
+bool is_nan(C v) {
+  if constexpr (std::is_floating_point_v<C>) return v != v;
+  else return false;
+}
+
+// ---- order-preserving keys
+
+template <typename T>
+using KeyOf = std::conditional_t<sizeof(T) == 1, uint8_t,
+              std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+
+template <typename T>
+KeyOf<T> to_key(T v) {
+  using K = KeyOf<T>;
+  constexpr K sign = K(K(1) << (8 * sizeof(K) - 1));
+  if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>) {
+    return K(v);
+  } else if constexpr (std::is_integral_v<T>) {
+    return K(K(v) ^ sign);
+  } else {
+    if (is_nan(Compute<T>(v))) return K(~K(0));  // every NaN one key, above +inf
+    K bits = std::bit_cast<K>(v);
+    if (K(bits & K(~sign)) == 0) bits = 0;  // -0 sorts as 0
+    return (bits & sign) ? K(~bits) : K(bits | sign);
+  }
+}
+
+template <typename T>
+T from_key(KeyOf<T> k) {
+  using K = KeyOf<T>;
+  constexpr K sign = K(K(1) << (8 * sizeof(K) - 1));
+  if constexpr (std::is_same_v<T, bool>) return k != 0;
+  else if constexpr (std::is_unsigned_v<T>) return T(k);
+  else if constexpr (std::is_integral_v<T>) return T(K(k ^ sign));
+  else return std::bit_cast<T>((k & sign) ? K(k ^ sign) : K(~k));
+}
+
+// ---- stable sort of (key, index) pairs
+
+constexpr int64_t kRadixFrom = 512;  // shorter rows: a comparison sort
+
+// Stable LSD radix sort of keys[0, n) (and idx with them, when given) by bytes; a byte every key shares is
+// skipped. Works in keys/tmp and idx/itmp; returns where the result ended (false: keys/idx, true: tmp/itmp).
+template <typename K>
+bool radix_sort(K* keys, K* tmp, uint32_t* idx, uint32_t* itmp, int64_t n) {
+  constexpr int B = sizeof(K);
+  std::vector<int64_t> count(size_t(B) * 256, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    K k = keys[i];
+    for (int b = 0; b < B; ++b) ++count[size_t(b) * 256 + ((k >> (8 * b)) & 0xff)];
+  }
+  bool swapped = false;
+  for (int b = 0; b < B; ++b) {
+    int64_t* c = count.data() + size_t(b) * 256;
+    if (std::any_of(c, c + 256, [n](int64_t v) { return v == n; })) continue;
+    int64_t sum = 0;
+    for (int d = 0; d < 256; ++d) {
+      int64_t v = c[d];
+      c[d] = sum;
+      sum += v;
+    }
+    const int shift = 8 * b;
+    if (idx) {
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t at = c[(keys[i] >> shift) & 0xff]++;
+        tmp[at] = keys[i];
+        itmp[at] = idx[i];
+      }
+      std::swap(idx, itmp);
+    } else {
+      for (int64_t i = 0; i < n; ++i) tmp[c[(keys[i] >> shift) & 0xff]++] = keys[i];
+    }
+    std::swap(keys, tmp);
+    swapped = !swapped;
+  }
+  return swapped;
+}
+
+template <typename T>
+void sort_rows(const Tensor& rows, const Tensor& values, const Tensor& indices, bool descending, bool stable) {
+  using K = KeyOf<T>;
+  const int64_t R = rows.sizes()[0], n = rows.sizes()[1];
+  const T* in = rows.data_ptr<T>();
+  T* out = values.data_ptr<T>();
+  int64_t* out_idx = indices.defined() ? indices.data_ptr<int64_t>() : nullptr;
+  const bool radix = n >= kRadixFrom && n <= int64_t(std::numeric_limits<uint32_t>::max());
+  parallel_for(0, R, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+    std::vector<K> keys(size_t(n) * (radix ? 2 : 1));
+    std::vector<uint32_t> idx32;
+    std::vector<int64_t> idx64;
+    for (int64_t r = b; r < e; ++r) {
+      const T* row = in + r * n;
+      for (int64_t i = 0; i < n; ++i) keys[size_t(i)] = descending ? K(~to_key(row[i])) : to_key(row[i]);
+      if (radix) {
+        const bool with_idx = out_idx != nullptr;
+        if (with_idx) {
+          idx32.resize(size_t(2 * n));
+          std::iota(idx32.begin(), idx32.begin() + n, 0u);
+        }
+        bool in_tmp = radix_sort(keys.data(), keys.data() + n, with_idx ? idx32.data() : nullptr,
+                                 with_idx ? idx32.data() + n : nullptr, n);
+        const K* k = keys.data() + (in_tmp ? n : 0);
+        const uint32_t* ix = with_idx ? idx32.data() + (in_tmp ? n : 0) : nullptr;
+        if (with_idx) {
+          for (int64_t i = 0; i < n; ++i) {
+            out[r * n + i] = row[ix[i]];
+            out_idx[r * n + i] = ix[i];
+          }
+        } else {
+          for (int64_t i = 0; i < n; ++i) out[r * n + i] = from_key<T>(descending ? K(~k[i]) : k[i]);
+        }
+      } else {
+        idx64.resize(size_t(n));
+        std::iota(idx64.begin(), idx64.end(), int64_t(0));
+        auto less = [&](int64_t x, int64_t y) { return keys[size_t(x)] < keys[size_t(y)]; };
+        if (stable) std::stable_sort(idx64.begin(), idx64.end(), less);
+        else std::sort(idx64.begin(), idx64.end(), less);  // torch's call: its order of equal elements
+        for (int64_t i = 0; i < n; ++i) {
+          out[r * n + i] = row[idx64[size_t(i)]];
+          if (out_idx) out_idx[r * n + i] = idx64[size_t(i)];
+        }
+      }
+    }
+  });
+}
+
+// ---- topk
+
+// Replaces the top of the heap [q, q + len) with v and restores the heap as libstdc++'s std::partial_sort does (the
+// hole sinks to a leaf along the preferred children, then v rises), so the selection matches torch's.
+template <typename E, typename Comp>
+void replace_heap_top(E* q, int64_t len, E v, Comp comp) {
+  int64_t hole = 0, child = 0;
+  while (child < (len - 1) / 2) {
+    child = 2 * (child + 1);
+    if (comp(q[child], q[child - 1])) --child;
+    q[hole] = q[child];
+    hole = child;
+  }
+  if ((len & 1) == 0 && child == (len - 2) / 2) {
+    child = 2 * (child + 1);
+    q[hole] = q[child - 1];
+    hole = child - 1;
+  }
+  for (int64_t parent = (hole - 1) / 2; hole > 0 && comp(q[parent], v); parent = (hole - 1) / 2) {
+    q[hole] = q[parent];
+    hole = parent;
+  }
+  q[hole] = v;
+}
+
+template <typename T, typename Comp>
+void topk_row(const T* row, int64_t n, int64_t k, bool largest, bool sorted, Comp comp,
+              std::vector<std::pair<Compute<T>, int64_t>>& q) {
+  using C = Compute<T>;
+  if (k * 64 <= n) {  // torch: std::partial_sort; a heap of the k best, its top the one to beat
+    q.resize(size_t(k));
+    for (int64_t i = 0; i < k; ++i) q[size_t(i)] = {C(row[i]), i};
+    std::make_heap(q.begin(), q.end(), comp);
+    constexpr int64_t W = 16;
+    for (int64_t i = k; i < n;) {
+      C top = q[0].first;
+      if (i + W <= n) {  // skip blocks where nothing beats the top (the test admits NaN, then checked exactly)
+        bool any = false;
+        for (int64_t j = 0; j < W; ++j) {
+          C v = C(row[i + j]);
+          any |= largest ? !(v <= top) : !(v >= top);
+        }
+        if (!any && !is_nan(top)) {
+          i += W;
+          continue;
+        }
+      }
+      for (int64_t end = std::min(n, i + W); i < end; ++i) {
+        std::pair<C, int64_t> e{C(row[i]), i};
+        if (comp(e, q[0])) replace_heap_top(q.data(), k, e, comp);
+      }
+    }
+    std::sort_heap(q.begin(), q.end(), comp);
+  } else {  // torch: std::nth_element, then the first k - 1 sorted
+    q.resize(size_t(n));
+    for (int64_t i = 0; i < n; ++i) q[size_t(i)] = {C(row[i]), i};
+    std::nth_element(q.begin(), q.begin() + k - 1, q.end(), comp);
+    if (sorted) std::sort(q.begin(), q.begin() + k - 1, comp);
+  }
+}
+
+// ---- kthvalue: torch's quickselect (Sedgewick's partition, median of three), NaN above everything
+
+template <typename T>
+void quick_select(T* v, int64_t* idx, int64_t n, int64_t k) {
+  using C = Compute<T>;
+  auto gt = [](T a, T b) { return (is_nan(C(a)) && !is_nan(C(b))) || C(a) > C(b); };
+  auto swap = [&](int64_t i, int64_t j) {
+    std::swap(v[i], v[j]);
+    std::swap(idx[i], idx[j]);
+  };
+  int64_t lo = 0, hi = n - 1;
+  while (hi > lo) {
+    if (hi == lo + 1) {
+      if (gt(v[lo], v[hi])) swap(lo, hi);
+      return;
+    }
+    int64_t mid = (lo + hi) >> 1;
+    swap(mid, lo + 1);
+    if (gt(v[lo + 1], v[hi])) swap(lo + 1, hi);
+    if (gt(v[lo], v[hi])) swap(lo, hi);
+    if (gt(v[lo + 1], v[lo])) swap(lo + 1, lo);
+    int64_t i = lo + 1, j = hi;
+    const T pivot = v[lo];
+    while (true) {
+      do ++i; while (gt(pivot, v[i]));
+      do --j; while (gt(v[j], pivot));
+      if (j < i) break;
+      swap(i, j);
+    }
+    swap(lo, j);
+    if (j <= k) lo = i;
+    if (j >= k) hi = j - 1;
+  }
+}
+
+template <typename T>
+void row_stat_rows(RowStat stat, const Tensor& rows, int64_t k, const Tensor& values, const Tensor& indices) {
+  using C = Compute<T>;
+  const int64_t R = rows.sizes()[0], n = rows.sizes()[1];
+  const T* in = rows.data_ptr<T>();
+  T* vals = values.data_ptr<T>();
+  int64_t* inds = indices.data_ptr<int64_t>();
+  parallel_for(0, R, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+    std::vector<std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>> tmp;  // no vector<bool>
+    std::vector<int64_t> idx;
+    std::vector<std::pair<C, int64_t>> pairs;
+    for (int64_t r = b; r < e; ++r) {
+      const T* row = in + r * n;
+      int64_t at = 0;
+      if (stat == RowStat::Kth) {
+        tmp.assign(row, row + n);
+        idx.resize(size_t(n));
+        std::iota(idx.begin(), idx.end(), int64_t(0));
+        quick_select(tmp.data(), idx.data(), n, k - 1);
+        at = idx[size_t(k - 1)];
+      } else if (stat == RowStat::Mode) {  // torch: sort (value, index) pairs, the last index of the longest run
+        pairs.resize(size_t(n));
+        for (int64_t i = 0; i < n; ++i) pairs[size_t(i)] = {C(row[i]), i};
+        std::sort(pairs.begin(), pairs.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+        int64_t run = 0, best = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          ++run;
+          if (i == n - 1 || pairs[size_t(i)].first != pairs[size_t(i + 1)].first) {
+            if (run > best) {
+              best = run;
+              at = pairs[size_t(i)].second;
+            }
+            run = 0;
+          }
+        }
+      } else {
+        const T* nan = std::find_if(row, row + n, [](T v) { return is_nan(C(v)); });
+        if (stat == RowStat::Median && nan != row + n) {
+          at = nan - row;
+        } else {  // torch: nth_element over indices, ties by index (a NaN above every number for nanmedian)
+          int64_t nans = stat == RowStat::NanMedian ? std::count_if(row, row + n, [](T v) { return is_nan(C(v)); }) : 0;
+          idx.resize(size_t(n));
+          std::iota(idx.begin(), idx.end(), int64_t(0));
+          auto nth = idx.begin() + (n - nans - 1) / 2;
+          std::nth_element(idx.begin(), nth, idx.end(), [row](int64_t i, int64_t j) {
+            C a = C(row[i]), c = C(row[j]);
+            return a < c || (a == c && i < j) || (is_nan(c) && !is_nan(a));
+          });
+          at = *nth;
+        }
+      }
+      vals[r] = row[at];
+      inds[r] = at;
+    }
+  });
+}
+
+}  // namespace
+
+void sort_kernel(const Tensor& rows, const Tensor& values, const Tensor& indices, bool descending, bool stable) {
+  visit_sortable(rows.dtype(), [&]<typename T>(T) { sort_rows<T>(rows, values, indices, descending, stable); });
+}
+
+void topk_kernel(const Tensor& rows, int64_t k, bool largest, bool sorted, const Tensor& values, const Tensor& indices) {
+  const int64_t R = rows.sizes()[0], n = rows.sizes()[1];
+  if (k == 0) return;
+  visit_sortable(rows.dtype(), [&]<typename T>(T) {
+    using E = std::pair<Compute<T>, int64_t>;
+    const T* in = rows.data_ptr<T>();
+    T* vals = values.data_ptr<T>();
+    int64_t* inds = indices.data_ptr<int64_t>();
+    parallel_for(0, R, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+      std::vector<E> q;
+      for (int64_t r = b; r < e; ++r) {
+        if (largest) {
+          topk_row(in + r * n, n, k, largest, sorted, [](const E& x, const E& y) {
+            return (is_nan(x.first) && !is_nan(y.first)) || x.first > y.first;
+          }, q);
+        } else {
+          topk_row(in + r * n, n, k, largest, sorted, [](const E& x, const E& y) {
+            return (!is_nan(x.first) && is_nan(y.first)) || x.first < y.first;
+          }, q);
+        }
+        for (int64_t j = 0; j < k; ++j) {
+          vals[r * k + j] = in[r * n + q[size_t(j)].second];
+          inds[r * k + j] = q[size_t(j)].second;
+        }
+      }
+    });
+  });
+}
+
+void row_stat_kernel(RowStat stat, const Tensor& rows, int64_t k, const Tensor& values, const Tensor& indices) {
+  visit_sortable(rows.dtype(), [&]<typename T>(T) { row_stat_rows<T>(stat, rows, k, values, indices); });
+}
+
+}  // namespace ember::cpu
