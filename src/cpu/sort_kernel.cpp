@@ -12,6 +12,10 @@
 #include <numeric>
 #include <vector>
 
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
+
 #include "ember/parallel.h"
 #include "compute_type.h"
 #include "strided_loop.h"
@@ -172,33 +176,108 @@ void replace_heap_top(E* q, int64_t len, E v, Comp comp) {
   q[hole] = v;
 }
 
-template <typename T, typename Comp>
-void topk_row(const T* row, int64_t n, int64_t k, bool largest, bool sorted, Comp comp,
-              std::vector<std::pair<Compute<T>, int64_t>>& q) {
+// Bit l set where lane l of a vector compare's mask is set.
+template <typename Mask>
+unsigned lane_bits(Mask m) {
+#if defined(__AVX__)
+  if constexpr (sizeof(Mask) == 32 && sizeof(m[0]) == 4) return unsigned(_mm256_movemask_ps((__m256)m));
+  if constexpr (sizeof(Mask) == 32 && sizeof(m[0]) == 8) return unsigned(_mm256_movemask_pd((__m256d)m));
+#endif
+  unsigned bits = 0;
+  for (size_t l = 0; l < sizeof(Mask) / sizeof(m[0]); ++l) bits |= unsigned(m[l] != 0) << l;
+  return bits;
+}
+
+// One element offered to the heap: replaces its top when it beats it (comp as torch's partial_sort compares).
+template <typename E, typename Comp>
+void offer(std::vector<E>& q, E e, Comp comp) {
+  if (comp(e, q[0])) replace_heap_top(q.data(), int64_t(q.size()), e, comp);
+}
+
+// Calls take(i) for each i in [from, n) whose element is above top() (below, unless Largest) or NaN, until take
+// returns false; top() is read again after each take. Vector compares for float and double pick the lanes.
+template <bool Largest, typename T, typename Top, typename Take>
+void scan_beating(const T* row, int64_t from, int64_t n, Top top, Take take) {
+  using C = Compute<T>;
+  int64_t i = from;
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    using V = typename Vec32<T>::type;
+    typedef V Unaligned __attribute__((aligned(sizeof(T))));  // loads straight from the row (memcpy went via the stack)
+    using Mask = decltype(V{} < V{});
+    constexpr int64_t L = sizeof(V) / sizeof(T), U = 4;  // U vectors a step; top() is read after takes only
+    V t = V{} + top();
+    for (; i + U * L <= n; i += U * L) {
+      Mask m[U];
+      for (int64_t j = 0; j < U; ++j) {
+        V v = *reinterpret_cast<const Unaligned*>(row + i + j * L);
+        m[j] = Largest ? ~(v <= t) : ~(v >= t);
+      }
+      if (!lane_bits(m[0] | m[1] | m[2] | m[3])) continue;
+      for (int64_t j = 0; j < U; ++j) {  // a stale t admits more, never fewer
+        for (unsigned bits = lane_bits(m[j]); bits; bits &= bits - 1) {
+          if (!take(i + j * L + std::countr_zero(bits))) return;
+        }
+      }
+      t = V{} + top();
+    }
+  }
+  for (; i < n; ++i) {
+    C v = C(row[i]), t = top();
+    if ((Largest ? !(v <= t) : !(v >= t)) && !take(i)) return;
+  }
+}
+
+// The k best of a row, sorted, as torch's partial_sort leaves them, in one pass: candidates beating a threshold
+// collect in q, cut back to the k best whenever q fills (the k-th best becomes the threshold). false (q unspecified)
+// when equal elements could meet in the result or at its edge: then only torch's own sequence of heap operations
+// gives its order of ties.
+template <bool Largest, typename T, typename Comp>
+bool topk_buffered(const T* row, int64_t n, int64_t k, Comp comp, std::vector<std::pair<Compute<T>, int64_t>>& q) {
+  using C = Compute<T>;
+  using E = std::pair<C, int64_t>;
+  auto equal = [&](const E& a, const E& b) { return !comp(a, b) && !comp(b, a); };
+  auto cut = [&] {  // keeps the k best; false when one left out equals the k-th, or the k-th is NaN
+    std::nth_element(q.begin(), q.begin() + k - 1, q.end(), comp);
+    for (size_t j = size_t(k); j < q.size(); ++j) {
+      if (equal(q[size_t(k - 1)], q[j])) return false;
+    }
+    q.resize(size_t(k));
+    return !is_nan(q.back().first);
+  };
+  const size_t cap = size_t(std::max<int64_t>(2 * k, 64));  // small: the threshold tightens often
+  const int64_t first = std::min<int64_t>(n, int64_t(cap));
+  q.clear();
+  for (int64_t i = 0; i < first; ++i) q.push_back({C(row[i]), i});
+  if (!cut()) return false;
+  C threshold = q.back().first;
+  bool ok = true;
+  scan_beating<Largest>(row, first, n, [&] { return threshold; }, [&](int64_t i) {
+    q.push_back({C(row[i]), i});
+    if (q.size() == cap) {
+      ok = cut();
+      threshold = q.back().first;
+    }
+    return ok;
+  });
+  // a skipped element could equal the k-th only if the k-th equals the last threshold
+  if (!ok || !cut() || equal(q.back(), E{threshold, 0})) return false;
+  std::sort(q.begin(), q.end(), comp);
+  for (int64_t j = 1; j < k; ++j) {
+    if (equal(q[size_t(j - 1)], q[size_t(j)])) return false;
+  }
+  return true;
+}
+
+template <bool Largest, typename T, typename Comp>
+void topk_row(const T* row, int64_t n, int64_t k, bool sorted, Comp comp, std::vector<std::pair<Compute<T>, int64_t>>& q) {
   using C = Compute<T>;
   if (k * 64 <= n) {  // torch: std::partial_sort; a heap of the k best, its top the one to beat
+    if (topk_buffered<Largest>(row, n, k, comp, q)) return;  // no ties: the same k, the same order
     q.resize(size_t(k));
     for (int64_t i = 0; i < k; ++i) q[size_t(i)] = {C(row[i]), i};
     std::make_heap(q.begin(), q.end(), comp);
-    constexpr int64_t W = 16;
-    for (int64_t i = k; i < n;) {
-      C top = q[0].first;
-      if (i + W <= n) {  // skip blocks where nothing beats the top (the test admits NaN, then checked exactly)
-        bool any = false;
-        for (int64_t j = 0; j < W; ++j) {
-          C v = C(row[i + j]);
-          any |= largest ? !(v <= top) : !(v >= top);
-        }
-        if (!any && !is_nan(top)) {
-          i += W;
-          continue;
-        }
-      }
-      for (int64_t end = std::min(n, i + W); i < end; ++i) {
-        std::pair<C, int64_t> e{C(row[i]), i};
-        if (comp(e, q[0])) replace_heap_top(q.data(), k, e, comp);
-      }
-    }
+    scan_beating<Largest>(row, k, n, [&] { return q[0].first; },
+                          [&](int64_t i) { return offer(q, std::pair<C, int64_t>{C(row[i]), i}, comp), true; });
     std::sort_heap(q.begin(), q.end(), comp);
   } else {  // torch: std::nth_element, then the first k - 1 sorted
     q.resize(size_t(n));
@@ -318,11 +397,11 @@ void topk_kernel(const Tensor& rows, int64_t k, bool largest, bool sorted, const
       std::vector<E> q;
       for (int64_t r = b; r < e; ++r) {
         if (largest) {
-          topk_row(in + r * n, n, k, largest, sorted, [](const E& x, const E& y) {
+          topk_row<true>(in + r * n, n, k, sorted, [](const E& x, const E& y) {
             return (is_nan(x.first) && !is_nan(y.first)) || x.first > y.first;
           }, q);
         } else {
-          topk_row(in + r * n, n, k, largest, sorted, [](const E& x, const E& y) {
+          topk_row<false>(in + r * n, n, k, sorted, [](const E& x, const E& y) {
             return (!is_nan(x.first) && is_nan(y.first)) || x.first < y.first;
           }, q);
         }
