@@ -231,39 +231,42 @@ void scan_beating(const T* row, int64_t from, int64_t n, Top top, Take take) {
 // collect in q, cut back to the k best whenever q fills (the k-th best becomes the threshold). false (q unspecified)
 // when equal elements could meet in the result or at its edge: then only torch's own sequence of heap operations
 // gives its order of ties.
-template <bool Largest, typename T, typename Comp>
-bool topk_buffered(const T* row, int64_t n, int64_t k, Comp comp, std::vector<std::pair<Compute<T>, int64_t>>& q) {
+template <bool Largest, typename T>
+bool topk_buffered(const T* row, int64_t n, int64_t k, std::vector<std::pair<Compute<T>, int64_t>>& q) {
   using C = Compute<T>;
   using E = std::pair<C, int64_t>;
-  auto equal = [&](const E& a, const E& b) { return !comp(a, b) && !comp(b, a); };
-  auto cut = [&] {  // keeps the k best; false when one left out equals the k-th, or the k-th is NaN
-    std::nth_element(q.begin(), q.begin() + k - 1, q.end(), comp);
+  // Without NaNs (a NaN ends the attempt) torch's comparator is a plain compare of values.
+  auto better = [](const E& a, const E& b) { return Largest ? a.first > b.first : a.first < b.first; };
+  auto cut = [&] {  // keeps the k best; false when one left out equals the k-th
+    std::nth_element(q.begin(), q.begin() + k - 1, q.end(), better);
+    const C kth = q[size_t(k - 1)].first;
     for (size_t j = size_t(k); j < q.size(); ++j) {
-      if (equal(q[size_t(k - 1)], q[j])) return false;
+      if (q[j].first == kth) return false;
     }
     q.resize(size_t(k));
-    return !is_nan(q.back().first);
+    return true;
   };
   const size_t cap = size_t(std::max<int64_t>(2 * k, 64));  // small: the threshold tightens often
   const int64_t first = std::min<int64_t>(n, int64_t(cap));
   q.clear();
-  for (int64_t i = 0; i < first; ++i) q.push_back({C(row[i]), i});
+  for (int64_t i = 0; i < first; ++i) {
+    if (is_nan(C(row[i]))) return false;
+    q.push_back({C(row[i]), i});
+  }
   if (!cut()) return false;
   C threshold = q.back().first;
   bool ok = true;
   scan_beating<Largest>(row, first, n, [&] { return threshold; }, [&](int64_t i) {
     q.push_back({C(row[i]), i});
-    if (q.size() == cap) {
-      ok = cut();
-      threshold = q.back().first;
-    }
+    ok = !is_nan(q.back().first) && (q.size() < cap || cut());
+    threshold = q[size_t(k - 1)].first;  // the k-th best as of the last cut
     return ok;
   });
   // a skipped element could equal the k-th only if the k-th equals the last threshold
-  if (!ok || !cut() || equal(q.back(), E{threshold, 0})) return false;
-  std::sort(q.begin(), q.end(), comp);
+  if (!ok || !cut() || q.back().first == threshold) return false;
+  std::sort(q.begin(), q.end(), better);
   for (int64_t j = 1; j < k; ++j) {
-    if (equal(q[size_t(j - 1)], q[size_t(j)])) return false;
+    if (q[size_t(j - 1)].first == q[size_t(j)].first) return false;
   }
   return true;
 }
@@ -272,7 +275,7 @@ template <bool Largest, typename T, typename Comp>
 void topk_row(const T* row, int64_t n, int64_t k, bool sorted, Comp comp, std::vector<std::pair<Compute<T>, int64_t>>& q) {
   using C = Compute<T>;
   if (k * 64 <= n) {  // torch: std::partial_sort; a heap of the k best, its top the one to beat
-    if (topk_buffered<Largest>(row, n, k, comp, q)) return;  // no ties: the same k, the same order
+    if (topk_buffered<Largest>(row, n, k, q)) return;  // no ties: the same k, the same order
     q.resize(size_t(k));
     for (int64_t i = 0; i < k; ++i) q[size_t(i)] = {C(row[i]), i};
     std::make_heap(q.begin(), q.end(), comp);
