@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 #if defined(__AVX__)
@@ -231,8 +232,11 @@ void scan_beating(const T* row, int64_t from, int64_t n, Top top, Take take) {
 // collect in q, cut back to the k best whenever q fills (the k-th best becomes the threshold). false (q unspecified)
 // when equal elements could meet in the result or at its edge: then only torch's own sequence of heap operations
 // gives its order of ties.
+// `start`, when set, is a first threshold guessed from the previous row (a guess admitting fewer than k ends the
+// attempt); the call leaves one for the next row there.
 template <bool Largest, typename T>
-bool topk_buffered(const T* row, int64_t n, int64_t k, std::vector<std::pair<Compute<T>, int64_t>>& q) {
+bool topk_buffered(const T* row, int64_t n, int64_t k, std::vector<std::pair<Compute<T>, int64_t>>& q,
+                   std::optional<Compute<T>>& start) {
   using C = Compute<T>;
   using E = std::pair<C, int64_t>;
   // Without NaNs (a NaN ends the attempt) torch's comparator is a plain compare of values.
@@ -247,23 +251,32 @@ bool topk_buffered(const T* row, int64_t n, int64_t k, std::vector<std::pair<Com
     return true;
   };
   const size_t cap = size_t(std::max<int64_t>(2 * k, 64));  // small: the threshold tightens often
-  const int64_t first = std::min<int64_t>(n, int64_t(cap));
+  const int64_t first = start ? 0 : std::min<int64_t>(n, int64_t(cap));
   q.clear();
   for (int64_t i = 0; i < first; ++i) {
     if (is_nan(C(row[i]))) return false;
     q.push_back({C(row[i]), i});
   }
-  if (!cut()) return false;
-  C threshold = q.back().first;
+  if (!start && !cut()) return false;
+  C threshold = start ? *start : q.back().first;
+  start.reset();
   bool ok = true;
   scan_beating<Largest>(row, first, n, [&] { return threshold; }, [&](int64_t i) {
     q.push_back({C(row[i]), i});
-    ok = !is_nan(q.back().first) && (q.size() < cap || cut());
-    threshold = q[size_t(k - 1)].first;  // the k-th best as of the last cut
+    if (is_nan(q.back().first)) return ok = false;
+    if (q.size() == cap) {
+      ok = cut();
+      threshold = q.back().first;  // the k-th best so far
+    }
     return ok;
   });
+  if (!ok || q.size() < size_t(k)) return false;
+  // the next row starts from this row's ~1.5k-th best candidate: most rows then admit few more than k
+  const size_t guess = std::min(q.size(), size_t(k + k / 2)) - 1;
+  std::nth_element(q.begin(), q.begin() + int64_t(guess), q.end(), better);
+  start = q[guess].first;
   // a skipped element could equal the k-th only if the k-th equals the last threshold
-  if (!ok || !cut() || q.back().first == threshold) return false;
+  if (!cut() || q.back().first == threshold) return false;
   std::sort(q.begin(), q.end(), better);
   for (int64_t j = 1; j < k; ++j) {
     if (q[size_t(j - 1)].first == q[size_t(j)].first) return false;
@@ -272,10 +285,11 @@ bool topk_buffered(const T* row, int64_t n, int64_t k, std::vector<std::pair<Com
 }
 
 template <bool Largest, typename T, typename Comp>
-void topk_row(const T* row, int64_t n, int64_t k, bool sorted, Comp comp, std::vector<std::pair<Compute<T>, int64_t>>& q) {
+void topk_row(const T* row, int64_t n, int64_t k, bool sorted, Comp comp, std::vector<std::pair<Compute<T>, int64_t>>& q,
+              std::optional<Compute<T>>& start) {
   using C = Compute<T>;
   if (k * 64 <= n) {  // torch: std::partial_sort; a heap of the k best, its top the one to beat
-    if (topk_buffered<Largest>(row, n, k, q)) return;  // no ties: the same k, the same order
+    if (topk_buffered<Largest>(row, n, k, q, start)) return;  // no ties: the same k, the same order
     q.resize(size_t(k));
     for (int64_t i = 0; i < k; ++i) q[size_t(i)] = {C(row[i]), i};
     std::make_heap(q.begin(), q.end(), comp);
@@ -398,15 +412,16 @@ void topk_kernel(const Tensor& rows, int64_t k, bool largest, bool sorted, const
     int64_t* inds = indices.data_ptr<int64_t>();
     parallel_for(0, R, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
       std::vector<E> q;
+      std::optional<Compute<T>> start;  // a threshold handed from row to row
       for (int64_t r = b; r < e; ++r) {
         if (largest) {
           topk_row<true>(in + r * n, n, k, sorted, [](const E& x, const E& y) {
             return (is_nan(x.first) && !is_nan(y.first)) || x.first > y.first;
-          }, q);
+          }, q, start);
         } else {
           topk_row<false>(in + r * n, n, k, sorted, [](const E& x, const E& y) {
             return (!is_nan(x.first) && is_nan(y.first)) || x.first < y.first;
-          }, q);
+          }, q, start);
         }
         for (int64_t j = 0; j < k; ++j) {
           vals[r * k + j] = in[r * n + q[size_t(j)].second];

@@ -223,3 +223,17 @@ def test_unstable_sort_matches_torch_below_radix_rows(descending):
     e, t = pair(a)
     same_tuple(ember.sort(e, descending=descending), torch.sort(t, descending=descending))
     same_tuple(ember.sort(e, 0, descending), torch.sort(t, 0, descending))
+
+
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_rows_of_changing_scale(largest):
+    """Each row's threshold starts from the previous row's: rows of other scales (guesses too high or too low),
+    constant rows and rows with one NaN still give torch's values and indices."""
+    a = rng.standard_normal((40, 5000)) * (10.0 ** (np.arange(40) % 7 - 3))[::-1, None]
+    a[5] = 1.0
+    a[9, 77] = np.nan
+    a[20:25] = -a[20:25]
+    for dtype in ("float32", "float64"):
+        e, t = pair(a, dtype)
+        for k in (1, 7, 60):
+            same_tuple(ember.topk(e, k, largest=largest), torch.topk(t, k, largest=largest))
