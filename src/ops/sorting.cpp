@@ -174,7 +174,7 @@ std::pair<Tensor, Tensor> row_stat(RowStat stat, const Tensor& x, int64_t k, int
 Tensor whole_median(const Tensor& x, bool ignore_nan) {
   check_dtype(x, "median_cpu", false);
   Tensor r = autograd::untracked([&] {
-    if (x.numel() == 0) return full({}, NAN, x.options());
+    if (x.numel() == 0) return full({}, NAN, x.options().with_dtype(kFloat64)).to(x.dtype());  // NaN cast, as torch
     Tensor flat = x.reshape({1, -1}).contiguous();
     Tensor values = empty({1}, x.options()), indices = empty({1}, x.options().with_dtype(kInt64));
     kernels::row_stat[x.device()](ignore_nan ? RowStat::NanMedian : RowStat::Median, flat, 0, values, indices);

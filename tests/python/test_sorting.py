@@ -237,3 +237,11 @@ def test_topk_rows_of_changing_scale(largest):
         e, t = pair(a, dtype)
         for k in (1, 7, 60):
             same_tuple(ember.topk(e, k, largest=largest), torch.topk(t, k, largest=largest))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint8", "float16", "float32"])
+def test_median_of_nothing(dtype):
+    """torch's median of an empty tensor is NaN cast to the dtype (int64's minimum, uint8's 0)."""
+    e, t = pair(np.zeros(0), dtype)
+    assert_same(ember.median(e), torch.median(t))
+    assert_same(ember.nanmedian(e), torch.nanmedian(t))
