@@ -17,6 +17,7 @@
 #include "ember/scalar.h"
 #include "ember/shape_utils.h"
 #include "ember/scatter.h"
+#include "ember/sorting.h"
 #include "ember/tensor.h"
 #include "ember/type_promotion.h"
 

@@ -167,3 +167,27 @@ Tensor masked_select(const Tensor& mask) const;
 Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
 Tensor& masked_scatter_(const Tensor& mask, const Tensor& source);
 Tensor argwhere() const;
+// ---- order statistics (ember/sorting.h)
+std::pair<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
+std::pair<Tensor, Tensor> sort(std::optional<bool> stable, int64_t dim, bool descending = false) const;
+Tensor argsort(int64_t dim = -1, bool descending = false, bool stable = false) const;
+Tensor msort() const;
+std::pair<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
+std::pair<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
+Tensor median() const;
+std::pair<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;
+Tensor nanmedian() const;
+std::pair<Tensor, Tensor> nanmedian(int64_t dim, bool keepdim = false) const;
+std::pair<Tensor, Tensor> mode(int64_t dim = -1, bool keepdim = false) const;
+Tensor quantile(double q, std::optional<int64_t> dim = {}, bool keepdim = false,
+                std::string_view interpolation = "linear") const;
+Tensor quantile(const Tensor& q, std::optional<int64_t> dim = {}, bool keepdim = false,
+                std::string_view interpolation = "linear") const;
+Tensor nanquantile(double q, std::optional<int64_t> dim = {}, bool keepdim = false,
+                   std::string_view interpolation = "linear") const;
+Tensor nanquantile(const Tensor& q, std::optional<int64_t> dim = {}, bool keepdim = false,
+                   std::string_view interpolation = "linear") const;
+std::pair<Tensor, Tensor> cummax(int64_t dim) const;
+std::pair<Tensor, Tensor> cummin(int64_t dim) const;
+Tensor histc(int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0) const;
+Tensor bincount(const std::optional<Tensor>& weights = {}, int64_t minlength = 0) const;

@@ -18,3 +18,15 @@ def _named(name, fields):
 
 max = _named("max", ["values", "indices"])
 min = _named("min", ["values", "indices"])
+sort = _named("sort", ["values", "indices"])
+topk = _named("topk", ["values", "indices"])
+kthvalue = _named("kthvalue", ["values", "indices"])
+median = _named("median", ["values", "indices"])
+nanmedian = _named("nanmedian", ["values", "indices"])
+mode = _named("mode", ["values", "indices"])
+cummax = _named("cummax", ["values", "indices"])
+cummin = _named("cummin", ["values", "indices"])
+# what those ops return when called with out=(values, indices), as torch
+sort_out, topk_out, kthvalue_out, median_out, nanmedian_out, mode_out, cummax_out, cummin_out = (
+    _named(f"{n}_out", ["values", "indices"])
+    for n in ("sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin"))

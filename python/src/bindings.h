@@ -79,6 +79,7 @@ void init_random(nb::module_& m);
 void init_ops(nb::module_& m, nb::class_<Tensor>& cls);
 void init_reduce(nb::module_& m, nb::class_<Tensor>& cls);
 void init_linalg(nb::module_& m, nb::class_<Tensor>& cls);
+void init_sorting(nb::module_& m);  // after init_tensor (adds Tensor methods)
 void init_autograd(nb::module_& m, nb::class_<Tensor>& cls);
 void init_scatter(nb::module_& m, nb::class_<Tensor>& cls);
 // GIL release for long kernels; pickling and copying of tensors, devices and generators.

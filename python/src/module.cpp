@@ -44,6 +44,7 @@ NB_MODULE(_C, m) {
     nb::class_<Tensor> cls = nb::borrow<nb::class_<Tensor>>(nb::type<Tensor>());
     py::init_scatter(m, cls);
   }
+  py::init_sorting(m);
 
   m.def("_set_printoptions", [](std::optional<int> precision, std::optional<int64_t> threshold,
                                 std::optional<int64_t> edgeitems, std::optional<int64_t> linewidth,

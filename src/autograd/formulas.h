@@ -76,6 +76,13 @@ void record_var_std_mean(bool is_std, const Tensor& first, const Tensor& mean, c
 void record_norm(const Tensor& result, const Tensor& x, double p, IntArrayRef dims, bool keepdim);
 void record_logsumexp(const Tensor& result, const Tensor& x, IntArrayRef dims, bool keepdim);
 
+// Order statistics (formulas_sorting.cpp). record_selected: values picked from x along dim at `indices` (sort,
+// topk, cummax, and the keepdim-able reductions kthvalue/median/mode); the gradient goes back to those elements.
+void record_selected(const char* name, const Tensor& values, const Tensor& indices, const Tensor& x, int64_t dim,
+                     bool keepdim = true);
+// median/nanmedian of all elements: the gradient is split evenly among the elements equal to the result.
+void record_evenly(const char* name, const Tensor& result, const Tensor& x);
+
 #define EMBER_UNARY_OP(name, kind, expr) void record_##name(const Tensor& result, const Tensor& self);
 #include "ember/unary_ops.def"
 #undef EMBER_UNARY_OP

@@ -6,6 +6,7 @@
 #include "reduce_kernels.h"
 #include "scatter_kernel.h"
 #include "softmax_kernel.h"
+#include "sort_kernel.h"
 #include "unary_kernels.h"
 #include "where_kernel.h"
 #include "shape_utils_kernel.h"
@@ -34,6 +35,13 @@ bool register_kernels() {
   kernels::triangle.set(cpu, &triangle_kernel);
   kernels::scatter.set(cpu, &scatter_kernel);
   kernels::masked_select.set(cpu, &masked_select_kernel);
+  kernels::sort.set(cpu, &sort_kernel);
+  kernels::topk.set(cpu, &topk_kernel);
+  kernels::row_stat.set(cpu, &row_stat_kernel);
+  kernels::cum_extremum.set(cpu, &cum_extremum_kernel);
+  kernels::searchsorted.set(cpu, &searchsorted_kernel);
+  kernels::histc.set(cpu, &histc_kernel);
+  kernels::unique_runs.set(cpu, &unique_runs_kernel);
   return true;
 }
 

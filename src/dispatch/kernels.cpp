@@ -19,6 +19,13 @@ constinit KernelTable<GemmFn> gemm("gemm");
 constinit KernelTable<GemmFn> gemm_batched("gemm_batched");
 constinit KernelTable<IndexGatherFn> index_gather("index_gather");
 constinit KernelTable<IndexScatterFn> index_scatter("index_scatter");
+constinit KernelTable<SortFn> sort("sort");
+constinit KernelTable<TopkFn> topk("topk");
+constinit KernelTable<RowStatFn> row_stat("row_stat");
+constinit KernelTable<CumExtremumFn> cum_extremum("cum_extremum");
+constinit KernelTable<SearchSortedFn> searchsorted("searchsorted");
+constinit KernelTable<HistcFn> histc("histc");
+constinit KernelTable<UniqueRunsFn> unique_runs("unique_runs");
 
 }  // namespace ember::kernels
 

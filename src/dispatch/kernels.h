@@ -54,6 +54,10 @@ enum class UnaryKind { Float, Same, SameBool, BoolToLong, FloatOnly, Integral };
 constexpr bool unary_takes_float8(std::string_view name) { return name == "abs"; }
 
 enum class ReduceOp { Sum, Prod, Max, Min, All, Any };
+// One row's order statistic: kthvalue (torch's quickselect, `k` from 1), median/nanmedian (the lower median, its
+// index by stable rank; a NaN row gives its first NaN unless ignore_nan), mode (the most frequent, smallest on a
+// tie, torch's index). values (R, rows' dtype), indices (R, int64).
+enum class RowStat { Kth, Median, NanMedian, Mode };
 
 namespace kernels {
 
@@ -117,6 +121,34 @@ extern KernelTable<IndexGatherFn> index_gather;
 using IndexScatterFn = void (*)(const Tensor& dst, int64_t base_offset, IntArrayRef rest_sizes,
                                 IntArrayRef rest_strides, const Tensor& offsets, const Tensor& core, bool accumulate);
 extern KernelTable<IndexScatterFn> index_scatter;
+
+// Order statistics (src/cpu/sort_kernel.cpp, src/cpu/search_kernel.cpp). `rows` is a contiguous (R, n) tensor; each
+// kernel works row by row. sort: values (R, n, rows' dtype) and indices (R, n, int64; undefined: values only) in
+// ascending (or descending) order, NaN above everything as in torch; stable, or (rows under 512) equal elements
+// in the order torch's unstable std::sort leaves them.
+using SortFn = void (*)(const Tensor& rows, const Tensor& values, const Tensor& indices, bool descending, bool stable);
+extern KernelTable<SortFn> sort;
+// The k largest (or smallest) of each row into values/indices (R, k), torch's CPU selection (its order of ties).
+using TopkFn = void (*)(const Tensor& rows, int64_t k, bool largest, bool sorted, const Tensor& values,
+                        const Tensor& indices);
+extern KernelTable<TopkFn> topk;
+// A row statistic (kthvalue, median, nanmedian, mode) computed by kernels::row_stat.
+using RowStatFn = void (*)(RowStat stat, const Tensor& rows, int64_t k, const Tensor& values, const Tensor& indices);
+extern KernelTable<RowStatFn> row_stat;
+// Running max (or min) of each row with the index of its latest extreme (NaN propagates), as torch's cummax/cummin.
+using CumExtremumFn = void (*)(bool is_max, const Tensor& rows, const Tensor& values, const Tensor& indices);
+extern KernelTable<CumExtremumFn> cum_extremum;
+// For each row r of `values` (R, m), the insertion points of its elements in row r of `boundaries` (R, n; one row
+// shared when R is 1), one dtype; out (R, m) int64 or int32. right: after equal elements.
+using SearchSortedFn = void (*)(const Tensor& boundaries, const Tensor& values, const Tensor& out, bool right);
+extern KernelTable<SearchSortedFn> searchsorted;
+// out (bins, x's dtype) = the histogram of the contiguous 1-D x over [min, max] (elements outside are ignored).
+using HistcFn = void (*)(const Tensor& x, const Tensor& out, double min, double max);
+extern KernelTable<HistcFn> histc;
+// Runs of equal neighbours of the contiguous 1-D x: writes each run's value (and length into counts, and each
+// element's run number into group, where defined) and returns the number of runs.
+using UniqueRunsFn = int64_t (*)(const Tensor& x, const Tensor& values, const Tensor& counts, const Tensor& group);
+extern KernelTable<UniqueRunsFn> unique_runs;
 
 }  // namespace kernels
 

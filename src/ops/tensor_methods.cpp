@@ -323,4 +323,49 @@ std::vector<Tensor> Tensor::vsplit(int64_t sections) const { return ember::vspli
 std::vector<Tensor> Tensor::vsplit(IntArrayRef indices) const { return ember::vsplit(*this, indices); }
 std::vector<Tensor> Tensor::dsplit(int64_t sections) const { return ember::dsplit(*this, sections); }
 std::vector<Tensor> Tensor::dsplit(IntArrayRef indices) const { return ember::dsplit(*this, indices); }
+
+// ---- order statistics
+std::pair<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending) const { return ember::sort(*this, dim, descending); }
+std::pair<Tensor, Tensor> Tensor::sort(std::optional<bool> stable, int64_t dim, bool descending) const {
+  return ember::sort(*this, stable, dim, descending);
+}
+Tensor Tensor::argsort(int64_t dim, bool descending, bool stable) const {
+  return ember::argsort(*this, dim, descending, stable);
+}
+Tensor Tensor::msort() const { return ember::msort(*this); }
+std::pair<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bool sorted) const {
+  return ember::topk(*this, k, dim, largest, sorted);
+}
+std::pair<Tensor, Tensor> Tensor::kthvalue(int64_t k, int64_t dim, bool keepdim) const {
+  return ember::kthvalue(*this, k, dim, keepdim);
+}
+Tensor Tensor::median() const { return ember::median(*this); }
+std::pair<Tensor, Tensor> Tensor::median(int64_t dim, bool keepdim) const { return ember::median(*this, dim, keepdim); }
+Tensor Tensor::nanmedian() const { return ember::nanmedian(*this); }
+std::pair<Tensor, Tensor> Tensor::nanmedian(int64_t dim, bool keepdim) const {
+  return ember::nanmedian(*this, dim, keepdim);
+}
+std::pair<Tensor, Tensor> Tensor::mode(int64_t dim, bool keepdim) const { return ember::mode(*this, dim, keepdim); }
+Tensor Tensor::quantile(double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) const {
+  return ember::quantile(*this, q, dim, keepdim, interpolation);
+}
+Tensor Tensor::quantile(const Tensor& q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) const {
+  return ember::quantile(*this, q, dim, keepdim, interpolation);
+}
+Tensor Tensor::nanquantile(double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) const {
+  return ember::nanquantile(*this, q, dim, keepdim, interpolation);
+}
+Tensor Tensor::nanquantile(const Tensor& q, std::optional<int64_t> dim, bool keepdim,
+                           std::string_view interpolation) const {
+  return ember::nanquantile(*this, q, dim, keepdim, interpolation);
+}
+std::pair<Tensor, Tensor> Tensor::cummax(int64_t dim) const { return ember::cummax(*this, dim); }
+std::pair<Tensor, Tensor> Tensor::cummin(int64_t dim) const { return ember::cummin(*this, dim); }
+Tensor Tensor::histc(int64_t bins, const Scalar& min, const Scalar& max) const {
+  return ember::histc(*this, bins, min, max);
+}
+Tensor Tensor::bincount(const std::optional<Tensor>& weights, int64_t minlength) const {
+  return ember::bincount(*this, weights, minlength);
+}
+
 }  // namespace ember

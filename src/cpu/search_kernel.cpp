@@ -1,0 +1,128 @@
+// Scans and searches over sorted or ordered data: cummax/cummin, searchsorted, histc, and the runs of equal
+// neighbours behind unique and unique_consecutive.
+#include <algorithm>
+#include <cmath>
+
+#include "ember/parallel.h"
+#include "compute_type.h"
+#include "sort_kernel.h"
+#include "strided_loop.h"
+
+namespace ember::cpu {
+
+namespace {
+
+template <typename C>
+bool is_nan(C v) {
+  if constexpr (std::is_floating_point_v<C>) return v != v;
+  else return false;
+}
+
+int64_t row_grain(int64_t n) { return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1)); }
+
+}  // namespace
+
+void cum_extremum_kernel(bool is_max, const Tensor& rows, const Tensor& values, const Tensor& indices) {
+  const int64_t R = rows.sizes()[0], n = rows.sizes()[1];
+  visit_sortable(rows.dtype(), [&]<typename T>(T) {
+    using C = Compute<T>;
+    const T* in = rows.data_ptr<T>();
+    T* vals = values.data_ptr<T>();
+    int64_t* inds = indices.data_ptr<int64_t>();
+    parallel_for(0, R, row_grain(n), [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        const T* row = in + r * n;
+        T best = row[0];
+        int64_t at = 0;
+        for (int64_t i = 0; i < n; ++i) {  // torch: a NaN always takes over; ties move to the later element
+          C x = C(row[i]), m = C(best);
+          if (is_nan(x) || (!is_nan(m) && (is_max ? x >= m : x <= m))) {
+            best = row[i];
+            at = i;
+          }
+          vals[r * n + i] = best;
+          inds[r * n + i] = at;
+        }
+      }
+    });
+  });
+}
+
+void searchsorted_kernel(const Tensor& boundaries, const Tensor& values, const Tensor& out, bool right) {
+  const int64_t R = values.sizes()[0], m = values.sizes()[1], n = boundaries.sizes()[1];
+  const bool shared = boundaries.sizes()[0] == 1 && R != 1;
+  visit_sortable(values.dtype(), [&]<typename T>(T) {
+    using C = Compute<T>;
+    const T* bnd = boundaries.data_ptr<T>();
+    const T* val = values.data_ptr<T>();
+    visit_dtype(out.dtype(), [&]<typename I>(I) {
+      if constexpr (std::is_same_v<I, int32_t> || std::is_same_v<I, int64_t>) {
+        I* o = out.data_ptr<I>();
+        parallel_for(0, R * m, 4096, [&](int64_t b, int64_t e) {
+          for (int64_t p = b; p < e; ++p) {
+            const T* row = bnd + (shared ? 0 : p / m) * n;
+            C v = C(val[p]);
+            int64_t lo = 0, hi = n;
+            while (lo < hi) {  // torch's comparisons, so NaNs land where torch puts them
+              int64_t mid = lo + ((hi - lo) >> 1);
+              C x = C(row[mid]);
+              if (right ? !(x > v) : !(x >= v)) lo = mid + 1;
+              else hi = mid;
+            }
+            o[p] = I(lo);
+          }
+        });
+      }
+    });
+  });
+}
+
+void histc_kernel(const Tensor& x, const Tensor& out, double min, double max) {
+  const int64_t n = x.numel(), bins = out.numel();
+  visit_sortable(x.dtype(), [&]<typename T>(T) {
+    if constexpr (std::is_floating_point_v<Compute<T>>) {
+      using C = Compute<T>;
+      auto round = [](C v) { return C(T(v)); };  // torch computes in the element type, rounding each step
+      const T* in = x.data_ptr<T>();
+      T* h = out.data_ptr<T>();
+      const C lo = round(C(min)), hi = round(C(max));
+      std::fill(h, h + bins, T(0));
+      for (int64_t i = 0; i < n; ++i) {
+        C v = C(in[i]);
+        if (!(v >= lo && v <= hi)) continue;
+        auto pos = static_cast<int64_t>(round(round(round(v - lo) * round(C(bins))) / round(hi - lo)));
+        if (pos == bins) pos -= 1;
+        h[pos] = T(C(h[pos]) + C(1));
+      }
+    }
+  });
+}
+
+int64_t unique_runs_kernel(const Tensor& x, const Tensor& values, const Tensor& counts, const Tensor& group) {
+  const int64_t n = x.numel();
+  int64_t runs = 0;
+  visit_sortable(x.dtype(), [&]<typename T>(T) {
+    using C = Compute<T>;
+    const T* in = x.data_ptr<T>();
+    T* vals = values.data_ptr<T>();
+    int64_t* cnt = counts.defined() ? counts.data_ptr<int64_t>() : nullptr;
+    int64_t* grp = group.defined() ? group.data_ptr<int64_t>() : nullptr;
+    int64_t start = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      if (i > 0 && C(in[i]) != C(in[i - 1])) {  // NaN != NaN: each NaN is a run of its own, as torch
+        if (cnt) cnt[runs] = i - start;
+        ++runs;
+        start = i;
+      }
+      if (i == start) vals[runs] = in[i];
+      if (grp) grp[i] = runs;
+    }
+    if (n > 0) {
+      if (cnt) cnt[runs] = n - start;
+      ++runs;
+    }
+  });
+  return runs;
+}
+
+}  // namespace ember::cpu
