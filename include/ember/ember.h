@@ -5,6 +5,7 @@
 #include "ember/creation.h"
 #include "ember/cuda.h"
 #include "ember/device.h"
+#include "ember/einsum.h"
 #include "ember/dtype.h"
 #include "ember/errors.h"
 #include "ember/indexing.h"
