@@ -10,6 +10,7 @@
 #include "ember/errors.h"
 #include "ember/indexing.h"
 #include "ember/linalg.h"
+#include "ember/math_ops.h"
 #include "ember/operators.h"
 #include "ember/ops.h"
 #include "ember/print.h"

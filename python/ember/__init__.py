@@ -136,3 +136,4 @@ try:  # the einops backend exists once its class is defined (einops finds backen
     from . import _einops
 except ImportError:  # einops is not installed
     pass
+from . import linalg  # noqa: E402

@@ -70,6 +70,8 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
                 "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
                 "mask, use the `~` or `logical_not()` operator instead.");
   }
+  EMBER_CHECK(op != BinaryOp::Hypot || is_floating_point(promote_types(a.dtype(), b.dtype())), NotImplementedError,
+              "\"hypot_cpu\" not implemented for '", dtype_info(promote_types(a.dtype(), b.dtype())).legacy_name, "'");
   const Tensor inputs[2] = {a, b};
   ElementwiseConfig config;
   BinaryKind kind = binary_kind(op);

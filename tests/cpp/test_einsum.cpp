@@ -20,7 +20,7 @@ TEST(Einsum, MatrixProductsAndBatches) {
   EXPECT_TRUE(einsum2("ij,jk->ki", a, b).is_contiguous());  // bmm's operands swapped, as torch
   Tensor q = randn({2, 3, 4, 5}), k = randn({2, 3, 6, 5});
   Tensor s = einsum2("bhqd,bhkd->bhqk", q, k);
-  EXPECT_EQ(s.sizes(), IntArrayRef({2, 3, 4, 6}));
+  EXPECT_TRUE(DimVector(s.sizes()) == DimVector({2, 3, 4, 6}));
   EXPECT_TRUE(allclose(s, matmul(q, k.transpose(-1, -2)), 1e-5, 1e-5));
   Tensor x = randn({2, 3, 4}, kFloat64), v = randn({4}, kFloat64);
   EXPECT_TRUE(allclose(einsum2("...ij,j->...i", x, v), matmul(x, v)));
