@@ -14,6 +14,8 @@ namespace ember {
 // must be able to take its dtype; refused when an input or out requires grad, as torch (`name` is the op's).
 Tensor& composite_out(Tensor& out, std::initializer_list<const Tensor*> inputs, const char* name,
                       const std::function<Tensor()>& compute);
+// torch's check of a structured op's out= tensor: out must have the result's dtype exactly.
+void check_out_dtype(const Tensor& out, ScalarType expected);
 
 // log(x / (1 - x)); with eps (>= 0), x is clamped to [eps, 1 - eps] first. Integers compute in the default float.
 Tensor logit(const Tensor& x, std::optional<double> eps = {});

@@ -19,6 +19,23 @@ nb::object maybe_out(nb::handle out, std::initializer_list<const Tensor*> inputs
   return nb::borrow(out);
 }
 
+// fn() or, with out=, out_fn(out) (returning out itself, as torch).
+template <class F, class G>
+nb::object fn_or_out(nb::handle out, F fn, G out_fn) {
+  if (out.is_none()) return nb::cast(fn());
+  out_fn(nb::cast<Tensor&>(out));
+  return nb::borrow(out);
+}
+
+// linalg.matrix_norm/norm's check of out's dtype.
+Tensor out_dtype_as(const char* fn, nb::handle out, const Tensor& result) {
+  if (out.is_none()) return result;
+  const Tensor& o = nb::cast<const Tensor&>(out);
+  EMBER_CHECK(o.dtype() == result.dtype(), Error, fn, " expected out tensor dtype ", dtype_info(result.dtype()).legacy_name,
+              " but got: ", dtype_info(o.dtype()).legacy_name);
+  return result;
+}
+
 // dim=None: nullopt; an int or a sequence of ints otherwise.
 std::optional<DimVector> opt_dims(nb::handle dim) {
   if (dim.is_none()) return std::nullopt;
@@ -68,7 +85,11 @@ void init_linalg_functions(nb::module_& m) {
                                   std::optional<ScalarType> dtype, nb::handle out) {
     auto dims = opt_dims(dim);
     double p = order(ord, "linalg_vector_norm");
-    return maybe_out(out, {&x}, "linalg_vector_norm", [&] { return linalg_vector_norm(x, p, opt_ref(dims), keepdim, dtype); });
+    return maybe_out(out, {&x}, "linalg_vector_norm", [&] {
+      Tensor r = linalg_vector_norm(x, p, opt_ref(dims), keepdim, dtype);
+      if (!out.is_none()) check_out_dtype(nb::cast<const Tensor&>(out), r.dtype());
+      return r;
+    });
   }, nb::arg("x"), nb::arg("ord") = 2, nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
      nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none());
   m.def("_linalg_matrix_norm", [](const Tensor& a, nb::handle ord, nb::handle dim, bool keepdim,
@@ -78,7 +99,7 @@ void init_linalg_functions(nb::module_& m) {
       if (PyUnicode_Check(ord.ptr())) return linalg_matrix_norm(a, nb::cast<std::string>(ord), dims, keepdim, dtype);
       return linalg_matrix_norm(a, order(ord, "linalg_matrix_norm"), dims, keepdim, dtype);
     };
-    return maybe_out(out, {&a}, "linalg_matrix_norm", compute);
+    return maybe_out(out, {&a}, "linalg_matrix_norm", [&] { return out_dtype_as("linalg.matrix_norm", out, compute()); });
   }, nb::arg("A"), nb::arg("ord") = "fro", nb::arg("dim") = nb::make_tuple(-2, -1), nb::arg("keepdim") = false,
      nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none());
   m.def("_linalg_norm", [](const Tensor& a, nb::handle ord, nb::handle dim, bool keepdim, nb::handle out,
@@ -89,11 +110,11 @@ void init_linalg_functions(nb::module_& m) {
       std::optional<double> p = ord.is_none() ? std::nullopt : std::optional<double>(order(ord, "linalg_norm"));
       return linalg_norm(a, p, opt_ref(dims), keepdim, dtype);
     };
-    return maybe_out(out, {&a}, "linalg_norm", compute);
+    return maybe_out(out, {&a}, "linalg_norm", [&] { return out_dtype_as("linalg.norm", out, compute()); });
   }, nb::arg("A"), nb::arg("ord") = nb::none(), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
      nb::arg("out") = nb::none(), nb::arg("dtype") = nb::none());
   m.def("_linalg_cross", [](const Tensor& a, const Tensor& b, int64_t dim, nb::handle out) {
-    return maybe_out(out, {&a, &b}, "linalg_cross", [&] { return linalg_cross(a, b, dim); });
+    return fn_or_out(out, [&] { return linalg_cross(a, b, dim); }, [&](Tensor& o) { linalg_cross_out(o, a, b, dim); });
   }, nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("dim") = -1, nb::arg("out") = nb::none());
 }
 
@@ -102,7 +123,7 @@ void init_linalg_functions(nb::module_& m) {
 void init_math_ops(nb::module_& m, nb::class_<Tensor>& cls) {
   using Eps = std::optional<double>;
   m.def("logit", [](const Tensor& x, Eps eps, nb::handle out) {
-    return maybe_out(out, {&x}, "logit", [&] { return logit(x, eps); });
+    return fn_or_out(out, [&] { return logit(x, eps); }, [&](Tensor& o) { logit_out(o, x, eps); });
   }, nb::arg("input"), nb::arg("eps") = nb::none(), nb::kw_only(), nb::arg("out") = nb::none());
   cls.def("logit", [](const Tensor& x, Eps eps) { return logit(x, eps); }, nb::arg("eps") = nb::none());
   cls.def("logit_", [](nb::handle self, Eps eps) {
@@ -123,17 +144,17 @@ void init_math_ops(nb::module_& m, nb::class_<Tensor>& cls) {
   }
 
   m.def("signbit", [](const Tensor& x, nb::handle out) {
-    if (out.is_none()) return nb::cast(signbit(x));
-    signbit_out(nb::cast<Tensor&>(out), x);
-    return nb::borrow(out);
+    return fn_or_out(out, [&] { return signbit(x); }, [&](Tensor& o) { signbit_out(o, x); });
   }, nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none());
   cls.def("signbit", [](const Tensor& x) { return signbit(x); });
 
   using NanReduction = Tensor (*)(const Tensor&, IntArrayRef, bool, std::optional<ScalarType>);
-  for (auto [name, fn] : {std::pair<const char*, NanReduction>{"nansum", &nansum}, {"nanmean", &nanmean}}) {
-    m.def(name, [fn, name](const Tensor& x, nb::handle dim, bool keepdim, std::optional<ScalarType> dtype, nb::handle out) {
-      auto dims = opt_dims(dim);
-      return maybe_out(out, {&x}, name, [&] { return fn(x, all_dims(dims), keepdim, dtype); });
+  using NanReductionOut = Tensor& (*)(Tensor&, const Tensor&, IntArrayRef, bool, std::optional<ScalarType>);
+  for (auto [name, fn, out_fn] : {std::tuple<const char*, NanReduction, NanReductionOut>{"nansum", &nansum, &nansum_out},
+                                  {"nanmean", &nanmean, &nanmean_out}}) {
+    m.def(name, [fn, out_fn](const Tensor& x, nb::handle dim, bool keepdim, std::optional<ScalarType> dtype, nb::handle out) {
+      DimVector dims = all_dims(opt_dims(dim));
+      return fn_or_out(out, [&] { return fn(x, dims, keepdim, dtype); }, [&](Tensor& o) { out_fn(o, x, dims, keepdim, dtype); });
     }, nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
        nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none());
     cls.def(name, [fn](const Tensor& x, nb::handle dim, bool keepdim, std::optional<ScalarType> dtype) {
@@ -142,13 +163,14 @@ void init_math_ops(nb::module_& m, nb::class_<Tensor>& cls) {
   }
 
   m.def("logcumsumexp", [](const Tensor& x, int64_t dim, nb::handle out) {
-    return maybe_out(out, {&x}, "logcumsumexp", [&] { return logcumsumexp(x, dim); });
+    return fn_or_out(out, [&] { return logcumsumexp(x, dim); }, [&](Tensor& o) { logcumsumexp_out(o, x, dim); });
   }, nb::arg("input"), nb::arg("dim"), nb::kw_only(), nb::arg("out") = nb::none());
   cls.def("logcumsumexp", [](const Tensor& x, int64_t dim) { return logcumsumexp(x, dim); }, nb::arg("dim"));
 
   using Opt = std::optional<Tensor>;
   m.def("diff", [](const Tensor& x, int64_t n, int64_t dim, Opt prepend, Opt append, nb::handle out) {
-    return maybe_out(out, {&x}, "diff", [&] { return diff(x, n, dim, prepend, append); });
+    return fn_or_out(out, [&] { return diff(x, n, dim, prepend, append); },
+                     [&](Tensor& o) { diff_out(o, x, n, dim, prepend, append); });
   }, nb::arg("input"), nb::arg("n") = 1, nb::arg("dim") = -1, nb::arg("prepend") = nb::none(),
      nb::arg("append") = nb::none(), nb::kw_only(), nb::arg("out") = nb::none());
   cls.def("diff", [](const Tensor& x, int64_t n, int64_t dim, Opt prepend, Opt append) {
@@ -156,13 +178,13 @@ void init_math_ops(nb::module_& m, nb::class_<Tensor>& cls) {
   }, nb::arg("n") = 1, nb::arg("dim") = -1, nb::arg("prepend") = nb::none(), nb::arg("append") = nb::none());
 
   m.def("cross", [](const Tensor& a, const Tensor& b, std::optional<int64_t> dim, nb::handle out) {
-    return maybe_out(out, {&a, &b}, "cross", [&] { return cross(a, b, dim); });
+    return fn_or_out(out, [&] { return cross(a, b, dim); }, [&](Tensor& o) { cross_out(o, a, b, dim); });
   }, nb::arg("input"), nb::arg("other"), nb::arg("dim") = nb::none(), nb::kw_only(), nb::arg("out") = nb::none());
   cls.def("cross", [](const Tensor& a, const Tensor& b, std::optional<int64_t> dim) { return cross(a, b, dim); },
           nb::arg("other"), nb::arg("dim") = nb::none());
 
   m.def("kron", [](const Tensor& a, const Tensor& b, nb::handle out) {
-    return maybe_out(out, {&a, &b}, "kron", [&] { return kron(a, b); });
+    return fn_or_out(out, [&] { return kron(a, b); }, [&](Tensor& o) { kron_out(o, a, b); });
   }, nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out") = nb::none());
   cls.def("kron", [](const Tensor& a, const Tensor& b) { return kron(a, b); }, nb::arg("other"));
 

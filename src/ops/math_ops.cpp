@@ -2,6 +2,7 @@
 #include "ember/math_ops.h"
 
 #include <array>
+#include <utility>
 #include <cmath>
 
 #include "../autograd/formulas.h"
@@ -22,7 +23,10 @@ std::string_view legacy(const Tensor& t) { return dtype_info(t.dtype()).legacy_n
 Tensor logit_impl(const Tensor& x, std::optional<double> eps) {
   ScalarType dtype = x.is_floating_point() ? x.dtype() : default_dtype();
   Tensor v = x.to(opmath_dtype(dtype));
-  if (eps && *eps >= 0) v = clamp(v, scalar(*eps), scalar(1 - *eps));
+  if (eps && *eps >= 0) {  // the bounds in the input's dtype, as torch's kernel
+    Tensor lo = scalar_tensor(*eps, x.options().dtype(dtype)), hi = sub(ones_like(lo), lo);
+    v = clamp(v, lo.to(v.dtype()), hi.to(v.dtype()));
+  }
   return log(div(v, rsub(v, scalar(1)))).to(dtype);
 }
 
@@ -71,6 +75,11 @@ Tensor& composite_out(Tensor& out, std::initializer_list<const Tensor*> inputs, 
   return out.copy_(r);
 }
 
+void check_out_dtype(const Tensor& out, ScalarType expected) {
+  EMBER_CHECK(out.dtype() == expected, Error, "Expected out tensor to have dtype ", dtype_info(expected).cpp_name,
+              ", but got ", dtype_info(out.dtype()).cpp_name, " instead");
+}
+
 Tensor logit(const Tensor& x, std::optional<double> eps) {
   Tensor r = autograd::untracked([&] { return logit_impl(x, eps); });
   if (autograd::needs_grad({&x})) autograd::record_logit(r, x, eps);
@@ -110,8 +119,15 @@ Tensor nansum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<Sca
   return r;
 }
 
+// torch's out= forms compute in out's dtype (unless dtype= says otherwise).
 Tensor& nansum_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
-  return composite_out(out, {&x}, "nansum", [&] { return nansum(x, dims, keepdim, dtype); });
+  ScalarType d = dtype.value_or(out.dtype());
+  EMBER_CHECK(!x.is_floating_point() || is_floating_point(d), NotImplementedError, "\"nansum_cpu\" not implemented for '",
+              dtype_info(d).legacy_name, "'");
+  return composite_out(out, {&x}, "nansum", [&] {  // an integer sum into bool is torch's or
+    return d == kBool && !x.is_floating_point() ? any(x, dims.empty() ? OptionalIntArrayRef() : dims, keepdim).to(kBool)
+                                                 : nansum(x, dims, keepdim, d);
+  });
 }
 
 // torch's composite: nansum / the count of non-NaN elements (DivBackward0).
@@ -123,7 +139,10 @@ Tensor nanmean(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<Sc
 }
 
 Tensor& nanmean_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
-  return composite_out(out, {&x}, "nanmean", [&] { return nanmean(x, dims, keepdim, dtype); });
+  EMBER_CHECK(x.is_floating_point(), Error, "nanmean(): integral types and 'Bool' are not supported for nanmean, even "
+              "for empty tensors.");
+  nansum_out(out, x, dims, keepdim, dtype);
+  return out.div_(autograd::untracked([&] { return sum(logical_not(isnan(x)), dims, keepdim); }));
 }
 
 // A running logaddexp over the slices along dim.
@@ -131,7 +150,7 @@ Tensor logcumsumexp(const Tensor& x, int64_t dim) {
   int64_t d = wrap_dim(dim, std::max<int64_t>(x.dim(), 1));
   EMBER_CHECK(x.is_floating_point(), NotImplementedError, "\"logcumsumexp_out_cpu\" not implemented for '", legacy(x), "'");
   Tensor r = autograd::untracked([&] {
-    Tensor out = empty_like(x);
+    Tensor out = empty(x.sizes(), x.options());
     if (x.dim() == 0) return out.copy_(x);
     Tensor acc;
     for (int64_t i = 0; i < x.sizes()[size_t(d)]; ++i) {
@@ -146,6 +165,7 @@ Tensor logcumsumexp(const Tensor& x, int64_t dim) {
 }
 
 Tensor& logcumsumexp_out(Tensor& out, const Tensor& x, int64_t dim) {
+  EMBER_CHECK(out.dtype() == x.dtype(), Error, "expected scalar_type ", legacy(x), " but found ", legacy(out));
   return composite_out(out, {&x}, "logcumsumexp", [&] { return logcumsumexp(x, dim); });
 }
 
@@ -163,8 +183,8 @@ Tensor diff(const Tensor& x, int64_t n, int64_t dim, const std::optional<Tensor>
     r = cat(parts, d);
   }
   if (n == 0) return zeros_like(r).copy_(r);  // a copy, as torch
-  int64_t len = r.sizes()[size_t(d)] - 1;
-  for (int64_t i = 0; i < std::min(n, r.sizes()[size_t(d)]) ; ++i, --len) {
+  int64_t len = r.sizes()[size_t(d)] - 1, steps = std::min(n, r.sizes()[size_t(d)]);
+  for (int64_t i = 0; i < steps; ++i, --len) {
     Tensor hi = r.narrow(d, 1, len), lo = r.narrow(d, 0, len);
     r = r.dtype() == kBool ? logical_xor(hi, lo) : sub(hi, lo);
   }
@@ -195,6 +215,7 @@ Tensor linalg_cross(const Tensor& a, const Tensor& b, int64_t dim) {
 }
 
 Tensor& linalg_cross_out(Tensor& out, const Tensor& a, const Tensor& b, int64_t dim) {
+  check_out_dtype(out, a.dtype());
   return composite_out(out, {&a, &b}, "linalg_cross", [&] { return linalg_cross(a, b, dim); });
 }
 
@@ -215,11 +236,12 @@ Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim) {
 }
 
 Tensor& cross_out(Tensor& out, const Tensor& a, const Tensor& b, std::optional<int64_t> dim) {
+  check_out_dtype(out, a.dtype());
   return composite_out(out, {&a, &b}, "cross", [&] { return cross(a, b, dim); });
 }
 
-// torch's composite: a (.., n, 1, m, 1) * b (.., 1, p, 1, q) viewed as (.., n p, m q) (UnsafeViewBackward0).
-Tensor kron(const Tensor& a, const Tensor& b) {
+// a (.., n, 1, m, 1) * b (.., 1, p, 1, q), and the shape (.., n p, m q) it is viewed as.
+std::pair<Tensor, DimVector> kron_product(const Tensor& a, const Tensor& b) {
   int64_t ndim = std::max(a.dim(), b.dim());
   DimVector a_shape, b_shape, shape;
   for (int64_t i = 0; i < ndim; ++i) {
@@ -229,7 +251,13 @@ Tensor kron(const Tensor& a, const Tensor& b) {
     b_shape.push_back(1), b_shape.push_back(sb);
     shape.push_back(sa * sb);
   }
-  Tensor product = mul(a.reshape(a_shape), b.reshape(b_shape));
+  return {mul(a.reshape(a_shape), b.reshape(b_shape)), shape};
+}
+
+// torch's composite: the product viewed (UnsafeViewBackward0), which fails where the product's layout does not allow
+// it, as in torch; out= copies it instead.
+Tensor kron(const Tensor& a, const Tensor& b) {
+  auto [product, shape] = kron_product(a, b);
   Tensor r = autograd::untracked([&] { return product.view(shape); });
   autograd::as_new_tensor(r);
   if (autograd::needs_grad({&product})) autograd::record_unsafe_view(r, product, product.sizes());
@@ -237,7 +265,10 @@ Tensor kron(const Tensor& a, const Tensor& b) {
 }
 
 Tensor& kron_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  return composite_out(out, {&a, &b}, "kron", [&] { return kron(a, b); });
+  return composite_out(out, {&a, &b}, "kron", [&] {
+    auto [product, shape] = kron_product(a, b);
+    return product.reshape(shape);
+  });
 }
 
 // torch's composite: both permuted and reshaped to matrices, one mm, reshaped back (ViewBackward0).
