@@ -179,7 +179,7 @@ void record_binary(BinaryOp op, const Tensor& r, const Tensor& a, const Tensor& 
         return TensorList{div(mul(g, c.saved[0]), r), div(mul(g, c.saved[1]), r)};
       });
     case BinaryOp::Xlogy: {  // d/da = xlogy(a != 0, b), d/db = a / b; a number operand gets no edge (Backward1/2)
-      auto grad_a = [](const Tensor& g, const Tensor& a, const Tensor& b) { return mul(g, xlogy(ne(a, wrapped_scalar(0)), b)); };
+      auto grad_a = [](const Tensor& g, const Tensor& a, const Tensor& b) { return mul(g, xlogy(ne(a, wrapped_scalar(0)).to(g.dtype()), b)); };
       auto grad_b = [](const Tensor& g, const Tensor& a, const Tensor& b) { return div(mul(g, a), b); };
       if (a.impl()->is_wrapped_number) {
         return record("XlogyBackward1", r, {&b}, {&a, &b}, [grad_b](const BackwardContext& c) {

@@ -28,6 +28,9 @@ ENTRIES = [
 ]
 
 INF = float("inf")
+P0_GRAD = XFail("x = torch.ones(3, requires_grad=True); torch.linalg.vector_norm(x, 0).backward() leaves x.grad None "
+                "(torch's ord-0 backward gives an undefined tensor; torch.dist(x, y, 0) even raises); ember's is zeros",
+                sample=("contiguous3x4,contiguous3x4,0", "contiguous3x5,0"), forms=("grad",))
 NAN_VALUES = [1.5, float("nan"), -2.0, 0.25, float("nan"), 3.0]
 
 
@@ -66,8 +69,6 @@ ENTRIES += [
         "torch.from_numpy(np.array(opdb.SPECIAL)).to(torch.bfloat16)[2] is a NaN with the sign bit set (torch's "
         "vectorized float64 -> bfloat16 conversion; 4 elements give a positive NaN), so torch's signbit says True; "
         "ember's conversion keeps NaN positive", ("bfloat16",), sample="special")]),
-    OpInfo("signbit_negzero", fixed(Sample(T((5,), values=[-0.0, 0.0, -INF, INF, -1e-30]))), torch_fn="signbit",
-           dtypes=FLOATS),
     nan_reduction("nansum", tuple(NUMERIC) + ("bool",)),
     nan_reduction("nanmean", FLOATS),
     OpInfo("logcumsumexp", fixed(Sample(T((3, 4, 5)), 0), Sample(T((3, 4, 5), "transposed"), -1),
@@ -102,7 +103,7 @@ ENTRIES += [
                          Sample(T((3, 4)), T((3, 4), "offset", seed=1), INF), Sample(T((3, 4)), T((3, 4), seed=1), 3),
                          Sample(T((3, 4)), T((3, 4), seed=1), 0), Sample(T(()), T((), seed=1)),
                          Sample(T((3, 4)), T((2, 4), seed=1), raises=True)),
-           dtypes=FLOATS, grad=True, tol=REDUCE_TOL),
+           dtypes=FLOATS, grad=True, tol=REDUCE_TOL, xfails=[P0_GRAD]),
     OpInfo("cdist", fixed(Sample(T((4, 3)), T((5, 3), seed=1)), Sample(T((4, 3), "transposed"), T((5, 3), seed=1), 1.0),
                           Sample(T((2, 4, 3)), T((5, 3), seed=1), INF), Sample(T((4, 3)), T((5, 3), seed=1), 3.0),
                           Sample(T((4, 3)), T((5, 3), seed=1), 0.0), Sample(T((30, 3)), T((5, 3), seed=1)),
@@ -112,9 +113,9 @@ ENTRIES += [
                           Sample(T((4, 3)), T((5, 2), seed=1), raises=True), Sample(T((3,)), T((5, 3)), raises=True)),
            dtypes=("float32", "float64"), grad=True, tol=REDUCE_TOL),
     linalg("linalg_vector_norm", Sample(T((3, 4, 5))), Sample(T((3, 4, 5), "transposed"), 1),
-           Sample(T((3, 4, 5), "offset"), INF, (0, 2)), Sample(T((3, 4, 5)), -INF, -1, True), Sample(T((3, 4, 5)), 0),
+           Sample(T((3, 4, 5), "offset"), INF, (0, 2)), Sample(T((3, 4, 5)), -INF, -1, True), Sample(T((3, 5)), 0),
            Sample(T((3, 4, 5)), 3.5, dim=1, dtype=D("float64")), Sample(T((3, 4, 5)), 0.5, keepdim=True), Sample(T(())),
-           Sample(T((0, 3)), 2, 1), Sample(T((0, 3)), INF, raises=True)),
+           Sample(T((0, 3)), 2, 1), Sample(T((0, 3)), INF, raises=True), xfails=[P0_GRAD]),
     linalg("linalg_matrix_norm", Sample(T((3, 4))), Sample(T((2, 3, 4), "transposed"), 1), Sample(T((3, 4)), -1),
            Sample(T((3, 4), "offset"), INF), Sample(T((2, 3, 4)), -INF, (0, 2), True), Sample(T((2, 3, 4)), "fro", (2, 0)),
            Sample(T((3, 4)), 1, keepdim=True), Sample(T((4,)), raises=True), Sample(T((3, 4)), 3, raises=True)),
