@@ -19,7 +19,7 @@ PIP="python3 -m pip"
 # torch==2.13.0 (CPU build) is the reference in tests and the peer in benchmarks.
 python3 -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '2.13.0')" 2>/dev/null \
   || $PIP install -q "torch==2.13.0"
-$PIP install -q "scikit-build-core>=0.10" "nanobind>=2.0" numpy pytest cmake ninja
+$PIP install -q "scikit-build-core>=0.10" "nanobind>=2.0" numpy pytest einops cmake ninja
 # Where nvcc is found the CUDA backend builds too; its cuBLAS comes from NVIDIA's wheel (CUDA 13.0's).
 if command -v nvcc >/dev/null; then
   python3 -c "import importlib.util as u, sys; sys.exit(u.find_spec('nvidia.cu13') is None)" 2>/dev/null \

@@ -159,3 +159,9 @@ def _array_wrap(self, array, context=None, return_scalar=False):
 
 
 Tensor.__array_wrap__ = _array_wrap
+
+try:  # the einops backend exists once its class is defined (einops finds backends by subclass)
+    from . import _einops
+except ImportError:  # einops is not installed
+    pass
+from . import linalg  # noqa: E402

@@ -84,6 +84,8 @@ void init_autograd(nb::module_& m, nb::class_<Tensor>& cls);
 void init_scatter(nb::module_& m, nb::class_<Tensor>& cls);
 // GIL release for long kernels; pickling and copying of tensors, devices and generators.
 void init_runtime(nb::module_& m);
+void init_einsum(nb::module_& m);
+void init_math_ops(nb::module_& m, nb::class_<Tensor>& cls);
 
 }  // namespace ember::py
 

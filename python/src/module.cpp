@@ -77,4 +77,7 @@ NB_MODULE(_C, m) {
   // Resizing waits for a job other threads run; their kernels may need the GIL (a warning).
   m.def("set_num_threads", &set_num_threads, nb::arg("int"), nb::call_guard<nb::gil_scoped_release>());
   m.def("get_num_threads", &get_num_threads);
+  py::init_einsum(m);
+  auto tensor_class = nb::borrow<nb::class_<Tensor>>(nb::type<Tensor>());
+  py::init_math_ops(m, tensor_class);
 }

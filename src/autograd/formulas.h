@@ -75,6 +75,16 @@ void record_var_std_mean(bool is_std, const Tensor& first, const Tensor& mean, c
                          double correction, bool keepdim);
 void record_norm(const Tensor& result, const Tensor& x, double p, IntArrayRef dims, bool keepdim);
 void record_logsumexp(const Tensor& result, const Tensor& x, IntArrayRef dims, bool keepdim);
+// The gradient of a p-norm of x over dims (all for none) that came out as `norm`.
+Tensor norm_backward(const Tensor& grad, const Tensor& x, const Tensor& norm, double p, IntArrayRef dims, bool keepdim);
+
+// Math ops (formulas_math.cpp).
+void record_logit(const Tensor& result, const Tensor& x, std::optional<double> eps);
+void record_nansum(const Tensor& result, const Tensor& x, IntArrayRef dims, bool keepdim);
+void record_logcumsumexp(const Tensor& result, const Tensor& x, int64_t dim);
+void record_cross(const Tensor& result, const Tensor& a, const Tensor& b, int64_t dim);
+void record_dist(const Tensor& result, const Tensor& a, const Tensor& b, double p);
+void record_cdist(const Tensor& result, const Tensor& x1, const Tensor& x2, double p);
 
 // Order statistics (formulas_sorting.cpp). record_selected: values picked from x along dim at `indices` (sort,
 // topk, cummax, and the keepdim-able reductions kthvalue/median/mode); the gradient goes back to those elements.

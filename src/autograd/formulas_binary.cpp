@@ -179,6 +179,29 @@ void record_binary(BinaryOp op, const Tensor& r, const Tensor& a, const Tensor& 
         return TensorList{grad_a(c), zeros_like(c.grads[0])};
       });
     }
+    case BinaryOp::Hypot:
+      return record("HypotBackward0", r, {&a, &b}, {&a, &b, &r}, [](const BackwardContext& c) {
+        const Tensor &g = c.grads[0], &r = c.saved[2];
+        return TensorList{div(mul(g, c.saved[0]), r), div(mul(g, c.saved[1]), r)};
+      });
+    case BinaryOp::Xlogy: {  // d/da = xlogy(a != 0, b), d/db = a / b; a number operand gets no edge (Backward1/2)
+      auto grad_a = [](const Tensor& g, const Tensor& a, const Tensor& b) { return mul(g, xlogy(ne(a, wrapped_scalar(0)).to(g.dtype()), b)); };
+      auto grad_b = [](const Tensor& g, const Tensor& a, const Tensor& b) { return div(mul(g, a), b); };
+      if (a.impl()->is_wrapped_number) {
+        return record("XlogyBackward1", r, {&b}, {&a, &b}, [grad_b](const BackwardContext& c) {
+          return TensorList{grad_b(c.grads[0], c.saved[0], c.saved[1])};
+        });
+      }
+      if (b.impl()->is_wrapped_number) {
+        return record("XlogyBackward2", r, {&a}, {&a, &b}, [grad_a](const BackwardContext& c) {
+          return TensorList{grad_a(c.grads[0], c.saved[0], c.saved[1])};
+        });
+      }
+      return record("XlogyBackward0", r, {&a, &b}, {&a, &b}, [grad_a, grad_b](const BackwardContext& c) {
+        const Tensor &g = c.grads[0], &a = c.saved[0], &b = c.saved[1];
+        return TensorList{c.needs(0) ? grad_a(g, a, b) : Tensor(), c.needs(1) ? grad_b(g, a, b) : Tensor()};
+      });
+    }
     case BinaryOp::Maximum: return record_extremum("MaximumBackward0", true, r, a, b);
     case BinaryOp::Minimum: return record_extremum("MinimumBackward0", false, r, a, b);
     case BinaryOp::Fmax: return record_fextremum("FmaxBackward0", true, r, a, b);

@@ -110,22 +110,25 @@ void record_var_std_mean(bool is_std, const Tensor& first, const Tensor& mean_ou
   else record_multi("VarMeanBackward0", {first, mean_out}, {&x}, {&x}, formula);
 }
 
+Tensor norm_backward(const Tensor& grad, const Tensor& x, const Tensor& norm, double p, IntArrayRef dims, bool keepdim) {
+  Tensor g = keep_dims(grad, x.sizes(), dims, keepdim), n = keep_dims(norm, x.sizes(), dims, keepdim);
+  if (p == 0) return zeros_like(x);
+  if (p == 1) return mul(g, sign(x));
+  if (std::isinf(p)) {  // split evenly among the elements of largest (smallest) magnitude
+    Tensor hit = eq(abs(x), n).to(x.dtype());
+    DimVector all(dims);
+    if (all.empty()) for (int64_t i = 0; i < x.dim(); ++i) all.push_back(i);
+    return mul(mul(g, sign(x)), div(hit, sum(hit, all, true)));
+  }
+  Tensor zero_norm = eq(n, wrapped_scalar(0));
+  Tensor local = p == 2 ? div(x, n) : div(mul(sign(x), pow(abs(x), wrapped_scalar(p - 1))), pow(n, wrapped_scalar(p - 1)));
+  if (p < 1) local = zero_where(eq(x, wrapped_scalar(0)), local);  // |x|^(p-1) is inf at 0: torch gives 0 there
+  return zero_where(zero_norm.expand(x.sizes()), mul(g, local));
+}
+
 void record_norm(const Tensor& r, const Tensor& x, double p, IntArrayRef dims, bool keepdim) {
   record("LinalgVectorNormBackward0", r, {&x}, {&x, &r}, [p, d = DimVector(dims), keepdim](const BackwardContext& c) {
-    const Tensor &x = c.saved[0];
-    Tensor g = keep_dims(c.grads[0], x.sizes(), d, keepdim), n = keep_dims(c.saved[1], x.sizes(), d, keepdim);
-    if (p == 0) return TensorList{zeros_like(x)};
-    if (p == 1) return TensorList{mul(g, sign(x))};
-    if (std::isinf(p)) {  // split evenly among the elements of largest (smallest) magnitude
-      Tensor hit = eq(abs(x), n).to(x.dtype());
-      DimVector all = d;
-      if (all.empty()) for (int64_t i = 0; i < x.dim(); ++i) all.push_back(i);
-      return TensorList{mul(mul(g, sign(x)), div(hit, sum(hit, all, true)))};
-    }
-    Tensor zero_norm = eq(n, wrapped_scalar(0));
-    Tensor local = p == 2 ? div(x, n) : div(mul(sign(x), pow(abs(x), wrapped_scalar(p - 1))), pow(n, wrapped_scalar(p - 1)));
-    if (p < 1) local = zero_where(eq(x, wrapped_scalar(0)), local);  // |x|^(p-1) is inf at 0: torch gives 0 there
-    return TensorList{zero_where(zero_norm.expand(x.sizes()), mul(g, local))};
+    return TensorList{norm_backward(c.grads[0], c.saved[0], c.saved[1], p, d, keepdim)};
   });
 }
 

@@ -74,10 +74,12 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
   ElementwiseConfig config;
   BinaryKind kind = binary_kind(op);
   config.bool_output = kind == BinaryKind::Compare || kind == BinaryKind::Logical;
-  config.int_to_float = kind == BinaryKind::Float;
+  config.int_to_float = kind == BinaryKind::Float && op != BinaryOp::Hypot;  // hypot refuses integers, after the checks
   // torch's pow(number, tensor) allocates its result contiguous, not in the exponent's layout
   config.contiguous_output = op == BinaryOp::Pow && a.impl()->is_wrapped_number && !b.impl()->is_wrapped_number;
   TensorIterator it(out, inputs, config);
+  EMBER_CHECK(op != BinaryOp::Hypot || is_floating_point(it.common_dtype()), NotImplementedError,
+              "\"hypot_cpu\" not implemented for '", dtype_info(it.common_dtype()).legacy_name, "'");
   bool shift = op == BinaryOp::ShiftLeft || op == BinaryOp::ShiftRight;
   if (kind == BinaryKind::Bitwise && (is_floating_point(it.common_dtype()) || (shift && it.common_dtype() == kBool))) {
     throw NotImplementedError(str("\"", shift ? (op == BinaryOp::ShiftLeft ? "lshift" : "rshift") : binary_op_name(op),
