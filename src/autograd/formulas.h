@@ -97,11 +97,8 @@ void record_evenly(const char* name, const Tensor& result, const Tensor& x);
 #include "ember/unary_ops.def"
 #undef EMBER_UNARY_OP
 
-}  // namespace ember::autograd
-
 // Shape utilities (formulas_shape_utils.cpp): flip, roll, rot90, repeat, tril/triu, diag_embed, diagonal copy,
 // trace, block_diag (a roll without dims is over the flattened tensor).
-namespace ember::autograd {
 void record_flip(const Tensor& result, const Tensor& self, IntArrayRef dims);
 void record_roll(const Tensor& result, const Tensor& self, IntArrayRef shifts, IntArrayRef dims);
 void record_rot90(const Tensor& result, const Tensor& self, int64_t k, IntArrayRef dims);
@@ -111,7 +108,6 @@ void record_diag_embed(const Tensor& result, const Tensor& self, int64_t offset,
 void record_diagonal_copy(const Tensor& result, const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2);
 void record_trace(const Tensor& result, const Tensor& self);
 void record_block_diag(const Tensor& result, std::span<const Tensor> inputs);
-namespace ember::autograd {
 
 // An op torch does not differentiate (torch::autograd::NotImplemented, raising in backward); b may be undefined.
 void record_not_implemented(const char* op, const Tensor& result, const Tensor& a, const Tensor& b);
