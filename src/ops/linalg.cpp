@@ -168,8 +168,9 @@ Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scal
   Tensor out = autograd::untracked([&] {
     Tensor prod = mm(m1, m2);
     Tensor out = empty(prod.sizes(), prod.options());
-    if (empty_product(out, m1.sizes()[1], &input, beta)) return out;
-    out.copy_(input.expand(prod.sizes()));
+    Tensor in = input.expand(prod.sizes());  // torch expands input first, even for an empty product
+    if (empty_product(out, m1.sizes()[1], &in, beta)) return out;
+    out.copy_(in);
     if (beta.to_double() == 0) out.zero_();  // beta = 0 ignores input, NaNs included, as torch
     mm_into(m1, m2, out, alpha.to_double(), beta.to_double() == 0 ? 0.0 : beta.to_double());
     return out;

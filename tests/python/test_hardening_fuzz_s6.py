@@ -97,6 +97,7 @@ def test_binary_ops_save_only_what_a_needed_gradient_reads(op):
                       beta=0.5),
     lambda m: m.addmm(m.tensor([[3]], dtype=m.int32), m.ones(1, 0, dtype=m.int32), m.ones(0, 1, dtype=m.int32), beta=2),
     lambda m: m.addmm(m.ones(2, 2), m.ones(2, 0), m.ones(0, 2), beta=0.5),
+    lambda m: m.addmm(m.ones(0), m.ones(0, 1), m.ones(1, 4), beta=0, alpha=2),  # fuzz seed 6: input expands first
 ])
 def test_products_with_nothing_to_multiply_follow_torch(fn):
     # torch returns an empty result or beta * input (through mul_) before it compares the factors' dtypes; the
