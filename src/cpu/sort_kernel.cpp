@@ -25,12 +25,6 @@ namespace ember::cpu {
 
 namespace {
 
-template <typename C>
-bool is_nan(C v) {
-  if constexpr (std::is_floating_point_v<C>) return v != v;
-  else return false;
-}
-
 // ---- order-preserving keys
 
 template <typename T>

@@ -34,13 +34,6 @@ std::pair<Tensor, Tensor> cum_extremum(bool is_max, const Tensor& x, int64_t dim
   return r;
 }
 
-std::pair<Tensor&, Tensor&> write_pair(Tensor& values, Tensor& indices, const std::pair<Tensor, Tensor>& r,
-                                       const char* name) {
-  write_out(values, r.first, name);
-  write_out(indices, r.second, name);
-  return {values, indices};
-}
-
 }  // namespace
 
 std::pair<Tensor, Tensor> cummax(const Tensor& x, int64_t dim) { return cum_extremum(true, x, dim); }

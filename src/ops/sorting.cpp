@@ -63,6 +63,13 @@ void write_out(Tensor& out, const Tensor& result, const char* name, bool keep_la
   out.copy_(result);
 }
 
+std::pair<Tensor&, Tensor&> write_pair(Tensor& values, Tensor& indices, const std::pair<Tensor, Tensor>& r,
+                                       const char* name) {
+  write_out(values, r.first, name);
+  write_out(indices, r.second, name);
+  return {values, indices};
+}
+
 }  // namespace order
 
 using namespace order;
@@ -90,13 +97,6 @@ std::pair<Tensor, Tensor> recorded_sort(const Tensor& x, int64_t dim, bool desce
   auto r = autograd::untracked([&] { return sort_impl(x, dim, descending, stable); });
   if (autograd::needs_grad({&x})) autograd::record_selected(node, r.first, r.second, x, wrap_dim(dim, x.dim()));
   return r;
-}
-
-std::pair<Tensor&, Tensor&> write_pair(Tensor& values, Tensor& indices, const std::pair<Tensor, Tensor>& r,
-                                       const char* name) {
-  write_out(values, r.first, name);
-  write_out(indices, r.second, name);
-  return {values, indices};
 }
 
 }  // namespace

@@ -25,5 +25,8 @@ void check_nonempty_dim(const Tensor& x, int64_t dim, const char* name);
 // Writes `result` into an out= tensor: out's dtype must be result's; resized as torch's out= tensors (taking
 // result's layout with keep_layout); a result that requires grad is refused, as torch's out= ops refuse autograd.
 void write_out(Tensor& out, const Tensor& result, const char* name, bool keep_layout = true);
+// write_out of a (values, indices) result into its two out= tensors.
+std::pair<Tensor&, Tensor&> write_pair(Tensor& values, Tensor& indices, const std::pair<Tensor, Tensor>& r,
+                                       const char* name);
 
 }  // namespace ember::order
