@@ -8,11 +8,12 @@ need_apt=()
 command -v ccache >/dev/null || need_apt+=(ccache)
 [ -f /usr/include/gtest/gtest.h ] || need_apt+=(libgtest-dev)
 ls /usr/include/*/blis-serial/cblas.h >/dev/null 2>&1 || need_apt+=(libblis-serial-dev)
+[ -f /usr/include/dnnl.hpp ] || need_apt+=(libdnnl-dev)
 command -v g++ >/dev/null || need_apt+=(g++)
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
 fi
 
 PIP="python3 -m pip"

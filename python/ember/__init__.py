@@ -16,6 +16,7 @@ from ._functional import *  # noqa: F401,F403
 from ._reductions import max, min
 from . import return_types
 from . import autograd
+from . import nn
 from . import utils
 from . import backends
 from .backends import set_float32_matmul_precision, get_float32_matmul_precision

@@ -80,4 +80,7 @@ NB_MODULE(_C, m) {
   py::init_einsum(m);
   auto tensor_class = nb::borrow<nb::class_<Tensor>>(nb::type<Tensor>());
   py::init_math_ops(m, tensor_class);
+  // ember._C._nn: the C++ side of ember.nn.functional (one init_nn_<area> per binding file).
+  nb::module_ nn = m.def_submodule("_nn", "ember.nn.functional's C++ functions");
+  (void)nn;
 }

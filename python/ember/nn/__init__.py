@@ -1,0 +1,2 @@
+"""ember.nn (torch.nn): modules, functional forms and initialisation, implemented in C++."""
+from . import functional
