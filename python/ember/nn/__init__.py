@@ -1,2 +1,3 @@
 """ember.nn (torch.nn): modules, functional forms and initialisation, implemented in C++."""
 from . import functional
+from .parameter import Parameter
