@@ -16,6 +16,8 @@ ScalarType result_type(std::span<const Tensor> operands);
 // Whether a value of `from` may be written to `to` in place or through out= (no float -> int,
 // nothing but bool -> bool).
 bool can_cast(ScalarType from, ScalarType to);
+// torch's error where an op's result of dtype `result` cannot be written into an output of dtype `out`.
+void check_result_fits_output(ScalarType result, ScalarType out);
 
 // The dtype torch computes `t`'s elementwise math in (opmath): float32 for float16 and bfloat16.
 ScalarType opmath_dtype(ScalarType t);

@@ -57,8 +57,7 @@ TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs
     return;
   }
   out_ = out;
-  EMBER_CHECK(can_cast(result_dtype, out.dtype()), Error, "result type ", dtype_info(result_dtype).legacy_name,
-              " can't be cast to the desired output type ", dtype_info(out.dtype()).legacy_name);
+  check_result_fits_output(result_dtype, out.dtype());
   if (!std::equal(out.sizes().begin(), out.sizes().end(), shape.begin(), shape.end())) {
     // An in-place op cannot change its tensor's shape; a separate out= tensor is resized as in torch.
     bool in_place = std::any_of(inputs.begin(), inputs.end(), [&](const Tensor& t) { return t.is_same(out); });

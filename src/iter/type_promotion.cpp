@@ -69,6 +69,11 @@ bool can_cast(ScalarType from, ScalarType to) {
   return !(from != kBool && to == kBool);
 }
 
+void check_result_fits_output(ScalarType result, ScalarType out) {
+  EMBER_CHECK(can_cast(result, out), Error, "result type ", dtype_info(result).legacy_name,
+              " can't be cast to the desired output type ", dtype_info(out).legacy_name);
+}
+
 Tensor wrapped_scalar(const Scalar& value) {
   ScalarType t = value.is_floating_point() ? kFloat64 : value.is_bool() ? kBool : kInt64;
   Tensor s = full({}, value, TensorOptions(t));

@@ -44,7 +44,10 @@ Tensor run_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, const
   // The recorded form computes out of place, then copies: check the aliasing the kernel would have refused.
   for (const Tensor* input : {&a, &b}) check_no_partial_overlap(out, *input);
   return autograd::record_out(out, a, name, [&] {
-    return comparison ? compare_recorded(op, a, b) : run(op, {}, a, b, alpha);
+    if (comparison) return compare_recorded(op, a, b);  // written into any dtype of `a`
+    Tensor r = run(op, {}, a, b, alpha);
+    check_result_fits_output(r.dtype(), out.dtype());
+    return r;
   });
 }
 
@@ -178,7 +181,11 @@ Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string_view> rou
 }
 Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode) {
   if (!rounding_mode && autograd::needs_grad({&a, &b, &out})) {  // recorded as div(a, b, None): DivBackward2
-    autograd::record_out(out, a, "div", [&] { return div(a, b, rounding_mode); });
+    autograd::record_out(out, a, "div", [&] {
+      Tensor r = div(a, b, rounding_mode);
+      check_result_fits_output(r.dtype(), out.dtype());
+      return r;
+    });
     return out;
   }
   run_out(rounded_div_op(rounding_mode), out, a, b, 1, "div");

@@ -69,8 +69,7 @@ Tensor& composite_out(Tensor& out, std::initializer_list<const Tensor*> inputs, 
   EMBER_CHECK(!grad, Error, name, "(): functions with out=... arguments don't support automatic "
               "differentiation, but one of the arguments requires grad.");
   Tensor r = compute();
-  EMBER_CHECK(can_cast(r.dtype(), out.dtype()), Error, "result type ", legacy(r), " can't be cast to the desired output "
-              "type ", legacy(out));
+  check_result_fits_output(r.dtype(), out.dtype());
   resize_output_like(out, r);
   return out.copy_(r);
 }
@@ -89,8 +88,7 @@ Tensor logit(const Tensor& x, std::optional<double> eps) {
 Tensor& logit_(Tensor& x, std::optional<double> eps) {
   auto compute = [&] {
     Tensor r = logit(x, eps);
-    EMBER_CHECK(can_cast(r.dtype(), x.dtype()), Error, "result type ", legacy(r), " can't be cast to the desired output "
-                "type ", legacy(x));
+    check_result_fits_output(r.dtype(), x.dtype());
     return r;
   };
   if (autograd::needs_grad({&x}) || autograd::writes_into_graph_view(x)) return autograd::record_in_place(x, compute);
