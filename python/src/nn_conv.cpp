@@ -120,11 +120,14 @@ void init_nn_conv(nb::module_& m, nb::module_& nn) {
   def_max_pool("max_pool2d", &F::max_pool2d_with_indices, &F::max_pool2d, false);
 
   nn.def("avg_pool2d", [](const Tensor& x, nb::handle k, nb::handle stride, nb::handle padding, bool ceil_mode,
-                          bool count_include_pad, std::optional<int64_t> divisor_override) {
-    return F::avg_pool2d(x, ints(k, "kernel_size"), stride_arg(stride), ints(padding, "padding"), ceil_mode,
-                         count_include_pad, divisor_override);
+                          bool count_include_pad, std::optional<int64_t> divisor_override, nb::handle out) {
+    DimVector ks = ints(k, "kernel_size"), s = stride_arg(stride), p = ints(padding, "padding");
+    if (out.is_none()) return nb::cast(F::avg_pool2d(x, ks, s, p, ceil_mode, count_include_pad, divisor_override));
+    F::avg_pool2d_out(nb::cast<Tensor&>(out), x, ks, s, p, ceil_mode, count_include_pad, divisor_override);
+    return nb::borrow(out);
   }, nb::arg("input"), nb::arg("kernel_size"), nb::arg("stride") = nb::none(), nb::arg("padding") = 0,
-     nb::arg("ceil_mode") = false, nb::arg("count_include_pad") = true, nb::arg("divisor_override") = nb::none());
+     nb::arg("ceil_mode") = false, nb::arg("count_include_pad") = true, nb::arg("divisor_override") = nb::none(),
+     nb::kw_only(), nb::arg("out") = nb::none());
   for (nb::module_* mod : {&m, &nn}) {
     mod->def("avg_pool1d", [](const Tensor& x, nb::handle k, nb::handle stride, nb::handle padding, bool ceil_mode,
                               bool count_include_pad) {

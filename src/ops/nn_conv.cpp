@@ -47,6 +47,20 @@ Tensor bias_shaped(const Tensor& bias, int64_t dims) {
   return bias.view(shape);
 }
 
+// The dtypes torch's CPU kernels take: floats and int64 everywhere; other integers only in plain (undilated,
+// untransposed) convolutions; never bool. They raise only when they run.
+void check_dtype(ScalarType t, const Conv& c, int64_t spatial) {
+  bool dilated = false;
+  for (int64_t d : c.g.dilation) dilated = dilated || d != 1;
+  bool ok = t != kBool && t != kFloat8_e4m3fn && t != kFloat8_e5m2 &&
+            (is_floating_point(t) || t == kInt64 || (!c.transposed && !dilated));
+  const char* dims = spatial == 3 ? "3d" : "2d";
+  EMBER_CHECK(ok, NotImplementedError, "\"",
+              c.transposed ? str("slow_conv_transpose", dims, "_out_cpu") : dilated ? std::string("slow_conv_dilated<>")
+                                                                              : str("slow_conv", dims, "_cpu"),
+              "\" not implemented for '", dtype_info(t).legacy_name, "'");
+}
+
 Tensor run_forward(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, const Conv& c) {
   DimVector sizes{input.size(0), c.transposed ? weight.size(1) * c.g.groups : weight.size(0)};
   for (int64_t o : c.out_spatial) sizes.push_back(o);
@@ -57,9 +71,11 @@ Tensor run_forward(const Tensor& input, const Tensor& weight, const std::optiona
     out.zero_();
     if (b.defined() && out.numel()) out.add_(bias_shaped(b, out.dim()));
   } else if (c.transposed) {
+    check_dtype(input.dtype(), c, weight.dim() - 2);
     kernels::conv_backward_data[input.device()](x, w, out, c.g);
     if (b.defined()) out.add_(bias_shaped(b, out.dim()));
   } else {
+    check_dtype(input.dtype(), c, weight.dim() - 2);
     kernels::conv_forward[input.device()](x, w, b, out, c.g);
   }
   return out.to(input.dtype());
@@ -135,9 +151,6 @@ Conv plan(const Tensor& input, const Tensor& weight, const std::optional<Tensor>
                         dtype_info(weight.dtype()).legacy_name));
   EMBER_CHECK(!bias || bias->dtype() == input.dtype(), Error, "Input type (", dtype_info(input.dtype()).cpp_name,
               ") and bias type (", dtype_info(bias->dtype()).cpp_name, ") should be the same");
-  EMBER_CHECK(input.dtype() != kBool && input.dtype() != kFloat8_e4m3fn && input.dtype() != kFloat8_e5m2,
-              NotImplementedError, "\"slow_conv", transposed ? "_transpose" : "", k == 3 ? "3d" : "2d",
-              transposed ? "_out_cpu" : "_cpu", "\" not implemented for '", dtype_info(input.dtype()).legacy_name, "'");
   EMBER_CHECK(!any_below(c.g.padding, 0), Error, "negative padding is not supported");
   EMBER_CHECK(!any_below(out_pad, 0), Error, "negative output_padding is not supported");
   EMBER_CHECK(!any_below(c.g.stride, 1), Error, "non-positive stride is not supported");

@@ -6,6 +6,7 @@
 #include "../autograd/formulas.h"
 #include "../dispatch/kernels.h"
 #include "ember/creation.h"
+#include "ember/math_ops.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
 
@@ -72,9 +73,12 @@ DimVector pooled_shape(const Tensor& input, int64_t oh, int64_t ow) {
   return s;
 }
 
-void check_pool_dtype(const Tensor& input, const char* name, bool floats_only) {
+// Max pooling takes every number type, average pooling floats and int64, adaptive pooling floats.
+enum class Takes { Numbers, FloatsAndLong, Floats };
+void check_pool_dtype(const Tensor& input, const char* name, Takes takes) {
   ScalarType t = input.dtype();
-  bool ok = t != kBool && t != kFloat8_e4m3fn && t != kFloat8_e5m2 && (!floats_only || is_floating_point(t));
+  bool ok = t != kBool && t != kFloat8_e4m3fn && t != kFloat8_e5m2 &&
+            (is_floating_point(t) || takes == Takes::Numbers || (takes == Takes::FloatsAndLong && t == kInt64));
   EMBER_CHECK(ok, NotImplementedError, "\"", name, "\" not implemented for '", dtype_info(t).legacy_name, "'");
 }
 
@@ -187,7 +191,7 @@ std::pair<PoolAxis, PoolAxis> adaptive_windows(const char* name, const Tensor& i
 std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
                                                   IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   auto [h, w] = pool2d_windows("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode, false);
-  check_pool_dtype(input, "max_pool2d", false);
+  check_pool_dtype(input, "max_pool2d", Takes::Numbers);
   return run_max(input, h, w, "MaxPool2DWithIndicesBackward0");
 }
 
@@ -211,6 +215,8 @@ Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   EMBER_CHECK(input.dim() == 2 || input.dim() == 3, Error,
               "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but got:",
               int_list(input.sizes()));
+  // torch's max_pool1d without indices is its own kernel (max_pool1d_impl), for floats only
+  if (!input.requires_grad()) check_pool_dtype(input, "max_pool1d_impl", Takes::Floats);
   return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode).first;
 }
 
@@ -218,8 +224,18 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
                   bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
   EMBER_CHECK(!divisor_override || *divisor_override != 0, Error, "divisor must be not zero");
   auto [h, w] = pool2d_windows("avg_pool2d", input, kernel_size, stride, padding, {1}, ceil_mode, count_include_pad);
-  check_pool_dtype(input, "avg_pool2d", false);
+  check_pool_dtype(input, "avg_pool2d", Takes::FloatsAndLong);
   return run_avg(input, h, w, divisor_override.value_or(0), "AvgPool2DBackward0");
+}
+
+Tensor& avg_pool2d_out(Tensor& out, const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
+                       IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                       std::optional<int64_t> divisor_override) {
+  EMBER_CHECK(out.dtype() == input.dtype(), Error, "Expected out tensor to have dtype ",
+              dtype_info(input.dtype()).cpp_name, ", but got ", dtype_info(out.dtype()).cpp_name, " instead");
+  return composite_out(out, {&input}, "avg_pool2d", [&] {
+    return avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  });
 }
 
 Tensor avg_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
@@ -235,7 +251,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
   EMBER_CHECK(output_size.size() == 2, Error, "adaptive_avg_pool2d: output_size must be 2");
   if (output_size[0] == 1 && output_size[1] == 1 && input.dim() >= 2) return mean(input, {-1, -2}, true);
   auto [h, w] = adaptive_windows("adaptive_avg_pool2d", input, output_size);
-  check_pool_dtype(input, "adaptive_avg_pool2d", true);
+  check_pool_dtype(input, "adaptive_avg_pool2d", Takes::Floats);
   return run_avg(input, h, w, 0, "AdaptiveAvgPool2DBackward0");
 }
 
@@ -247,7 +263,7 @@ Tensor adaptive_avg_pool1d(const Tensor& input, IntArrayRef output_size) {
 
 std::pair<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, IntArrayRef output_size) {
   auto [h, w] = adaptive_windows("adaptive_max_pool2d", input, output_size);
-  check_pool_dtype(input, "adaptive_max_pool2d", true);
+  check_pool_dtype(input, "adaptive_max_pool2d", Takes::Floats);
   return run_max(input, h, w, "AdaptiveMaxPool2DBackward0");
 }
 

@@ -5,13 +5,25 @@ from opdb import FLOATS, NUMERIC, OpInfo, Sample, T
 
 # float32 convolutions sum in another order than torch's (oneDNN's blocking): tolerances of a reduction.
 CONV_TOL = {"float16": (2e-3, 1e-2), "bfloat16": (1.6e-2, 1e-1), "float32": (1e-4, 1e-4), "float64": (1e-12, 1e-12)}
-CONV_DTYPES = tuple(d for d in NUMERIC if d not in ("uint8", "int8", "int16"))  # small ints overflow differently
 F = "nn.functional."
 
 
-def conv(name, *samples, dtypes=CONV_DTYPES, **kw):
-    return OpInfo(name, lambda dtype: iter(samples), torch_fn=kw.pop("torch_fn", name), dtypes=dtypes, grad=True,
-                  tol=CONV_TOL, method=None, **kw)
+SMALL_INTS = ("uint8", "int8", "int16", "int32")
+
+
+def conv(name, *samples, **kw):
+    """torch's integer kernels other than int64 do only undilated, untransposed convolutions (else they raise)."""
+    transposed, dil_pos = "transpose" in name, 7 if "transpose" in name else 5
+
+    def dilated(s):
+        d = s.kwargs.get("dilation", s.args[dil_pos] if len(s.args) > dil_pos else 1)
+        return d not in (1, (1,), (1, 1), (1, 1, 1))
+
+    def gen(dtype):
+        for s in samples:
+            raises = s.raises or (dtype in SMALL_INTS and (transposed or dilated(s)))
+            yield Sample(*s.args, raises=raises, **s.kwargs)
+    return OpInfo(name, gen, torch_fn=name, dtypes=NUMERIC, grad=True, tol=CONV_TOL, method=None, **kw)
 
 
 def w(*shape, layout="contiguous", seed=1):
@@ -66,8 +78,11 @@ def pool(name, samples, dtypes, **kw):
 ENTRIES += [
     pool("max_pool2d", POOL_SAMPLES + [Sample(POOL_IN, 3, 2, 1, 2), Sample(POOL_IN, 3, 2, 1, (1, 2), True)], NUMERIC),
     pool("max_pool2d_with_indices", [Sample(POOL_IN, 3, 2, 1, 2, True)], NUMERIC),
+    # without indices torch's max_pool1d is its own kernel, for floats only
     pool("max_pool1d", [Sample(T((2, 3, 9)), 2), Sample(T((3, 9), "transposed"), 3, 2, 1, 2, True),
-                        Sample(T((2, 3, 9)), 2, return_indices=True)], NUMERIC),
+                        Sample(T((2, 3, 9)), 2, return_indices=True)], FLOATS),
+    pool("max_pool1d_with_indices", [Sample(T((2, 3, 9)), 2), Sample(T((3, 9), "transposed"), 3, 2, 1, 2, True)],
+         NUMERIC),
     pool("avg_pool2d", POOL_SAMPLES + [Sample(POOL_IN, 3, 2, 1, count_include_pad=False),
                                        Sample(POOL_IN, 3, 2, 1, True, False),
                                        Sample(POOL_IN, 3, 2, 1, True, True, 5)], FLOATS + ("int64",)),

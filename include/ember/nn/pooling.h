@@ -24,6 +24,9 @@ Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
 Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {0},
                   bool ceil_mode = false, bool count_include_pad = true,
                   std::optional<int64_t> divisor_override = std::nullopt);
+Tensor& avg_pool2d_out(Tensor& out, const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {},
+                       IntArrayRef padding = {0}, bool ceil_mode = false, bool count_include_pad = true,
+                       std::optional<int64_t> divisor_override = std::nullopt);
 Tensor avg_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {0},
                   bool ceil_mode = false, bool count_include_pad = true);
 
