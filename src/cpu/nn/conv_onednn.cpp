@@ -10,6 +10,7 @@
 #include <dnnl.hpp>
 
 #include "conv_kernel.h"
+#include "ember/creation.h"
 #include "ember/parallel.h"
 
 namespace ember::cpu {
@@ -24,14 +25,31 @@ dnnl::engine& cpu_engine() {
   return engine;
 }
 
-// oneDNN's parallel regions use as many OpenMP threads as Ember's pool has (set per calling thread, as OpenMP's
-// thread count is).
-void match_thread_count() {
+// The OpenMP threads oneDNN's parallel regions use on the calling thread (OpenMP's count is per thread).
+void set_omp_threads(int n) {
   using SetFn = void (*)(int);
   static const auto set = reinterpret_cast<SetFn>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
   thread_local int current = 0;
-  int n = get_num_threads();
   if (set && n != current) set(current = n);
+}
+
+// Runs fn(first, count) over the batch: split into one chunk per Ember thread, each running oneDNN on one OpenMP
+// thread (so oneDNN creates no thread team: one pool in the process, no OpenMP threads spinning beside Ember's);
+// a batch smaller than the pool runs whole on as many OpenMP threads as Ember has.
+template <typename Fn>
+void over_batch(int64_t batch, Fn&& fn) {
+  int64_t threads = get_num_threads();
+  if (batch < threads || threads == 1) {
+    set_omp_threads(int(threads));
+    return fn(int64_t(0), batch, int64_t(0));
+  }
+  parallel_for(0, threads, 1, [&](int64_t t0, int64_t t1) {
+    set_omp_threads(1);
+    for (int64_t t = t0; t < t1; ++t) {
+      int64_t first = t * batch / threads, end = (t + 1) * batch / threads;
+      fn(first, end - first, t);
+    }
+  });
 }
 
 memory::dims dims_of(const Tensor& t) { return memory::dims(t.sizes().begin(), t.sizes().end()); }
@@ -54,12 +72,15 @@ memory::dims weight_dims(const Tensor& w, int64_t groups) {
   return d;
 }
 
-// One convolution's descriptors: plain activations and bias, weights in the layout the primitive chooses.
+// One convolution's descriptors: plain tensors as given, "any" for what the primitive may lay out its own way.
 struct ConvDescs {
-  memory::desc src, weights_any, weights_plain, dst, bias;
+  memory::desc src, weights, dst, bias;  // plain
+  memory::desc src_any, weights_any, dst_any;
   memory::dims strides, dilates, pad_l, pad_r;
   std::vector<int64_t> key;
 };
+
+memory::desc any_desc(const memory::dims& dims) { return memory::desc(dims, memory::data_type::f32, Tag::any); }
 
 ConvDescs describe(const Tensor& input, const Tensor& weight, const Tensor& output, const ConvGeometry& g,
                    bool bias) {
@@ -67,8 +88,10 @@ ConvDescs describe(const Tensor& input, const Tensor& weight, const Tensor& outp
   memory::dims wd = weight_dims(weight, g.groups);
   d.src = plain_desc(dims_of(input));
   d.dst = plain_desc(dims_of(output));
-  d.weights_plain = plain_desc(wd);
-  d.weights_any = memory::desc(wd, memory::data_type::f32, Tag::any);
+  d.weights = plain_desc(wd);
+  d.src_any = any_desc(dims_of(input));
+  d.dst_any = any_desc(dims_of(output));
+  d.weights_any = any_desc(wd);
   if (bias) d.bias = plain_desc({weight.size(0)});
   for (size_t i = 0; i < g.stride.size(); ++i) {
     int64_t k = weight.size(int64_t(i) + 2), in = input.size(int64_t(i) + 2), out = output.size(int64_t(i) + 2);
@@ -84,16 +107,46 @@ ConvDescs describe(const Tensor& input, const Tensor& weight, const Tensor& outp
   return d;
 }
 
-dnnl::convolution_forward::primitive_desc forward_pd(const ConvDescs& d) {
-  dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, d.src,
-                                       d.weights_any, d.bias, d.dst, d.strides, d.dilates, d.pad_l, d.pad_r);
-  return {desc, cpu_engine()};
+// Primitives take their scratchpad from us: oneDNN's shared library scratchpad is unsafe when primitives run
+// concurrently, as the batch chunks do.
+const dnnl::primitive_attr& user_scratchpad() {
+  static const dnnl::primitive_attr attr = [] {
+    dnnl::primitive_attr a;
+    a.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    return a;
+  }();
+  return attr;
 }
 
-// A primitive and its descriptor, cached by kind and shape key.
+// Executes p on args plus a scratchpad (`scratch`, from Ember's allocator); CPU execution returns when done.
+void run(const dnnl::primitive& p, const memory::desc& scratch, std::unordered_map<int, memory> args,
+         dnnl::stream& stream) {
+  Tensor buffer;
+  if (scratch.get_size()) {
+    buffer = empty({int64_t(scratch.get_size())}, TensorOptions(kUInt8));
+    args.emplace(DNNL_ARG_SCRATCHPAD, memory(scratch, cpu_engine(), buffer.data_ptr()));
+  }
+  p.execute(stream, args);
+  stream.wait();
+}
+
+void reorder(memory from, memory to, dnnl::stream& stream) {
+  dnnl::reorder::primitive_desc pd(from, to, user_scratchpad());
+  run(dnnl::reorder(pd), pd.scratchpad_desc(), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}}, stream);
+}
+
+dnnl::convolution_forward::primitive_desc forward_pd(const ConvDescs& d, const dnnl::primitive_attr& attr = {}) {
+  dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
+                                       d.src_any, d.weights_any, d.bias, d.dst_any, d.strides, d.dilates, d.pad_l,
+                                       d.pad_r);
+  return {desc, attr, cpu_engine()};
+}
+
+// A primitive and the layouts it wants its arguments in, cached by kind and shape key.
 struct Cached {
   dnnl::primitive primitive;
-  memory::desc weights;  // the layout the primitive wants its (diff) weights in
+  std::map<int, memory::desc> wanted;
+  memory::desc scratchpad;
 };
 
 template <typename Make>
@@ -116,9 +169,7 @@ struct CachedWeights {
   memory reordered;
 };
 
-memory weight_memory(const Tensor& w, const memory::desc& want, const memory::desc& plain, dnnl::stream& stream) {
-  memory given(plain, cpu_engine(), w.data_ptr());
-  if (want == plain) return given;
+memory cached_weights(memory given, const Tensor& w, const memory::desc& want, dnnl::stream& stream) {
   static std::mutex mutex;
   static std::deque<CachedWeights> cache;
   std::lock_guard lock(mutex);
@@ -129,72 +180,137 @@ memory weight_memory(const Tensor& w, const memory::desc& want, const memory::de
     break;
   }
   memory reordered(want, cpu_engine());
-  dnnl::reorder(given, reordered).execute(stream, given, reordered);
-  stream.wait();
+  reorder(given, reordered, stream);
   cache.push_front({w.storage(), w.data_ptr(), w.version(), want, reordered});
   if (cache.size() > 64) cache.pop_back();
   return reordered;
 }
 
+// One argument of a primitive: a plain tensor read (In), written (Out), or weights (read, reordered once).
+enum class Role { In, Out, Weights };
+struct Arg {
+  int id;
+  const Tensor& tensor;
+  const memory::desc& plain;
+  Role role;
+};
+
+// Runs a primitive on plain tensors: arguments it wants in another layout are reordered into scratch tensors
+// (Ember's caching allocator: no page faults per call), outputs reordered back after.
+void execute(const Cached& c, std::initializer_list<Arg> args) {
+  dnnl::stream stream(cpu_engine());
+  std::unordered_map<int, memory> bound;
+  std::vector<std::pair<memory, memory>> write_back;
+  std::vector<Tensor> scratch;
+  for (const Arg& a : args) {
+    memory given(a.plain, cpu_engine(), a.tensor.data_ptr());
+    auto it = c.wanted.find(a.id);
+    if (it == c.wanted.end() || it->second == a.plain) {
+      bound.emplace(a.id, given);
+    } else if (a.role == Role::Weights) {
+      bound.emplace(a.id, cached_weights(given, a.tensor, it->second, stream));
+    } else {
+      scratch.push_back(empty({int64_t(it->second.get_size())}, TensorOptions(kUInt8)));
+      memory m(it->second, cpu_engine(), scratch.back().data_ptr());
+      if (a.role == Role::In) reorder(given, m, stream);
+      else write_back.emplace_back(m, given);
+      bound.emplace(a.id, m);
+    }
+  }
+  run(c.primitive, c.scratchpad, bound, stream);
+  for (auto& [from, to] : write_back) reorder(from, to, stream);
+}
+
 enum Kind { Forward, BackwardData, BackwardWeights };
+
+// The three kinds over one chunk of the batch (all tensors already narrowed to it).
+void forward_chunk(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& output,
+                   const ConvGeometry& g) {
+  ConvDescs d = describe(input, weight, output, g, bias.defined());
+  const Cached& c = cached_primitive(Forward, d.key, [&] {
+    auto pd = forward_pd(d, user_scratchpad());
+    return Cached{dnnl::convolution_forward(pd),
+                  {{DNNL_ARG_SRC, pd.src_desc()}, {DNNL_ARG_WEIGHTS, pd.weights_desc()}, {DNNL_ARG_DST, pd.dst_desc()}},
+                  pd.scratchpad_desc()};
+  });
+  if (!bias.defined()) {
+    return execute(c, {{DNNL_ARG_SRC, input, d.src, Role::In}, {DNNL_ARG_WEIGHTS, weight, d.weights, Role::Weights},
+                       {DNNL_ARG_DST, output, d.dst, Role::Out}});
+  }
+  execute(c, {{DNNL_ARG_SRC, input, d.src, Role::In}, {DNNL_ARG_WEIGHTS, weight, d.weights, Role::Weights},
+              {DNNL_ARG_BIAS, bias, d.bias, Role::In}, {DNNL_ARG_DST, output, d.dst, Role::Out}});
+}
+
+void backward_data_chunk(const Tensor& grad_output, const Tensor& weight, const Tensor& grad_input,
+                         const ConvGeometry& g) {
+  ConvDescs d = describe(grad_input, weight, grad_output, g, false);
+  const Cached& c = cached_primitive(BackwardData, d.key, [&] {
+    dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any,
+                                               d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
+    dnnl::convolution_backward_data::primitive_desc pd(desc, user_scratchpad(), cpu_engine(), forward_pd(d));
+    return Cached{dnnl::convolution_backward_data(pd), {{DNNL_ARG_DIFF_DST, pd.diff_dst_desc()},
+                                                        {DNNL_ARG_WEIGHTS, pd.weights_desc()},
+                                                        {DNNL_ARG_DIFF_SRC, pd.diff_src_desc()}},
+                  pd.scratchpad_desc()};
+  });
+  execute(c, {{DNNL_ARG_DIFF_DST, grad_output, d.dst, Role::In}, {DNNL_ARG_WEIGHTS, weight, d.weights, Role::Weights},
+              {DNNL_ARG_DIFF_SRC, grad_input, d.src, Role::Out}});
+}
+
+void backward_weights_chunk(const Tensor& grad_output, const Tensor& input, const Tensor& grad_weight,
+                            const Tensor& grad_bias, const ConvGeometry& g) {
+  ConvDescs d = describe(input, grad_weight, grad_output, g, grad_bias.defined());
+  const Cached& c = cached_primitive(BackwardWeights, d.key, [&] {
+    dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any,
+                                                  d.bias, d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
+    dnnl::convolution_backward_weights::primitive_desc pd(desc, user_scratchpad(), cpu_engine(), forward_pd(d));
+    return Cached{dnnl::convolution_backward_weights(pd), {{DNNL_ARG_SRC, pd.src_desc()},
+                                                           {DNNL_ARG_DIFF_DST, pd.diff_dst_desc()},
+                                                           {DNNL_ARG_DIFF_WEIGHTS, pd.diff_weights_desc()}},
+                  pd.scratchpad_desc()};
+  });
+  if (!grad_bias.defined()) {
+    return execute(c, {{DNNL_ARG_SRC, input, d.src, Role::In}, {DNNL_ARG_DIFF_DST, grad_output, d.dst, Role::In},
+                       {DNNL_ARG_DIFF_WEIGHTS, grad_weight, d.weights, Role::Out}});
+  }
+  execute(c, {{DNNL_ARG_SRC, input, d.src, Role::In}, {DNNL_ARG_DIFF_DST, grad_output, d.dst, Role::In},
+              {DNNL_ARG_DIFF_WEIGHTS, grad_weight, d.weights, Role::Out},
+              {DNNL_ARG_DIFF_BIAS, grad_bias, d.bias, Role::Out}});
+}
 
 }  // namespace
 
 void onednn_conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& output,
                          const ConvGeometry& g) {
-  match_thread_count();
-  ConvDescs d = describe(input, weight, output, g, bias.defined());
-  const Cached& c = cached_primitive(Forward, d.key, [&] {
-    auto pd = forward_pd(d);
-    return Cached{dnnl::convolution_forward(pd), pd.weights_desc()};
+  over_batch(input.size(0), [&](int64_t first, int64_t n, int64_t) {
+    forward_chunk(input.narrow(0, first, n), weight, bias, output.narrow(0, first, n), g);
   });
-  dnnl::stream stream(cpu_engine());
-  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(d.src, cpu_engine(), input.data_ptr())},
-                                       {DNNL_ARG_WEIGHTS, weight_memory(weight, c.weights, d.weights_plain, stream)},
-                                       {DNNL_ARG_DST, memory(d.dst, cpu_engine(), output.data_ptr())}};
-  if (bias.defined()) args.emplace(DNNL_ARG_BIAS, memory(d.bias, cpu_engine(), bias.data_ptr()));
-  c.primitive.execute(stream, args);
-  stream.wait();
 }
 
 void onednn_conv_backward_data(const Tensor& grad_output, const Tensor& weight, const Tensor& grad_input,
                                const ConvGeometry& g) {
-  match_thread_count();
-  ConvDescs d = describe(grad_input, weight, grad_output, g, false);
-  const Cached& c = cached_primitive(BackwardData, d.key, [&] {
-    dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src, d.weights_any, d.dst,
-                                               d.strides, d.dilates, d.pad_l, d.pad_r);
-    dnnl::convolution_backward_data::primitive_desc pd(desc, cpu_engine(), forward_pd(d));
-    return Cached{dnnl::convolution_backward_data(pd), pd.weights_desc()};
+  over_batch(grad_output.size(0), [&](int64_t first, int64_t n, int64_t) {
+    backward_data_chunk(grad_output.narrow(0, first, n), weight, grad_input.narrow(0, first, n), g);
   });
-  dnnl::stream stream(cpu_engine());
-  c.primitive.execute(stream, {{DNNL_ARG_DIFF_DST, memory(d.dst, cpu_engine(), grad_output.data_ptr())},
-                               {DNNL_ARG_WEIGHTS, weight_memory(weight, c.weights, d.weights_plain, stream)},
-                               {DNNL_ARG_DIFF_SRC, memory(d.src, cpu_engine(), grad_input.data_ptr())}});
-  stream.wait();
 }
 
+// Each chunk but the first sums its weight (and bias) gradient into its own tensor, added up at the end.
 void onednn_conv_backward_weights(const Tensor& grad_output, const Tensor& input, const Tensor& grad_weight,
                                   const Tensor& grad_bias, const ConvGeometry& g) {
-  match_thread_count();
-  ConvDescs d = describe(input, grad_weight, grad_output, g, grad_bias.defined());
-  const Cached& c = cached_primitive(BackwardWeights, d.key, [&] {
-    dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src, d.weights_any, d.bias,
-                                                  d.dst, d.strides, d.dilates, d.pad_l, d.pad_r);
-    dnnl::convolution_backward_weights::primitive_desc pd(desc, cpu_engine(), forward_pd(d));
-    return Cached{dnnl::convolution_backward_weights(pd), pd.diff_weights_desc()};
+  int64_t threads = get_num_threads();
+  std::vector<Tensor> weights{grad_weight}, biases{grad_bias};
+  for (int64_t t = 1; t < threads && input.size(0) >= threads; ++t) {
+    weights.push_back(empty_like(grad_weight));
+    biases.push_back(grad_bias.defined() ? empty_like(grad_bias) : Tensor());
+  }
+  over_batch(input.size(0), [&](int64_t first, int64_t n, int64_t t) {
+    backward_weights_chunk(grad_output.narrow(0, first, n), input.narrow(0, first, n), weights[size_t(t)],
+                           biases[size_t(t)], g);
   });
-  dnnl::stream stream(cpu_engine());
-  memory plain(d.weights_plain, cpu_engine(), grad_weight.data_ptr());
-  bool reorder = c.weights != d.weights_plain;
-  memory diff = reorder ? memory(c.weights, cpu_engine()) : plain;
-  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(d.src, cpu_engine(), input.data_ptr())},
-                                       {DNNL_ARG_DIFF_DST, memory(d.dst, cpu_engine(), grad_output.data_ptr())},
-                                       {DNNL_ARG_DIFF_WEIGHTS, diff}};
-  if (grad_bias.defined()) args.emplace(DNNL_ARG_DIFF_BIAS, memory(d.bias, cpu_engine(), grad_bias.data_ptr()));
-  c.primitive.execute(stream, args);
-  if (reorder) dnnl::reorder(diff, plain).execute(stream, diff, plain);
-  stream.wait();
+  for (size_t t = 1; t < weights.size(); ++t) {
+    weights[0].add_(weights[t]);
+    if (grad_bias.defined()) biases[0].add_(biases[t]);
+  }
 }
 
 }  // namespace ember::cpu
