@@ -216,7 +216,7 @@ extern KernelTable<ConvBackwardDataFn> conv_backward_data;
 extern KernelTable<ConvBackwardWeightsFn> conv_backward_weights;
 
 // Pooling over contiguous planes (P, H, W) into (P, OH, OW), windows given per axis. max: the largest tap (a NaN
-// wins, the last one) and its index h * W + w (indices int64). avg: the sum of the taps over the divisor
+// wins, the last one) and, when `indices` is defined, its index h * W + w (int64). avg: the sum of the taps over the divisor
 // (`divisor`, or span_h * span_w when 0). max_backward: grad_input (zeroed here) gets grad_output added at the
 // indices; avg_backward: each tap gets its output's gradient over the divisor.
 using MaxPoolFn = void (*)(const Tensor& input, const Tensor& output, const Tensor& indices, const PoolAxis& h,

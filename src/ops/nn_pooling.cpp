@@ -82,13 +82,17 @@ void check_pool_dtype(const Tensor& input, const char* name, Takes takes) {
   EMBER_CHECK(ok, NotImplementedError, "\"", name, "\" not implemented for '", dtype_info(t).legacy_name, "'");
 }
 
-std::pair<Tensor, Tensor> run_max(const Tensor& input, const PoolAxis& h, const PoolAxis& w, const char* node) {
+// Max pooling; the indices are computed only when asked for or needed by the gradient.
+std::pair<Tensor, Tensor> run_max(const Tensor& input, const PoolAxis& h, const PoolAxis& w, const char* node,
+                                  bool want_indices = true) {
   DimVector shape = pooled_shape(input, int64_t(h.start.size()), int64_t(w.start.size()));
-  Tensor out = empty(shape, input.options()), idx = empty(shape, input.options().dtype(kInt64));
+  bool indices = want_indices || autograd::needs_grad({&input});
+  Tensor out = empty(shape, input.options()), idx = indices ? empty(shape, input.options().dtype(kInt64)) : Tensor();
   if (out.numel()) {
     autograd::untracked([&] {
-      kernels::max_pool[input.device()](planes(input), out.view({-1, shape[shape.size() - 2], shape.back()}),
-                                        idx.view({-1, shape[shape.size() - 2], shape.back()}), h, w);
+      DimVector planes_shape{-1, shape[shape.size() - 2], shape.back()};
+      kernels::max_pool[input.device()](planes(input), out.view(planes_shape),
+                                        indices ? idx.view(planes_shape) : Tensor(), h, w);
     });
   }
   if (autograd::needs_grad({&input})) {
@@ -188,16 +192,25 @@ std::pair<PoolAxis, PoolAxis> adaptive_windows(const char* name, const Tensor& i
 
 }  // namespace
 
-std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
-                                                  IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+namespace {
+
+std::pair<Tensor, Tensor> max_pool2d_impl(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
+                                          IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, bool indices) {
   auto [h, w] = pool2d_windows("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode, false);
   check_pool_dtype(input, "max_pool2d", Takes::Numbers);
-  return run_max(input, h, w, "MaxPool2DWithIndicesBackward0");
+  return run_max(input, h, w, "MaxPool2DWithIndicesBackward0", indices);
+}
+
+}  // namespace
+
+std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
+                                                  IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  return max_pool2d_impl(input, kernel_size, stride, padding, dilation, ceil_mode, true);
 }
 
 Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                   IntArrayRef dilation, bool ceil_mode) {
-  return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode).first;
+  return max_pool2d_impl(input, kernel_size, stride, padding, dilation, ceil_mode, false).first;
 }
 
 std::pair<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,

@@ -3,6 +3,7 @@
 // pooling. Measured faster than oneDNN's pooling for NCHW tensors (no reorder to a blocked layout).
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "../../dispatch/kernels.h"
 #include "../compute_type.h"
@@ -28,36 +29,120 @@ bool is_nan(T v) {
   else return std::isnan(static_cast<float>(v));
 }
 
+// One output row of max pooling: branch-free updates (v > best or v is NaN takes the tap, torch's rule: the
+// last NaN wins), so full windows of float rows vectorise. Indices are written only when asked for.
+template <typename T, bool kIndices>
+void max_pool_row(const T* plane, int64_t W, const PoolAxis& h, int64_t oh, const PoolAxis& w, T* out, int64_t* idx) {
+  using C = Compute<T>;
+  const int64_t h0 = h.start[oh], hn = h.count[oh], OW = int64_t(w.start.size());
+  for (int64_t ow = 0; ow < OW; ++ow) {
+    const int64_t w0 = w.start[ow], wn = w.count[ow];
+    C best = std::is_integral_v<T> ? C(std::numeric_limits<T>::lowest()) : C(-INFINITY);
+    int64_t best_at = h0 * W + w0;
+    for (int64_t i = 0; i < hn; ++i) {
+      const int64_t base = (h0 + i * h.step) * W;
+      for (int64_t j = 0; j < wn; ++j) {
+        const int64_t at = base + w0 + j * w.step;
+        const C v = C(plane[at]);
+        const bool take = v > best || is_nan(v);
+        best = take ? v : best;
+        if constexpr (kIndices) best_at = take ? at : best_at;
+      }
+    }
+    out[ow] = T(best);
+    if constexpr (kIndices) idx[ow] = best_at;
+  }
+}
+
+// The stride of an axis whose windows all hold the same taps count and start a constant stride apart (unclipped
+// windows: the common case), else 0.
+int64_t regular_stride(const PoolAxis& a) {
+  const size_t n = a.start.size();
+  const int64_t s = n > 1 ? a.start[1] - a.start[0] : 1;
+  for (size_t i = 0; i < n; ++i) {
+    if (a.count[i] != a.count[0] || a.start[i] != a.start[0] + int64_t(i) * s) return 0;
+  }
+  return s > 0 ? s : 0;
+}
+
+// Max pooling of one output row over a regular w axis, tap by tap across the row so the loop over outputs
+// vectorises (S: the stride when known at compile time, else 0 and `ws`). best: OW scratch values.
+template <typename T, bool kIndices, int64_t S>
+void max_row_regular(const T* plane, int64_t W, const PoolAxis& h, int64_t oh, const PoolAxis& w, int64_t ws, T* out,
+                     int64_t* idx, Compute<T>* best) {
+  using C = Compute<T>;
+  const int64_t OW = int64_t(w.start.size()), stride = S ? S : ws, h0 = h.start[oh];
+  for (int64_t ow = 0; ow < OW; ++ow) {
+    best[ow] = std::is_integral_v<T> ? C(std::numeric_limits<T>::lowest()) : C(-INFINITY);
+    if constexpr (kIndices) idx[ow] = h0 * W + w.start[0] + ow * stride;
+  }
+  for (int64_t i = 0; i < h.count[oh]; ++i) {
+    for (int64_t j = 0; j < w.count[0]; ++j) {
+      const int64_t base = (h0 + i * h.step) * W + w.start[0] + j * w.step;
+      const T* src = plane + base;
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        const C v = C(src[ow * stride]);
+        const bool take = v > best[ow] || is_nan(v);  // torch's rule: the last NaN wins
+        best[ow] = take ? v : best[ow];
+        if constexpr (kIndices) idx[ow] = take ? base + ow * stride : idx[ow];
+      }
+    }
+  }
+  for (int64_t ow = 0; ow < OW; ++ow) out[ow] = T(best[ow]);
+}
+
+// The same for any windows (clipped at the edges, adaptive), window by window.
+template <typename T, bool kIndices>
+void max_row(const T* plane, int64_t W, const PoolAxis& h, int64_t oh, const PoolAxis& w, T* out, int64_t* idx) {
+  using C = Compute<T>;
+  const int64_t h0 = h.start[oh], hn = h.count[oh], OW = int64_t(w.start.size());
+  for (int64_t ow = 0; ow < OW; ++ow) {
+    const int64_t w0 = w.start[ow], wn = w.count[ow];
+    C best = std::is_integral_v<T> ? C(std::numeric_limits<T>::lowest()) : C(-INFINITY);
+    int64_t best_at = h0 * W + w0;
+    for (int64_t i = 0; i < hn; ++i) {
+      const int64_t base = (h0 + i * h.step) * W;
+      for (int64_t j = 0; j < wn; ++j) {
+        const int64_t at = base + w0 + j * w.step;
+        const C v = C(plane[at]);
+        const bool take = v > best || is_nan(v);
+        best = take ? v : best;
+        if constexpr (kIndices) best_at = take ? at : best_at;
+      }
+    }
+    out[ow] = T(best);
+    if constexpr (kIndices) idx[ow] = best_at;
+  }
+}
+
+template <typename T, bool kIndices>
+void max_pool_planes(const T* in, T* out, int64_t* idx, int64_t H, int64_t W, int64_t OH, const PoolAxis& h,
+                     const PoolAxis& w, int64_t p0, int64_t p1) {
+  const int64_t OW = int64_t(w.start.size()), ws = regular_stride(w);
+  std::vector<Compute<T>> best(size_t(ws ? OW : 0));
+  for (int64_t p = p0; p < p1; ++p) {
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      const int64_t o = (p * OH + oh) * OW;
+      const T* plane = in + p * H * W;
+      int64_t* row_idx = kIndices ? idx + o : nullptr;
+      if (ws == 2) max_row_regular<T, kIndices, 2>(plane, W, h, oh, w, ws, out + o, row_idx, best.data());
+      else if (ws == 1) max_row_regular<T, kIndices, 1>(plane, W, h, oh, w, ws, out + o, row_idx, best.data());
+      else if (ws) max_row_regular<T, kIndices, 0>(plane, W, h, oh, w, ws, out + o, row_idx, best.data());
+      else max_row<T, kIndices>(plane, W, h, oh, w, out + o, row_idx);
+    }
+  }
+}
+
 template <typename T>
 void max_pool_typed(const Tensor& input, const Tensor& output, const Tensor& indices, const PoolAxis& h,
                     const PoolAxis& w) {
-  const int64_t H = input.size(1), W = input.size(2), OH = output.size(1), OW = output.size(2);
+  const int64_t H = input.size(1), W = input.size(2), OH = output.size(1);
   const T* in = input.data_ptr<T>();
   T* out = output.data_ptr<T>();
-  int64_t* idx = indices.data_ptr<int64_t>();
+  int64_t* idx = indices.defined() ? indices.data_ptr<int64_t>() : nullptr;
   parallel_for(0, input.size(0), plane_grain(h, w), [&](int64_t p0, int64_t p1) {
-    for (int64_t p = p0; p < p1; ++p) {
-      const T* plane = in + p * H * W;
-      for (int64_t oh = 0; oh < OH; ++oh) {
-        for (int64_t ow = 0; ow < OW; ++ow) {
-          using C = Compute<T>;
-          C best = std::is_integral_v<T> ? C(std::numeric_limits<T>::lowest()) : C(-INFINITY);
-          int64_t best_at = h.start[oh] * W + w.start[ow];
-          for (int64_t i = 0, ih = h.start[oh]; i < h.count[oh]; ++i, ih += h.step) {
-            for (int64_t j = 0, iw = w.start[ow]; j < w.count[ow]; ++j, iw += w.step) {
-              C v = C(plane[ih * W + iw]);
-              if (v > best || is_nan(v)) {  // torch's test: the last NaN wins
-                best = v;
-                best_at = ih * W + iw;
-              }
-            }
-          }
-          int64_t o = (p * OH + oh) * OW + ow;
-          out[o] = T(best);
-          idx[o] = best_at;
-        }
-      }
-    }
+    if (idx) max_pool_planes<T, true>(in, out, idx, H, W, OH, h, w, p0, p1);
+    else max_pool_planes<T, false>(in, out, idx, H, W, OH, h, w, p0, p1);
   });
 }
 
