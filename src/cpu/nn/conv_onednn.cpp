@@ -149,14 +149,16 @@ struct Cached {
   memory::desc scratchpad;
 };
 
+// Shared, so a caller keeps its primitive while another thread clears a full cache (many shapes: a varying batch).
 template <typename Make>
-const Cached& cached_primitive(int kind, const std::vector<int64_t>& key, Make make) {
+std::shared_ptr<const Cached> cached_primitive(int kind, const std::vector<int64_t>& key, Make make) {
   static std::mutex mutex;
-  static std::map<std::pair<int, std::vector<int64_t>>, Cached> cache;
+  static std::map<std::pair<int, std::vector<int64_t>>, std::shared_ptr<const Cached>> cache;
   std::lock_guard lock(mutex);
   auto it = cache.find({kind, key});
-  if (it == cache.end()) it = cache.emplace(std::pair{kind, key}, make()).first;
-  return it->second;
+  if (it != cache.end()) return it->second;
+  if (cache.size() >= 512) cache.clear();
+  return cache.emplace(std::pair{kind, key}, std::make_shared<const Cached>(make())).first->second;
 }
 
 // Weights reordered to a primitive's layout, kept while the tensor's storage, offset and version are unchanged.
@@ -227,24 +229,24 @@ enum Kind { Forward, BackwardData, BackwardWeights };
 void forward_chunk(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& output,
                    const ConvGeometry& g) {
   ConvDescs d = describe(input, weight, output, g, bias.defined());
-  const Cached& c = cached_primitive(Forward, d.key, [&] {
+  auto c = cached_primitive(Forward, d.key, [&] {
     auto pd = forward_pd(d, user_scratchpad());
     return Cached{dnnl::convolution_forward(pd),
                   {{DNNL_ARG_SRC, pd.src_desc()}, {DNNL_ARG_WEIGHTS, pd.weights_desc()}, {DNNL_ARG_DST, pd.dst_desc()}},
                   pd.scratchpad_desc()};
   });
   if (!bias.defined()) {
-    return execute(c, {{DNNL_ARG_SRC, input, d.src, Role::In}, {DNNL_ARG_WEIGHTS, weight, d.weights, Role::Weights},
+    return execute(*c, {{DNNL_ARG_SRC, input, d.src, Role::In}, {DNNL_ARG_WEIGHTS, weight, d.weights, Role::Weights},
                        {DNNL_ARG_DST, output, d.dst, Role::Out}});
   }
-  execute(c, {{DNNL_ARG_SRC, input, d.src, Role::In}, {DNNL_ARG_WEIGHTS, weight, d.weights, Role::Weights},
+  execute(*c, {{DNNL_ARG_SRC, input, d.src, Role::In}, {DNNL_ARG_WEIGHTS, weight, d.weights, Role::Weights},
               {DNNL_ARG_BIAS, bias, d.bias, Role::In}, {DNNL_ARG_DST, output, d.dst, Role::Out}});
 }
 
 void backward_data_chunk(const Tensor& grad_output, const Tensor& weight, const Tensor& grad_input,
                          const ConvGeometry& g) {
   ConvDescs d = describe(grad_input, weight, grad_output, g, false);
-  const Cached& c = cached_primitive(BackwardData, d.key, [&] {
+  auto c = cached_primitive(BackwardData, d.key, [&] {
     dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any,
                                                d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
     dnnl::convolution_backward_data::primitive_desc pd(desc, user_scratchpad(), cpu_engine(), forward_pd(d));
@@ -253,14 +255,14 @@ void backward_data_chunk(const Tensor& grad_output, const Tensor& weight, const 
                                                         {DNNL_ARG_DIFF_SRC, pd.diff_src_desc()}},
                   pd.scratchpad_desc()};
   });
-  execute(c, {{DNNL_ARG_DIFF_DST, grad_output, d.dst, Role::In}, {DNNL_ARG_WEIGHTS, weight, d.weights, Role::Weights},
+  execute(*c, {{DNNL_ARG_DIFF_DST, grad_output, d.dst, Role::In}, {DNNL_ARG_WEIGHTS, weight, d.weights, Role::Weights},
               {DNNL_ARG_DIFF_SRC, grad_input, d.src, Role::Out}});
 }
 
 void backward_weights_chunk(const Tensor& grad_output, const Tensor& input, const Tensor& grad_weight,
                             const Tensor& grad_bias, const ConvGeometry& g) {
   ConvDescs d = describe(input, grad_weight, grad_output, g, grad_bias.defined());
-  const Cached& c = cached_primitive(BackwardWeights, d.key, [&] {
+  auto c = cached_primitive(BackwardWeights, d.key, [&] {
     dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any,
                                                   d.bias, d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
     dnnl::convolution_backward_weights::primitive_desc pd(desc, user_scratchpad(), cpu_engine(), forward_pd(d));
@@ -270,10 +272,10 @@ void backward_weights_chunk(const Tensor& grad_output, const Tensor& input, cons
                   pd.scratchpad_desc()};
   });
   if (!grad_bias.defined()) {
-    return execute(c, {{DNNL_ARG_SRC, input, d.src, Role::In}, {DNNL_ARG_DIFF_DST, grad_output, d.dst, Role::In},
+    return execute(*c, {{DNNL_ARG_SRC, input, d.src, Role::In}, {DNNL_ARG_DIFF_DST, grad_output, d.dst, Role::In},
                        {DNNL_ARG_DIFF_WEIGHTS, grad_weight, d.weights, Role::Out}});
   }
-  execute(c, {{DNNL_ARG_SRC, input, d.src, Role::In}, {DNNL_ARG_DIFF_DST, grad_output, d.dst, Role::In},
+  execute(*c, {{DNNL_ARG_SRC, input, d.src, Role::In}, {DNNL_ARG_DIFF_DST, grad_output, d.dst, Role::In},
               {DNNL_ARG_DIFF_WEIGHTS, grad_weight, d.weights, Role::Out},
               {DNNL_ARG_DIFF_BIAS, grad_bias, d.bias, Role::Out}});
 }
