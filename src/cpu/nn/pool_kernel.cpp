@@ -68,18 +68,20 @@ int64_t regular_stride(const PoolAxis& a) {
 // Max pooling of one output row over a regular w axis, tap by tap across the row so the loop over outputs
 // vectorises (S: the stride when known at compile time, else 0 and `ws`). best: OW scratch values.
 template <typename T, bool kIndices, int64_t S>
-void max_row_regular(const T* plane, int64_t W, const PoolAxis& h, int64_t oh, const PoolAxis& w, int64_t ws, T* out,
-                     int64_t* idx, Compute<T>* best) {
+void max_row_regular(const T* plane, int64_t W, const PoolAxis& h, int64_t oh, const PoolAxis& w, int64_t ws,
+                     T* __restrict out, int64_t* __restrict idx, Compute<T>* __restrict best) {
   using C = Compute<T>;
-  const int64_t OW = int64_t(w.start.size()), stride = S ? S : ws, h0 = h.start[oh];
-  for (int64_t ow = 0; ow < OW; ++ow) {
-    best[ow] = std::is_integral_v<T> ? C(std::numeric_limits<T>::lowest()) : C(-INFINITY);
-    if constexpr (kIndices) idx[ow] = h0 * W + w.start[0] + ow * stride;
+  const int64_t OW = int64_t(w.start.size()), stride = S ? S : ws, h0 = h.start[oh], hn = h.count[oh];
+  const int64_t w0 = w.start[0], wn = w.count[0], hstep = h.step, wstep = w.step;
+  const C lowest = std::is_integral_v<T> ? C(std::numeric_limits<T>::lowest()) : C(-INFINITY);
+  for (int64_t ow = 0; ow < OW; ++ow) best[ow] = lowest;
+  if constexpr (kIndices) {
+    for (int64_t ow = 0; ow < OW; ++ow) idx[ow] = h0 * W + w0 + ow * stride;
   }
-  for (int64_t i = 0; i < h.count[oh]; ++i) {
-    for (int64_t j = 0; j < w.count[0]; ++j) {
-      const int64_t base = (h0 + i * h.step) * W + w.start[0] + j * w.step;
-      const T* src = plane + base;
+  for (int64_t i = 0; i < hn; ++i) {
+    for (int64_t j = 0; j < wn; ++j) {
+      const int64_t base = (h0 + i * hstep) * W + w0 + j * wstep;
+      const T* __restrict src = plane + base;
       for (int64_t ow = 0; ow < OW; ++ow) {
         const C v = C(src[ow * stride]);
         const bool take = v > best[ow] || is_nan(v);  // torch's rule: the last NaN wins
