@@ -30,6 +30,14 @@ DimVector output_size_arg(nb::handle h, int64_t dims) {
   return r;
 }
 
+// F.adaptive_*_pool2d's output size through torch's _list_with_default: a tuple needs more input dims than entries.
+DimVector output_size_2d(const Tensor& x, nb::handle h) {
+  if ((nb::isinstance<nb::tuple>(h) || nb::isinstance<nb::list>(h)) && x.dim() <= int64_t(nb::len(h))) {
+    throw ValueError(str("Input dimension should be at least ", nb::len(h) + 1));
+  }
+  return output_size_arg(h, 2);
+}
+
 nb::object maybe_pair(const std::pair<Tensor, Tensor>& r, bool return_indices) {
   return return_indices ? nb::cast(r) : nb::cast(r.first);
 }
@@ -143,13 +151,13 @@ void init_nn_conv(nb::module_& m, nb::module_& nn) {
     }, nb::arg("input"), nb::arg("output_size"), nb::arg("return_indices") = false);
   }
   nn.def("adaptive_avg_pool2d", [](const Tensor& x, nb::handle size) {
-    return F::adaptive_avg_pool2d(x, output_size_arg(size, 2));
+    return F::adaptive_avg_pool2d(x, output_size_2d(x, size));
   }, nb::arg("input"), nb::arg("output_size"));
   nn.def("adaptive_max_pool2d", [](const Tensor& x, nb::handle size, bool return_indices) {
-    return maybe_pair(F::adaptive_max_pool2d(x, output_size_arg(size, 2)), return_indices);
+    return maybe_pair(F::adaptive_max_pool2d(x, output_size_2d(x, size)), return_indices);
   }, nb::arg("input"), nb::arg("output_size"), nb::arg("return_indices") = false);
   nn.def("adaptive_max_pool2d_with_indices", [](const Tensor& x, nb::handle size, bool) {
-    return F::adaptive_max_pool2d(x, output_size_arg(size, 2));
+    return F::adaptive_max_pool2d(x, output_size_2d(x, size));
   }, nb::arg("input"), nb::arg("output_size"), nb::arg("return_indices") = true);
   nn.def("adaptive_max_pool1d_with_indices", [](const Tensor& x, nb::handle size, bool) {
     return F::adaptive_max_pool1d(x, output_size_arg(size, 1));

@@ -178,8 +178,8 @@ DimVector one_int(const char* fn, const char* arg, IntArrayRef v, int64_t lead) 
 
 std::pair<PoolAxis, PoolAxis> adaptive_windows(const char* name, const Tensor& input, IntArrayRef output_size) {
   EMBER_CHECK(output_size.size() == 2, Error, name, ": output_size must be 2");
-  EMBER_CHECK(input.dim() == 3 || input.dim() == 4, Error, name, "(): Expected 3D or 4D tensor, but got ",
-              int_list(input.sizes()));
+  EMBER_CHECK(input.dim() == 3 || input.dim() == 4, Error, name, "(): Expected 3D or 4D tensor, but got",
+              std::string_view(name) == "adaptive_max_pool2d" ? ": " : " ", int_list(input.sizes()));
   for (int64_t i = 1; i < input.dim(); ++i) {
     EMBER_CHECK(input.size(i) > 0, Error, name,
                 "(): Expected input to have non-zero size for non-batch dimensions, but input has sizes ",
@@ -228,6 +228,14 @@ Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   EMBER_CHECK(input.dim() == 2 || input.dim() == 3, Error,
               "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but got:",
               int_list(input.sizes()));
+  auto one = [](IntArrayRef v, const char* what, bool may_be_empty) {
+    EMBER_CHECK(v.size() == 1 || (may_be_empty && v.empty()), Error, "max_pool1d() ", what, " of size 1 but got size ",
+                v.size());
+  };
+  one(kernel_size, "kernel_size must be an int, list of ints or tuple of ints", false);
+  one(stride, "stride must be None, an int, list of ints, or tuple of ints", true);
+  one(padding, "padding must be an int, list of ints, or tuple of ints", false);
+  one(dilation, "dilation must be an int, list of ints or tuple of ints", false);
   // torch's max_pool1d without indices is its own kernel (max_pool1d_impl), for floats only
   if (!input.requires_grad()) check_pool_dtype(input, "max_pool1d_impl", Takes::Floats);
   return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode).first;

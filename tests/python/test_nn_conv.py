@@ -72,6 +72,15 @@ ERRORS = [
     lambda m, F, x, w: F.adaptive_max_pool2d(x.long(), 3),
     lambda m, F, x, w: F.adaptive_avg_pool2d(x, (3,)),
     lambda m, F, x, w: F.adaptive_avg_pool2d(m.ones(2, 3, 0, 4), 2),
+    lambda m, F, x, w: F.adaptive_max_pool2d(x[0, 0], 2),
+    lambda m, F, x, w: F.adaptive_avg_pool2d(x[0, 0], (2, 2)),
+    lambda m, F, x, w: F.max_pool1d(x[0], (2, 2)),
+    lambda m, F, x, w: F.max_pool1d(x[0], 2, (2, 2)),
+    lambda m, F, x, w: F.max_pool1d(x[0], (2, 2), return_indices=True),
+    lambda m, F, x, w: F.avg_pool1d(x[0], 2, (1, 1)),
+    lambda m, F, x, w: F.adaptive_avg_pool1d(x[0], (2, 2)),
+    lambda m, F, x, w: F.max_pool2d(x, 3, 1, 1, dilation=3),
+    lambda m, F, x, w: F.conv_transpose2d(x, m.ones(4, 3, 3, 3), m.ones(4), groups=1),
 ]
 
 
