@@ -79,7 +79,6 @@ ERRORS = [
     lambda m, F, x, w: F.max_pool1d(x[0], (2, 2), return_indices=True),
     lambda m, F, x, w: F.avg_pool1d(x[0], 2, (1, 1)),
     lambda m, F, x, w: F.adaptive_avg_pool1d(x[0], (2, 2)),
-    lambda m, F, x, w: F.max_pool2d(x, 3, 1, 1, dilation=3),
     lambda m, F, x, w: F.conv_transpose2d(x, m.ones(4, 3, 3, 3), m.ones(4), groups=1),
 ]
 
