@@ -117,6 +117,38 @@ void max_row(const T* plane, int64_t W, const PoolAxis& h, int64_t oh, const Poo
   }
 }
 
+// Whether an axis pools disjoint pairs from the start (the seed CNN's 2x2, stride 2, unpadded pooling).
+bool pairs(const PoolAxis& a) { return regular_stride(a) == 2 && a.step == 1 && a.start[0] == 0 && a.count[0] == 2; }
+
+// 2x2 pooling over every output row of planes [p0, p1): two input rows into one output row, taps in torch's order.
+template <typename T, bool kIndices>
+void max_pool_pairs(const T* in, T* out, int64_t* idx, int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t p0,
+                    int64_t p1) {
+  using C = Compute<T>;
+  for (int64_t r = p0 * OH; r < p1 * OH; ++r) {
+    const int64_t oh = r % OH;
+    const T* __restrict r0 = in + (r / OH) * H * W + 2 * oh * W;
+    const T* __restrict r1 = r0 + W;
+    T* __restrict o = out + r * OW;
+    int64_t* __restrict id = kIndices ? idx + r * OW : nullptr;
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      const int64_t base = 2 * oh * W + 2 * ow;
+      C best = C(r0[2 * ow]);
+      int64_t at = base;
+      auto tap = [&](C v, int64_t where) {
+        const bool take = v > best || is_nan(v);
+        best = take ? v : best;
+        if constexpr (kIndices) at = take ? where : at;
+      };
+      tap(C(r0[2 * ow + 1]), base + 1);
+      tap(C(r1[2 * ow]), base + W);
+      tap(C(r1[2 * ow + 1]), base + W + 1);
+      o[ow] = T(best);
+      if constexpr (kIndices) id[ow] = at;
+    }
+  }
+}
+
 template <typename T, bool kIndices>
 void max_pool_planes(const T* in, T* out, int64_t* idx, int64_t H, int64_t W, int64_t OH, const PoolAxis& h,
                      const PoolAxis& w, int64_t p0, int64_t p1) {
@@ -143,8 +175,15 @@ void max_pool_typed(const Tensor& input, const Tensor& output, const Tensor& ind
   T* out = output.data_ptr<T>();
   int64_t* idx = indices.defined() ? indices.data_ptr<int64_t>() : nullptr;
   parallel_for(0, input.size(0), plane_grain(h, w), [&](int64_t p0, int64_t p1) {
-    if (idx) max_pool_planes<T, true>(in, out, idx, H, W, OH, h, w, p0, p1);
-    else max_pool_planes<T, false>(in, out, idx, H, W, OH, h, w, p0, p1);
+    const int64_t OW = int64_t(w.start.size());
+    if (pairs(h) && pairs(w)) {
+      if (idx) max_pool_pairs<T, true>(in, out, idx, H, W, OH, OW, p0, p1);
+      else max_pool_pairs<T, false>(in, out, idx, H, W, OH, OW, p0, p1);
+    } else if (idx) {
+      max_pool_planes<T, true>(in, out, idx, H, W, OH, h, w, p0, p1);
+    } else {
+      max_pool_planes<T, false>(in, out, idx, H, W, OH, h, w, p0, p1);
+    }
   });
 }
 
