@@ -7,6 +7,7 @@
 #include "../autograd/formulas.h"
 #include "../dispatch/kernels.h"
 #include "ember/creation.h"
+#include "ember/layout.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
 
@@ -40,6 +41,11 @@ struct Conv {
   bool transposed = false;
   DimVector out_spatial;
 };
+
+// torch's layout rule for convolution and pooling outputs: channels-last when an operand suggests it.
+bool suggests_channels_last(const Tensor& t) {
+  return (t.dim() == 4 || t.dim() == 5) && is_channels_last_like(t.sizes(), t.strides());
+}
 
 Tensor bias_shaped(const Tensor& bias, int64_t dims) {
   DimVector shape(size_t(dims), 1);
@@ -78,7 +84,9 @@ Tensor run_forward(const Tensor& input, const Tensor& weight, const std::optiona
     check_dtype(input.dtype(), c, weight.dim() - 2);
     kernels::conv_forward[input.device()](x, w, b, out, c.g);
   }
-  return out.to(input.dtype());
+  out = out.to(input.dtype());
+  if (!suggests_channels_last(input) && !suggests_channels_last(weight)) return out;
+  return empty_strided(out.sizes(), channels_last_strides(out.sizes()), out.options()).copy_(out);
 }
 
 // The gradients (input, weight, bias) for the entries of `mask`.

@@ -6,6 +6,7 @@
 #include "../autograd/formulas.h"
 #include "../dispatch/kernels.h"
 #include "ember/creation.h"
+#include "ember/layout.h"
 #include "ember/math_ops.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
@@ -82,6 +83,12 @@ void check_pool_dtype(const Tensor& input, const char* name, Takes takes) {
   EMBER_CHECK(ok, NotImplementedError, "\"", name, "\" not implemented for '", dtype_info(t).legacy_name, "'");
 }
 
+// A pooled result in the input's memory format: channels-last for a 4-D input that suggests it (torch's rule).
+Tensor in_format_of(const Tensor& input, const Tensor& out) {
+  if (input.dim() != 4 || !is_channels_last_like(input.sizes(), input.strides())) return out;
+  return empty_strided(out.sizes(), channels_last_strides(out.sizes()), out.options()).copy_(out);
+}
+
 // Max pooling; the indices are computed only when asked for or needed by the gradient.
 std::pair<Tensor, Tensor> run_max(const Tensor& input, const PoolAxis& h, const PoolAxis& w, const char* node,
                                   bool want_indices = true) {
@@ -93,6 +100,8 @@ std::pair<Tensor, Tensor> run_max(const Tensor& input, const PoolAxis& h, const 
       DimVector planes_shape{-1, shape[shape.size() - 2], shape.back()};
       kernels::max_pool[input.device()](planes(input), out.view(planes_shape),
                                         indices ? idx.view(planes_shape) : Tensor(), h, w);
+      out = in_format_of(input, out);
+      if (indices) idx = in_format_of(input, idx);
     });
   }
   if (autograd::needs_grad({&input})) {
@@ -120,6 +129,7 @@ Tensor run_avg(const Tensor& input, const PoolAxis& h, const PoolAxis& w, int64_
     autograd::untracked([&] {
       kernels::avg_pool[input.device()](planes(input), out.view({-1, shape[shape.size() - 2], shape.back()}), h, w,
                                         divisor);
+      out = in_format_of(input, out);
     });
   }
   if (autograd::needs_grad({&input})) {

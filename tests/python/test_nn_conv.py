@@ -212,3 +212,23 @@ def test_same_padding_warns_for_even_kernels():
         warnings.simplefilter("ignore")
         t = TF.conv2d(tx, tw, padding="same")
     assert_same(e, t, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, F, x, w: F.conv2d(x, w, padding=1),
+    lambda m, F, x, w: F.conv2d(x.contiguous(), w.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)),
+    lambda m, F, x, w: F.conv_transpose2d(x, w.transpose(0, 1)),
+    lambda m, F, x, w: F.max_pool2d(x, 2),
+    lambda m, F, x, w: F.max_pool2d(x, 2, return_indices=True)[1],
+    lambda m, F, x, w: F.avg_pool2d(x, 3, 1, 1),
+    lambda m, F, x, w: F.adaptive_max_pool2d(x, 3),
+    lambda m, F, x, w: F.max_pool2d(x[0], 2),
+])
+def test_channels_last_layouts(call):
+    """Outputs are channels-last where an operand suggests it, as torch's."""
+    a, b = np.random.default_rng(0).standard_normal((2, 4, 6, 6)), np.random.default_rng(1).standard_normal((3, 4, 3, 3))
+    results = []
+    for m, F in ((ember, EF), (torch, TF)):
+        x = m.from_numpy(a).float().permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)
+        results.append(call(m, F, x, m.from_numpy(b).float()))
+    assert_same(results[0], results[1], rtol=1e-5, atol=1e-5)
