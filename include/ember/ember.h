@@ -29,3 +29,5 @@ namespace ember {
 using autograd::NoGradGuard;
 using AutoGradMode = autograd::GradModeGuard;
 }  // namespace ember
+#include "ember/nn/conv.h"
+#include "ember/nn/pooling.h"

@@ -248,3 +248,7 @@ namespace ember::py {
 // Shape utilities (hstack, flip, roll, repeat, tril, diag, meshgrid, ...): python/src/shape_utils.cpp.
 void init_shape_utils(nb::module_& m, nb::class_<Tensor>& cls);
 }  // namespace ember::py
+namespace ember::py {
+// Convolution and pooling (torch.conv2d, F.max_pool2d, ...): python/src/nn_conv.cpp; m is ember._C, nn ember._C._nn.
+void init_nn_conv(nb::module_& m, nb::module_& nn);
+}  // namespace ember::py

@@ -34,3 +34,12 @@ constinit KernelTable<TriangleFn> triangle("triangle");
 constinit KernelTable<ScatterFn> scatter("scatter");
 constinit KernelTable<MaskedSelectFn> masked_select("masked_select");
 }  // namespace ember::kernels
+namespace ember::kernels {
+constinit KernelTable<ConvForwardFn> conv_forward("conv_forward");
+constinit KernelTable<ConvBackwardDataFn> conv_backward_data("conv_backward_data");
+constinit KernelTable<ConvBackwardWeightsFn> conv_backward_weights("conv_backward_weights");
+constinit KernelTable<MaxPoolFn> max_pool("max_pool");
+constinit KernelTable<AvgPoolFn> avg_pool("avg_pool");
+constinit KernelTable<MaxPoolBackwardFn> max_pool_backward("max_pool_backward");
+constinit KernelTable<AvgPoolBackwardFn> avg_pool_backward("avg_pool_backward");
+}  // namespace ember::kernels

@@ -1,0 +1,151 @@
+// The CPU convolution kernels: float32 goes to oneDNN; other dtypes (float64, integers) unfold each sample's input
+// into columns (im2col) and multiply with Ember's GEMM, group by group; backward data folds the product back
+// (col2im). One loop nest serves 1 to 3 spatial dims (missing leading dims have size 1).
+#include "conv_kernel.h"
+
+#include "../gemm.h"
+#include "ember/creation.h"
+#include "ember/ops.h"
+#include "ember/reduce.h"
+
+namespace ember::cpu {
+
+namespace {
+
+// A convolution's sizes over exactly three spatial dims.
+struct Geometry3 {
+  int64_t in[3], out[3], k[3], stride[3], pad[3], dil[3];
+  int64_t in_size() const { return in[0] * in[1] * in[2]; }
+  int64_t out_size() const { return out[0] * out[1] * out[2]; }
+  int64_t k_size() const { return k[0] * k[1] * k[2]; }
+};
+
+Geometry3 geometry3(const Tensor& input, const Tensor& weight, const Tensor& output, const ConvGeometry& g) {
+  Geometry3 r;
+  size_t n = g.stride.size(), lead = 3 - n;
+  for (size_t i = 0; i < 3; ++i) {
+    bool real = i >= lead;
+    int64_t d = int64_t(i - lead) + 2;
+    r.in[i] = real ? input.size(d) : 1;
+    r.out[i] = real ? output.size(d) : 1;
+    r.k[i] = real ? weight.size(d) : 1;
+    r.stride[i] = real ? g.stride[i - lead] : 1;
+    r.pad[i] = real ? g.padding[i - lead] : 0;
+    r.dil[i] = real ? g.dilation[i - lead] : 1;
+  }
+  return r;
+}
+
+// Calls fn(column, input offset or -1 for padding) for every element of the (C * K, O) column matrix in order.
+template <typename Fn>
+void for_each_column(const Geometry3& g, int64_t channels, Fn&& fn) {
+  int64_t col = 0;
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t k0 = 0; k0 < g.k[0]; ++k0)
+      for (int64_t k1 = 0; k1 < g.k[1]; ++k1)
+        for (int64_t k2 = 0; k2 < g.k[2]; ++k2)
+          for (int64_t o0 = 0; o0 < g.out[0]; ++o0) {
+            int64_t i0 = o0 * g.stride[0] - g.pad[0] + k0 * g.dil[0];
+            for (int64_t o1 = 0; o1 < g.out[1]; ++o1) {
+              int64_t i1 = o1 * g.stride[1] - g.pad[1] + k1 * g.dil[1];
+              bool inside = i0 >= 0 && i0 < g.in[0] && i1 >= 0 && i1 < g.in[1];
+              int64_t base = ((c * g.in[0] + i0) * g.in[1] + i1) * g.in[2];
+              for (int64_t o2 = 0; o2 < g.out[2]; ++o2, ++col) {
+                int64_t i2 = o2 * g.stride[2] - g.pad[2] + k2 * g.dil[2];
+                fn(col, inside && i2 >= 0 && i2 < g.in[2] ? base + i2 : -1);
+              }
+            }
+          }
+}
+
+// One sample's columns for one group: (C_g * K, O).
+void im2col(const Tensor& input, const Tensor& col, const Geometry3& g) {
+  visit_dtype(input.dtype(), [&]<typename T>(T) {
+    const T* in = input.data_ptr<T>();
+    T* out = col.data_ptr<T>();
+    for_each_column(g, input.size(0), [&](int64_t c, int64_t i) { out[c] = i < 0 ? T(0) : in[i]; });
+  });
+}
+
+// The adjoint: grad_input (C_g, *I) += the columns folded back.
+void col2im(const Tensor& col, const Tensor& grad_input, const Geometry3& g) {
+  visit_dtype(col.dtype(), [&]<typename T>(T) {
+    const T* in = col.data_ptr<T>();
+    T* out = grad_input.data_ptr<T>();
+    for_each_column(g, grad_input.size(0), [&](int64_t c, int64_t i) {
+      if (i >= 0) out[i] = T(out[i] + in[c]);
+    });
+  });
+}
+
+// Group gi's slice of dim `dim` (of `groups` equal parts).
+Tensor group(const Tensor& t, int64_t dim, int64_t groups, int64_t gi) {
+  int64_t part = t.size(dim) / groups;
+  return t.narrow(dim, gi * part, part);
+}
+
+// Sample n of group gi of an activation (N, C, *S) as a (C_g, prod S) matrix.
+Tensor sample_matrix(const Tensor& t, int64_t n, int64_t groups, int64_t gi) {
+  Tensor s = group(t.select(0, n), 0, groups, gi);
+  return s.reshape({s.size(0), -1});
+}
+
+}  // namespace
+
+void conv_forward_kernel(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& output,
+                         const ConvGeometry& cg) {
+  if (input.dtype() == kFloat32) return onednn_conv_forward(input, weight, bias, output, cg);
+  Geometry3 g = geometry3(input, weight, output, cg);
+  Tensor w = weight.reshape({weight.size(0), -1});
+  Tensor col = empty({input.size(1) / cg.groups * g.k_size(), g.out_size()}, input.options());
+  for (int64_t n = 0; n < input.size(0); ++n) {
+    for (int64_t gi = 0; gi < cg.groups; ++gi) {
+      im2col(group(input.select(0, n), 0, cg.groups, gi), col, g);
+      gemm(group(w, 0, cg.groups, gi), col, sample_matrix(output, n, cg.groups, gi), 1, 0);
+    }
+  }
+  if (bias.defined()) {
+    DimVector shape(size_t(output.dim()), 1);
+    shape[1] = bias.size(0);
+    Tensor out = output;
+    out.add_(bias.view(shape));
+  }
+}
+
+void conv_backward_data_kernel(const Tensor& grad_output, const Tensor& weight, const Tensor& grad_input,
+                               const ConvGeometry& cg) {
+  if (grad_output.dtype() == kFloat32) return onednn_conv_backward_data(grad_output, weight, grad_input, cg);
+  Geometry3 g = geometry3(grad_input, weight, grad_output, cg);
+  Tensor w = weight.reshape({weight.size(0), -1});
+  Tensor col = empty({grad_input.size(1) / cg.groups * g.k_size(), g.out_size()}, grad_output.options());
+  Tensor gi_all = grad_input;
+  gi_all.zero_();
+  for (int64_t n = 0; n < grad_output.size(0); ++n) {
+    for (int64_t gi = 0; gi < cg.groups; ++gi) {
+      gemm(group(w, 0, cg.groups, gi).t(), sample_matrix(grad_output, n, cg.groups, gi), col, 1, 0);
+      col2im(col, group(grad_input.select(0, n), 0, cg.groups, gi), g);
+    }
+  }
+}
+
+void conv_backward_weights_kernel(const Tensor& grad_output, const Tensor& input, const Tensor& grad_weight,
+                                  const Tensor& grad_bias, const ConvGeometry& cg) {
+  if (input.dtype() == kFloat32) return onednn_conv_backward_weights(grad_output, input, grad_weight, grad_bias, cg);
+  Geometry3 g = geometry3(input, grad_weight, grad_output, cg);
+  Tensor gw = grad_weight.view({grad_weight.size(0), -1});
+  Tensor col = empty({input.size(1) / cg.groups * g.k_size(), g.out_size()}, input.options());
+  for (int64_t n = 0; n < input.size(0); ++n) {
+    for (int64_t gi = 0; gi < cg.groups; ++gi) {
+      im2col(group(input.select(0, n), 0, cg.groups, gi), col, g);
+      gemm(sample_matrix(grad_output, n, cg.groups, gi), col.t(), group(gw, 0, cg.groups, gi), 1, n == 0 ? 0 : 1);
+    }
+  }
+  if (grad_bias.defined()) {
+    DimVector dims{0};
+    for (int64_t d = 2; d < grad_output.dim(); ++d) dims.push_back(d);
+    Tensor gb = grad_bias;
+    gb.copy_(sum(grad_output, dims));
+  }
+}
+
+}  // namespace ember::cpu

@@ -1,0 +1,336 @@
+// Float32 convolutions on oneDNN: forward, backward data and backward weights. Activations stay in torch's plain
+// layout (N, C, *spatial) at the op boundary; weights go to the layout each primitive prefers, reordered once and
+// cached while their storage and version are unchanged. Primitives are cached by shape (creating one costs far more
+// than a small convolution). oneDNN runs on its OpenMP runtime with Ember's thread count.
+#include <dlfcn.h>
+
+#include <deque>
+#include <map>
+#include <mutex>
+#include <dnnl.hpp>
+
+#include "conv_kernel.h"
+#include "ember/creation.h"
+#include "ember/parallel.h"
+
+namespace ember::cpu {
+
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+
+dnnl::engine& cpu_engine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+// The OpenMP threads oneDNN's parallel regions use on the calling thread (OpenMP's count is per thread).
+void set_omp_threads(int n) {
+  using SetFn = void (*)(int);
+  static const auto set = reinterpret_cast<SetFn>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+  thread_local int current = 0;
+  if (set && n != current) set(current = n);
+}
+
+// Runs fn(first, count, part) over `parts` parts of [0, size) in steps of `unit`, one per Ember thread, each with
+// oneDNN on one OpenMP thread: oneDNN never starts an OpenMP team, so no OpenMP threads spin beside Ember's pool
+// (measured: an idle team's spinning made a following max_pool2d of a 1x64x32x32 conv output take 60 ms, not 0.1).
+template <typename Fn>
+void over_parts(int64_t size, int64_t unit, Fn&& fn) {
+  const int64_t units = (size + unit - 1) / unit, parts = std::min<int64_t>(get_num_threads(), units);
+  parallel_for(0, parts, 1, [&](int64_t p0, int64_t p1) {
+    set_omp_threads(1);
+    for (int64_t p = p0; p < p1; ++p) {
+      int64_t first = p * units / parts * unit, end = std::min(size, (p + 1) * units / parts * unit);
+      fn(first, end - first, p);
+    }
+  });
+}
+
+// Over the batch (a batch smaller than the pool runs whole, on one thread).
+template <typename Fn>
+void over_batch(int64_t batch, Fn&& fn) {
+  if (batch < get_num_threads()) {
+    set_omp_threads(1);
+    return fn(int64_t(0), batch, int64_t(0));
+  }
+  over_parts(batch, 1, fn);
+}
+
+memory::dims dims_of(const Tensor& t) { return memory::dims(t.sizes().begin(), t.sizes().end()); }
+
+Tag plain_tag(size_t ndims) {
+  static constexpr Tag tags[] = {Tag::a, Tag::ab, Tag::abc, Tag::abcd, Tag::abcde, Tag::abcdef};
+  return tags[ndims - 1];
+}
+
+// A tensor as it lies in memory (the output of a channel chunk is a strided view).
+memory::desc strided_desc(const Tensor& t) {
+  return memory::desc(dims_of(t), memory::data_type::f32, memory::dims(t.strides().begin(), t.strides().end()));
+}
+
+memory::desc plain_desc(const memory::dims& dims) {
+  return memory::desc(dims, memory::data_type::f32, plain_tag(dims.size()));
+}
+
+// Weight dims as oneDNN sees them: (groups, Co / groups, C / groups, *K) when grouped.
+memory::dims weight_dims(const Tensor& w, int64_t groups) {
+  memory::dims d = dims_of(w);
+  if (groups == 1) return d;
+  d[0] /= groups;
+  d.insert(d.begin(), groups);
+  return d;
+}
+
+// One convolution's descriptors: plain tensors as given, "any" for what the primitive may lay out its own way.
+struct ConvDescs {
+  memory::desc src, weights, dst, bias;  // plain
+  memory::desc src_any, weights_any, dst_any;
+  memory::dims strides, dilates, pad_l, pad_r;
+  std::vector<int64_t> key;
+};
+
+memory::desc any_desc(const memory::dims& dims) { return memory::desc(dims, memory::data_type::f32, Tag::any); }
+
+ConvDescs describe(const Tensor& input, const Tensor& weight, const Tensor& output, const ConvGeometry& g,
+                   bool bias) {
+  ConvDescs d;
+  memory::dims wd = weight_dims(weight, g.groups);
+  d.src = strided_desc(input);
+  d.dst = strided_desc(output);
+  d.weights = plain_desc(wd);
+  d.src_any = any_desc(dims_of(input));
+  d.dst_any = any_desc(dims_of(output));
+  d.weights_any = any_desc(wd);
+  if (bias) d.bias = plain_desc({weight.size(0)});
+  for (size_t i = 0; i < g.stride.size(); ++i) {
+    int64_t k = weight.size(int64_t(i) + 2), in = input.size(int64_t(i) + 2), out = output.size(int64_t(i) + 2);
+    d.strides.push_back(g.stride[i]);
+    d.dilates.push_back(g.dilation[i] - 1);
+    d.pad_l.push_back(g.padding[i]);
+    d.pad_r.push_back((out - 1) * g.stride[i] + g.dilation[i] * (k - 1) + 1 - in - g.padding[i]);
+  }
+  for (const auto* v : {&d.src.data.dims, &d.dst.data.dims}) d.key.insert(d.key.end(), *v, *v + d.src.data.ndims);
+  d.key.insert(d.key.end(), wd.begin(), wd.end());
+  for (const auto* v : {&d.strides, &d.dilates, &d.pad_l, &d.pad_r}) d.key.insert(d.key.end(), v->begin(), v->end());
+  d.key.push_back(bias);
+  return d;
+}
+
+// Primitives take their scratchpad from us: oneDNN's shared library scratchpad is unsafe when primitives run
+// concurrently, as the batch chunks do.
+const dnnl::primitive_attr& user_scratchpad() {
+  static const dnnl::primitive_attr attr = [] {
+    dnnl::primitive_attr a;
+    a.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    return a;
+  }();
+  return attr;
+}
+
+// Executes p on args plus a scratchpad (`scratch`, from Ember's allocator); CPU execution returns when done.
+void run(const dnnl::primitive& p, const memory::desc& scratch, std::unordered_map<int, memory> args,
+         dnnl::stream& stream) {
+  Tensor buffer;
+  if (scratch.get_size()) {
+    buffer = empty({int64_t(scratch.get_size())}, TensorOptions(kUInt8));
+    args.emplace(DNNL_ARG_SCRATCHPAD, memory(scratch, cpu_engine(), buffer.data_ptr()));
+  }
+  p.execute(stream, args);
+  stream.wait();
+}
+
+void reorder(memory from, memory to, dnnl::stream& stream) {
+  dnnl::reorder::primitive_desc pd(from, to, user_scratchpad());
+  run(dnnl::reorder(pd), pd.scratchpad_desc(), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}}, stream);
+}
+
+dnnl::convolution_forward::primitive_desc forward_pd(const ConvDescs& d, const dnnl::primitive_attr& attr = {}) {
+  dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
+                                       d.src_any, d.weights_any, d.bias, d.dst_any, d.strides, d.dilates, d.pad_l,
+                                       d.pad_r);
+  return {desc, attr, cpu_engine()};
+}
+
+// A primitive and the layouts it wants its arguments in, cached by kind and shape key.
+struct Cached {
+  dnnl::primitive primitive;
+  std::map<int, memory::desc> wanted;
+  memory::desc scratchpad;
+};
+
+// Shared, so a caller keeps its primitive while another thread clears a full cache (many shapes: a varying batch).
+template <typename Make>
+std::shared_ptr<const Cached> cached_primitive(int kind, const std::vector<int64_t>& key, Make make) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, std::vector<int64_t>>, std::shared_ptr<const Cached>> cache;
+  std::lock_guard lock(mutex);
+  auto it = cache.find({kind, key});
+  if (it != cache.end()) return it->second;
+  if (cache.size() >= 512) cache.clear();
+  return cache.emplace(std::pair{kind, key}, std::make_shared<const Cached>(make())).first->second;
+}
+
+// Weights reordered to a primitive's layout, kept while the tensor's storage, offset and version are unchanged.
+// An entry holds its storage, so a freed weight's memory cannot come back under the same key.
+struct CachedWeights {
+  Storage storage;
+  void* data;
+  uint32_t version;
+  memory::desc desc;
+  memory reordered;
+};
+
+memory cached_weights(memory given, const Tensor& w, const memory::desc& want, dnnl::stream& stream) {
+  static std::mutex mutex;
+  static std::deque<CachedWeights> cache;
+  std::lock_guard lock(mutex);
+  for (auto it = cache.begin(); it != cache.end(); ++it) {
+    if (!it->storage.is_alias_of(w.storage()) || it->data != w.data_ptr() || !(it->desc == want)) continue;
+    if (it->version == w.version()) return it->reordered;
+    cache.erase(it);  // the same weights, written since: reorder again
+    break;
+  }
+  memory reordered(want, cpu_engine());
+  reorder(given, reordered, stream);
+  cache.push_front({w.storage(), w.data_ptr(), w.version(), want, reordered});
+  if (cache.size() > 64) cache.pop_back();
+  return reordered;
+}
+
+// One argument of a primitive: a plain tensor read (In), written (Out), or weights (read, reordered once).
+enum class Role { In, Out, Weights };
+struct Arg {
+  int id;
+  const Tensor& tensor;
+  const memory::desc& plain;
+  Role role;
+};
+
+// Runs a primitive on plain tensors: arguments it wants in another layout are reordered into scratch tensors
+// (Ember's caching allocator: no page faults per call), outputs reordered back after.
+void execute(const Cached& c, std::initializer_list<Arg> args) {
+  dnnl::stream stream(cpu_engine());
+  std::unordered_map<int, memory> bound;
+  std::vector<std::pair<memory, memory>> write_back;
+  std::vector<Tensor> scratch;
+  for (const Arg& a : args) {
+    memory given(a.plain, cpu_engine(), a.tensor.data_ptr());
+    auto it = c.wanted.find(a.id);
+    if (it == c.wanted.end() || it->second == a.plain) {
+      bound.emplace(a.id, given);
+    } else if (a.role == Role::Weights) {
+      bound.emplace(a.id, cached_weights(given, a.tensor, it->second, stream));
+    } else {
+      scratch.push_back(empty({int64_t(it->second.get_size())}, TensorOptions(kUInt8)));
+      memory m(it->second, cpu_engine(), scratch.back().data_ptr());
+      if (a.role == Role::In) reorder(given, m, stream);
+      else write_back.emplace_back(m, given);
+      bound.emplace(a.id, m);
+    }
+  }
+  run(c.primitive, c.scratchpad, bound, stream);
+  for (auto& [from, to] : write_back) reorder(from, to, stream);
+}
+
+enum Kind { Forward, BackwardData, BackwardWeights };
+
+// The three kinds over one chunk of the batch (all tensors already narrowed to it).
+void forward_chunk(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& output,
+                   const ConvGeometry& g) {
+  ConvDescs d = describe(input, weight, output, g, bias.defined());
+  auto c = cached_primitive(Forward, d.key, [&] {
+    auto pd = forward_pd(d, user_scratchpad());
+    return Cached{dnnl::convolution_forward(pd),
+                  {{DNNL_ARG_SRC, pd.src_desc()}, {DNNL_ARG_WEIGHTS, pd.weights_desc()}, {DNNL_ARG_DST, pd.dst_desc()}},
+                  pd.scratchpad_desc()};
+  });
+  if (!bias.defined()) {
+    return execute(*c, {{DNNL_ARG_SRC, input, d.src, Role::In}, {DNNL_ARG_WEIGHTS, weight, d.weights, Role::Weights},
+                       {DNNL_ARG_DST, output, d.dst, Role::Out}});
+  }
+  execute(*c, {{DNNL_ARG_SRC, input, d.src, Role::In}, {DNNL_ARG_WEIGHTS, weight, d.weights, Role::Weights},
+              {DNNL_ARG_BIAS, bias, d.bias, Role::In}, {DNNL_ARG_DST, output, d.dst, Role::Out}});
+}
+
+void backward_data_chunk(const Tensor& grad_output, const Tensor& weight, const Tensor& grad_input,
+                         const ConvGeometry& g) {
+  ConvDescs d = describe(grad_input, weight, grad_output, g, false);
+  auto c = cached_primitive(BackwardData, d.key, [&] {
+    dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any,
+                                               d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
+    dnnl::convolution_backward_data::primitive_desc pd(desc, user_scratchpad(), cpu_engine(), forward_pd(d));
+    return Cached{dnnl::convolution_backward_data(pd), {{DNNL_ARG_DIFF_DST, pd.diff_dst_desc()},
+                                                        {DNNL_ARG_WEIGHTS, pd.weights_desc()},
+                                                        {DNNL_ARG_DIFF_SRC, pd.diff_src_desc()}},
+                  pd.scratchpad_desc()};
+  });
+  execute(*c, {{DNNL_ARG_DIFF_DST, grad_output, d.dst, Role::In}, {DNNL_ARG_WEIGHTS, weight, d.weights, Role::Weights},
+              {DNNL_ARG_DIFF_SRC, grad_input, d.src, Role::Out}});
+}
+
+void backward_weights_chunk(const Tensor& grad_output, const Tensor& input, const Tensor& grad_weight,
+                            const Tensor& grad_bias, const ConvGeometry& g) {
+  ConvDescs d = describe(input, grad_weight, grad_output, g, grad_bias.defined());
+  auto c = cached_primitive(BackwardWeights, d.key, [&] {
+    dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any,
+                                                  d.bias, d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
+    dnnl::convolution_backward_weights::primitive_desc pd(desc, user_scratchpad(), cpu_engine(), forward_pd(d));
+    return Cached{dnnl::convolution_backward_weights(pd), {{DNNL_ARG_SRC, pd.src_desc()},
+                                                           {DNNL_ARG_DIFF_DST, pd.diff_dst_desc()},
+                                                           {DNNL_ARG_DIFF_WEIGHTS, pd.diff_weights_desc()}},
+                  pd.scratchpad_desc()};
+  });
+  if (!grad_bias.defined()) {
+    return execute(*c, {{DNNL_ARG_SRC, input, d.src, Role::In}, {DNNL_ARG_DIFF_DST, grad_output, d.dst, Role::In},
+                       {DNNL_ARG_DIFF_WEIGHTS, grad_weight, d.weights, Role::Out}});
+  }
+  execute(*c, {{DNNL_ARG_SRC, input, d.src, Role::In}, {DNNL_ARG_DIFF_DST, grad_output, d.dst, Role::In},
+              {DNNL_ARG_DIFF_WEIGHTS, grad_weight, d.weights, Role::Out},
+              {DNNL_ARG_DIFF_BIAS, grad_bias, d.bias, Role::Out}});
+}
+
+}  // namespace
+
+// A batch smaller than the pool is split by output channels instead (blocks of 8, oneDNN's on AVX2).
+void onednn_conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& output,
+                         const ConvGeometry& g) {
+  if (input.size(0) < get_num_threads() && g.groups == 1 && weight.size(0) >= 16) {
+    return over_parts(weight.size(0), 8, [&](int64_t first, int64_t n, int64_t) {
+      forward_chunk(input, weight.narrow(0, first, n), bias.defined() ? bias.narrow(0, first, n) : Tensor(),
+                    output.narrow(1, first, n), g);
+    });
+  }
+  over_batch(input.size(0), [&](int64_t first, int64_t n, int64_t) {
+    forward_chunk(input.narrow(0, first, n), weight, bias, output.narrow(0, first, n), g);
+  });
+}
+
+void onednn_conv_backward_data(const Tensor& grad_output, const Tensor& weight, const Tensor& grad_input,
+                               const ConvGeometry& g) {
+  over_batch(grad_output.size(0), [&](int64_t first, int64_t n, int64_t) {
+    backward_data_chunk(grad_output.narrow(0, first, n), weight, grad_input.narrow(0, first, n), g);
+  });
+}
+
+// Each chunk but the first sums its weight (and bias) gradient into its own tensor, added up at the end.
+void onednn_conv_backward_weights(const Tensor& grad_output, const Tensor& input, const Tensor& grad_weight,
+                                  const Tensor& grad_bias, const ConvGeometry& g) {
+  int64_t threads = get_num_threads();
+  std::vector<Tensor> weights{grad_weight}, biases{grad_bias};
+  for (int64_t t = 1; t < threads && input.size(0) >= threads; ++t) {
+    weights.push_back(empty_like(grad_weight));
+    biases.push_back(grad_bias.defined() ? empty_like(grad_bias) : Tensor());
+  }
+  over_batch(input.size(0), [&](int64_t first, int64_t n, int64_t t) {
+    backward_weights_chunk(grad_output.narrow(0, first, n), input.narrow(0, first, n), weights[size_t(t)],
+                           biases[size_t(t)], g);
+  });
+  for (size_t t = 1; t < weights.size(); ++t) {
+    weights[0].add_(weights[t]);
+    if (grad_bias.defined()) biases[0].add_(biases[t]);
+  }
+}
+
+}  // namespace ember::cpu

@@ -1,0 +1,347 @@
+// Convolutions (ember/nn/conv.h): torch's argument expansion, shape checks and messages, unbatched inputs, "same"
+// padding (asymmetric for even effective kernels, without a padded copy), float16/bfloat16 through float32, and
+// ConvolutionBackward0. The kernels (kernels::conv_*) see contiguous tensors and a ConvGeometry; a transposed
+// convolution is the backward-data kernel run forward.
+#include "ember/nn/conv.h"
+
+#include "../autograd/formulas.h"
+#include "../dispatch/kernels.h"
+#include "ember/creation.h"
+#include "ember/layout.h"
+#include "ember/ops.h"
+#include "ember/reduce.h"
+
+namespace ember::nn::functional {
+
+namespace {
+
+using autograd::TensorList;
+
+// A parameter list of one value per spatial dim (torch's expand_param_if_needed).
+DimVector expand_param(IntArrayRef v, const char* name, int64_t dims) {
+  if (v.size() == 1) return DimVector(size_t(dims), v[0]);
+  EMBER_CHECK(int64_t(v.size()) == dims, Error, "expected ", name,
+              " to be a single integer value or a list of ", dims,
+              " values to match the convolution dimensions, but got ", name, "=", int_list(v));
+  return DimVector(v);
+}
+
+bool any_below(IntArrayRef v, int64_t bound) {
+  for (int64_t x : v) if (x < bound) return true;
+  return false;
+}
+
+// The dtype the kernels compute in: float16/bfloat16 go through float32.
+ScalarType compute_dtype(ScalarType t) { return t == kFloat16 || t == kBFloat16 ? kFloat32 : t; }
+Tensor for_kernel(const Tensor& t) { return t.to(compute_dtype(t.dtype())).contiguous(); }
+
+// A convolution fully described: geometry (left padding), transposed or not, and the output's spatial sizes.
+struct Conv {
+  ConvGeometry g;
+  bool transposed = false;
+  DimVector out_spatial;
+};
+
+// torch's layout rule for convolution and pooling outputs: channels-last when an operand suggests it.
+bool suggests_channels_last(const Tensor& t) {
+  return (t.dim() == 4 || t.dim() == 5) && is_channels_last_like(t.sizes(), t.strides());
+}
+
+Tensor bias_shaped(const Tensor& bias, int64_t dims) {
+  DimVector shape(size_t(dims), 1);
+  shape[1] = bias.size(0);
+  return bias.view(shape);
+}
+
+// The dtypes torch's CPU kernels take: floats and int64 everywhere; other integers only in plain (undilated,
+// untransposed) convolutions; never bool. They raise only when they run.
+void check_dtype(ScalarType t, const Conv& c, int64_t spatial) {
+  bool dilated = false;
+  for (int64_t d : c.g.dilation) dilated = dilated || d != 1;
+  bool ok = t != kBool && t != kFloat8_e4m3fn && t != kFloat8_e5m2 &&
+            (is_floating_point(t) || t == kInt64 || (!c.transposed && !dilated));
+  const char* dims = spatial == 3 ? "3d" : "2d";
+  EMBER_CHECK(ok, NotImplementedError, "\"",
+              c.transposed ? str("slow_conv_transpose", dims, "_out_cpu") : dilated ? std::string("slow_conv_dilated<>")
+                                                                              : str("slow_conv", dims, "_cpu"),
+              "\" not implemented for '", dtype_info(t).legacy_name, "'");
+}
+
+Tensor run_forward(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, const Conv& c) {
+  DimVector sizes{input.size(0), c.transposed ? weight.size(1) * c.g.groups : weight.size(0)};
+  for (int64_t o : c.out_spatial) sizes.push_back(o);
+  ScalarType ct = compute_dtype(input.dtype());
+  Tensor out = empty(sizes, input.options().dtype(ct));
+  Tensor x = for_kernel(input), w = for_kernel(weight), b = bias ? for_kernel(*bias) : Tensor();
+  if (out.numel() == 0 || x.numel() == 0 || w.numel() == 0) {
+    out.zero_();
+    if (b.defined() && out.numel()) out.add_(bias_shaped(b, out.dim()));
+  } else if (c.transposed) {
+    check_dtype(input.dtype(), c, weight.dim() - 2);
+    kernels::conv_backward_data[input.device()](x, w, out, c.g);
+    if (b.defined()) out.add_(bias_shaped(b, out.dim()));
+  } else {
+    check_dtype(input.dtype(), c, weight.dim() - 2);
+    kernels::conv_forward[input.device()](x, w, b, out, c.g);
+  }
+  out = out.to(input.dtype());
+  if (!suggests_channels_last(input) && !suggests_channels_last(weight)) return out;
+  return empty_strided(out.sizes(), channels_last_strides(out.sizes()), out.options()).copy_(out);
+}
+
+// The gradients (input, weight, bias) for the entries of `mask`.
+TensorList run_backward(const Tensor& grad, const Tensor& input, const Tensor& weight, const Conv& c,
+                        std::array<bool, 3> mask) {
+  TensorList r(3);
+  Tensor g = for_kernel(grad), x = for_kernel(input), w = for_kernel(weight);
+  ScalarType ct = g.dtype();
+  bool empty_case = g.numel() == 0 || x.numel() == 0 || w.numel() == 0;
+  auto device = input.device();
+  if (mask[0]) {
+    r[0] = empty(input.sizes(), input.options().dtype(ct));
+    if (empty_case) r[0].zero_();
+    else if (c.transposed) kernels::conv_forward[device](g, w, Tensor(), r[0], c.g);
+    else kernels::conv_backward_data[device](g, w, r[0], c.g);
+  }
+  Tensor gb = mask[2] ? empty({c.transposed ? weight.size(1) * c.g.groups : weight.size(0)}, g.options()) : Tensor();
+  if (mask[1]) {
+    r[1] = empty(weight.sizes(), weight.options().dtype(ct));
+    if (empty_case) r[1].zero_();
+    else if (c.transposed) kernels::conv_backward_weights[device](x, g, r[1], Tensor(), c.g);
+    else kernels::conv_backward_weights[device](g, x, r[1], gb, c.g);
+  }
+  if (mask[2] && (empty_case || c.transposed || !mask[1])) {
+    DimVector dims{0};
+    for (int64_t d = 2; d < g.dim(); ++d) dims.push_back(d);
+    gb = sum(g, dims);
+  }
+  if (mask[2]) r[2] = gb;
+  for (size_t i = 0; i < 3; ++i) {
+    if (r[i].defined()) r[i] = r[i].to(i == 0 ? input.dtype() : weight.dtype());
+  }
+  return r;
+}
+
+// The convolution of a batched input with ConvolutionBackward0 recorded.
+Tensor convolve(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, const Conv& c) {
+  Tensor out = autograd::untracked([&] { return run_forward(input, weight, bias, c); });
+  Tensor b = bias ? *bias : Tensor();
+  if (autograd::needs_grad({&input, &weight, &b})) {
+    autograd::record("ConvolutionBackward0", out, {&input, &weight, &b}, {&input, &weight},
+                     [c](const autograd::BackwardContext& ctx) {
+                       const Tensor &x = ctx.saved[0], &w = ctx.saved[1];
+                       std::array<bool, 3> mask{ctx.needs(0), ctx.needs(1), ctx.needs(2)};
+                       return run_backward(ctx.grads[0], x, w, c, mask);
+                     });
+  }
+  return out;
+}
+
+// torch's checks of a convolution's arguments (check_shape_forward and the dtype checks), then the output sizes.
+Conv plan(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
+          IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups) {
+  EMBER_CHECK(weight.dim() >= 3, Error, "weight should have at least three dimensions");
+  int64_t k = weight.dim() - 2;
+  Conv c;
+  c.transposed = transposed;
+  c.g.stride = expand_param(stride, "stride", k);
+  c.g.padding = expand_param(padding, "padding", k);
+  DimVector out_pad = expand_param(output_padding, "output_padding", k);
+  c.g.dilation = expand_param(dilation, "dilation", k);
+  c.g.groups = groups;
+  EMBER_CHECK(groups > 0, Error, "non-positive groups is not supported");
+  EMBER_CHECK(input.dtype() == weight.dtype(), Error,
+              input.dtype() == kFloat32
+                  ? str("Input type (torch.", dtype_info(input.dtype()).legacy_name, "Tensor) and weight type (torch.",
+                        dtype_info(weight.dtype()).legacy_name,
+                        "Tensor) should be the same or input should be a MKLDNN tensor and weight is a dense tensor")
+                  : str("expected scalar type ", dtype_info(input.dtype()).legacy_name, " but found ",
+                        dtype_info(weight.dtype()).legacy_name));
+  EMBER_CHECK(!bias || bias->dtype() == input.dtype(), Error, "Input type (", dtype_info(input.dtype()).cpp_name,
+              ") and bias type (", dtype_info(bias->dtype()).cpp_name, ") should be the same");
+  EMBER_CHECK(!any_below(c.g.padding, 0), Error, "negative padding is not supported");
+  EMBER_CHECK(!any_below(out_pad, 0), Error, "negative output_padding is not supported");
+  EMBER_CHECK(!any_below(c.g.stride, 1), Error, "non-positive stride is not supported");
+  EMBER_CHECK(!any_below(c.g.dilation, 1), Error, "non-positive dilation is not supported");
+  IntArrayRef ws = weight.sizes();
+  EMBER_CHECK(weight.dim() == input.dim(), Error, "Expected ", weight.dim(), "-dimensional input for ", weight.dim(),
+              "-dimensional weight ", int_list(ws), ", but got ", input.dim(), "-dimensional input of size ",
+              int_list(input.sizes()), " instead");
+  EMBER_CHECK(ws[0] >= groups, Error, "Given groups=", groups, ", expected weight to be at least ", groups,
+              " at dimension 0, but got weight of size ", int_list(ws), " instead");
+  EMBER_CHECK(ws[0] % groups == 0, Error, "Given groups=", groups, ", expected weight to be divisible by ", groups,
+              " at dimension 0, but got weight of size [", int_list(ws), "] instead");
+  if (!transposed) {
+    EMBER_CHECK(input.size(1) == ws[1] * groups, Error, "Given groups=", groups, ", weight of size ", int_list(ws),
+                ", expected input", int_list(input.sizes()), " to have ", ws[1] * groups, " channels, but got ",
+                input.size(1), " channels instead");
+    EMBER_CHECK(!bias || (bias->dim() == 1 && bias->size(0) == ws[0]), Error, "Given weight of size ", int_list(ws),
+                ", expected bias to be 1-dimensional with ", ws[0], " elements, but got bias of size ",
+                int_list(bias->sizes()), " instead");
+    std::string padded, kernel;
+    bool fits = true;
+    for (int64_t i = 0; i < k; ++i) {
+      int64_t in = input.size(i + 2) + 2 * c.g.padding[size_t(i)];
+      int64_t ke = c.g.dilation[size_t(i)] * (ws[size_t(i + 2)] - 1) + 1;
+      padded += str(i ? " x " : "", in);
+      kernel += str(i ? " x " : "", ke);
+      fits = fits && in >= ke;
+      c.out_spatial.push_back((in - ke) / c.g.stride[size_t(i)] + 1);
+    }
+    EMBER_CHECK(fits, Error, "Calculated padded input size per channel: (", padded, "). Kernel size: (", kernel,
+                "). Kernel size can't be greater than actual input size");
+  } else {
+    EMBER_CHECK(input.size(1) == ws[0], Error, "Given transposed=1, weight of size ", int_list(ws), ", expected input",
+                int_list(input.sizes()), " to have ", ws[0], " channels, but got ", input.size(1), " channels instead");
+    EMBER_CHECK(!bias || (bias->dim() == 1 && bias->size(0) == ws[1] * groups), Error,
+                "Given transposed=1, weight of size ", int_list(ws), ", expected bias to be 1-dimensional with ",
+                ws[1] * groups, " elements, but got bias of size ", int_list(bias->sizes()), " instead");
+    bool small = true;
+    for (int64_t i = 0; i < k; ++i) {
+      size_t s = size_t(i);
+      small = small && (out_pad[s] < c.g.stride[s] || out_pad[s] < c.g.dilation[s]);
+    }
+    if (!small) {
+      static const char* names[] = {"depth", "height", "width"};
+      std::string pads, strides, dils;
+      for (int64_t i = 0; i < k; ++i) {
+        const char* n = names[3 - k + i];
+        pads += str("output_padding_", n, ": ", out_pad[size_t(i)], " ");
+        strides += str("stride_", n, ": ", c.g.stride[size_t(i)], " ");
+        dils += str(i ? " " : "", "dilation_", n, ": ", c.g.dilation[size_t(i)]);
+      }
+      throw Error(str("output padding must be smaller than either stride or dilation, but got ", pads, strides, dils));
+    }
+    for (int64_t i = 0; i < k; ++i) {
+      size_t s = size_t(i);
+      int64_t o = (input.size(i + 2) - 1) * c.g.stride[s] - 2 * c.g.padding[s] + c.g.dilation[s] * (ws[s + 2] - 1) +
+                  out_pad[s] + 1;
+      EMBER_CHECK(o > 0, Error, "Given input size per channel: (", input.size(i + 2),
+                  "). Calculated output size per channel: (", o, "). Output size is too small");
+      c.out_spatial.push_back(o);
+    }
+  }
+  return c;
+}
+
+// conv1d/2d/3d and the transposed forms: an unbatched input runs as a batch of one.
+template <typename Body>
+Tensor batchify(const Tensor& input, int64_t spatial, const char* name, Body body) {
+  EMBER_CHECK(input.dim() == spatial + 1 || input.dim() == spatial + 2, Error, "Expected ", spatial + 1,
+              "D (unbatched) or ", spatial + 2, "D (batched) input to ", name, ", but got input of size: ",
+              int_list(input.sizes()));
+  bool batched = input.dim() == spatial + 2;
+  Tensor out = body(batched ? input : input.unsqueeze(0));
+  return batched ? out : out.squeeze(0);
+}
+
+Tensor conv_nd(int64_t spatial, const char* name, const Tensor& input, const Tensor& weight,
+               const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+               int64_t groups) {
+  return batchify(input, spatial, name, [&](const Tensor& x) {
+    return convolve(x, weight, bias, plan(x, weight, bias, stride, padding, dilation, false, {0}, groups));
+  });
+}
+
+Tensor conv_nd(int64_t spatial, const char* name, const Tensor& input, const Tensor& weight,
+               const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation,
+               int64_t groups) {
+  EMBER_CHECK(padding == "same" || padding == "valid", Error, "Invalid padding string: '", padding, "'");
+  if (padding == "valid") return conv_nd(spatial, name, input, weight, bias, stride, IntArrayRef{0}, dilation, groups);
+  return batchify(input, spatial, name, [&](const Tensor& x) {
+    int64_t k = std::max<int64_t>(weight.dim() - 2, 0);
+    DimVector s = expand_param(stride, "stride", k), d = expand_param(dilation, "dilation", k);
+    for (int64_t v : s) EMBER_CHECK(v == 1, Error, "padding='same' is not supported for strided convolutions");
+    // Plan as "valid" to check, then pad each dim by dilation * (K - 1), the extra element (if any) after.
+    DimVector pad_l;
+    bool odd = false;
+    for (int64_t i = 0; i < k; ++i) {
+      int64_t total = d[size_t(i)] * (weight.size(i + 2) - 1);
+      pad_l.push_back(total / 2);
+      odd = odd || total % 2;
+    }
+    if (odd) {
+      warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy of the "
+           "input be created");
+    }
+    Conv c = plan(x, weight, bias, s, pad_l, d, false, {0}, groups);
+    c.out_spatial = DimVector(IntArrayRef(x.sizes().data() + 2, size_t(x.dim() - 2)));
+    return convolve(x, weight, bias, c);
+  });
+}
+
+Tensor conv_transpose_nd(int64_t spatial, const char* name, const Tensor& input, const Tensor& weight,
+                         const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding,
+                         IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  return batchify(input, spatial, name, [&](const Tensor& x) {
+    return convolve(x, weight, bias, plan(x, weight, bias, stride, padding, dilation, true, output_padding, groups));
+  });
+}
+
+}  // namespace
+
+Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
+              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return conv_nd(1, "conv1d", input, weight, bias, stride, padding, dilation, groups);
+}
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
+              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return conv_nd(2, "conv2d", input, weight, bias, stride, padding, dilation, groups);
+}
+Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
+              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return conv_nd(3, "conv3d", input, weight, bias, stride, padding, dilation, groups);
+}
+Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
+              std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  return conv_nd(1, "conv1d", input, weight, bias, stride, padding, dilation, groups);
+}
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
+              std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  return conv_nd(2, "conv2d", input, weight, bias, stride, padding, dilation, groups);
+}
+Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
+              std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  return conv_nd(3, "conv3d", input, weight, bias, stride, padding, dilation, groups);
+}
+
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups,
+                        IntArrayRef dilation) {
+  return conv_transpose_nd(1, "conv_transpose1d", input, weight, bias, stride, padding, output_padding, groups,
+                           dilation);
+}
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups,
+                        IntArrayRef dilation) {
+  return conv_transpose_nd(2, "conv_transpose2d", input, weight, bias, stride, padding, output_padding, groups,
+                           dilation);
+}
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups,
+                        IntArrayRef dilation) {
+  return conv_transpose_nd(3, "conv_transpose3d", input, weight, bias, stride, padding, output_padding, groups,
+                           dilation);
+}
+
+Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
+                   IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                   int64_t groups) {
+  return convolve(input, weight, bias,
+                  plan(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups));
+}
+
+std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_output, const Tensor& input,
+                                                        const Tensor& weight, IntArrayRef stride, IntArrayRef padding,
+                                                        IntArrayRef dilation, bool transposed,
+                                                        IntArrayRef output_padding, int64_t groups,
+                                                        std::array<bool, 3> output_mask) {
+  Conv c = plan(input, weight, std::nullopt, stride, padding, dilation, transposed, output_padding, groups);
+  EMBER_CHECK(grad_output.dim() == input.dim() && grad_output.size(0) == input.size(0), Error,
+              "convolution_backward: grad_output of size ", int_list(grad_output.sizes()),
+              " does not match the convolution's output");
+  TensorList r = autograd::untracked([&] { return run_backward(grad_output, input, weight, c, output_mask); });
+  return {r[0], r[1], r[2]};
+}
+
+}  // namespace ember::nn::functional
