@@ -28,3 +28,8 @@ namespace ember {
 using autograd::NoGradGuard;
 using AutoGradMode = autograd::GradModeGuard;
 }  // namespace ember
+#include "ember/nn/container.h"
+#include "ember/nn/init.h"
+#include "ember/nn/linear.h"
+#include "ember/nn/module.h"
+#include "ember/nn/utils.h"
