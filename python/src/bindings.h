@@ -219,3 +219,8 @@ namespace ember::py {
 // Shape utilities (hstack, flip, roll, repeat, tril, diag, meshgrid, ...): python/src/shape_utils.cpp.
 void init_shape_utils(nb::module_& m, nb::class_<Tensor>& cls);
 }  // namespace ember::py
+
+namespace ember::py {
+// ember.nn's modules, nn.init, nn.utils, F.linear / F.bilinear: python/src/nn_module.cpp.
+void init_nn_module(nb::module_& nn);
+}  // namespace ember::py

@@ -36,6 +36,7 @@ class Bilinear : public Module {
  public:
   Bilinear(int64_t in1_features, int64_t in2_features, int64_t out_features, bool bias = true,
            const LayerOptions& options = {});
+  using Module::forward;
   Tensor forward(const Tensor& input1, const Tensor& input2);
   std::string extra_repr() const override;
   void reset_parameters();
