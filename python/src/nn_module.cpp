@@ -397,8 +397,15 @@ void init_containers(nb::module_& m) {
 
   nb::class_<nn::ParameterDict, Module, PyModule<nn::ParameterDict>>(m, "ParameterDict")
       .def("__init__", [](nb::pointer_and_handle<nn::ParameterDict> v, nb::handle params) {
-        construct(v);
-        if (!params.is_none()) nb::handle(v.h).attr("update")(params);
+        std::vector<std::pair<std::string, Tensor>> named;
+        if (!params.is_none()) {
+          nb::object items = nb::hasattr(params, "items") ? params.attr("items")() : nb::borrow(params);
+          for (nb::handle kv : nb::iter(items)) {
+            nb::sequence pair = nb::borrow<nb::sequence>(kv);
+            named.emplace_back(nb::cast<std::string>(pair[0]), nb::cast<Tensor>(pair[1]));
+          }
+        }
+        construct(v, named);
       }, "parameters"_a = nb::none())
       .def("__getitem__", &nn::ParameterDict::at)
       .def("__setitem__", [](nn::ParameterDict& d, const std::string& key, const Tensor& p) {

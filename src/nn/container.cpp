@@ -11,17 +11,21 @@ std::string add_indent(const std::string& s) {
   return out;
 }
 
-// "Parameter containing: [torch.float32 of size 2x3]", torch's ParameterList/ParameterDict line.
-std::string parameter_line(const std::string& key, const Tensor& p) {
+// "Parameter containing: [torch.float32 of size 2x3]", torch's ParameterList line; ParameterDict's names the
+// tensor type (torch.FloatTensor).
+std::string parameter_line(const std::string& key, const Tensor& p, bool type_name) {
   std::string size;
   for (int64_t i = 0; i < p.dim(); ++i) size += (i ? "x" : "") + std::to_string(p.size(i));
   std::string device = p.device().is_cuda() ? str(" (", p.device(), ")") : "";
-  return str("  (", key, "): Parameter containing: [torch.", dtype_name(p.dtype()), " of size ", size, device, "]");
+  std::string type = type_name ? str(p.device().is_cuda() ? "torch.cuda." : "torch.", dtype_info(p.dtype()).legacy_name, "Tensor")
+                               : str("torch.", dtype_name(p.dtype()));
+  return str("  (", key, "): Parameter containing: [", type, " of size ", size, device, "]");
 }
 
-std::string parameter_lines(const Module& m) {
+std::string parameter_lines(const Module& m, bool type_name) {
   std::string s;
-  for (auto& item : m.parameter_slots().items()) s += (s.empty() ? "" : "\n") + parameter_line(item->name, item->value);
+  for (auto& item : m.parameter_slots().items())
+    s += (s.empty() ? "" : "\n") + parameter_line(item->name, item->value, type_name);
   return s;
 }
 
@@ -144,7 +148,7 @@ Tensor& ParameterList::at(int64_t index) const {
 void ParameterList::push_back(Tensor param) { register_parameter(std::to_string(size()), std::move(param)); }
 
 std::string ParameterList::extra_repr() const {
-  return parameter_lines(*this);
+  return parameter_lines(*this, false);
 }
 
 ParameterDict::ParameterDict(const std::vector<std::pair<std::string, Tensor>>& params) : Module("ParameterDict") {
@@ -174,7 +178,7 @@ void ParameterDict::clear() {
 }
 
 std::string ParameterDict::extra_repr() const {
-  return parameter_lines(*this);
+  return parameter_lines(*this, true);
 }
 
 }  // namespace ember::nn

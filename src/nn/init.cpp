@@ -8,51 +8,13 @@
 #include "ember/autograd.h"
 #include "ember/creation.h"
 #include "ember/indexing.h"
+#include "ember/ops.h"
+#include "ember/reduce.h"
 #include "ember/shape_utils.h"
 
 namespace ember::nn::init {
 
 namespace {
-
-// torch's calc_erfinv (ATen/native/Math.h): a rational first guess refined by two Newton steps.
-template <typename T>
-T erfinv(T y) {
-  constexpr T a[4] = {T(0.886226899), T(-1.645349621), T(0.914624893), T(-0.140543331)};
-  constexpr T b[4] = {T(-2.118377725), T(1.442710462), T(-0.329097515), T(0.012229801)};
-  constexpr T c[4] = {T(-1.970840454), T(-1.624906493), T(3.429567803), T(1.641345311)};
-  constexpr T d[2] = {T(3.543889200), T(1.637067800)};
-  T y_abs = std::abs(y);
-  if (y_abs > T(1)) return std::numeric_limits<T>::quiet_NaN();
-  if (y_abs == T(1)) return std::copysign(std::numeric_limits<T>::infinity(), y);
-  T x;
-  if (y_abs <= T(0.7)) {
-    T z = y * y;
-    T num = ((a[3] * z + a[2]) * z + a[1]) * z + a[0];
-    T dem = (((b[3] * z + b[2]) * z + b[1]) * z + b[0]) * z + T(1);
-    x = y * num / dem;
-  } else {
-    T z = std::sqrt(-std::log((T(1) - y_abs) / T(2)));
-    T num = ((c[3] * z + c[2]) * z + c[1]) * z + c[0];
-    T dem = (d[1] * z + d[0]) * z + T(1);
-    x = std::copysign(num, y) / dem;
-  }
-  const T two_over_sqrt_pi = T(2) / std::sqrt(T(std::numbers::pi));
-  x = x - (std::erf(x) - y) / (two_over_sqrt_pi * std::exp(-x * x));
-  x = x - (std::erf(x) - y) / (two_over_sqrt_pi * std::exp(-x * x));
-  return x;
-}
-
-// erfinv_ in place: float for the 32-bit-and-narrower dtypes (torch's opmath), double for float64.
-void erfinv_(const Tensor& t) {
-  bool dbl = t.dtype() == kFloat64;
-  Tensor work = t.to(dbl ? kFloat64 : kFloat32).contiguous();
-  if (dbl) {
-    for (double* p = work.data_ptr<double>(), *e = p + work.numel(); p != e; ++p) *p = erfinv(*p);
-  } else {
-    for (float* p = work.data_ptr<float>(), *e = p + work.numel(); p != e; ++p) *p = erfinv(*p);
-  }
-  if (!work.is_same(t)) Tensor(t).copy_(work);
-}
 
 int64_t correct_fan(const Tensor& tensor, std::string_view mode) {
   EMBER_CHECK(mode == "fan_in" || mode == "fan_out", ValueError, "Mode ", mode,
@@ -100,18 +62,42 @@ Tensor normal_(const Tensor& tensor, double mean, double std, Generator* generat
   return ember::normal_(t, mean, std, generator);
 }
 
+// torch 2.13's sampler: rejection from normal draws when [a, b] holds over 30% of the mass, else uniform
+// proposals on [a, b] accepted with the normal density relative to its peak there.
 Tensor trunc_normal_(const Tensor& tensor, double mean, double std, double a, double b, Generator* generator) {
   auto norm_cdf = [](double x) { return (1.0 + std::erf(x / std::sqrt(2.0))) / 2.0; };
   if (mean < a - 2 * std || mean > b + 2 * std)
     warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may be incorrect.");
   autograd::NoGradGuard no_grad;
-  double l = norm_cdf((a - mean) / std), u = norm_cdf((b - mean) / std);
   Tensor t = tensor;
-  ember::uniform_(t, 2 * l - 1, 2 * u - 1, generator);
-  erfinv_(t);
-  t.mul_(std * std::sqrt(2.0));
-  t.add_(mean);
-  return t.clamp_(std::optional<Scalar>(a), std::optional<Scalar>(b));
+  if (norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3) {
+    Scalar lo = full({}, a, t.options()).item(), hi = full({}, b, t.options()).item();  // the bounds in t's dtype
+    Tensor result = ember::normal_(t, mean, std, generator);
+    for (;;) {
+      Tensor mask = logical_or(result.lt(lo), result.gt(hi));
+      if (!mask.any().item<bool>()) break;
+      Tensor fresh = empty_like(result);
+      result = where(mask, ember::normal_(fresh, mean, std, generator), result);
+    }
+    if (!result.is_same(t)) t.copy_(result);
+    return t;
+  }
+  double mode = std::max(a, std::min(mean, b));
+  double log_peak = -0.5 * std::pow((mode - mean) / std, 2.0);
+  Tensor accept = empty_like(t);
+  auto log_density = [&](Tensor c) { return c.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak); };
+  auto rejected = [&](const Tensor& c) { return gt(ember::uniform_(accept, 0, 1, generator).log_(), c); };
+  ember::uniform_(t, a, b, generator);
+  Tensor pending = rejected(log_density(t.clone()));
+  Tensor result = t;
+  Tensor candidates = empty_like(t);
+  while (pending.any().item<bool>()) {
+    ember::uniform_(candidates, a, b, generator);
+    result = where(pending, candidates, result);
+    pending = where(pending, rejected(log_density(candidates)), pending);
+  }
+  if (!result.is_same(t)) t.copy_(result);
+  return t;
 }
 
 Tensor constant_(const Tensor& tensor, const Scalar& val) {

@@ -29,8 +29,8 @@ Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight
   EMBER_CHECK(input1.dim() == input2.dim(), Error, "bilinear(): input dimensions do not match: got ", input1.dim(),
               " and ", input2.dim());
   for (int64_t i = 0; i + 1 < input1.dim(); ++i)
-    EMBER_CHECK(input1.size(i) == input2.size(i), Error, "bilinear(): input batch dimensions do not match: got ",
-                input1.sizes(), " and ", input2.sizes());
+    EMBER_CHECK(input1.size(i) == input2.size(i), Error, "bilinear(): input batch dimensions do not match at dim ", i,
+                ": got ", input1.size(i), " and ", input2.size(i));
   EMBER_CHECK(weight.dim() == 3, Error, "bilinear(): weight must be 3-dimensional, got ", weight.dim(), " dims");
   int64_t out = weight.size(0), in1 = weight.size(1), in2 = weight.size(2);
   EMBER_CHECK(input1.size(-1) == in1, Error, "bilinear(): input1 size does not match weight size: got ",
