@@ -170,8 +170,10 @@ void init_module_class(nb::module_& m) {
         if (ModulePtr* c = mod.module_slots().find(name)) return module_or_none(*c);
         throw nn::AttributeError(str("'", class_name(self), "' object has no attribute '", name, "'"));
       })
-      // 1 parameter, 2 buffer, 3 module, 0 none: __setattr__'s routing
-      .def("_slot_kind", [](const Module& mod, const std::string& name) {
+      // 1 parameter, 2 buffer, 3 module, 0 none, -1 before Module.__init__: __setattr__'s routing
+      .def("_slot_kind", [](nb::handle self, const std::string& name) {
+        if (!nb::inst_ready(self)) return -1;
+        auto& mod = nb::cast<const Module&>(self);
         return mod.parameter_slots().find(name) ? 1 : mod.buffer_slots().find(name) ? 2 : mod.module_slots().find(name) ? 3 : 0;
       })
       .def("_unregister", [](Module& mod, const std::string& name) { return mod.unregister(name); })

@@ -65,6 +65,11 @@ class RemovableHandle:
 
 def __setattr__(self, name, value):
     kind = self._slot_kind(name)
+    if kind < 0:  # before Module.__init__
+        if isinstance(value, (_parameter_class(), Module)):
+            what = "parameters" if isinstance(value, _C.Tensor) else "module"
+            raise AttributeError(f"cannot assign {what} before Module.__init__() call")
+        return object.__setattr__(self, name, value)
     if isinstance(value, _parameter_class()):
         if kind not in (0, 1):
             self._unregister(name)
