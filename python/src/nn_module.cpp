@@ -478,9 +478,11 @@ void init_layers(nb::module_& m) {
 }
 
 void init_functions(nb::module_& nn_module) {
-  nn_module.def("linear", [](const Tensor& input, const Tensor& weight, nb::handle bias) {
-    return nn::functional::linear(input, weight, optional_tensor(bias));
-  }, "input"_a, "weight"_a, "bias"_a = nb::none());
+  nn_module.def("linear", [](const Tensor& input, const Tensor& weight, nb::handle bias, nb::handle out) -> nb::object {
+    if (out.is_none()) return nb::cast(nn::functional::linear(input, weight, optional_tensor(bias)));
+    nn::functional::linear_out(nb::cast<Tensor&>(out), input, weight, optional_tensor(bias));
+    return nb::borrow(out);
+  }, "input"_a, "weight"_a, "bias"_a = nb::none(), nb::kw_only(), "out"_a = nb::none());
   nn_module.def("bilinear", [](const Tensor& input1, const Tensor& input2, const Tensor& weight, nb::handle bias) {
     return nn::functional::bilinear(input1, input2, weight, optional_tensor(bias));
   }, "input1"_a, "input2"_a, "weight"_a, "bias"_a = nb::none());

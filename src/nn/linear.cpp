@@ -5,6 +5,7 @@
 
 #include "ember/creation.h"
 #include "ember/linalg.h"
+#include "ember/math_ops.h"
 #include "ember/nn/init.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
@@ -25,6 +26,12 @@ Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Ten
   return has_bias ? out + *bias : out;
 }
 
+Tensor& linear_out(Tensor& out, const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+  check_out_dtype(out, input.dtype());
+  const Tensor* b = bias && bias->defined() ? &*bias : &input;
+  return composite_out(out, {&input, &weight, b}, "linear", [&] { return linear(input, weight, bias); });
+}
+
 Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const std::optional<Tensor>& bias) {
   EMBER_CHECK(input1.dim() == input2.dim(), Error, "bilinear(): input dimensions do not match: got ", input1.dim(),
               " and ", input2.dim());
@@ -43,7 +50,7 @@ Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight
   // x1 W_k x2 for every k: (B, in1) @ (in1, out * in2), then a dot with x2 over in2.
   Tensor x1 = input1.reshape({-1, in1}), x2 = input2.reshape({-1, 1, in2});
   Tensor t = matmul(x1, weight.permute({1, 0, 2}).reshape({in1, out * in2})).view({-1, out, in2});
-  Tensor y = (t * x2).sum({-1});
+  Tensor y = (t * x2).sum({-1}, false, t.dtype());
   if (has_bias) y = y + *bias;
   DimVector out_sizes(input1.sizes());
   out_sizes.back() = out;

@@ -9,6 +9,7 @@ namespace ember::nn {
 namespace functional {
 // y = x W^T + b over the last dim of x (torch.nn.functional.linear).
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt);
+Tensor& linear_out(Tensor& out, const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt);
 // y_k = x1^T W_k x2 + b_k (torch.nn.functional.bilinear).
 Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight,
                 const std::optional<Tensor>& bias = std::nullopt);
