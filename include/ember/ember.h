@@ -20,6 +20,7 @@
 #include "ember/shape_utils.h"
 #include "ember/scatter.h"
 #include "ember/sorting.h"
+#include "ember/nn/parameter.h"
 #include "ember/tensor.h"
 #include "ember/type_promotion.h"
 

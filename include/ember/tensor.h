@@ -1,5 +1,6 @@
 // Tensor: a cheap handle to a TensorImpl (storage + sizes, strides, offset, dtype).
 #pragma once
+#include <atomic>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -25,6 +26,7 @@ struct Node;
 namespace indexing {
 class TensorIndex;  // ember/indexing.h
 }  // namespace indexing
+class Tensor;
 
 struct TensorImpl {
   Storage storage;
@@ -36,6 +38,12 @@ struct TensorImpl {
   bool is_contiguous = true;
   bool requires_grad = false;      // a leaf that requires grad (non-leaves have autograd->grad_fn)
   bool is_wrapped_number = false;  // a 0-dim tensor made from a Python number (type promotion)
+  bool is_parameter = false;       // a module's parameter (in Python, an nn.Parameter)
+  // The Python object wrapping this tensor, returned again while it lives (torch's identity:
+  // `m.weight is m.weight`). The bindings set both under the GIL; `py_handle` is the Tensor inside
+  // that object, and its destruction or reassignment clears it (py_object is valid only while it is set).
+  std::atomic<const Tensor*> py_handle{nullptr};
+  void* py_object = nullptr;
   // The Python ember.Size of `sizes`, made by the bindings on first read of .shape; any change
   // of sizes must go through refresh_metadata(), which drops it.
   std::shared_ptr<void> py_size;
@@ -87,6 +95,18 @@ class Tensor {
  public:
   Tensor() = default;
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  // The special members unlink a Python object whose Tensor this was (TensorImpl::py_handle).
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&& o) noexcept : impl_(std::move(o.impl_)) { unlink_python(&o); }
+  Tensor& operator=(const Tensor& o) {
+    if (this != &o) { unlink_python(this); impl_ = o.impl_; }
+    return *this;
+  }
+  Tensor& operator=(Tensor&& o) noexcept {
+    if (this != &o) { unlink_python(this); impl_ = std::move(o.impl_); unlink_python(&o); }
+    return *this;
+  }
+  ~Tensor() { unlink_python(this); }
   // A tensor that views `storage` with the given geometry.
   static Tensor make(Storage storage, DimVector sizes, DimVector strides, int64_t offset,
                      ScalarType dtype);
@@ -117,6 +137,7 @@ class Tensor {
   template <typename T>
   T* data_ptr() const { return static_cast<T*>(data_ptr()); }
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  bool is_parameter() const { return impl_->is_parameter; }
 
   Scalar item() const;
   template <typename T>
@@ -192,6 +213,10 @@ class Tensor {
 #include "ember/tensor_methods.h"
 
  private:
+  void unlink_python(const Tensor* handle) const noexcept {
+    if (impl_ && impl_->py_handle.load(std::memory_order_relaxed) == handle)
+      impl_->py_handle.store(nullptr, std::memory_order_relaxed);
+  }
   std::shared_ptr<TensorImpl> impl_;
 };
 

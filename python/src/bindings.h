@@ -87,10 +87,39 @@ void init_runtime(nb::module_& m);
 void init_einsum(nb::module_& m);
 void init_math_ops(nb::module_& m, nb::class_<Tensor>& cls);
 
+// Python identity of tensors (TensorImpl::py_handle), python/src/identity.cpp.
+// The live object that wraps `t`, or null.
+PyObject* live_object(const Tensor& t) noexcept;
+// Records `h` as its tensor's object when it owns its Tensor (not when it wraps `source` by reference).
+void remember_object(nb::handle h, const Tensor* source) noexcept;
+// A new nn.Parameter object for `t` (is_parameter), or null before ember.nn registers the class.
+PyObject* new_parameter_object(const Tensor& t) noexcept;
+void init_identity(nb::module_& m);
+
 }  // namespace ember::py
 
 NAMESPACE_BEGIN(NB_NAMESPACE)
 NAMESPACE_BEGIN(detail)
+
+// A tensor returns to Python as the object that already wraps it, if one lives (torch's identity),
+// and a parameter as an nn.Parameter.
+template <> struct type_caster<ember::Tensor> : type_caster_base<ember::Tensor> {
+  template <typename T>
+  static handle from_cpp(T&& value, rv_policy policy, cleanup_list* cleanup) noexcept {
+    const ember::Tensor* t;
+    if constexpr (std::is_pointer_v<std::remove_reference_t<T>>) t = value;
+    else t = &value;
+    bool track = t && t->defined();
+    if (track) {
+      if (PyObject* o = ember::py::live_object(*t)) return handle(o).inc_ref();
+      if (t->impl()->is_parameter)
+        if (PyObject* o = ember::py::new_parameter_object(*t)) return o;
+    }
+    handle h = type_caster_base<ember::Tensor>::from_cpp(std::forward<T>(value), policy, cleanup);
+    if (track && h.is_valid()) ember::py::remember_object(h, t);
+    return h;
+  }
+};
 
 template <> struct type_caster<ember::ScalarType> {
   NB_TYPE_CASTER(ember::ScalarType, const_name("dtype"))

@@ -37,6 +37,7 @@ NB_MODULE(_C, m) {
   py::init_dtype(m);
   py::init_device(m);
   py::init_tensor(m);
+  py::init_identity(m);
   py::init_creation(m);
   py::init_random(m);
   py::init_runtime(m);
