@@ -42,18 +42,10 @@ nb::object parameter_class() {
   return cls;
 }
 
-// A parameter registered from C++ (Linear's weight) becomes an nn.Parameter; one that is one stays.
-Tensor make_parameter(const Tensor& t, bool requires_grad) {
-  nb::gil_scoped_acquire gil;
-  nb::object py = nb::cast(t);
-  nb::object cls;
-  try {
-    cls = parameter_class();
-  } catch (nb::python_error&) {
-    return t;  // ember.nn.parameter not importable yet (during ember's own import)
-  }
-  if (nb::isinstance(py, cls)) return t;
-  return nb::cast<Tensor>(cls(py, requires_grad));
+// A ParameterList/ParameterDict entry: a Parameter as is, another tensor made one (torch's Parameter(t)).
+Tensor as_parameter(nb::handle value) {
+  const Tensor& t = nb::cast<const Tensor&>(value);
+  return nb::isinstance(value, parameter_class()) ? t : nn::make_parameter(t, true);
 }
 
 std::string class_name(nb::handle self) { return nb::cast<std::string>(self.type().attr("__name__")); }
@@ -147,6 +139,12 @@ template <typename T, typename... Args>
 void construct(nb::pointer_and_handle<T> v, Args&&... args) {
   if (nb::inst_python_derived(v.h)) new (v.p) PyModule<T>(std::forward<Args>(args)...);
   else new (v.p) T(std::forward<Args>(args)...);
+}
+
+std::vector<Tensor> parameter_iterable(nb::handle params) {
+  std::vector<Tensor> out;
+  for (nb::handle p : nb::iter(params)) out.push_back(as_parameter(p));
+  return out;
 }
 
 std::vector<Tensor> tensor_iterable(nb::handle params) {
@@ -372,7 +370,7 @@ void init_containers(nb::module_& m) {
 
   nb::class_<nn::ParameterList, Module, PyModule<nn::ParameterList>>(m, "ParameterList")
       .def("__init__", [](nb::pointer_and_handle<nn::ParameterList> v, nb::handle values) {
-        construct(v, values.is_none() ? std::vector<Tensor>() : tensor_iterable(values));
+        construct(v, values.is_none() ? std::vector<Tensor>() : parameter_iterable(values));
       }, "values"_a = nb::none())
       .def("__getitem__", [](nb::handle self, nb::handle idx) -> nb::object {
         auto& l = nb::cast<nn::ParameterList&>(self);
@@ -381,13 +379,15 @@ void init_containers(nb::module_& m) {
         for (int64_t i : slice_positions(idx, int64_t(l.size()))) picked.append(l.at(i));
         return self.type()(picked);
       })
-      .def("__setitem__", [](nn::ParameterList& l, nb::handle idx, const Tensor& p) {
+      .def("__setitem__", [](nn::ParameterList& l, nb::handle idx, nb::handle value) {
+        Tensor p = as_parameter(value);
         l.register_parameter(std::to_string(list_index(idx, int64_t(l.size()))), p, p.requires_grad());
       })
       .def("__len__", &nn::ParameterList::size)
       .def("__iter__", [](const nn::ParameterList& l) { return iter_items(l.parameters(false)); })
-      .def("append", [](nb::handle self, const Tensor& p) {
+      .def("append", [](nb::handle self, nb::handle value) {
         auto& l = nb::cast<nn::ParameterList&>(self);
+        Tensor p = as_parameter(value);
         l.register_parameter(std::to_string(l.size()), p, p.requires_grad());
         return nb::borrow(self);
       }, "value"_a)
@@ -404,13 +404,14 @@ void init_containers(nb::module_& m) {
           nb::object items = nb::hasattr(params, "items") ? params.attr("items")() : nb::borrow(params);
           for (nb::handle kv : nb::iter(items)) {
             nb::sequence pair = nb::borrow<nb::sequence>(kv);
-            named.emplace_back(nb::cast<std::string>(pair[0]), nb::cast<Tensor>(pair[1]));
+            named.emplace_back(nb::cast<std::string>(pair[0]), as_parameter(pair[1]));
           }
         }
         construct(v, named);
       }, "parameters"_a = nb::none())
       .def("__getitem__", &nn::ParameterDict::at)
-      .def("__setitem__", [](nn::ParameterDict& d, const std::string& key, const Tensor& p) {
+      .def("__setitem__", [](nn::ParameterDict& d, const std::string& key, nb::handle value) {
+        Tensor p = as_parameter(value);
         d.register_parameter(key, p, p.requires_grad());
       })
       .def("__delitem__", [](nn::ParameterDict& d, const std::string& key) { d.pop(key); })
@@ -558,13 +559,8 @@ void init_functions(nb::module_& nn_module) {
   // nn.utils
   nb::module_ utils = nn_module.def_submodule("_utils", "ember.nn.utils");
   utils.def("clip_grad_norm_", [](nb::handle parameters, double max_norm, double norm_type, bool error_if_nonfinite,
-                                  std::optional<bool> foreach) {
-    std::vector<Tensor> params = tensor_iterable(parameters);
-    if (foreach && *foreach)
-      for (const Tensor& p : params)
-        EMBER_CHECK(!p.grad().defined() || p.device().is_cuda(), Error,
-                    "foreach=True was passed, but can't use the foreach API on cpu tensors");
-    return nn::utils::clip_grad_norm_(params, max_norm, norm_type, error_if_nonfinite);
+                                  std::optional<bool>) {  // foreach: one loop either way
+    return nn::utils::clip_grad_norm_(tensor_iterable(parameters), max_norm, norm_type, error_if_nonfinite);
   }, "parameters"_a, "max_norm"_a, "norm_type"_a = 2.0, "error_if_nonfinite"_a = false, "foreach"_a = nb::none());
   utils.def("clip_grad_value_", [](nb::handle parameters, double clip_value, std::optional<bool>) {
     nn::utils::clip_grad_value_(tensor_iterable(parameters), clip_value);
@@ -581,7 +577,6 @@ void init_functions(nb::module_& nn_module) {
 
 void init_nn_module(nb::module_& nn_module) {
   nn::Module::set_call_override(&call_python);
-  nn::set_parameter_factory(&make_parameter);
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);

@@ -12,7 +12,6 @@ namespace ember::nn {
 namespace {
 
 Module::CallOverride g_call_override = nullptr;
-ParameterFactory g_parameter_factory = nullptr;
 
 // torch.Size([2, 3]), as torch's messages print shapes.
 std::string size_string(IntArrayRef sizes) {
@@ -48,7 +47,6 @@ void set_data(const Tensor& dst, const Tensor& src) {
   d.refresh_metadata();
 }
 
-void set_parameter_factory(ParameterFactory fn) { g_parameter_factory = fn; }
 void Module::set_call_override(CallOverride fn) { g_call_override = fn; }
 
 void RemovableHandle::remove() {
@@ -109,7 +107,7 @@ Tensor& Module::register_parameter(const std::string& name, Tensor param, bool r
                 "'. Model parameters must be created explicitly. To express '", name,
                 "' as a function of another Tensor, compute the value in the forward() method.");
     if (param.requires_grad() != requires_grad) param.requires_grad_(requires_grad);
-    if (g_parameter_factory) param = g_parameter_factory(param, requires_grad);
+    param.impl()->is_parameter = true;
   }
   return parameters_.set(name, std::move(param));
 }

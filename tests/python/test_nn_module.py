@@ -522,6 +522,22 @@ def test_clip_grad_value_vector_and_errors():
     t.fc1.weight.grad[0, 0] = float("nan")
     same_error(lambda: enn.utils.clip_grad_norm_(e.parameters(), 1.0, error_if_nonfinite=True),
                lambda: torch.nn.utils.clip_grad_norm_(t.parameters(), 1.0, error_if_nonfinite=True))
-    same_error(lambda: enn.utils.clip_grad_norm_(e.parameters(), 1.0, foreach=True),
-               lambda: torch.nn.utils.clip_grad_norm_(t.parameters(), 1.0, foreach=True))
+    assert_same(enn.utils.clip_grad_norm_(e.parameters(), 1.0, foreach=True),
+                torch.nn.utils.clip_grad_norm_(t.parameters(), 1.0, foreach=True))
     assert_same(enn.utils.clip_grad_norm_([], 1.0), torch.nn.utils.clip_grad_norm_([], 1.0))
+
+
+def test_identity_and_parameter_type():
+    m = enn.Linear(3, 2)
+    w = m.weight
+    assert m.weight is w and isinstance(w, enn.Parameter) and isinstance(m.bias, enn.Parameter)
+    assert next(iter(m.parameters())) is w and dict(m.named_parameters())["weight"] is w
+    assert repr(w).startswith("Parameter containing:\n")
+    p = enn.Parameter(ember.ones(2, 3))
+    m.weight = p
+    assert m.weight is p and m.state_dict(keep_vars=True)["weight"] is p
+    pl = enn.ParameterList([ember.zeros(2)])
+    assert isinstance(pl[0], enn.Parameter) and pl[0].requires_grad
+    seq = enn.Sequential(m)
+    assert seq[0] is m and next(iter(seq.children())) is m and list(seq.modules())[1] is m
+    assert isinstance(m, enn.Module) and isinstance(seq, enn.Module)

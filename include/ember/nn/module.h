@@ -110,7 +110,8 @@ class Module : public std::enable_shared_from_this<Module> {
   virtual std::string extra_repr() const { return {}; }
   virtual std::string repr() const;  // torch's: name(extra_repr) or name(\n  (child): ...\n)
 
-  // ---- registration: each returns its slot (a layer keeps the reference)
+  // ---- registration: each returns its slot (a layer keeps the reference); a registered parameter is marked
+  // is_parameter (Python shows it as an nn.Parameter)
   Tensor& register_parameter(const std::string& name, Tensor param, bool requires_grad = true);
   Tensor& register_buffer(const std::string& name, Tensor buffer, bool persistent = true);
   template <typename M>
@@ -198,10 +199,5 @@ class Module : public std::enable_shared_from_this<Module> {
 
 // Replaces the data of `dst` with `src`'s (storage, geometry, dtype) keeping dst's identity: torch's `p.data = t`.
 void set_data(const Tensor& dst, const Tensor& src);
-
-// How a parameter registered from C++ is made (the Python layer turns it into an nn.Parameter); the default
-// returns the tensor as is.
-using ParameterFactory = Tensor (*)(const Tensor&, bool requires_grad);
-void set_parameter_factory(ParameterFactory fn);
 
 }  // namespace ember::nn
