@@ -81,7 +81,10 @@ Sequential::Sequential(const std::vector<std::pair<std::string, ModulePtr>>& nam
 
 Tensor Sequential::forward(const Tensor& input) {
   Tensor x = input;
-  for (auto& item : module_slots().items()) x = (*item->value)(x);
+  for (auto& item : module_slots().items()) {
+    EMBER_CHECK(item->value, TypeError, "'NoneType' object is not callable");
+    x = (*item->value)(x);
+  }
   return x;
 }
 

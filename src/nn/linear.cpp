@@ -15,6 +15,7 @@ namespace ember::nn {
 namespace functional {
 
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+  EMBER_CHECK(weight.defined(), TypeError, "linear(): argument 'weight' (position 2) must be Tensor, not NoneType");
   bool has_bias = bias && bias->defined();
   if (has_bias && input.dim() == 2) return addmm(*bias, input, weight.t());
   if (has_bias && input.dim() == 3 && input.is_contiguous()) {  // torch's fused path: one addmm, then a view
@@ -33,6 +34,7 @@ Tensor& linear_out(Tensor& out, const Tensor& input, const Tensor& weight, const
 }
 
 Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const std::optional<Tensor>& bias) {
+  EMBER_CHECK(weight.defined(), TypeError, "bilinear(): argument 'weight' (position 3) must be Tensor, not NoneType");
   EMBER_CHECK(input1.dim() == input2.dim(), Error, "bilinear(): input dimensions do not match: got ", input1.dim(),
               " and ", input2.dim());
   for (int64_t i = 0; i + 1 < input1.dim(); ++i)

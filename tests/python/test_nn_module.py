@@ -541,3 +541,17 @@ def test_identity_and_parameter_type():
     seq = enn.Sequential(m)
     assert seq[0] is m and next(iter(seq.children())) is m and list(seq.modules())[1] is m
     assert isinstance(m, enn.Module) and isinstance(seq, enn.Module)
+
+
+def test_removed_or_none_weight_raises():
+    for fn in [lambda m: delattr(m, "weight"), lambda m: setattr(m, "weight", None)]:
+        e, t = enn.Linear(2, 2), tnn.Linear(2, 2)
+        fn(e)
+        fn(t)
+        with pytest.raises((AttributeError, TypeError)):
+            t(torch.ones(1, 2))
+        with pytest.raises((AttributeError, TypeError)):
+            e(ember.ones(1, 2))
+    s = enn.Sequential(enn.Identity())
+    s.add_module("1", None)
+    same_error(lambda: s(ember.ones(1)), lambda: tnn.Sequential(tnn.Identity(), None)(torch.ones(1)))
