@@ -226,24 +226,7 @@ void init_module_class(nb::module_& m) {
         nn::IncompatibleKeys keys = mod.load_state_dict(state, strict);
         return std::make_pair(keys.missing_keys, keys.unexpected_keys);
       })
-      .def_prop_rw("training", &Module::is_training, [](Module& mod, bool mode) {
-        // assigning to one module's .training touches only it (as in torch)
-        bool was = mod.is_training();
-        if (was == mode) return;
-        std::vector<std::pair<ModulePtr, bool>> kept;
-        for (auto& c : mod.children()) kept.emplace_back(c, c->is_training());
-        mod.train(mode);
-        for (auto& [c, t] : kept) c->train(t);
-      })
-      .def("train", [](nb::handle self, nb::handle mode) {
-        EMBER_CHECK(PyBool_Check(mode.ptr()), ValueError, "training mode is expected to be boolean");
-        nb::cast<Module&>(self).train(mode.ptr() == Py_True);
-        return nb::borrow(self);
-      }, "mode"_a = true)
-      .def("eval", [](nb::handle self) {
-        nb::cast<Module&>(self).eval();
-        return nb::borrow(self);
-      })
+      .def_prop_rw("training", &Module::is_training, &Module::set_training)
       .def("_to_dtype", [](Module& mod, ScalarType dtype) { mod.to(dtype); })
       .def("_to_device", [](Module& mod, nb::handle device) { mod.to(*device_from_object(device)); })
       .def("zero_grad", &Module::zero_grad, "set_to_none"_a = true)

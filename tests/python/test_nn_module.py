@@ -234,6 +234,19 @@ def test_train_eval_requires_grad_apply():
     assert all(m.training for m in e.modules())
     e.body.training = False  # one module only, as torch
     assert not e.body.training and e.body[0].training
+
+    class Frozen(enn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = enn.Linear(1, 1)
+
+        def train(self, mode=True):
+            super().train(mode)
+            self.inner.eval()
+            return self
+    outer = enn.Sequential(Frozen())
+    outer.train()
+    assert outer.training and outer[0].training and not outer[0].inner.training
     e.requires_grad_(False)
     assert not any(p.requires_grad for p in e.parameters())
     names = []

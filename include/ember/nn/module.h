@@ -148,7 +148,8 @@ class Module : public std::enable_shared_from_this<Module> {
   IncompatibleKeys load_state_dict(const StateDict& state, bool strict = true);
 
   bool is_training() const { return training_; }
-  Module& train(bool mode = true);
+  Module& train(bool mode = true);  // this module and its descendants
+  void set_training(bool mode) { training_ = mode; }  // this module only
   Module& eval() { return train(false); }
   // Floating-point parameters (their data replaced in place, so identities hold) and buffers (replaced).
   Module& to(ScalarType dtype);

@@ -309,6 +309,20 @@ def load_state_dict(self, state_dict, strict=True, assign=False):
     return _IncompatibleKeys(missing, unexpected)
 
 
+def train(self, mode=True):
+    # in Python, so that a subclass's train() override is called for its children too (as torch does)
+    if not isinstance(mode, bool):
+        raise ValueError("training mode is expected to be boolean")
+    self.training = mode
+    for module in self.children():
+        module.train(mode)
+    return self
+
+
+def eval(self):
+    return self.train(False)
+
+
 def apply(self, fn):
     for module in self.children():
         module.apply(fn)
@@ -355,7 +369,8 @@ def cuda(self, device=None):
 for _name, _fn in list(globals().items()):
     if _name in ("__setattr__", "__delattr__", "__dir__", "__call__", "register_module", "get_submodule",
                  "register_forward_pre_hook", "register_forward_hook", "register_full_backward_hook",
-                 "register_full_backward_pre_hook", "state_dict", "load_state_dict", "apply", "to", "cpu", "cuda"):
+                 "register_full_backward_pre_hook", "state_dict", "load_state_dict", "train", "eval", "apply", "to",
+                 "cpu", "cuda"):
         setattr(Module, _name, _fn)
 for _name, _dtype in (("float", _C.float32), ("double", _C.float64), ("half", _C.float16),
                       ("bfloat16", _C.bfloat16)):
