@@ -568,3 +568,35 @@ def test_removed_or_none_weight_raises():
     s = enn.Sequential(enn.Identity())
     s.add_module("1", None)
     same_error(lambda: s(ember.ones(1)), lambda: tnn.Sequential(tnn.Identity(), None)(torch.ones(1)))
+
+
+class Shared(enn.Module):
+    """A module-level subclass (pickle finds it by name) sharing one Linear twice."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = enn.Linear(4, 2)
+        self.seq = enn.Sequential(self.fc, enn.Flatten(0), enn.Unflatten(0, (1, 2)))
+        self.register_buffer("b", ember.ones(2), persistent=False)
+        self.k = 3
+
+    def forward(self, x):
+        return self.seq(x)
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_deepcopy_and_pickle(how):
+    import copy
+    import pickle
+    m = Shared().eval()
+    rng = ember.get_rng_state()
+    c = copy.deepcopy(m) if how == "deepcopy" else pickle.loads(pickle.dumps(m))
+    assert ember.equal(rng, ember.get_rng_state())  # rebuilding draws no random numbers
+    assert type(c) is Shared and c.k == 3 and not c.training and not c.seq[1].training
+    assert c.seq[0] is c.fc and c.fc is not m.fc and c.fc.weight is not m.fc.weight
+    assert isinstance(c.fc.weight, enn.Parameter) and c.fc.weight.requires_grad
+    assert list(c.state_dict()) == list(m.state_dict()) and c._non_persistent_buffers_set == {"b"}
+    assert repr(c) == repr(m)
+    x = ember.ones(1, 4)
+    assert ember.equal(c(x), m(x))
+    assert repr(copy.deepcopy(enn.ParameterList([ember.ones(2)]))) == repr(enn.ParameterList([ember.ones(2)]))

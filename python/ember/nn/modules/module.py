@@ -366,11 +366,55 @@ def cuda(self, device=None):
     return self
 
 
+# ---- pickling and deepcopy: a C++ class is rebuilt from its constructor arguments (with the generator's state
+# put back: unpickling draws no random numbers), then given the saved registries and attributes; a Python
+# subclass's __init__ is not run, as in torch.
+
+def _init_args(module):
+    m = _C._nn._modules
+    args = {m.Linear: lambda: (module.in_features, module.out_features),
+            m.Bilinear: lambda: (module.in1_features, module.in2_features, module.out_features),
+            m.Flatten: lambda: (module.start_dim, module.end_dim),
+            m.Unflatten: lambda: (module.dim, tuple(module.unflattened_size))}
+    base = _cpp_class(type(module))
+    return base, args.get(base, tuple)()
+
+
+def _cpp_class(cls):
+    return next(c for c in cls.__mro__ if c.__module__ == "ember.nn" and issubclass(c, Module))
+
+
+def __reduce_ex__(self, protocol):
+    base, args = _init_args(self)
+    nonpersistent = self._non_persistent_buffers_set
+    state = {"parameters": list(self._parameters.items()),
+             "buffers": [(k, v, k not in nonpersistent) for k, v in self._buffers.items()],
+             "modules": list(self._modules.items()), "training": self.training,
+             "dict": {k: v for k, v in self.__dict__.items() if k != "_hooks"}}
+    return _rebuild_module, (type(self), base, args, state)
+
+
+def _rebuild_module(cls, base, args, state):
+    module = cls.__new__(cls)
+    rng = _C.get_rng_state()
+    base.__init__(module, *args)
+    _C.set_rng_state(rng)
+    for name, p in state["parameters"]:
+        module.register_parameter(name, p)
+    for name, b, persistent in state["buffers"]:
+        module.register_buffer(name, b, persistent)
+    for name, child in state["modules"]:
+        module.add_module(name, child)
+    module.__dict__.update(state["dict"])
+    module.training = state["training"]
+    return module
+
+
 for _name, _fn in list(globals().items()):
     if _name in ("__setattr__", "__delattr__", "__dir__", "__call__", "register_module", "get_submodule",
                  "register_forward_pre_hook", "register_forward_hook", "register_full_backward_hook",
                  "register_full_backward_pre_hook", "state_dict", "load_state_dict", "train", "eval", "apply", "to",
-                 "cpu", "cuda"):
+                 "cpu", "cuda", "__reduce_ex__"):
         setattr(Module, _name, _fn)
 for _name, _dtype in (("float", _C.float32), ("double", _C.float64), ("half", _C.float16),
                       ("bfloat16", _C.bfloat16)):
