@@ -31,3 +31,9 @@ using AutoGradMode = autograd::GradModeGuard;
 }  // namespace ember
 #include "ember/nn/conv.h"
 #include "ember/nn/pooling.h"
+
+#include "ember/nn/container.h"
+#include "ember/nn/init.h"
+#include "ember/nn/linear.h"
+#include "ember/nn/module.h"
+#include "ember/nn/utils.h"

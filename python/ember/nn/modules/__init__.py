@@ -1,0 +1,15 @@
+"""ember.nn's module classes: the C++ classes of ember._C._nn._modules, with Module's Python half."""
+from ... import _C
+from .module import Module, RemovableHandle, _IncompatibleKeys  # noqa: F401
+
+_m = _C._nn._modules
+Linear, Bilinear, Identity, Flatten, Unflatten = _m.Linear, _m.Bilinear, _m.Identity, _m.Flatten, _m.Unflatten
+Sequential, ModuleList, ModuleDict = _m.Sequential, _m.ModuleList, _m.ModuleDict
+ParameterList, ParameterDict = _m.ParameterList, _m.ParameterDict
+for _cls in (Linear, Bilinear, Identity, Flatten, Unflatten, Sequential, ModuleList, ModuleDict, ParameterList,
+             ParameterDict):
+    _cls.__module__ = "ember.nn"
+del _m, _cls
+
+__all__ = ["Module", "Linear", "Bilinear", "Identity", "Flatten", "Unflatten", "Sequential", "ModuleList",
+           "ModuleDict", "ParameterList", "ParameterDict"]
