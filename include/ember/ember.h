@@ -28,3 +28,5 @@ namespace ember {
 using autograd::NoGradGuard;
 using AutoGradMode = autograd::GradModeGuard;
 }  // namespace ember
+#include "ember/nn/normalization.h"
+#include "ember/nn/dropout.h"

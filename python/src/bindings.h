@@ -219,3 +219,10 @@ namespace ember::py {
 // Shape utilities (hstack, flip, roll, repeat, tril, diag, meshgrid, ...): python/src/shape_utils.cpp.
 void init_shape_utils(nb::module_& m, nb::class_<Tensor>& cls);
 }  // namespace ember::py
+
+namespace ember::py {
+// nn normalisation functions (python/src/nn_normalization.cpp): ember._C._nn and torch's forms in ember._C.
+void init_nn_normalization(nb::module_& m, nb::module_& nn);
+// nn dropout functions (python/src/nn_dropout.cpp).
+void init_nn_dropout(nb::module_& m, nb::module_& nn);
+}  // namespace ember::py

@@ -130,3 +130,15 @@ void record_masked_select(const Tensor& result, const Tensor& self, const Tensor
 void record_masked_scatter(const Tensor& result, const Tensor& self, const Tensor& mask, const Tensor& source);
 
 }  // namespace ember::autograd
+
+namespace ember::autograd {
+// Normalisation (formulas_nn_normalization.cpp): NativeBatchNormBackward0, NativeLayerNormBackward0,
+// NativeGroupNormBackward0. mean and invstd (rstd) are the statistics the forward used (compute dtype: float64 for
+// float64 inputs, else float32); weight and bias may be undefined.
+void record_batch_norm(const Tensor& result, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                       const Tensor& mean, const Tensor& invstd, bool training, double eps);
+void record_layer_norm(const Tensor& result, const Tensor& input, int64_t normalized_ndim, const Tensor& weight,
+                       const Tensor& bias, const Tensor& mean, const Tensor& rstd, double eps);
+void record_group_norm(const Tensor& result, const Tensor& input, int64_t groups, const Tensor& weight,
+                       const Tensor& bias, const Tensor& mean, const Tensor& rstd, double eps);
+}  // namespace ember::autograd

@@ -10,6 +10,7 @@
 #include "unary_kernels.h"
 #include "where_kernel.h"
 #include "shape_utils_kernel.h"
+#include "nn/normalization_kernel.h"
 
 namespace ember::cpu {
 
@@ -42,6 +43,7 @@ bool register_kernels() {
   kernels::searchsorted.set(cpu, &searchsorted_kernel);
   kernels::histc.set(cpu, &histc_kernel);
   kernels::unique_runs.set(cpu, &unique_runs_kernel);
+  register_normalization_kernels();
   return true;
 }
 
