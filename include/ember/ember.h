@@ -30,3 +30,6 @@ using AutoGradMode = autograd::GradModeGuard;
 }  // namespace ember
 #include "ember/nn/normalization.h"
 #include "ember/nn/dropout.h"
+#include "ember/nn/padding.h"
+#include "ember/nn/embedding.h"
+#include "ember/nn/distance.h"

@@ -225,4 +225,6 @@ namespace ember::py {
 void init_nn_normalization(nb::module_& m, nb::module_& nn);
 // nn dropout functions (python/src/nn_dropout.cpp).
 void init_nn_dropout(nb::module_& m, nb::module_& nn);
+// pad, embedding, one_hot, normalize and distances (python/src/nn_layers.cpp).
+void init_nn_layers(nb::module_& m, nb::module_& nn);
 }  // namespace ember::py

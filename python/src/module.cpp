@@ -85,4 +85,5 @@ NB_MODULE(_C, m) {
   (void)nn;
   py::init_nn_normalization(m, nn);
   py::init_nn_dropout(m, nn);
+  py::init_nn_layers(m, nn);
 }

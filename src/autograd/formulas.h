@@ -142,3 +142,14 @@ void record_layer_norm(const Tensor& result, const Tensor& input, int64_t normal
 void record_group_norm(const Tensor& result, const Tensor& input, int64_t groups, const Tensor& weight,
                        const Tensor& bias, const Tensor& mean, const Tensor& rstd, double eps);
 }  // namespace ember::autograd
+
+namespace ember::autograd {
+// Padding (formulas_nn_padding.cpp): ConstantPadNdBackward0 (the gradient cropped by the opposite pads), and a pad
+// made of index_selects along dims (reflection / replication, node `name`): the gradient added back per dim.
+void record_constant_pad(const Tensor& result, const Tensor& self, IntArrayRef pad);
+void record_index_pad(const char* name, const Tensor& result, const Tensor& self,
+                      const std::vector<std::pair<int64_t, Tensor>>& gathers);
+// embedding (formulas_nn_embedding.cpp): EmbeddingBackward0, rows of padding_idx get no gradient.
+void record_embedding(const Tensor& result, const Tensor& weight, const Tensor& indices, int64_t padding_idx,
+                      bool scale_grad_by_freq);
+}  // namespace ember::autograd

@@ -1,0 +1,61 @@
+// ember.nn.functional's pad, embedding, one_hot, normalize, cosine_similarity and pairwise_distance
+// (ember/nn/padding.h, embedding.h, distance.h), with torch's constant_pad_nd, embedding, embedding_renorm_,
+// cosine_similarity and pairwise_distance.
+#include "bindings.h"
+#include "ember/nn/distance.h"
+#include "ember/nn/embedding.h"
+#include "ember/nn/padding.h"
+
+namespace ember::py {
+
+namespace {
+
+using namespace nb::literals;
+
+// A padding argument: a sequence of ints.
+DimVector pads(nb::handle p) { return int_list(p, "pad", false); }
+
+}  // namespace
+
+void init_nn_layers(nb::module_& m, nb::module_& nn) {
+  namespace F = nn::functional;
+  nn.def("pad", [](const Tensor& x, nb::handle p, std::string_view mode, std::optional<double> value) {
+    return F::pad(x, pads(p), mode, value);
+  }, "input"_a, "pad"_a, "mode"_a = "constant", nb::arg("value").none() = nb::none());
+  m.def("constant_pad_nd", [](const Tensor& x, nb::handle p, const Scalar& value) {
+    return constant_pad_nd(x, pads(p), value);
+  }, "input"_a, "pad"_a, "value"_a = 0);
+
+  nn.def("embedding", [](const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx,
+                         std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq, bool sparse) {
+    if (padding_idx) {  // F.embedding's assert
+      int64_t rows = weight.dim() > 0 ? weight.size(0) : 0;
+      if (*padding_idx >= rows || *padding_idx < -rows) {
+        PyErr_SetString(PyExc_AssertionError, "Padding_idx must be within num_embeddings");
+        throw nb::python_error();
+      }
+    }
+    return F::embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse);
+  }, "input"_a, "weight"_a, nb::arg("padding_idx").none() = nb::none(), nb::arg("max_norm").none() = nb::none(),
+     "norm_type"_a = 2.0, "scale_grad_by_freq"_a = false, "sparse"_a = false);
+  m.def("embedding", &ember::embedding, "weight"_a, "indices"_a, "padding_idx"_a = -1, "scale_grad_by_freq"_a = false,
+        "sparse"_a = false);
+  m.def("embedding_renorm_", [](nb::handle self, const Tensor& indices, double max_norm, double norm_type) {
+    embedding_renorm_(nb::cast<Tensor&>(self), indices, max_norm, norm_type);
+    return nb::borrow(self);
+  }, "input"_a, "indices"_a, "max_norm"_a, "norm_type"_a);
+  nn.def("one_hot", &F::one_hot, "tensor"_a, "num_classes"_a = -1);
+
+  nn.def("normalize", [](const Tensor& x, double p, int64_t dim, double eps, nb::handle out) -> nb::object {
+    if (out.is_none()) return nb::cast(F::normalize(x, p, dim, eps));
+    F::normalize_out(nb::cast<Tensor&>(out), x, p, dim, eps);
+    return nb::borrow(out);
+  }, "input"_a, "p"_a = 2.0, "dim"_a = 1, "eps"_a = 1e-12, "out"_a = nb::none());
+  for (nb::module_* mod : {&nn, &m}) {
+    mod->def("cosine_similarity", &F::cosine_similarity, "x1"_a, "x2"_a, "dim"_a = 1, "eps"_a = 1e-8);
+    mod->def("pairwise_distance", &F::pairwise_distance, "x1"_a, "x2"_a, "p"_a = 2.0, "eps"_a = 1e-6,
+             "keepdim"_a = false);
+  }
+}
+
+}  // namespace ember::py
