@@ -33,3 +33,4 @@ using AutoGradMode = autograd::GradModeGuard;
 #include "ember/nn/padding.h"
 #include "ember/nn/embedding.h"
 #include "ember/nn/distance.h"
+#include "ember/nn/attention.h"

@@ -1,7 +1,8 @@
-// ember.nn.functional's pad, embedding, one_hot, normalize, cosine_similarity and pairwise_distance
-// (ember/nn/padding.h, embedding.h, distance.h), with torch's constant_pad_nd, embedding, embedding_renorm_,
-// cosine_similarity and pairwise_distance.
+// ember.nn.functional's pad, embedding, one_hot, normalize, cosine_similarity, pairwise_distance and
+// scaled_dot_product_attention (ember/nn/padding.h, embedding.h, distance.h, attention.h), with torch's
+// constant_pad_nd, embedding, embedding_renorm_, cosine_similarity and pairwise_distance.
 #include "bindings.h"
+#include "ember/nn/attention.h"
 #include "ember/nn/distance.h"
 #include "ember/nn/embedding.h"
 #include "ember/nn/padding.h"
@@ -56,6 +57,17 @@ void init_nn_layers(nb::module_& m, nb::module_& nn) {
     mod->def("pairwise_distance", &F::pairwise_distance, "x1"_a, "x2"_a, "p"_a = 2.0, "eps"_a = 1e-6,
              "keepdim"_a = false);
   }
+}
+
+}  // namespace ember::py
+
+namespace ember::py {
+
+void init_nn_attention(nb::module_& nn) {
+  using namespace nb::literals;
+  nn.def("scaled_dot_product_attention", &nn::functional::scaled_dot_product_attention, "query"_a, "key"_a, "value"_a,
+         nb::arg("attn_mask").none() = nb::none(), "dropout_p"_a = 0.0, "is_causal"_a = false,
+         nb::arg("scale").none() = nb::none(), "enable_gqa"_a = false);
 }
 
 }  // namespace ember::py

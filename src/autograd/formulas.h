@@ -153,3 +153,13 @@ void record_index_pad(const char* name, const Tensor& result, const Tensor& self
 void record_embedding(const Tensor& result, const Tensor& weight, const Tensor& indices, int64_t padding_idx,
                       bool scale_grad_by_freq);
 }  // namespace ember::autograd
+
+namespace ember::autograd {
+// scaled_dot_product_attention where torch runs its CPU flash kernel (formulas_nn_attention.cpp):
+// ScaledDotProductFlashAttentionForCpuBackward0. weights: the softmax (saved); scale: q k^T's factor (signed);
+// weights_of(q, k with value's heads) recomputes them differentiably under create_graph. Key/value heads fewer
+// than the query's (enable_gqa) were repeated, their gradients are summed back.
+void record_flash_attention(const Tensor& result, const Tensor& query, const Tensor& key, const Tensor& value,
+                            const Tensor& weights, double scale,
+                            std::function<Tensor(const Tensor&, const Tensor&)> weights_of);
+}  // namespace ember::autograd
