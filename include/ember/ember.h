@@ -34,3 +34,4 @@ using AutoGradMode = autograd::GradModeGuard;
 #include "ember/nn/embedding.h"
 #include "ember/nn/distance.h"
 #include "ember/nn/attention.h"
+#include "ember/nn/vision.h"

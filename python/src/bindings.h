@@ -228,4 +228,5 @@ void init_nn_dropout(nb::module_& m, nb::module_& nn);
 // pad, embedding, one_hot, normalize and distances (python/src/nn_layers.cpp).
 void init_nn_layers(nb::module_& m, nb::module_& nn);
 void init_nn_attention(nb::module_& nn);
+void init_nn_vision(nb::module_& m, nb::module_& nn);
 }  // namespace ember::py

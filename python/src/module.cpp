@@ -87,4 +87,5 @@ NB_MODULE(_C, m) {
   py::init_nn_dropout(m, nn);
   py::init_nn_layers(m, nn);
   py::init_nn_attention(nn);
+  py::init_nn_vision(m, nn);
 }

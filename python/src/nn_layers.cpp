@@ -1,11 +1,13 @@
-// ember.nn.functional's pad, embedding, one_hot, normalize, cosine_similarity, pairwise_distance and
-// scaled_dot_product_attention (ember/nn/padding.h, embedding.h, distance.h, attention.h), with torch's
-// constant_pad_nd, embedding, embedding_renorm_, cosine_similarity and pairwise_distance.
+// ember.nn.functional's pad, embedding, one_hot, normalize, cosine_similarity, pairwise_distance,
+// scaled_dot_product_attention, pixel_shuffle and pixel_unshuffle (ember/nn/padding.h, embedding.h, distance.h,
+// attention.h, vision.h), with torch's constant_pad_nd, embedding, embedding_renorm_, cosine_similarity,
+// pairwise_distance, pixel_shuffle and pixel_unshuffle.
 #include "bindings.h"
 #include "ember/nn/attention.h"
 #include "ember/nn/distance.h"
 #include "ember/nn/embedding.h"
 #include "ember/nn/padding.h"
+#include "ember/nn/vision.h"
 
 namespace ember::py {
 
@@ -68,6 +70,18 @@ void init_nn_attention(nb::module_& nn) {
   nn.def("scaled_dot_product_attention", &nn::functional::scaled_dot_product_attention, "query"_a, "key"_a, "value"_a,
          nb::arg("attn_mask").none() = nb::none(), "dropout_p"_a = 0.0, "is_causal"_a = false,
          nb::arg("scale").none() = nb::none(), "enable_gqa"_a = false);
+}
+
+}  // namespace ember::py
+
+namespace ember::py {
+
+void init_nn_vision(nb::module_& m, nb::module_& nn) {
+  using namespace nb::literals;
+  for (nb::module_* mod : {&nn, &m}) {
+    mod->def("pixel_shuffle", &nn::functional::pixel_shuffle, "input"_a, "upscale_factor"_a);
+    mod->def("pixel_unshuffle", &nn::functional::pixel_unshuffle, "input"_a, "downscale_factor"_a);
+  }
 }
 
 }  // namespace ember::py

@@ -163,3 +163,8 @@ void record_flash_attention(const Tensor& result, const Tensor& query, const Ten
                             const Tensor& weights, double scale,
                             std::function<Tensor(const Tensor&, const Tensor&)> weights_of);
 }  // namespace ember::autograd
+
+namespace ember::autograd {
+// pixel_shuffle (shuffle) / pixel_unshuffle by factor r (formulas_nn_vision.cpp): each other's gradient.
+void record_pixel_shuffle(const Tensor& result, const Tensor& self, int64_t r, bool shuffle);
+}  // namespace ember::autograd

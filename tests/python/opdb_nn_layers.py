@@ -70,3 +70,14 @@ ENTRIES = [
                Sample(T((2, 3, 4), "transposed"), T((3, 4), seed=1), 1.0, keepdim=True),
                Sample(T((4,), "offset"), T((4,), seed=1), 3.0, 1e-3), dtypes=NON_BOOL),
 ]
+
+ENTRIES += [
+    OpInfo("pixel_shuffle", fixed(Sample(T((2, 8, 3, 3)), 2), Sample(T((8, 3, 2), "transposed"), 2),
+                                  Sample(T((2, 1, 9, 2, 2), "offset"), 3), Sample(T((2, 4, 3, 3), "expanded"), 1),
+                                  Sample(T((2, 6, 3, 3)), 2, raises=True), Sample(T((4, 3)), 2, raises=True)),
+           torch_fn="pixel_shuffle", method=None, dtypes=DTYPES, grad=True, tol=TOL),
+    OpInfo("pixel_unshuffle", fixed(Sample(T((2, 2, 4, 6)), 2), Sample(T((3, 6, 3), "transposed"), 3),
+                                    Sample(T((2, 1, 1, 4, 4), "offset"), 2), Sample(T((2, 2, 5, 4)), 2, raises=True),
+                                    Sample(T((2, 4, 4)), 0, raises=True)),
+           torch_fn="pixel_unshuffle", method=None, dtypes=DTYPES, grad=True, tol=TOL),
+]
