@@ -1,7 +1,7 @@
 // ember.nn.functional's pad, embedding, one_hot, normalize, cosine_similarity, pairwise_distance,
-// scaled_dot_product_attention, pixel_shuffle and pixel_unshuffle (ember/nn/padding.h, embedding.h, distance.h,
-// attention.h, vision.h), with torch's constant_pad_nd, embedding, embedding_renorm_, cosine_similarity,
-// pairwise_distance, pixel_shuffle and pixel_unshuffle.
+// scaled_dot_product_attention, pixel_shuffle, pixel_unshuffle, unfold and fold (ember/nn/padding.h, embedding.h,
+// distance.h, attention.h, vision.h), with torch's constant_pad_nd, embedding, embedding_renorm_,
+// cosine_similarity, pairwise_distance, pixel_shuffle and pixel_unshuffle.
 #include "bindings.h"
 #include "ember/nn/attention.h"
 #include "ember/nn/distance.h"
@@ -82,6 +82,15 @@ void init_nn_vision(nb::module_& m, nb::module_& nn) {
     mod->def("pixel_shuffle", &nn::functional::pixel_shuffle, "input"_a, "upscale_factor"_a);
     mod->def("pixel_unshuffle", &nn::functional::pixel_unshuffle, "input"_a, "downscale_factor"_a);
   }
+  // unfold / fold take an int or a pair for each size.
+  auto pair = [](nb::handle h, const char* name) { return int_list(h, name); };
+  nn.def("unfold", [pair](const Tensor& x, nb::handle k, nb::handle d, nb::handle p, nb::handle s) {
+    return nn::functional::unfold(x, pair(k, "kernel_size"), pair(d, "dilation"), pair(p, "padding"), pair(s, "stride"));
+  }, "input"_a, "kernel_size"_a, "dilation"_a = 1, "padding"_a = 0, "stride"_a = 1);
+  nn.def("fold", [pair](const Tensor& x, nb::handle o, nb::handle k, nb::handle d, nb::handle p, nb::handle s) {
+    return nn::functional::fold(x, pair(o, "output_size"), pair(k, "kernel_size"), pair(d, "dilation"),
+                                pair(p, "padding"), pair(s, "stride"));
+  }, "input"_a, "output_size"_a, "kernel_size"_a, "dilation"_a = 1, "padding"_a = 0, "stride"_a = 1);
 }
 
 }  // namespace ember::py

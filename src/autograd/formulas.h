@@ -168,3 +168,9 @@ namespace ember::autograd {
 // pixel_shuffle (shuffle) / pixel_unshuffle by factor r (formulas_nn_vision.cpp): each other's gradient.
 void record_pixel_shuffle(const Tensor& result, const Tensor& self, int64_t r, bool shuffle);
 }  // namespace ember::autograd
+
+namespace ember::autograd {
+// A linear map of self (unfold, fold): its gradient is its adjoint applied to the incoming gradient (node `name`).
+void record_adjoint(const char* name, const Tensor& result, const Tensor& self,
+                    std::function<Tensor(const Tensor&)> adjoint);
+}  // namespace ember::autograd

@@ -81,3 +81,18 @@ ENTRIES += [
                                     Sample(T((2, 4, 4)), 0, raises=True)),
            torch_fn="pixel_unshuffle", method=None, dtypes=DTYPES, grad=True, tol=TOL),
 ]
+
+NO_INTS = ("bool",) + FLOATS  # torch's im2col/col2im kernels: floating types and bool
+ENTRIES += [
+    OpInfo("unfold", fixed(Sample(T((2, 3, 5, 6)), 2), Sample(T((3, 5, 6), "transposed"), (2, 3), 2, 1, (2, 1)),
+                           Sample(T((1, 2, 4, 4), "offset"), 3, padding=1, stride=2),
+                           Sample(T((2, 3, 5, 6)), 7, raises=True), Sample(T((2, 3, 5, 6)), 0, raises=True),
+                           Sample(T((5, 6)), 2, raises=True)),
+           torch_fn="nn.functional.unfold", ember_fn="nn.functional.unfold", method=None, dtypes=NO_INTS, grad=True,
+           tol=TOL),
+    OpInfo("fold", fixed(Sample(T((2, 12, 20)), (5, 6), 2), Sample(T((12, 20), "transposed"), (5, 6), 2),
+                         Sample(T((1, 18, 8), "offset"), (4, 4), 3, padding=1, stride=(1, 2), dilation=1),
+                         Sample(T((2, 12, 20)), (5, 7), 2, raises=True), Sample(T((2, 11, 20)), (5, 6), 2, raises=True)),
+           torch_fn="nn.functional.fold", ember_fn="nn.functional.fold", method=None, dtypes=NO_INTS, grad=True,
+           tol=TOL),
+]
