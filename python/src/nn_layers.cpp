@@ -1,7 +1,7 @@
 // ember.nn.functional's pad, embedding, one_hot, normalize, cosine_similarity, pairwise_distance,
-// scaled_dot_product_attention, pixel_shuffle, pixel_unshuffle, unfold and fold (ember/nn/padding.h, embedding.h,
-// distance.h, attention.h, vision.h), with torch's constant_pad_nd, embedding, embedding_renorm_,
-// cosine_similarity, pairwise_distance, pixel_shuffle and pixel_unshuffle.
+// scaled_dot_product_attention, pixel_shuffle, pixel_unshuffle, unfold, fold and interpolate's upsampling
+// (ember/nn/padding.h, embedding.h, distance.h, attention.h, vision.h), with torch's constant_pad_nd, embedding,
+// embedding_renorm_, cosine_similarity, pairwise_distance, pixel_shuffle and pixel_unshuffle.
 #include "bindings.h"
 #include "ember/nn/attention.h"
 #include "ember/nn/distance.h"
@@ -91,6 +91,14 @@ void init_nn_vision(nb::module_& m, nb::module_& nn) {
     return nn::functional::fold(x, pair(o, "output_size"), pair(k, "kernel_size"), pair(d, "dilation"),
                                 pair(p, "padding"), pair(s, "stride"));
   }, "input"_a, "output_size"_a, "kernel_size"_a, "dilation"_a = 1, "padding"_a = 0, "stride"_a = 1);
+  // interpolate's kernels (python/ember/nn/_interpolate.py handles its arguments).
+  nn.def("_upsample", [](const Tensor& x, nb::handle size, std::string_view mode, bool align_corners,
+                         std::optional<std::vector<double>> scales) {
+    auto m = mode == "nearest" ? nn::functional::UpsampleMode::Nearest
+             : mode == "nearest-exact" ? nn::functional::UpsampleMode::NearestExact
+                                      : nn::functional::UpsampleMode::Linear;
+    return nn::functional::upsample(x, int_list(size, "output_size"), m, align_corners, scales.value_or(std::vector<double>{}));
+  }, "input"_a, "output_size"_a, "mode"_a, "align_corners"_a, nb::arg("scales").none());
 }
 
 }  // namespace ember::py

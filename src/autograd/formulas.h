@@ -144,11 +144,17 @@ void record_group_norm(const Tensor& result, const Tensor& input, int64_t groups
 }  // namespace ember::autograd
 
 namespace ember::autograd {
-// Padding (formulas_nn_padding.cpp): ConstantPadNdBackward0 (the gradient cropped by the opposite pads), and a pad
-// made of index_selects along dims (reflection / replication, node `name`): the gradient added back per dim.
+// Padding (formulas_nn_padding.cpp): ConstantPadNdBackward0 (the gradient cropped by the opposite pads).
 void record_constant_pad(const Tensor& result, const Tensor& self, IntArrayRef pad);
-void record_index_pad(const char* name, const Tensor& result, const Tensor& self,
-                      const std::vector<std::pair<int64_t, Tensor>>& gathers);
+// One axis of a separable gather (reflection / replication pads, upsampling): along `dim`,
+// out = x[index0] * weight0 + x[index1] * weight1, or x[index0] where the weights are undefined. Weights have the
+// output's size along dim and 1 elsewhere.
+struct GatherAxis {
+  int64_t dim;
+  Tensor index0, weight0, index1, weight1;
+};
+// The gathers' node `name`: the gradient added back along each axis, the last first.
+void record_gathers(const char* name, const Tensor& result, const Tensor& self, const std::vector<GatherAxis>& axes);
 // embedding (formulas_nn_embedding.cpp): EmbeddingBackward0, rows of padding_idx get no gradient.
 void record_embedding(const Tensor& result, const Tensor& weight, const Tensor& indices, int64_t padding_idx,
                       bool scale_grad_by_freq);

@@ -8,7 +8,7 @@
 #include "ember/creation.h"
 #include "ember/ops.h"
 #include "ember/scatter.h"
-#include "../autograd/formulas.h"
+#include "nn_gather.h"
 
 namespace ember {
 
@@ -105,7 +105,7 @@ Tensor pad_indexed(const Tensor& self, IntArrayRef pad, Mode mode) {
   for (int64_t d = self.dim() == k + 2 ? 1 : 0; d < self.dim(); ++d) nonempty = nonempty && self.size(d) != 0;
   EMBER_CHECK(nonempty, Error, "Expected ", k + 1, "D or ", k + 2, "D (batch mode) tensor with possibly 0 batch size "
               "and other non-zero dimensions for input, but got: ", self.sizes());
-  std::vector<std::pair<int64_t, Tensor>> gathers;
+  std::vector<autograd::GatherAxis> gathers;
   for (int64_t i = 0; i < k; ++i) {
     int64_t d = self.dim() - 1 - i, size = self.size(d), l = pad[size_t(2 * i)], r = pad[size_t(2 * i + 1)];
     if (reflect) {
@@ -121,20 +121,16 @@ Tensor pad_indexed(const Tensor& self, IntArrayRef pad, Mode mode) {
       int64_t j = o - l;
       p[o] = reflect ? (j < 0 ? -j : j >= size ? 2 * (size - 1) - j : j) : std::clamp<int64_t>(j, 0, size - 1);
     }
-    gathers.emplace_back(d, idx.to(self.device()));
+    gathers.push_back({d, idx.to(self.device()), {}, {}, {}});
   }
   EMBER_CHECK(self.dtype() != kBool, NotImplementedError, "\"", kernel_names[reflect ? 0 : 1][k - 1],
               "\" not implemented for 'Bool'");
-  Tensor result = autograd::untracked([&] {
-    Tensor x = self;
-    for (auto& [d, idx] : gathers) x = index_select(x, d, idx);
-    return x.contiguous();
-  });
+  Tensor result = autograd::untracked([&] { return gather_axes(self, gathers); });
   if (autograd::needs_grad({&self})) {
     static const char* names[2][3] = {{"ReflectionPad1DBackward0", "ReflectionPad2DBackward0", "ReflectionPad3DBackward0"},
                                       {"ReplicationPad1DBackward0", "ReplicationPad2DBackward0",
                                        "ReplicationPad3DBackward0"}};
-    autograd::record_index_pad(names[reflect ? 0 : 1][k - 1], result, self, gathers);
+    autograd::record_gathers(names[reflect ? 0 : 1][k - 1], result, self, gathers);
   }
   return result;
 }

@@ -96,3 +96,19 @@ ENTRIES += [
            torch_fn="nn.functional.fold", ember_fn="nn.functional.fold", method=None, dtypes=NO_INTS, grad=True,
            tol=TOL),
 ]
+
+ENTRIES += [
+    OpInfo("interpolate", lambda dtype: iter(
+        [Sample(T((2, 3, 4, 5)), scale_factor=2), Sample(T((2, 3, 4, 5), "transposed"), size=(7, 3)),
+         Sample(T((2, 3, 5), "offset"), size=8), Sample(T((1, 2, 3, 4, 5)), scale_factor=(2, 1.5, 0.5)),
+         Sample(T((2, 3, 4, 5)), size=(7, 3), mode="nearest-exact"),
+         Sample(T((2, 3, 4, 5)), size=3, align_corners=True, raises=True),
+         Sample(T((2, 3, 4, 5)), size=3, scale_factor=2, raises=True)] +
+        ([Sample(T((2, 3, 4, 5)), size=(7, 9), mode="bilinear"),
+          Sample(T((2, 3, 4, 5), "expanded"), size=(7, 9), mode="bilinear", align_corners=True),
+          Sample(T((2, 3, 8, 9)), scale_factor=0.6, mode="bilinear", recompute_scale_factor=True),
+          Sample(T((2, 3, 5)), size=9, mode="linear"), Sample(T((1, 2, 3, 4, 5)), size=(4, 5, 3), mode="trilinear"),
+          Sample(T((2, 3, 4, 5)), size=3, mode="linear", raises=True)] if dtype in FLOATS else [])),
+        torch_fn="nn.functional.interpolate", ember_fn="nn.functional.interpolate", method=None,
+        dtypes=FLOATS + ("uint8",), grad=True, tol=TOL),
+]
