@@ -84,7 +84,7 @@ ENTRIES += [
 
 NO_INTS = ("bool",) + FLOATS  # torch's im2col/col2im kernels: floating types and bool
 ENTRIES += [
-    OpInfo("unfold", fixed(Sample(T((2, 3, 5, 6)), 2), Sample(T((3, 5, 6), "transposed"), (2, 3), 2, 1, (2, 1)),
+    OpInfo("nn_unfold", fixed(Sample(T((2, 3, 5, 6)), 2), Sample(T((3, 5, 6), "transposed"), (2, 3), 2, 1, (2, 1)),
                            Sample(T((1, 2, 4, 4), "offset"), 3, padding=1, stride=2),
                            Sample(T((2, 3, 5, 6)), 7, raises=True), Sample(T((2, 3, 5, 6)), 0, raises=True),
                            Sample(T((5, 6)), 2, raises=True)),
