@@ -1,4 +1,4 @@
-// ember.nn.functional's pad, embedding, one_hot, normalize, cosine_similarity, pairwise_distance,
+// ember.nn.functional's pad, embedding, embedding_bag, one_hot, normalize, cosine_similarity, pairwise_distance,
 // scaled_dot_product_attention, pixel_shuffle, pixel_unshuffle, unfold, fold and interpolate's upsampling
 // (ember/nn/padding.h, embedding.h, distance.h, attention.h, vision.h), with torch's constant_pad_nd, embedding,
 // embedding_renorm_, cosine_similarity, pairwise_distance, pixel_shuffle and pixel_unshuffle.
@@ -47,6 +47,16 @@ void init_nn_layers(nb::module_& m, nb::module_& nn) {
     embedding_renorm_(nb::cast<Tensor&>(self), indices, max_norm, norm_type);
     return nb::borrow(self);
   }, "input"_a, "indices"_a, "max_norm"_a, "norm_type"_a);
+  nn.def("embedding_bag", [](const Tensor& input, const Tensor& weight, const std::optional<Tensor>& offsets,
+                             std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq,
+                             std::string_view mode, bool sparse, const std::optional<Tensor>& psw,
+                             bool include_last_offset, std::optional<int64_t> padding_idx) {
+    return F::embedding_bag(input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse, psw,
+                            include_last_offset, padding_idx);
+  }, "input"_a, "weight"_a, nb::arg("offsets").none() = nb::none(), nb::arg("max_norm").none() = nb::none(),
+     "norm_type"_a = 2.0, "scale_grad_by_freq"_a = false, "mode"_a = "mean", "sparse"_a = false,
+     nb::arg("per_sample_weights").none() = nb::none(), "include_last_offset"_a = false,
+     nb::arg("padding_idx").none() = nb::none());
   nn.def("one_hot", &F::one_hot, "tensor"_a, "num_classes"_a = -1);
 
   nn.def("normalize", [](const Tensor& x, double p, int64_t dim, double eps, nb::handle out) -> nb::object {

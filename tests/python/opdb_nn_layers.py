@@ -112,3 +112,18 @@ ENTRIES += [
         torch_fn="nn.functional.interpolate", ember_fn="nn.functional.interpolate", method=None,
         dtypes=FLOATS + ("uint8",), grad=True, tol=TOL),
 ]
+
+BAG_IDX = index([1, 2, 4, 5, 4, 3, 2, 9], (8,))
+BAG_OFFSETS = index([0, 4, 4], (3,))
+ENTRIES += [
+    functional("embedding_bag",
+               Sample(BAG_IDX, T((10, 3)), BAG_OFFSETS),
+               Sample(BAG_IDX, T((10, 3), "transposed"), BAG_OFFSETS, mode="sum"),
+               Sample(BAG_IDX, T((10, 3), "offset"), BAG_OFFSETS, mode="max"),
+               Sample(index([1, 2, 4, 5, 4, 3, 2, 9], (2, 4)), T((10, 3)), mode="sum", padding_idx=4),
+               Sample(BAG_IDX, T((10, 3)), index([0, 3, 8], (3,)), mode="mean", include_last_offset=True),
+               Sample(BAG_IDX, T((10, 3)), BAG_OFFSETS, mode="sum", per_sample_weights=T((8,), seed=4)),
+               Sample(BAG_IDX, T((10, 3)), BAG_OFFSETS, mode="min", raises=True),
+               Sample(BAG_IDX, T((10, 3)), None, raises=True),
+               Sample(BAG_IDX, T((10, 3)), index([1, 4], (2,)), raises=True)),
+]

@@ -93,3 +93,28 @@ def test_errors(call):
         except Exception as e:  # noqa: BLE001 - compared below
             got.append((type(e).__name__, str(e)))
     assert got[0] is not None and got[0] == got[1]
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, F: F.embedding_bag(m.tensor([1, 2]), m.ones(5, 2), m.tensor([0]), mode="mean", per_sample_weights=m.ones(2)),
+    lambda m, F: F.embedding_bag(m.tensor([1, 2]), m.ones(5, 2), m.tensor([0]), mode="max", scale_grad_by_freq=True),
+    lambda m, F: F.embedding_bag(m.tensor([[1, 2]]), m.ones(5, 2), m.tensor([0])),
+    lambda m, F: F.embedding_bag(m.tensor([1, 2]), m.ones(5, 2), m.tensor([0]), padding_idx=5),
+    lambda m, F: F.embedding_bag(m.tensor([1, 2]), m.ones(5, 2, 1), m.tensor([0])),
+])
+def test_embedding_bag_errors(call):
+    test_errors(call)
+
+
+def test_embedding_bag_nodes_and_max_norm():
+    w = torch.randn(10, 3) * 3
+    idx, offsets = torch.tensor([1, 2, 4, 5, 4, 3]), torch.tensor([0, 2])
+    wt, we = w.clone().requires_grad_(), conv(w).requires_grad_()
+    yt = TF.embedding_bag(idx, wt, offsets, max_norm=1.0, mode="max")
+    ye = EF.embedding_bag(conv(idx), we, conv(offsets), max_norm=1.0, mode="max")
+    assert type(ye.grad_fn).__name__ == type(yt.grad_fn).__name__ == "EmbeddingBagBackward0"
+    assert_same(we.detach(), wt.detach(), rtol=1e-6, atol=1e-6)
+    assert_same(ye.detach(), yt.detach(), rtol=1e-6, atol=1e-6)
+    yt.sum().backward()
+    ye.sum().backward()
+    assert_same(we.grad, wt.grad)

@@ -1,7 +1,8 @@
 // Embeddings: torch.nn.functional.embedding (padding_idx, max_norm renormalising the weight in place,
-// scale_grad_by_freq) and one_hot, plus torch.embedding / torch.embedding_renorm_.
+// scale_grad_by_freq), embedding_bag and one_hot, plus torch.embedding / torch.embedding_renorm_.
 #pragma once
 #include <optional>
+#include <string_view>
 
 #include "ember/tensor.h"
 
@@ -13,6 +14,14 @@ namespace ember::nn::functional {
 Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx = {},
                  std::optional<double> max_norm = {}, double norm_type = 2.0, bool scale_grad_by_freq = false,
                  bool sparse = false);
+// Sums, means or maxima of bags of embeddings: input 2-D (each row a bag) or 1-D with offsets (each bag's start;
+// with include_last_offset the last offset ends the last bag). per_sample_weights (mode "sum" only) scale the rows;
+// padding_idx rows are left out (and not counted by mean); an empty bag gives zeros. (bags, dim).
+Tensor embedding_bag(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& offsets = {},
+                     std::optional<double> max_norm = {}, double norm_type = 2.0, bool scale_grad_by_freq = false,
+                     std::string_view mode = "mean", bool sparse = false,
+                     const std::optional<Tensor>& per_sample_weights = {}, bool include_last_offset = false,
+                     std::optional<int64_t> padding_idx = {});
 // int64 (…, num_classes) with a 1 at each value's class; num_classes -1: the largest value + 1.
 Tensor one_hot(const Tensor& tensor, int64_t num_classes = -1);
 
