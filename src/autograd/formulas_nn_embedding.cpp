@@ -4,8 +4,8 @@
 // maxima's rows).
 #include "ember/creation.h"
 #include "ember/operators.h"
-#include "ember/reduce.h"
 #include "ember/ops.h"
+#include "ember/reduce.h"
 #include "ember/scatter.h"
 #include "ember/sorting.h"
 #include "ember/type_promotion.h"
@@ -29,15 +29,11 @@ void record_embedding(const Tensor& result, const Tensor& weight, const Tensor& 
   });
 }
 
-}  // namespace ember::autograd
-
-namespace ember::autograd {
-
 void record_embedding_bag(const Tensor& result, const Tensor& weight, const Tensor& per_sample_weights,
                           const EmbeddingBag& bag, bool max_mode) {
+  DimVector psw_sizes = per_sample_weights.defined() ? DimVector(per_sample_weights.sizes()) : DimVector();
   record("EmbeddingBagBackward0", result, {&weight, &per_sample_weights}, {&result},
-         [bag, max_mode, rows = weight.size(0), psw_sizes = per_sample_weights.defined() ? DimVector(per_sample_weights.sizes()) : DimVector()](
-             const BackwardContext& c) {
+         [bag, max_mode, rows = weight.size(0), psw_sizes](const BackwardContext& c) {
     const Tensor &g = c.grads[0], &out = c.saved[0];
     int64_t k = bag.indices.numel(), dim = g.size(1);
     Tensor gk = index_select(g, 0, bag.bags);  // each kept position's bag gradient
