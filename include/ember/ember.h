@@ -37,3 +37,11 @@ using AutoGradMode = autograd::GradModeGuard;
 #include "ember/nn/linear.h"
 #include "ember/nn/module.h"
 #include "ember/nn/utils.h"
+
+#include "ember/nn/normalization.h"
+#include "ember/nn/dropout.h"
+#include "ember/nn/padding.h"
+#include "ember/nn/embedding.h"
+#include "ember/nn/distance.h"
+#include "ember/nn/attention.h"
+#include "ember/nn/vision.h"

@@ -256,4 +256,15 @@ void init_nn_conv(nb::module_& m, nb::module_& nn);
 namespace ember::py {
 // ember.nn's modules, nn.init, nn.utils, F.linear / F.bilinear: python/src/nn_module.cpp.
 void init_nn_module(nb::module_& nn);
+
+
+namespace ember::py {
+// nn normalisation functions (python/src/nn_normalization.cpp): ember._C._nn and torch's forms in ember._C.
+void init_nn_normalization(nb::module_& m, nb::module_& nn);
+// nn dropout functions (python/src/nn_dropout.cpp).
+void init_nn_dropout(nb::module_& m, nb::module_& nn);
+// pad, embedding, one_hot, normalize and distances (python/src/nn_layers.cpp).
+void init_nn_layers(nb::module_& m, nb::module_& nn);
+void init_nn_attention(nb::module_& nn);
+void init_nn_vision(nb::module_& m, nb::module_& nn);
 }  // namespace ember::py

@@ -87,4 +87,10 @@ NB_MODULE(_C, m) {
   py::init_nn_conv(m, nn);
 
   py::init_nn_module(nn);
+
+  py::init_nn_normalization(m, nn);
+  py::init_nn_dropout(m, nn);
+  py::init_nn_layers(m, nn);
+  py::init_nn_attention(nn);
+  py::init_nn_vision(m, nn);
 }

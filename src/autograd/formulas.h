@@ -130,3 +130,61 @@ void record_masked_select(const Tensor& result, const Tensor& self, const Tensor
 void record_masked_scatter(const Tensor& result, const Tensor& self, const Tensor& mask, const Tensor& source);
 
 }  // namespace ember::autograd
+
+namespace ember::autograd {
+// Normalisation (formulas_nn_normalization.cpp): NativeBatchNormBackward0, NativeLayerNormBackward0,
+// NativeGroupNormBackward0. mean and invstd (rstd) are the statistics the forward used (compute dtype: float64 for
+// float64 inputs, else float32); weight and bias may be undefined.
+void record_batch_norm(const Tensor& result, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                       const Tensor& mean, const Tensor& invstd, bool training, double eps);
+void record_layer_norm(const Tensor& result, const Tensor& input, int64_t normalized_ndim, const Tensor& weight,
+                       const Tensor& bias, const Tensor& mean, const Tensor& rstd, double eps);
+void record_group_norm(const Tensor& result, const Tensor& input, int64_t groups, const Tensor& weight,
+                       const Tensor& bias, const Tensor& mean, const Tensor& rstd, double eps);
+}  // namespace ember::autograd
+
+namespace ember::autograd {
+// Padding (formulas_nn_padding.cpp): ConstantPadNdBackward0 (the gradient cropped by the opposite pads).
+void record_constant_pad(const Tensor& result, const Tensor& self, IntArrayRef pad);
+// One axis of a separable gather (reflection / replication pads, upsampling): along `dim`,
+// out = x[index0] * weight0 + x[index1] * weight1, or x[index0] where the weights are undefined. Weights have the
+// output's size along dim and 1 elsewhere.
+struct GatherAxis {
+  int64_t dim;
+  Tensor index0, weight0, index1, weight1;
+};
+// The gathers' node `name`: the gradient added back along each axis, the last first.
+void record_gathers(const char* name, const Tensor& result, const Tensor& self, const std::vector<GatherAxis>& axes);
+// embedding (formulas_nn_embedding.cpp): EmbeddingBackward0, rows of padding_idx get no gradient.
+void record_embedding(const Tensor& result, const Tensor& weight, const Tensor& indices, int64_t padding_idx,
+                      bool scale_grad_by_freq);
+// embedding_bag: EmbeddingBagBackward0 for weight and per_sample_weights (undefined when none). bag: the kept
+// positions' indices, bags, per-sample weights (or undefined), positions in the input, gathered rows, and each bag's
+// count (mean mode; else undefined).
+struct EmbeddingBag {
+  Tensor indices, bags, weights, positions, rows, counts;
+};
+void record_embedding_bag(const Tensor& result, const Tensor& weight, const Tensor& per_sample_weights,
+                          const EmbeddingBag& bag, bool max_mode);
+}  // namespace ember::autograd
+
+namespace ember::autograd {
+// scaled_dot_product_attention where torch runs its CPU flash kernel (formulas_nn_attention.cpp):
+// ScaledDotProductFlashAttentionForCpuBackward0. weights: the softmax (saved); scale: q k^T's factor (signed);
+// weights_of(q, k with value's heads) recomputes them differentiably under create_graph. Key/value heads fewer
+// than the query's (enable_gqa) were repeated, their gradients are summed back.
+void record_flash_attention(const Tensor& result, const Tensor& query, const Tensor& key, const Tensor& value,
+                            const Tensor& weights, double scale,
+                            std::function<Tensor(const Tensor&, const Tensor&)> weights_of);
+}  // namespace ember::autograd
+
+namespace ember::autograd {
+// pixel_shuffle (shuffle) / pixel_unshuffle by factor r (formulas_nn_vision.cpp): each other's gradient.
+void record_pixel_shuffle(const Tensor& result, const Tensor& self, int64_t r, bool shuffle);
+}  // namespace ember::autograd
+
+namespace ember::autograd {
+// A linear map of self (unfold, fold): its gradient is its adjoint applied to the incoming gradient (node `name`).
+void record_adjoint(const char* name, const Tensor& result, const Tensor& self,
+                    std::function<Tensor(const Tensor&)> adjoint);
+}  // namespace ember::autograd

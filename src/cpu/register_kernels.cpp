@@ -13,6 +13,8 @@
 #include "nn/conv_kernel.h"
 #include "nn/pool_kernel.h"
 
+#include "nn/normalization_kernel.h"
+
 namespace ember::cpu {
 
 namespace {
@@ -51,6 +53,8 @@ bool register_kernels() {
   kernels::avg_pool.set(cpu, &avg_pool_kernel);
   kernels::max_pool_backward.set(cpu, &max_pool_backward_kernel);
   kernels::avg_pool_backward.set(cpu, &avg_pool_backward_kernel);
+
+  register_normalization_kernels();
   return true;
 }
 

@@ -234,3 +234,25 @@ extern KernelTable<AvgPoolBackwardFn> avg_pool_backward;
 }  // namespace kernels
 
 }  // namespace ember
+
+
+namespace ember::kernels {
+// Normalisation (batch/layer/group/instance norm; src/cpu/nn/normalization_kernel.cpp). Every tensor is contiguous,
+// of one dtype (float or double); x, dy, y, dx are viewed as (N, C, S); per-channel tensors are (C), per-position
+// ones (S) and may be undefined (w: 1, b: 0). Sums accumulate in double.
+// mean[c] and the biased var[c] over n and s.
+using NormStatsFn = void (*)(const Tensor& x, const Tensor& mean, const Tensor& var);
+extern KernelTable<NormStatsFn> norm_stats;
+// y = (x * scale[c] + shift[c]) * w[s] + b[s].
+using NormAffineFn = void (*)(const Tensor& x, const Tensor& scale, const Tensor& shift, const Tensor& w,
+                              const Tensor& b, const Tensor& y);
+extern KernelTable<NormAffineFn> norm_affine;
+// sum_dy[c] = sum of dy * w[s], sum_dy_x[c] = sum of dy * w[s] * x, over n and s.
+using NormGradSumsFn = void (*)(const Tensor& dy, const Tensor& x, const Tensor& w, const Tensor& sum_dy,
+                                const Tensor& sum_dy_x);
+extern KernelTable<NormGradSumsFn> norm_grad_sums;
+// dx = a[c] * dy * w[s] + b[c] * x + e[c].
+using NormGradInputFn = void (*)(const Tensor& dy, const Tensor& x, const Tensor& w, const Tensor& a,
+                                 const Tensor& b, const Tensor& e, const Tensor& dx);
+extern KernelTable<NormGradInputFn> norm_grad_input;
+}  // namespace ember::kernels

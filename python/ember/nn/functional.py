@@ -4,3 +4,4 @@ from .._C import _nn
 
 globals().update({k: v for k, v in vars(_nn).items() if not k.startswith("_")})
 del _nn
+from ._interpolate import interpolate  # noqa: E402,F401

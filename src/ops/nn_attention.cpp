@@ -1,0 +1,143 @@
+// scaled_dot_product_attention as torch's _scaled_dot_product_attention_math: q and k each scaled by sqrt(scale),
+// matmul, the mask added, a softmax that leaves fully masked rows at 0, dropout, matmul.
+#include "ember/nn/attention.h"
+
+#include <cmath>
+#include <limits>
+
+#include <algorithm>
+
+#include "ember/creation.h"
+#include "ember/linalg.h"
+#include "ember/nn/dropout.h"
+#include "ember/ops.h"
+#include "ember/reduce.h"
+#include "ember/shape_utils.h"
+#include "ember/type_promotion.h"
+#include "../autograd/formulas.h"
+
+namespace ember::nn::functional {
+
+namespace {
+
+// The C++ type name torch's sdpa checks print (caffe2's TypeMeta names).
+const char* dtype_str(ScalarType t) {
+  switch (t) {
+    case kFloat32: return "float";
+    case kFloat64: return "double";
+    case kFloat16: return "c10::Half";
+    case kBFloat16: return "c10::BFloat16";
+    case kInt64: return "long int";
+    case kInt32: return "int";
+    case kInt16: return "short int";
+    case kInt8: return "signed char";
+    case kUInt8: return "unsigned char";
+    case kBool: return "bool";
+    default: return dtype_info(t).name.data();
+  }
+}
+
+// A bool mask as an additive one: 0 where true, -inf where false, in dtype t.
+Tensor additive_mask(const Tensor& mask, ScalarType t) {
+  if (mask.dtype() != kBool) return mask;
+  return masked_fill(zeros(mask.sizes(), mask.options().with_dtype(t)), logical_not(mask),
+                     Scalar(-std::numeric_limits<double>::infinity()));
+}
+
+// a @ b, as one bmm over the flattened batch dims when both have the same ones (Ember's matmul broadcasts through
+// more copies); the result's view recorded as torch's matmul records it (UnsafeViewBackward0).
+Tensor product(const Tensor& a, const Tensor& b) {
+  if (a.dim() < 3 || a.dim() != b.dim() ||
+      !std::equal(a.sizes().begin(), a.sizes().end() - 2, b.sizes().begin())) {
+    return matmul(a, b);
+  }
+  int64_t m = a.size(-2), k = a.size(-1), n = b.size(-1);
+  Tensor flat = bmm(a.reshape({-1, m, k}), b.reshape({-1, k, n}));
+  DimVector shape(a.sizes());
+  shape.back() = n;
+  Tensor result = autograd::untracked([&] { return flat.view(shape); });
+  if (autograd::needs_grad({&flat})) autograd::record_unsafe_view(result, flat, flat.sizes());
+  return result;
+}
+
+// softmax(q k^T * factor + mask) with q already scaled, as torch's math path; fully masked rows are 0.
+Tensor attention_weights(const Tensor& q, const Tensor& k, const std::optional<Tensor>& mask, double factor) {
+  Tensor attn = product(q, mul(k.transpose(-2, -1), wrapped_scalar(factor)));
+  std::optional<Tensor> dead;  // rows masked everywhere
+  if (mask) {
+    double neg_inf = -std::numeric_limits<double>::infinity();
+    if (mask->dtype() == kBool) {  // adding 0 / -inf is filling -inf where false
+      Tensor off = logical_not(*mask);
+      attn.masked_fill_(off, Scalar(neg_inf));
+      dead = all(off, IntArrayRef{-1}, true);
+    } else {
+      attn.add_(*mask);
+      dead = all(eq(*mask, wrapped_scalar(neg_inf)), IntArrayRef{-1}, true);
+    }
+    if (!any(*dead).item<bool>()) dead.reset();
+  }
+  Tensor weights;
+  if (dead) {  // torch's _safe_softmax: a row masked everywhere is 0 (not NaN) and passes no gradient
+    Tensor zero = zeros({}, attn.options());
+    weights = where(*dead, zero, softmax(where(*dead, zero, attn), -1));
+  } else {
+    weights = softmax(attn, -1);
+  }
+  return weights;
+}
+
+}  // namespace
+
+Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                    const std::optional<Tensor>& attn_mask, double dropout_p, bool is_causal,
+                                    std::optional<double> scale, bool enable_gqa) {
+  EMBER_CHECK(query.dtype() == key.dtype() && query.dtype() == value.dtype(), Error,
+              "Expected query, key, and value to have the same dtype, but got query.dtype: ", dtype_str(query.dtype()),
+              " key.dtype: ", dtype_str(key.dtype()), " and value.dtype: ", dtype_str(value.dtype()), " instead.");
+  EMBER_CHECK(query.dim() >= 2 && key.dim() >= 2 && value.dim() >= 2, Error, "Expected query, key, and value to all "
+              "be  at least 2 dimensional, but got query.dim: ", query.dim(), " key.dim: ", key.dim(),
+              " and value.dim: ", value.dim(), " instead.");
+  if (attn_mask) {
+    ScalarType m = attn_mask->dtype();
+    EMBER_CHECK(m == kBool || m == kFloat32 || m == query.dtype(), Error, "Expected attn_mask dtype to be bool or float "
+                "or to match query dtype, but got attn_mask.dtype: ", dtype_str(m), " and  query.dtype: ",
+                dtype_str(query.dtype()), " instead.");
+  }
+  EMBER_CHECK(!is_causal || !attn_mask, Error,
+              "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True");
+  bool negative = scale && *scale < 0;
+  double s = scale ? std::abs(*scale) : 1.0 / std::sqrt(double(query.size(-1)));
+  double factor = std::sqrt(s);
+  std::optional<Tensor> mask = attn_mask;
+  if (is_causal) mask = tril(ones({query.size(-2), key.size(-2)}, query.options().with_dtype(kBool)));
+  Tensor k = key, v = value;
+  if (enable_gqa && query.dim() >= 3 && key.dim() >= 3) {
+    int64_t qh = query.size(-3), kh = key.size(-3), vh = value.size(-3);
+    EMBER_CHECK(kh > 0 && vh > 0 && qh % kh == 0 && qh % vh == 0, Error, "Number of heads in key and value must "
+                "divide the number of heads in query");
+    if (qh != kh) k = k.repeat_interleave(qh / kh, -3);
+    if (qh != vh) v = v.repeat_interleave(qh / vh, -3);
+  }
+  auto weights_of = [mask, factor, negative](const Tensor& query_, const Tensor& key_) {
+    return attention_weights(mul(query_, wrapped_scalar(negative ? -factor : factor)), key_, mask, factor);
+  };
+  // torch runs its flash kernel (a node of its own) for 4-D inputs with one head size and dense rows, no dropout.
+  bool flash = dropout_p == 0 && query.dim() == 4 && k.dim() == 4 && v.dim() == 4 && k.size(-1) == query.size(-1) &&
+               v.size(-1) == query.size(-1) && query.stride(-1) == 1 && key.stride(-1) == 1 && value.stride(-1) == 1 &&
+               query.size(0) == k.size(0) && k.size(0) == v.size(0) && query.size(1) == k.size(1) &&
+               k.size(1) == v.size(1) && query.size(-2) > 0 && k.size(-2) > 0;
+  if (flash && autograd::needs_grad({&query, &key, &value})) {
+    Tensor weights, out;
+    autograd::untracked([&] {
+      weights = weights_of(query, k);
+      out = product(weights, v);
+    });
+    autograd::record_flash_attention(out, query, key, value, weights, negative ? -s : s, weights_of);
+    return out;
+  }
+  Tensor weights = weights_of(query, k);
+  if (dropout_p > 0) weights = ember::dropout(weights, dropout_p, true);
+  return product(weights, v);
+}
+
+}  // namespace ember::nn::functional

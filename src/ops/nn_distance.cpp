@@ -1,0 +1,59 @@
+// normalize, cosine_similarity and pairwise_distance, written as torch writes them (F.normalize in Python,
+// at::cosine_similarity and at::pairwise_distance in ATen).
+#include "ember/nn/distance.h"
+
+#include <algorithm>
+
+#include "ember/autograd.h"
+#include "ember/layout.h"
+#include "ember/linalg.h"
+#include "ember/math_ops.h"
+#include "ember/operators.h"
+#include "ember/ops.h"
+#include "ember/reduce.h"
+#include "ember/type_promotion.h"
+
+namespace ember::nn::functional {
+
+namespace {
+
+Tensor normalize_denominator(const Tensor& input, double p, int64_t dim, double eps) {
+  return clamp(norm(input, p, {dim}, true), Scalar(eps)).expand_as(input);
+}
+
+}  // namespace
+
+Tensor normalize(const Tensor& input, double p, int64_t dim, double eps) {
+  return div(input, normalize_denominator(input, p, dim, eps));
+}
+
+Tensor& normalize_out(Tensor& out, const Tensor& input, double p, int64_t dim, double eps) {
+  return div_out(out, input, normalize_denominator(input, p, dim, eps));
+}
+
+Tensor cosine_similarity(const Tensor& x1_, const Tensor& x2_, int64_t dim, double eps) {
+  Tensor operands[] = {x1_, x2_};
+  ScalarType common = result_type(operands);
+  EMBER_CHECK(is_floating_point(common), Error, "expected common dtype to be floating point, yet common dtype is ",
+              dtype_info(common).legacy_name);
+  Tensor x1 = x1_.to(common), x2 = x2_.to(common);
+  DimVector shape = broadcast_shapes(x1.sizes(), x2.sizes());
+  x1 = x1.expand(shape);
+  x2 = x2.expand(shape);
+  // Each vector divided by its norm first (the result stays within [-1, 1]); the clamps are not differentiated.
+  Tensor n1 = linalg_vector_norm(x1, 2, IntArrayRef{dim}, true).clone();
+  Tensor n2 = linalg_vector_norm(x2, 2, IntArrayRef{dim}, true).clone();
+  {
+    autograd::NoGradGuard no_grad;
+    clamp_(n1, Scalar(eps));
+    clamp_(n2, Scalar(eps));
+  }
+  return sum(mul(div(x1, n1), div(x2, n2)), {dim});
+}
+
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
+  int64_t out_dim = std::max(x1.dim(), x2.dim());
+  return norm(add(sub(x1, x2), wrapped_scalar(eps)), p, {out_dim - 1}, keepdim);
+}
+
+}  // namespace ember::nn::functional
