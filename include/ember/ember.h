@@ -28,3 +28,5 @@ namespace ember {
 using autograd::NoGradGuard;
 using AutoGradMode = autograd::GradModeGuard;
 }  // namespace ember
+#include "ember/nn/activation.h"
+#include "ember/nn/loss.h"

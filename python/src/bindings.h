@@ -219,3 +219,5 @@ namespace ember::py {
 // Shape utilities (hstack, flip, roll, repeat, tril, diag, meshgrid, ...): python/src/shape_utils.cpp.
 void init_shape_utils(nb::module_& m, nb::class_<Tensor>& cls);
 }  // namespace ember::py
+namespace ember::py { void init_nn_activation(nb::module_& m, nb::module_& nn); }
+namespace ember::py { void init_nn_loss(nb::module_& nn); }

@@ -83,4 +83,6 @@ NB_MODULE(_C, m) {
   // ember._C._nn: the C++ side of ember.nn.functional (one init_nn_<area> per binding file).
   nb::module_ nn = m.def_submodule("_nn", "ember.nn.functional's C++ functions");
   (void)nn;
+  py::init_nn_activation(m, nn);
+  py::init_nn_loss(nn);
 }
