@@ -7,6 +7,7 @@
 
 #include "../autograd/formulas.h"
 #include "../dispatch/kernels.h"
+#include "../functors/compute.h"
 #include "ember/creation.h"
 #include "ember/ops.h"
 #include "ember/random.h"
@@ -28,7 +29,8 @@ struct Act {
   const char* node;
   const char* node_in_place;
   bool in_place_from_result;
-  bool integers = false;  // hardtanh and threshold take integer dtypes too
+  bool integers = false;    // hardtanh and threshold take integer dtypes too
+  bool contiguous = false;  // a fresh result is contiguous whatever the input's layout (log_sigmoid, rrelu)
 };
 
 void check_dtype(const Act& a, const Tensor& x) {
@@ -40,7 +42,9 @@ void check_dtype(const Act& a, const Tensor& x) {
 
 Tensor run_kernel(const Act& a, const Tensor& out, const Tensor& x) {
   const Tensor inputs[1] = {x};
-  TensorIterator it(out, inputs);
+  ElementwiseConfig config;
+  config.contiguous_output = a.contiguous;
+  TensorIterator it(out, inputs, config);
   kernels::activation[it.device_type()](a.op, it, a.p);
   return it.finish();
 }
@@ -84,12 +88,22 @@ Act celu_act(double alpha) {
 Act hardtanh_act(const Tensor& x, double min_val, double max_val) {
   EMBER_CHECK(min_val <= max_val, ValueError, "min_val cannot be greater than max_val");
   EMBER_CHECK(x.dtype() != kBool, Error, "Bool inputs not supported for hardtanh");
+  if (!x.is_floating_point()) {  // integer bounds truncate to int64, as torch's toLong
+    min_val = std::trunc(min_val);
+    max_val = std::trunc(max_val);
+  }
   EMBER_CHECK(x.dtype() != kUInt8 || (min_val >= 0 && max_val >= 0), Error,
               "cannot do hardtanh on an unsigned type with negative limits");
   return {Activation::Hardtanh, {min_val, max_val}, "hardtanh_cpu", "HardtanhBackward0", "HardtanhBackward0", true,
           true};
 }
-Act threshold_act(double threshold, double value) {
+Act threshold_act(const Tensor& x, double threshold, double value) {
+  visit_dtype(x.dtype(), [&]<typename T>(T) {  // torch's checked conversion of both numbers to the dtype
+    if constexpr (!std::is_same_v<T, bool> && !functors::is_float8<T>) {
+      Scalar(threshold).to<T>();
+      Scalar(value).to<T>();
+    }
+  });
   return {Activation::Threshold, {threshold, value}, "threshold_cpu", "ThresholdBackward0", "ThresholdBackward1", true,
           true};
 }
@@ -97,7 +111,7 @@ const Act kHardswish{Activation::Hardswish, {}, "hardswish_cpu", "HardswishBackw
 const Act kHardsigmoid{Activation::Hardsigmoid, {}, "hardsigmoid_cpu", "HardsigmoidBackward0", "HardsigmoidBackward0",
                        false};
 const Act kMish{Activation::Mish, {}, "mish_cpu", "MishBackward0", "MishBackward0", false};
-const Act kLogSigmoid{Activation::LogSigmoid, {}, "log_sigmoid_cpu", "LogSigmoidBackward0", nullptr, false};
+const Act kLogSigmoid{Activation::LogSigmoid, {}, "log_sigmoid_cpu", "LogSigmoidBackward0", nullptr, false, false, true};
 
 // torch's check of a shrink's lambd: within [0, the dtype's max].
 void check_lambd(const Tensor& x, double lambd) {
@@ -138,11 +152,12 @@ Tensor rrelu_impl(const Tensor& input, double lower, double upper, bool training
     Act a = leaky((lower + upper) / 2);
     a.node = "RreluWithNoiseBackward0";
     a.node_in_place = "RreluWithNoiseBackward1";
+    a.contiguous = true;
     return apply(a, input, inplace);
   }
   Tensor noise = rrelu_noise(input, lower, upper);
   if (!inplace) {
-    Tensor r = autograd::untracked([&] { return mul(input, noise); });
+    Tensor r = autograd::untracked([&] { return mul(input.contiguous(), noise); });
     if (autograd::needs_grad({&input})) autograd::record_rrelu_noise("RreluWithNoiseBackward0", r, input, noise);
     return r;
   }
@@ -212,10 +227,10 @@ Tensor hardtanh_(const Tensor& input, double min_val, double max_val) {
 Tensor hardswish(const Tensor& input, bool inplace) { return apply(kHardswish, input, inplace); }
 Tensor hardsigmoid(const Tensor& input, bool inplace) { return apply(kHardsigmoid, input, inplace); }
 Tensor threshold(const Tensor& input, double threshold, double value, bool inplace) {
-  return apply(threshold_act(threshold, value), input, inplace);
+  return apply(threshold_act(input, threshold, value), input, inplace);
 }
 Tensor threshold_(const Tensor& input, double threshold, double value) {
-  return forward_(threshold_act(threshold, value), input);
+  return forward_(threshold_act(input, threshold, value), input);
 }
 Tensor glu(const Tensor& input, int64_t dim) {
   EMBER_CHECK(input.dim() > 0, Error, "glu does not support scalars because halving size must be even");

@@ -79,12 +79,14 @@ void backward_floating(Activation op, const TensorIterator& it, const Activation
   switch (op) {
     case Activation::LeakyRelu: return run([a](C g, C s) { return s > C(0) ? g : g * a; });
     case Activation::Elu:
-      if (from_result) return run([a, b, c](C g, C r) { return r <= C(0) ? g * c * (r + a * b) : g * b; });
-      return run([a, b, c](C g, C x) { return x <= C(0) ? g * c * (a * b) * std::exp(x * c) : g * b; });
-    case Activation::Hardtanh: return run([a, b](C g, C s) { return s <= a || s >= b ? C(0) : g; });
+      // NaN takes the negative branch, as torch's vectorised kernel
+      if (from_result) return run([a, b, c](C g, C r) { return r > C(0) ? g * b : g * c * (r + a * b); });
+      return run([a, b, c](C g, C x) { return x > C(0) ? g * b : g * c * (a * b) * std::exp(x * c); });
+    case Activation::Hardtanh: return run([a, b](C g, C s) { return s > a && s < b ? g : C(0); });  // NaN: 0
     case Activation::Hardswish:
-      return run([](C g, C x) { return x < C(-3) ? C(0) : (x <= C(3) ? g * (x / C(3) + C(0.5)) : g); });
-    case Activation::Hardsigmoid: return run([](C g, C x) { return x > C(-3) && x < C(3) ? g / C(6) : C(0); });
+      return run([](C g, C x) { return x < C(-3) ? C(0) : (x >= C(3) ? g : g * (x / C(3) + C(0.5))); });  // NaN: NaN
+    case Activation::Hardsigmoid:  // torch multiplies by the float 1/6, also for double
+      return run([](C g, C x) { return x > C(-3) && x < C(3) ? g * C(1.0f / 6.0f) : C(0); });
     case Activation::Threshold: return run([a](C g, C s) { return s <= a ? C(0) : g; });
     case Activation::Mish:
       return run([](C g, C x) {
@@ -98,7 +100,7 @@ void backward_floating(Activation op, const TensorIterator& it, const Activation
         return x < C(0) ? g * (C(1) - z / (C(1) + z)) : g * (z / (C(1) + z));
       });
     case Activation::Softshrink:
-    case Activation::Hardshrink: return run([a](C g, C x) { return x >= -a && x <= a ? C(0) : g; });
+    case Activation::Hardshrink: return run([a](C g, C x) { return x > a || x < -a ? g : C(0); });  // NaN: 0
     case Activation::GeluErf:
       return run([](C g, C x) {
         C cdf = C(0.5) * (C(1) + std::erf(x * C(kSqrt1_2)));
