@@ -339,8 +339,8 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std
     Tensor l = neg(add(mul(y, lx), mul(sub(wrapped_scalar(1), y), l1x)));
     return w.defined() ? mul(l, w) : l;
   };
-  auto dx = [w](const Tensor& x, const Tensor& y) {
-    Tensor d = div(sub(x, y), clamp(mul(sub(wrapped_scalar(1), x), x), wrapped_scalar(1e-12), std::nullopt));
+  auto dx = [w](const Tensor& x, const Tensor& y) {  // torch's EPSILON is the float 1e-12
+    Tensor d = div(sub(x, y), clamp(mul(sub(wrapped_scalar(1), x), x), wrapped_scalar(double(1e-12f)), std::nullopt));
     return w.defined() ? mul(d, w) : d;
   };
   auto dy = [w](const Tensor& x, const Tensor&) {
@@ -382,6 +382,7 @@ Tensor kl_div(const Tensor& input, const Tensor& target, std::string_view reduct
          "only by the batch size, and aligns with the KL div math definition.'mean' will be changed to behave the "
          "same as 'batchmean' in the next major release.");
   }
+  EMBER_CHECK(input.is_floating_point() && target.is_floating_point(), Error, "kl_div: Integral inputs not supported.");
   bool batchmean = reduction == "batchmean";
   Reduction r = reduction_from_string(batchmean ? "sum" : reduction);
   Tensor elems = log_target ? mul(exp(target), sub(target, input)) : sub(xlogy(target, target), mul(target, input));
@@ -474,9 +475,14 @@ Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_inpu
 }
 
 Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
-  check_pair_floating(input, target, "soft_margin_loss");
+  // torch computes into the input's dtype: an integral one cannot hold the result
+  EMBER_CHECK(input.dtype() != kBool, Error, "Negation, the `-` operator, on a bool tensor is not supported. If you "
+              "are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+  EMBER_CHECK(input.is_floating_point(), Error, "result type Float can't be cast to the desired output type ",
+              dtype_info(input.dtype()).legacy_name);
   check_not_differentiable("soft_margin_loss", "target", target);
-  return pointwise_loss("SoftMarginLossBackward0", input, target, reduction, [](const Tensor& x, const Tensor& y) {
+  Tensor y = target.to(input.dtype());  // torch computes in the input's dtype
+  return pointwise_loss("SoftMarginLossBackward0", input, y, reduction, [](const Tensor& x, const Tensor& y) {
     return log1p(exp(neg(mul(y, x))));
   }, [](const Tensor& x, const Tensor& y) {
     Tensor z = exp(neg(mul(y, x)));
@@ -486,7 +492,8 @@ Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction red
 
 Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
                                    Reduction reduction) {
-  Tensor loss = neg(add(mul(target, logsigmoid(input)), mul(sub(wrapped_scalar(1), target), logsigmoid(neg(input)))));
+  Tensor positive = logsigmoid(input);
+  Tensor loss = neg(add(mul(target, positive), mul(sub(wrapped_scalar(1), target), logsigmoid(neg(input)))));
   if (weight) loss = mul(loss, *weight);
   int64_t class_dim = input.dim() - 1;
   loss = div(sum(loss, {class_dim}), wrapped_scalar(input.sizes()[size_t(class_dim)]));
@@ -495,7 +502,7 @@ Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target, co
 
 Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin, Reduction reduction) {
   Tensor zeros = zeros_like(input);
-  Tensor margin_clamp = clamp_min0(sub(wrapped_scalar(margin), input));
+  Tensor margin_clamp = clamp_min0(sub(full_like(input, margin), input));  // torch's margin - self: in self's dtype
   Tensor output_margin = where(ne(target, wrapped_scalar(1)), margin_clamp, zeros);
   Tensor output_self = where(ne(target, wrapped_scalar(-1)), input, zeros);
   return reduce(add(output_margin, output_self), reduction);
