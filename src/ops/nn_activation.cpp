@@ -104,7 +104,7 @@ Act threshold_act(const Tensor& x, double threshold, double value) {
       Scalar(value).to<T>();
     }
   });
-  return {Activation::Threshold, {threshold, value}, "threshold_cpu", "ThresholdBackward0", "ThresholdBackward1", true,
+  return {Activation::Threshold, {threshold, value}, "threshold_cpu", "ThresholdBackward0", "ThresholdBackward1", false,
           true};
 }
 const Act kHardswish{Activation::Hardswish, {}, "hardswish_cpu", "HardswishBackward0", "HardswishBackward0", false};
