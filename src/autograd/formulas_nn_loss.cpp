@@ -59,7 +59,8 @@ void record_cross_entropy(const Tensor& result, const Tensor& x, const Tensor& l
       *fused = {};
       return TensorList{gx};
     }
-    Tensor y = sub(x, lse.unsqueeze(1));
+    // create_graph: log_softmax again, so the second derivative sees lse's dependence on x
+    Tensor y = is_grad_enabled() ? log_softmax(x, 1) : sub(x, lse.unsqueeze(1));
     return TensorList{sub(g, mul(exp(y), sum(g, {1}, true)))};
   });
   record("NllLossBackward0", result, {&logp}, {&target, &weight, &total_weight},

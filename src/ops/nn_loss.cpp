@@ -85,11 +85,12 @@ Tensor long_target(const Tensor& target) {
   return target.to(kInt64).contiguous();
 }
 
-Tensor class_weight(const std::optional<Tensor>& weight, const Tensor& input) {
-  if (!weight) return {};
-  EMBER_CHECK(weight->dtype() == input.dtype(), Error, "expected scalar type ", dtype_info(input.dtype()).legacy_name,
-              " but found ", dtype_info(weight->dtype()).legacy_name);
-  return weight->contiguous();
+Tensor class_weight(const std::optional<Tensor>& weight) { return weight ? weight->contiguous() : Tensor(); }
+
+// After the shape checks, as torch: the weight's dtype is the input's.
+void check_weight_dtype(const Tensor& weight, const Tensor& input) {
+  EMBER_CHECK(!weight.defined() || weight.dtype() == input.dtype(), Error, "expected scalar type ",
+              dtype_info(input.dtype()).legacy_name, " but found ", dtype_info(weight.dtype()).legacy_name);
 }
 
 // nll over logp read as (N, C, S) with target (N, S); the 'none' result has shape `none_shape`.
@@ -123,6 +124,7 @@ std::pair<int64_t, int64_t> check_nll_1d_2d(const Tensor& input, const Tensor& t
   EMBER_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == C), Error,
               "weight tensor should be defined either for all ", C,
               " classes or no classes but got weight tensor of shape: ", int_list(weight.sizes()));
+  check_weight_dtype(weight, input);
   return {input.dim() == 1 ? 1 : input.sizes()[0], C};
 }
 
@@ -143,6 +145,7 @@ Tensor nll_2d_spatial(const Tensor& input, const Tensor& target, const Tensor& w
   auto s = input.sizes();
   EMBER_CHECK(s[0] == target.sizes()[0] && s[2] == target.sizes()[1] && s[3] == target.sizes()[2], Error,
               "size mismatch (got input: ", int_list(s), " , target: ", int_list(target.sizes()));
+  check_weight_dtype(weight, input);
   check_floating(input, "nll_loss2d_forward_out_frame");
   Tensor t = long_target(target);
   DimVector ncs{s[0], s[1], s[2] * s[3]}, none_shape{s[0], s[2], s[3]};
@@ -154,7 +157,7 @@ Tensor nll_2d_spatial(const Tensor& input, const Tensor& target, const Tensor& w
 Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight_opt,
                 int64_t ignore_index, Reduction reduction) {
   check_batch(input, target);
-  Tensor weight = class_weight(weight_opt, input);
+  Tensor weight = class_weight(weight_opt);
   if (input.dim() <= 2) {
     auto [N, C] = check_nll_1d_2d(input, target, weight);
     check_floating(input, "nll_loss_out_frame");
@@ -236,7 +239,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optio
   if (!fused) return nll_loss(ember::log_softmax(input, class_dim, input.dtype()), target, weight_opt, ignore_index,
                               reduction);
   // Fused: logsumexp per row, the loss read as x[n, t] - lse[n]; log_softmax is never written.
-  Tensor weight = class_weight(weight_opt, input);
+  Tensor weight = class_weight(weight_opt);
   check_nll_1d_2d(input, target, weight);
   check_not_differentiable("nll_loss_forward", "weight", weight);
   Tensor t = long_target(target);
@@ -424,7 +427,7 @@ Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Ten
 
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin,
                            double p, double eps, bool swap, Reduction reduction) {
-  EMBER_CHECK(margin > 0, ValueError, "margin must be greater than 0, got ", margin);
+  EMBER_CHECK(margin > 0, ValueError, "margin must be greater than 0, got ", margin, margin == std::trunc(margin) ? ".0" : "");
   int64_t a = anchor.dim(), pd = positive.dim(), nd = negative.dim();
   EMBER_CHECK(a == pd && a == nd, Error, "The anchor, positive, and negative tensors are expected to have the same "
               "number of dimensions, but got: anchor ", a, "D, positive ", pd, "D, and negative ", nd, "D inputs");
