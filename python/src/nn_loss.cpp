@@ -35,21 +35,25 @@ void init_nn_loss(nb::module_& nn) {
     return F::nll_loss(x, t, w, ignore_index, reduction_arg(sa, re, r));
   }, nb::arg("input"), nb::arg("target"), nb::arg("weight") = none, nb::arg("size_average") = none,
      nb::arg("ignore_index") = -100, nb::arg("reduce") = none, nb::arg("reduction") = "mean");
-  using Pair = Tensor (*)(const Tensor&, const Tensor&, Reduction);
-  for (auto [name, fn] : {std::pair<const char*, Pair>{"mse_loss", &F::mse_loss}, {"l1_loss", &F::l1_loss},
-                          {"soft_margin_loss", &F::soft_margin_loss}}) {
-    nn.def(name, [fn](const Tensor& x, const Tensor& t, OptBool sa, OptBool re, const std::string& r) {
-      return fn(x, t, reduction_arg(sa, re, r));
+  using Weighted = Tensor (*)(const Tensor&, const Tensor&, Reduction, const OptTensor&);
+  for (auto [name, fn] : {std::pair<const char*, Weighted>{"mse_loss", &F::mse_loss}, {"l1_loss", &F::l1_loss}}) {
+    nn.def(name, [fn](const Tensor& x, const Tensor& t, OptBool sa, OptBool re, const std::string& r, OptTensor w) {
+      return fn(x, t, reduction_arg(sa, re, r), w);
     }, nb::arg("input"), nb::arg("target"), nb::arg("size_average") = none, nb::arg("reduce") = none,
-       nb::arg("reduction") = "mean");
+       nb::arg("reduction") = "mean", nb::arg("weight") = none);
   }
+  nn.def("soft_margin_loss", [](const Tensor& x, const Tensor& t, OptBool sa, OptBool re, const std::string& r) {
+    return F::soft_margin_loss(x, t, reduction_arg(sa, re, r));
+  }, nb::arg("input"), nb::arg("target"), nb::arg("size_average") = none, nb::arg("reduce") = none,
+     nb::arg("reduction") = "mean");
   nn.def("smooth_l1_loss", [](const Tensor& x, const Tensor& t, OptBool sa, OptBool re, const std::string& r,
                               double beta) { return F::smooth_l1_loss(x, t, reduction_arg(sa, re, r), beta); },
          nb::arg("input"), nb::arg("target"), nb::arg("size_average") = none, nb::arg("reduce") = none,
          nb::arg("reduction") = "mean", nb::arg("beta") = 1.0);
-  nn.def("huber_loss", [](const Tensor& x, const Tensor& t, const std::string& r, double delta) {
-    return F::huber_loss(x, t, nn::reduction_from_string(r), delta);
-  }, nb::arg("input"), nb::arg("target"), nb::arg("reduction") = "mean", nb::arg("delta") = 1.0);
+  nn.def("huber_loss", [](const Tensor& x, const Tensor& t, const std::string& r, double delta, OptTensor w) {
+    return F::huber_loss(x, t, nn::reduction_from_string(r), delta, w);
+  }, nb::arg("input"), nb::arg("target"), nb::arg("reduction") = "mean", nb::arg("delta") = 1.0,
+     nb::arg("weight") = none);
   nn.def("binary_cross_entropy", [](const Tensor& x, const Tensor& t, OptTensor w, OptBool sa, OptBool re,
                                     const std::string& r) {
     return F::binary_cross_entropy(x, t, w, reduction_arg(sa, re, r));

@@ -283,8 +283,27 @@ Tensor clamp_min0(const Tensor& x) {  // clamp_min(x, 0), as torch's ClampMinBac
 
 }  // namespace
 
-Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+namespace {
+
+void check_weight(const Tensor& input, const Tensor& weight) {
+  EMBER_CHECK(same_sizes(weight.sizes(), input.sizes()), ValueError, "Weights and input must have the same size.");
+}
+
+// torch 2.13's weighted forms: elems * weight, 'mean' over the weights' sum (or the plain mean for huber).
+Tensor weighted(const Tensor& elems, const Tensor& weight, Reduction reduction, bool plain_mean) {
+  Tensor w = mul(elems, weight);
+  if (reduction == Reduction::Mean && !plain_mean) return div(sum(w), sum(weight));
+  return reduce(w, reduction);
+}
+
+}  // namespace
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction, const std::optional<Tensor>& weight) {
   auto [x, y] = broadcast_pair(input, target);
+  if (weight) {
+    check_weight(input, *weight);
+    return weighted(pow(sub(x, y), wrapped_scalar(2)), *weight, reduction, false);
+  }
   check_pair_floating(x, y, "mse_cpu");
   return pointwise_loss("MseLossBackward0", x, y, reduction, [](const Tensor& a, const Tensor& b) {
     Tensor d = sub(a, b);
@@ -292,8 +311,12 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) 
   }, [](const Tensor& a, const Tensor& b) { return mul(sub(a, b), wrapped_scalar(2)); });
 }
 
-Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, const std::optional<Tensor>& weight) {
   auto [x, y] = broadcast_pair(input, target);
+  if (weight) {
+    check_weight(input, *weight);
+    return weighted(abs(sub(x, y)), *weight, reduction, false);
+  }
   return reduce(abs(sub(x, y)), reduction);
 }
 
@@ -311,8 +334,13 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduc
   });
 }
 
-Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction, double delta) {
+Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction, double delta,
+                  const std::optional<Tensor>& weight) {
   auto [x, y] = broadcast_pair(input, target);
+  if (weight) {
+    check_weight(input, *weight);
+    return weighted(huber_loss(x, y, Reduction::None, delta), *weight, reduction, true);
+  }
   EMBER_CHECK(delta > 0, Error, "huber_loss does not support non-positive values for delta.");
   check_pair_floating(x, y, "huber_cpu");
   return pointwise_loss("HuberLossBackward0", x, y, reduction, [delta](const Tensor& a, const Tensor& b) {

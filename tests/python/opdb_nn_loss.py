@@ -34,6 +34,9 @@ def pair(*extra, **kw):
         Sample(X, T((3, 5), seed=1), raises=True, **kw), Sample(X, Y, reduction="bad", raises=True, **kw), *extra]
 
 
+WEIGHTED = [Sample(X, Y, weight=T((4, 5), low=0.1, high=1, seed=4), **r) for r in REDUCTIONS] + [
+    Sample(X, Y, weight=W, raises=True)]
+
 ENTRIES = [
     loss("cross_entropy",
          *[Sample(X, cls((4,)), **r) for r in REDUCTIONS],
@@ -58,9 +61,9 @@ ENTRIES = [
          Sample(X, T((4,), dtype="int64", values=[0, 9, 1, 1]), raises=True),
          Sample(T((2, 5, 3, 3)), T((2, 3, 3), dtype="int64", low=5, high=6), raises=True),
          Sample(T(()), cls(()), raises=True)),
-    loss("mse_loss", *pair()), loss("l1_loss", *pair()),
+    loss("mse_loss", *pair(), *WEIGHTED), loss("l1_loss", *pair(), *WEIGHTED),
     loss("smooth_l1_loss", *pair(), Sample(X, Y, beta=0.5), Sample(X, Y, beta=0.0), Sample(X, Y, beta=-1.0, raises=True)),
-    loss("huber_loss", *pair(), Sample(X, Y, delta=0.5), Sample(X, Y, delta=0.0, raises=True)),
+    loss("huber_loss", *pair(), *WEIGHTED, Sample(X, Y, delta=0.5), Sample(X, Y, delta=0.0, raises=True)),
     # float32 targets: torch refuses a target that requires grad, so the float64 gradcheck keeps it constant
     loss("soft_margin_loss", Sample(X, T((4, 5), values=[1.0, -1.0] * 10, dtype="float32")),
          Sample(T((4, 5), "transposed"), T((4, 5), values=[1.0, -1.0] * 10, dtype="float32"), reduction="none")),

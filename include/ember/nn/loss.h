@@ -15,11 +15,15 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optio
                      int64_t ignore_index = -100, Reduction reduction = Reduction::Mean, double label_smoothing = 0.0);
 Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight = {},
                 int64_t ignore_index = -100, Reduction reduction = Reduction::Mean);
-Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
-Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
+// weight (input's shape): torch 2.13's weighted forms, whose 'mean' divides by the weights' sum (huber's: the mean).
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean,
+                const std::optional<Tensor>& weight = {});
+Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean,
+               const std::optional<Tensor>& weight = {});
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean,
                       double beta = 1.0);
-Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean, double delta = 1.0);
+Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean, double delta = 1.0,
+                  const std::optional<Tensor>& weight = {});
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight = {},
                             Reduction reduction = Reduction::Mean);
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
