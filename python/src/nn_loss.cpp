@@ -106,6 +106,11 @@ void init_nn_loss(nb::module_& nn) {
     return F::multilabel_soft_margin_loss(x, t, w, reduction_arg(sa, re, r));
   }, nb::arg("input"), nb::arg("target"), nb::arg("weight") = none, nb::arg("size_average") = none,
      nb::arg("reduce") = none, nb::arg("reduction") = "mean");
+  nn.def("multi_margin_loss", [](const Tensor& x, const Tensor& t, int64_t p, double margin, OptTensor w, OptBool sa,
+                                 OptBool re, const std::string& r) {
+    return F::multi_margin_loss(x, t, p, margin, w, reduction_arg(sa, re, r));
+  }, nb::arg("input"), nb::arg("target"), nb::arg("p") = 1, nb::arg("margin") = 1.0, nb::arg("weight") = none,
+     nb::arg("size_average") = none, nb::arg("reduce") = none, nb::arg("reduction") = "mean");
   nn.def("hinge_embedding_loss", [](const Tensor& x, const Tensor& t, double margin, OptBool sa, OptBool re,
                                     const std::string& r) {
     return F::hinge_embedding_loss(x, t, margin, reduction_arg(sa, re, r));

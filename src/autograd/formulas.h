@@ -159,6 +159,13 @@ void record_cross_entropy(const Tensor& result, const Tensor& x, const Tensor& l
 using LossDerivative = std::function<Tensor(const Tensor& x, const Tensor& y)>;
 void record_pointwise_loss(const char* name, const Tensor& result, const Tensor& x, const Tensor& y,
                            Reduction reduction, LossDerivative dx, LossDerivative dy);
+// multi_margin_loss of x (N, C) viewed from `input`, target (N, 1) int64, weight (C) or undefined.
+void record_multi_margin(const Tensor& result, const Tensor& input, const Tensor& target, int64_t p, double margin,
+                         const Tensor& weight, Reduction reduction);
+// The per-element margin terms of multi_margin_loss (N, C): max(0, margin - x[t] + x[i])^p w[t] / C, 0 at t; with
+// `derivative`, their derivative in x[i] instead.
+Tensor multi_margin_terms(const Tensor& x, const Tensor& target, int64_t p, double margin, const Tensor& weight,
+                          bool derivative);
 // clamp_min(x, 0) as torch's ClampMinBackward0.
 void record_clamp_min(const Tensor& result, const Tensor& x, double min);
 }  // namespace ember::autograd

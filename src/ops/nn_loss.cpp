@@ -531,6 +531,39 @@ Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target, co
   return reduce(loss, reduction);
 }
 
+Tensor multi_margin_loss(const Tensor& input, const Tensor& target, int64_t p, double margin,
+                         const std::optional<Tensor>& weight_opt, Reduction reduction) {
+  EMBER_CHECK(p == 1 || p == 2, ValueError, "only p == 1 and p == 2 supported");
+  int64_t nd = input.dim();
+  EMBER_CHECK((nd == 2 && input.sizes()[1] != 0) || (nd == 1 && input.sizes()[0] != 0) || nd == 0, Error,
+              "Expected non-empty vector or matrix with optional 0-dim batch size, but got: ", int_list(input.sizes()));
+  int64_t frames = nd <= 1 ? 1 : input.sizes()[0], dim = nd == 0 ? 1 : input.sizes()[size_t(nd - 1)];
+  EMBER_CHECK(target.dim() <= 1 && target.numel() == frames, Error, "multi_margin_loss: target tensor should be 1-D "
+              "with size equal to the number of input samples (batch size). Expected target size [", frames,
+              "], but got ", int_list(target.sizes()), ". Input has shape ", int_list(input.sizes()), ".");
+  Tensor weight = class_weight(weight_opt);
+  EMBER_CHECK(!weight.defined() || (weight.dim() <= 1 && weight.numel() == dim), Error,
+              "inconsistent weight size, expected ", dim, " but got ", int_list(weight.sizes()));
+  EMBER_CHECK(input.dtype() == kFloat32 || input.dtype() == kFloat64, NotImplementedError,
+              "\"multi_margin_loss_cpu_kernel\" not implemented for '", dtype_info(input.dtype()).legacy_name, "'");
+  check_not_differentiable("multi_margin_loss", "weight", weight);
+  EMBER_CHECK(target.dtype() == kInt64, Error, "expected scalar type Long but found ",
+              dtype_info(target.dtype()).legacy_name);
+  Tensor t = target.reshape({frames, 1});
+  bool in_range = ag::untracked([&] {
+    return t.numel() == 0 || all(logical_and(ge(t, wrapped_scalar(0)), lt(t, wrapped_scalar(dim)))).item().to_bool();
+  });
+  EMBER_CHECK(in_range, Error, "target out of range");
+  Tensor w = weight.defined() ? weight.to(input.dtype()).reshape({-1}) : Tensor();
+  Tensor r = ag::untracked([&] {
+    Tensor loss = sum(ag::multi_margin_terms(input.reshape({frames, dim}), t, p, margin, w, false), {1});
+    if (reduction == Reduction::None) return target.dim() > 0 ? loss : loss.view({});
+    return reduction == Reduction::Mean ? mean(loss) : sum(loss);
+  });
+  if (ag::needs_grad({&input})) ag::record_multi_margin(r, input, t, p, margin, w, reduction);
+  return r;
+}
+
 Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin, Reduction reduction) {
   Tensor zeros = zeros_like(input);
   Tensor margin_clamp = clamp_min0(sub(full_like(input, margin), input));  // torch's margin - self: in self's dtype

@@ -112,5 +112,7 @@ TEST(NnLoss, Composites) {
   EXPECT_NEAR(F::kl_div(log(tensor<double>({0.5, 0.5})), tensor<double>({0.5, 0.5}), "batchmean").item().to<double>(),
               0.0, 1e-12);
   EXPECT_GT(F::triplet_margin_loss(x, x, x).item().to<double>(), 0.99);
+  EXPECT_NEAR(F::multi_margin_loss(tensor<double>({0, 1, 0.5}).view({1, 3}), tensor<int64_t>({1})).item().to<double>(),
+              (0.0 + 0.5) / 3, 1e-12);
   EXPECT_NEAR(F::gaussian_nll_loss(x, x, ones({2, 2}, TensorOptions(kFloat64))).item().to<double>(), 0.0, 1e-12);
 }

@@ -98,6 +98,12 @@ ENTRIES = [
                 reduction="sum"), dtypes=NUMERIC),
     loss("multilabel_soft_margin_loss", Sample(X, T((4, 5), values=[1.0, 0.0] * 10)),
          Sample(X, T((4, 5), values=[0.0, 1.0] * 10), weight=W, reduction="none")),
+    loss("multi_margin_loss", Sample(X, cls((4,))), Sample(X, cls((4,)), p=2, margin=0.5, reduction="none"),
+         Sample(T((4, 5), "transposed"), cls((4,)), weight=W, reduction="sum"), Sample(T((5,)), cls(())),
+         Sample(T((5,)), cls((1,)), reduction="none"),  # no empty batch: torch returns uninitialised memory
+         Sample(X, T((4,), dtype="int64", values=[0, 5, 1, 1]), raises=True), Sample(X, cls((4,)), p=3, raises=True),
+         Sample(X, cls((3,)), raises=True), Sample(T((2, 3, 4)), cls((2,)), raises=True),
+         dtypes=("float32", "float64")),
     loss("hinge_embedding_loss", Sample(X, T((4, 5), values=[1.0, -1.0] * 10)),
          Sample(X, T((4, 5), values=[-1.0, 1.0] * 10), margin=2.0, reduction="sum")),
 ]

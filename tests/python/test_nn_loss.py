@@ -85,6 +85,13 @@ ERRORS = [
     lambda F, m: F.triplet_margin_loss(m.ones(3, 2), m.ones(3), m.ones(3, 2)),
     lambda F, m: F.cosine_embedding_loss(m.ones(3, 2), m.ones(3, 2), m.ones(3, 1)),
     lambda F, m: F.cosine_embedding_loss(m.ones(3, 2), m.ones(3, 2), m.ones(())),
+    lambda F, m: F.multi_margin_loss(m.tensor(X), m.tensor([0, 2, 5, 1])),
+    lambda F, m: F.multi_margin_loss(m.tensor(X), m.tensor([0, 2, 4, 1]), p=3),
+    lambda F, m: F.multi_margin_loss(m.tensor(X), m.tensor([0, 2, 4])),
+    lambda F, m: F.multi_margin_loss(m.tensor(X), m.tensor([0, 2, 4, 1]), weight=m.ones(4, dtype=m.float64)),
+    lambda F, m: F.multi_margin_loss(m.tensor(X).long(), m.tensor([0, 2, 4, 1])),
+    lambda F, m: F.multi_margin_loss(m.zeros(2, 3, 4), m.zeros(2, dtype=m.int64)),
+    lambda F, m: F.multi_margin_loss(m.tensor(X), m.tensor([0.0, 2, 4, 1])),
 ]
 
 

@@ -44,6 +44,9 @@ Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_inpu
 Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
 Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight = {},
                                    Reduction reduction = Reduction::Mean);
+// input (C) or (N, C), target class indices (N); p 1 or 2, weight (C).
+Tensor multi_margin_loss(const Tensor& input, const Tensor& target, int64_t p = 1, double margin = 1.0,
+                         const std::optional<Tensor>& weight = {}, Reduction reduction = Reduction::Mean);
 Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin = 1.0,
                             Reduction reduction = Reduction::Mean);
 
