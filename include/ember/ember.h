@@ -45,3 +45,6 @@ using AutoGradMode = autograd::GradModeGuard;
 #include "ember/nn/distance.h"
 #include "ember/nn/attention.h"
 #include "ember/nn/vision.h"
+
+#include "ember/nn/activation.h"
+#include "ember/nn/loss.h"

@@ -268,3 +268,6 @@ void init_nn_layers(nb::module_& m, nb::module_& nn);
 void init_nn_attention(nb::module_& nn);
 void init_nn_vision(nb::module_& m, nb::module_& nn);
 }  // namespace ember::py
+
+namespace ember::py { void init_nn_activation(nb::module_& m, nb::module_& nn); }
+namespace ember::py { void init_nn_loss(nb::module_& nn); }

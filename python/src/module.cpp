@@ -93,4 +93,7 @@ NB_MODULE(_C, m) {
   py::init_nn_layers(m, nn);
   py::init_nn_attention(nn);
   py::init_nn_vision(m, nn);
+
+  py::init_nn_activation(m, nn);
+  py::init_nn_loss(nn);
 }

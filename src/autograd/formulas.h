@@ -187,4 +187,42 @@ namespace ember::autograd {
 // A linear map of self (unfold, fold): its gradient is its adjoint applied to the incoming gradient (node `name`).
 void record_adjoint(const char* name, const Tensor& result, const Tensor& self,
                     std::function<Tensor(const Tensor&)> adjoint);
+
+// nn activations (formulas_nn_activation.cpp): the gradient of an Activation kernel (not differentiable again:
+// under create_graph it records a NotImplemented node), and its recording as node `name` saving the input x, or
+// the result where `from_result` (the in-place forms).
+namespace ember::autograd {
+Tensor activation_backward(Activation op, const Tensor& grad, const Tensor& saved, const ActivationParams& p,
+                           bool from_result);
+void record_activation(const char* name, Activation op, const ActivationParams& p, const Tensor& result,
+                       const Tensor& x, bool from_result);
+void record_glu(const Tensor& result, const Tensor& x, int64_t dim);
+void record_prelu(const Tensor& result, const Tensor& x, const Tensor& weight);
+void record_rrelu_noise(const char* name, const Tensor& result, const Tensor& x, const Tensor& noise);
+}  // namespace ember::autograd
+
+// nn losses (formulas_nn_loss.cpp).
+namespace ember::autograd {
+// nll_loss's node `name` (NllLossBackward0 / NllLoss2DBackward0) on logp, seen as (N, C, S) by the kernels (tgt
+// (N, S) int64, weight (C) or undefined, total_weight 0-dim).
+void record_nll_loss(const char* name, const Tensor& result, const Tensor& logp, const Tensor& target,
+                     const Tensor& weight, int64_t ignore_index, Reduction reduction, const Tensor& total_weight);
+// cross_entropy's fused forward (x (N, C), lse (N)): LogSoftmaxBackward0 under NllLossBackward0, as torch's graph;
+// their backward runs as one kernel pass when nothing else reads the gradient between them.
+void record_cross_entropy(const Tensor& result, const Tensor& x, const Tensor& lse, const Tensor& target,
+                          const Tensor& weight, int64_t ignore_index, Reduction reduction, const Tensor& total_weight);
+// A pointwise loss node of x and y (same shape): the elementwise loss's derivative in x is `dx(x, y)`, in y `dy(x, y)`
+// (null: -dx).
+using LossDerivative = std::function<Tensor(const Tensor& x, const Tensor& y)>;
+void record_pointwise_loss(const char* name, const Tensor& result, const Tensor& x, const Tensor& y,
+                           Reduction reduction, LossDerivative dx, LossDerivative dy);
+// multi_margin_loss of x (N, C) viewed from `input`, target (N, 1) int64, weight (C) or undefined.
+void record_multi_margin(const Tensor& result, const Tensor& input, const Tensor& target, int64_t p, double margin,
+                         const Tensor& weight, Reduction reduction);
+// The per-element margin terms of multi_margin_loss (N, C): max(0, margin - x[t] + x[i])^p w[t] / C, 0 at t; with
+// `derivative`, their derivative in x[i] instead.
+Tensor multi_margin_terms(const Tensor& x, const Tensor& target, int64_t p, double margin, const Tensor& weight,
+                          bool derivative);
+// clamp_min(x, 0) as torch's ClampMinBackward0.
+void record_clamp_min(const Tensor& result, const Tensor& x, double min);
 }  // namespace ember::autograd

@@ -82,7 +82,10 @@ EMBER_UNARY_GRAD(erfc, "ErfcBackward0", true, false, mul(g, exp(neg(mul(x, x))) 
 EMBER_UNARY_GRAD(reciprocal, "ReciprocalBackward0", false, true, neg(mul(g, mul(r, r))))
 EMBER_UNARY_GRAD(abs, "AbsBackward0", true, false, mul(g, sign(x)))
 EMBER_UNARY_GRAD(neg, "NegBackward0", false, false, neg(g))
-EMBER_UNARY_GRAD(relu, "ReluBackward0", false, true, where(le(r, wrapped_scalar(0)), wrapped_scalar(0), g))  // NaN passes g
+// relu and gelu: one fused kernel pass, or (create_graph) ops that differentiate again. NaN passes g.
+EMBER_UNARY_GRAD(relu, "ReluBackward0", false, true,
+                 is_grad_enabled() ? where(le(r, wrapped_scalar(0)), wrapped_scalar(0), g)
+                                   : activation_backward(Activation::Threshold, g, r, {}, true))
 EMBER_UNARY_GRAD(floor, "FloorBackward0", false, false, non_differentiable(g))
 EMBER_UNARY_GRAD(ceil, "CeilBackward0", false, false, non_differentiable(g))
 EMBER_UNARY_GRAD(trunc, "TruncBackward0", false, false, non_differentiable(g))
@@ -91,9 +94,11 @@ EMBER_UNARY_GRAD(sign, "SignBackward0", false, false, non_differentiable(g))
 EMBER_UNARY_GRAD(square, "PowBackward0", true, false, mul(g, x * 2))  // torch's square is pow(x, 2)
 EMBER_UNARY_GRAD(frac, "FracBackward0", false, false, g)
 EMBER_UNARY_GRAD(gelu_erf, "GeluBackward0", true, false,
-                 mul(g, add(mul(erf(x * M_SQRT1_2) + 1, wrapped_scalar(0.5)),
-                            mul(x, exp(mul(x, x) * -0.5) * (0.5 * kTwoOverSqrtPi * M_SQRT1_2)))))
-EMBER_UNARY_GRAD(gelu_tanh, "GeluBackward0", true, false, gelu_tanh_grad(g, x))
+                 !is_grad_enabled() ? activation_backward(Activation::GeluErf, g, x, {}, false)
+                 : mul(g, add(mul(erf(x * M_SQRT1_2) + 1, wrapped_scalar(0.5)),
+                              mul(x, exp(mul(x, x) * -0.5) * (0.5 * kTwoOverSqrtPi * M_SQRT1_2)))))
+EMBER_UNARY_GRAD(gelu_tanh, "GeluBackward0", true, false,
+                 is_grad_enabled() ? gelu_tanh_grad(g, x) : activation_backward(Activation::GeluTanh, g, x, {}, false))
 EMBER_UNARY_GRAD(bitwise_not, "BitwiseNotBackward0", false, false, non_differentiable(g))
 #undef EMBER_UNARY_GRAD
 

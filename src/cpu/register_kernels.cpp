@@ -63,3 +63,26 @@ const bool registered = register_kernels();
 }  // namespace
 
 }  // namespace ember::cpu
+
+// nn activations and losses (issue 11).
+#include "unary/nn_activation.h"
+#include "unary/nn_loss.h"
+
+namespace ember::cpu {
+namespace {
+
+bool register_nn_act_loss_kernels() {
+  constexpr DeviceType cpu = DeviceType::CPU;
+  kernels::activation.set(cpu, &activation_kernel);
+  kernels::activation_backward.set(cpu, &activation_backward_kernel);
+  kernels::nll_loss.set(cpu, &nll_loss_kernel);
+  kernels::nll_loss_backward.set(cpu, &nll_loss_backward_kernel);
+  kernels::row_logsumexp.set(cpu, &row_logsumexp_kernel);
+  kernels::cross_entropy_backward.set(cpu, &cross_entropy_backward_kernel);
+  return true;
+}
+
+const bool nn_act_loss_registered = register_nn_act_loss_kernels();
+
+}  // namespace
+}  // namespace ember::cpu

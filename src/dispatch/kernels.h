@@ -197,6 +197,20 @@ struct ConvGeometry {
 struct PoolAxis {
   std::vector<int64_t> start, count, span;
   int64_t step = 1;
+
+
+// nn activations and losses (issue 11): src/cpu/unary/nn_activation.cpp and nn_loss.cpp (built with -fno-math-errno).
+#include "ember/nn/reduction.h"
+
+namespace ember {
+
+// The activations with numbers or a kernel of their own (the rest are unary_ops.def rows or composites).
+enum class Activation { LeakyRelu, Elu, Hardtanh, Hardswish, Hardsigmoid, Threshold, Mish, LogSigmoid, Softshrink,
+                        Hardshrink, GeluErf, GeluTanh };
+// An activation's numbers: leaky_relu (slope), elu (alpha, scale, input_scale), hardtanh (min, max), threshold
+// (threshold, value), the shrinks (lambd).
+struct ActivationParams {
+  double a = 0, b = 0, c = 0;
 };
 
 namespace kernels {
@@ -231,6 +245,39 @@ extern KernelTable<AvgPoolFn> avg_pool;
 extern KernelTable<MaxPoolBackwardFn> max_pool_backward;
 extern KernelTable<AvgPoolBackwardFn> avg_pool_backward;
 
+// it: (out, x). Hardtanh and Threshold take every non-bool dtype, the others floating dtypes.
+using ActivationFn = void (*)(Activation op, const TensorIterator& it, const ActivationParams& p);
+extern KernelTable<ActivationFn> activation;
+// it: (grad_input, grad, s), floating: s is the input, or the result where `from_result` (the in-place forms).
+using ActivationBackwardFn = void (*)(Activation op, const TensorIterator& it, const ActivationParams& p,
+                                      bool from_result);
+extern KernelTable<ActivationBackwardFn> activation_backward;
+
+// nll_loss of logp (N, C, S) contiguous, target (N, S) int64 contiguous, weight (C) contiguous or undefined (with
+// `lse` (N) defined, S is 1 and logp[n, t] is read as x[n, t] - lse[n]: cross_entropy's fused forward). None:
+// out (N, S) = -w[t] logp[n, t, s] (0 where t is ignore_index); else out (0-dim) is their sum and total_weight
+// (0-dim) the sum of w[t] over the counted elements (Mean: out is divided by it). Returns the first target outside
+// [0, C) that is not ignore_index (then nothing is written).
+using NllLossFn = std::optional<int64_t> (*)(const Tensor& logp, const Tensor& lse, const Tensor& target,
+                                             const Tensor& weight, int64_t ignore_index, Reduction reduction, const Tensor& out,
+                                             const Tensor& total_weight);
+extern KernelTable<NllLossFn> nll_loss;
+// The per-element coefficients of nll_loss's gradient, coef (N, S) = -w[t] g (g: grad's element for None, else the
+// 0-dim grad, over total_weight for Mean; 0 where ignored); with `dense` (N, C, S) given, it gets coef at t and 0
+// elsewhere.
+using NllLossBackwardFn = void (*)(const Tensor& grad, const Tensor& target, const Tensor& weight, int64_t ignore_index,
+                                   Reduction reduction, const Tensor& total_weight, const Tensor& coef,
+                                   const Tensor& dense);
+extern KernelTable<NllLossBackwardFn> nll_loss_backward;
+// Per row of the contiguous (N, C) x: lse (N) = logsumexp of the row (x's dtype, float32/float64).
+using RowLogSumExpFn = void (*)(const Tensor& x, const Tensor& lse);
+extern KernelTable<RowLogSumExpFn> row_logsumexp;
+// cross_entropy's fused backward over (N, C) rows: gx[n, j] = coef[n] * ((j == target[n]) - exp(x[n, j] - lse[n]))
+// (coef 0 on ignored rows, whose target may be anything).
+using CrossEntropyBackwardFn = void (*)(const Tensor& x, const Tensor& lse, const Tensor& target, const Tensor& coef,
+                                        const Tensor& gx);
+extern KernelTable<CrossEntropyBackwardFn> cross_entropy_backward;
+
 }  // namespace kernels
 
 }  // namespace ember
@@ -256,3 +303,4 @@ using NormGradInputFn = void (*)(const Tensor& dy, const Tensor& x, const Tensor
                                  const Tensor& b, const Tensor& e, const Tensor& dx);
 extern KernelTable<NormGradInputFn> norm_grad_input;
 }  // namespace ember::kernels
+

@@ -144,8 +144,8 @@ Tensor softmax_impl(const Tensor& x, int64_t dim, std::optional<ScalarType> dtyp
   Tensor input = dtype ? x.to(*dtype) : x;
   int64_t d = wrap_dim(dim, input.dim());
   if (input.numel() == 0) return input.clone();  // any dtype, as torch
-  EMBER_CHECK(input.is_floating_point(), NotImplementedError, "\"softmax_lastdim_kernel_impl\" not implemented for '",
-              dtype_info(input.dtype()).legacy_name, "'");
+  EMBER_CHECK(input.is_floating_point(), NotImplementedError, "\"", log ? "log_" : "",
+              "softmax_lastdim_kernel_impl\" not implemented for '", dtype_info(input.dtype()).legacy_name, "'");
   if (input.dim() == 0) input = input.unsqueeze(0);
   ScalarType compute = input.dtype() == kFloat64 ? kFloat64 : kFloat32;  // half and bfloat16 compute in float
   Tensor rows = input.movedim({d}, {-1}).to(compute).contiguous();
