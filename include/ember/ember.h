@@ -31,3 +31,4 @@ using AutoGradMode = autograd::GradModeGuard;
 }  // namespace ember
 #include "ember/nn/conv.h"
 #include "ember/nn/pooling.h"
+#include "ember/optim/optimizer.h"

@@ -251,4 +251,5 @@ void init_shape_utils(nb::module_& m, nb::class_<Tensor>& cls);
 namespace ember::py {
 // Convolution and pooling (torch.conv2d, F.max_pool2d, ...): python/src/nn_conv.cpp; m is ember._C, nn ember._C._nn.
 void init_nn_conv(nb::module_& m, nb::module_& nn);
+void init_optim(nb::module_& m);
 }  // namespace ember::py

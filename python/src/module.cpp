@@ -85,4 +85,5 @@ NB_MODULE(_C, m) {
   nb::module_ nn = m.def_submodule("_nn", "ember.nn.functional's C++ functions");
   (void)nn;
   py::init_nn_conv(m, nn);
+  py::init_optim(m);
 }
