@@ -1,5 +1,7 @@
 // Fused multi-tensor optimizer steps. The element math follows torch's _single_tensor_sgd/_adam
 // op by op (same roundings in the parameter's dtype); the whole step is one pass per parameter.
+// sqrt without errno, so the element loops vectorise (CMake builds src/cpu kernels with -fno-math-errno).
+#pragma GCC optimize("no-math-errno")
 #include "ember/optim/functional.h"
 
 #include <algorithm>
@@ -72,18 +74,19 @@ void sgd(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, st
   }
   for_each_chunk(params, [&](size_t i, int64_t b, int64_t e) {
     visit_float(params[i], [&]<typename T>(T) {
-      T* p = params[i].data_ptr<T>();
-      const T* g = grads[i].data_ptr<T>();
-      T* buf = o.momentum != 0 ? momentum_buffers[i].data_ptr<T>() : nullptr;
+      T* __restrict p = params[i].data_ptr<T>();
+      const T* __restrict g = grads[i].data_ptr<T>();
+      T* __restrict buf = o.momentum != 0 ? momentum_buffers[i].data_ptr<T>() : nullptr;
+      const bool maximize = o.maximize, decay = o.weight_decay != 0, nesterov = o.nesterov;
       const T wd = T(o.weight_decay), mom = T(o.momentum), damp = T(1 - o.dampening), neg_lr = T(-o.lr);
       const bool init = first[i];
       for (int64_t k = b; k < e; ++k) {
-        T d = o.maximize ? -g[k] : g[k];
-        if (o.weight_decay != 0) d = d + wd * p[k];
+        T d = maximize ? -g[k] : g[k];
+        if (decay) d = d + wd * p[k];
         if (buf) {
           T m = init ? d : buf[k] * mom + damp * d;
           buf[k] = m;
-          d = o.nesterov ? d + mom * m : m;
+          d = nesterov ? d + mom * m : m;
         }
         p[k] = p[k] + neg_lr * d;
       }
@@ -117,25 +120,26 @@ void adam(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, c
   }
   for_each_chunk(params, [&](size_t i, int64_t b, int64_t e) {
     visit_float(params[i], [&]<typename T>(T) {
-      T* p = params[i].data_ptr<T>();
-      const T* g = grads[i].data_ptr<T>();
-      T* m = exp_avgs[i].data_ptr<T>();
-      T* v = exp_avg_sqs[i].data_ptr<T>();
-      T* vmax = o.amsgrad ? max_exp_avg_sqs[i].data_ptr<T>() : v;
+      T* __restrict p = params[i].data_ptr<T>();
+      const T* __restrict g = grads[i].data_ptr<T>();
+      T* __restrict m = exp_avgs[i].data_ptr<T>();
+      T* __restrict v = exp_avg_sqs[i].data_ptr<T>();
+      T* __restrict vmax = o.amsgrad ? max_exp_avg_sqs[i].data_ptr<T>() : nullptr;
+      const bool maximize = o.maximize, amsgrad = o.amsgrad;
       const T wd = T(o.weight_decay), decay = T(1 - o.lr * o.weight_decay), w1 = T(1 - o.beta1), b2 = T(o.beta2),
               w2 = T(1 - o.beta2), bc2 = T(bc2_sqrt[i]), eps = T(o.eps), neg_step = T(-step_size[i]);
-      const bool coupled = o.weight_decay != 0 && !o.decoupled_weight_decay;
+      const bool coupled = o.weight_decay != 0 && !o.decoupled_weight_decay, small_w1 = w1 < T(0.5);
       const bool decoupled = o.weight_decay != 0 && o.decoupled_weight_decay;
       for (int64_t k = b; k < e; ++k) {
-        T d = o.maximize ? -g[k] : g[k];
+        T d = maximize ? -g[k] : g[k];
         T x = decoupled ? p[k] * decay : p[k];
         if (coupled) d = d + wd * x;
-        T mk = w1 < T(0.5) ? m[k] + w1 * (d - m[k]) : d - (d - m[k]) * (T(1) - w1);  // lerp as torch
+        T mk = small_w1 ? m[k] + w1 * (d - m[k]) : d - (d - m[k]) * (T(1) - w1);  // lerp as torch
         T vk = v[k] * b2 + w2 * d * d;
         m[k] = mk;
         v[k] = vk;
         T vd = vk;
-        if (o.amsgrad) vd = vmax[k] = std::max(vmax[k], vk);
+        if (amsgrad) vd = vmax[k] = std::max(vmax[k], vk);
         x = x + neg_step * (mk / (std::sqrt(vd) / bc2 + eps));
         p[k] = x;
       }
