@@ -48,3 +48,5 @@ using AutoGradMode = autograd::GradModeGuard;
 
 #include "ember/nn/activation.h"
 #include "ember/nn/loss.h"
+
+#include "ember/optim/optimizer.h"

@@ -166,3 +166,4 @@ try:  # the einops backend exists once its class is defined (einops finds backen
 except ImportError:  # einops is not installed
     pass
 from . import linalg  # noqa: E402
+from . import optim  # noqa: E402

@@ -267,6 +267,8 @@ void init_nn_dropout(nb::module_& m, nb::module_& nn);
 void init_nn_layers(nb::module_& m, nb::module_& nn);
 void init_nn_attention(nb::module_& nn);
 void init_nn_vision(nb::module_& m, nb::module_& nn);
+
+void init_optim(nb::module_& m);
 }  // namespace ember::py
 
 namespace ember::py { void init_nn_activation(nb::module_& m, nb::module_& nn); }

@@ -96,4 +96,6 @@ NB_MODULE(_C, m) {
 
   py::init_nn_activation(m, nn);
   py::init_nn_loss(nn);
+
+  py::init_optim(m);
 }

@@ -1,0 +1,42 @@
+"""Optimizer step: Adam (and AdamW, SGD with momentum) on 10 tensors of 1M float32 parameters.
+
+Prints ember's speed as a ratio to torch's (higher is better). Target (issue 12): Adam at least 2.5x torch,
+reported against the memory bandwidth measured in the same run (a copy of the same bytes).
+"""
+import torch
+
+import ember
+from common import compare, median_time
+
+N, K = 1 << 20, 10
+
+
+def setup(lib, opt, **kw):
+    params = [lib.nn.Parameter(lib.rand(N)) for _ in range(K)]
+    for p in params:
+        p.grad = lib.rand(N)
+    o = getattr(lib.optim, opt)(params, **kw)
+    o.step()  # creates the state
+    return o
+
+
+def main():
+    torch.set_num_threads(ember.get_num_threads())
+    env = {"ea": setup(ember, "Adam", lr=1e-3), "ta": setup(torch, "Adam", lr=1e-3),
+           "ew": setup(ember, "AdamW", lr=1e-3), "tw": setup(torch, "AdamW", lr=1e-3),
+           "es": setup(ember, "SGD", lr=1e-3, momentum=0.9), "ts": setup(torch, "SGD", lr=1e-3, momentum=0.9),
+           "ec": ember.rand(7 * K * N // 2), "tc": torch.rand(7 * K * N // 2)}
+    kw = dict(globals=env, repeat=5, min_time=0.2)
+    compare("Adam step, 10 x 1M f32", "ea.step()", "ta.step()", **kw)
+    # Adam's traffic: read param, grad, exp_avg, exp_avg_sq; write param, exp_avg, exp_avg_sq (28 bytes a parameter).
+    t = {lib: median_time(f"{x}.step()", **kw) for lib, x in [("ember", "ea"), ("torch", "ta")]}
+    copy = median_time("ec.clone()", **kw)  # reads and writes 14 bytes a parameter: half of Adam's traffic
+    bw = 2 * 4 * (7 * K * N // 2) / copy / 1e9
+    print(f"  Adam step moves {28 * K * N / t['ember'] / 1e9:.1f} GB/s (torch {28 * K * N / t['torch'] / 1e9:.1f} "
+          f"GB/s); a copy of the same bytes runs at {bw:.1f} GB/s")
+    compare("AdamW step, 10 x 1M f32", "ew.step()", "tw.step()", **kw)
+    compare("SGD momentum step, 10 x 1M f32", "es.step()", "ts.step()", **kw)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,7 @@
+"""ember.optim: torch.optim's optimizers and schedulers; each step is one fused C++ pass per group."""
+from .optimizer import Optimizer
+from .sgd import SGD
+from .adam import Adam, AdamW
+from . import lr_scheduler
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "lr_scheduler"]

@@ -1,0 +1,155 @@
+// Fused multi-tensor optimizer steps. The element math follows torch's _single_tensor_sgd/_adam
+// op by op (same roundings in the parameter's dtype); the whole step is one pass per parameter.
+// sqrt without errno, so the element loops vectorise (CMake builds src/cpu kernels with -fno-math-errno).
+#pragma GCC optimize("no-math-errno")
+#include "ember/optim/functional.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "ember/creation.h"
+#include "ember/errors.h"
+#include "ember/parallel.h"
+
+namespace ember::optim::functional {
+namespace {
+
+constexpr int64_t kChunk = 1 << 15;  // elements per task: a few L2-sized slices of each stream
+
+// Checks one state tensor against its parameter: same dtype, shape, contiguous CPU storage.
+void check_like(const Tensor& t, const Tensor& param, const char* what, size_t i) {
+  EMBER_CHECK(t.defined(), Error, "optimizer: ", what, " of parameter ", i, " is missing");
+  EMBER_CHECK(t.device().is_cpu() && param.device().is_cpu(), NotImplementedError,
+              "optimizer: fused step runs on CPU tensors only");
+  EMBER_CHECK(t.dtype() == param.dtype() && std::ranges::equal(t.sizes(), param.sizes()), Error, "optimizer: ", what,
+              " of parameter ", i, " has dtype ", t.dtype(), " and shape ", t.sizes(), " but the parameter has ",
+              param.dtype(), " and ", param.sizes());
+  EMBER_CHECK(t.is_contiguous(), Error, "optimizer: ", what, " of parameter ", i, " is not contiguous");
+}
+
+// Runs fn(i, begin, end) over all parameters in chunks, in parallel when the step is large, then
+// bumps every parameter's version (the step wrote them in place).
+template <typename Fn>
+void for_each_chunk(const std::vector<Tensor>& params, Fn&& fn) {
+  struct Chunk { size_t i; int64_t begin, end; };
+  std::vector<Chunk> chunks;
+  int64_t total = 0;
+  for (size_t i = 0; i < params.size(); ++i) {
+    for (int64_t b = 0; b < params[i].numel(); b += kChunk) chunks.push_back({i, b, std::min(b + kChunk, params[i].numel())});
+    total += params[i].numel();
+  }
+  {
+    Unlocked unlocked(total >= kUnlockElements);
+    parallel_for(0, int64_t(chunks.size()), total >= kUnlockElements ? 1 : int64_t(chunks.size()) + 1,
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t c = b; c < e; ++c) fn(chunks[c].i, chunks[c].begin, chunks[c].end);
+                 });
+  }
+  for (const Tensor& p : params) p.bump_version();
+}
+
+// The parameter's dtype as a C++ type: float or double.
+template <typename Fn>
+void visit_float(const Tensor& p, Fn&& fn) {
+  if (p.dtype() == kFloat32) fn(float{});
+  else if (p.dtype() == kFloat64) fn(double{});
+  else throw NotImplementedError(str("optimizer: fused step supports float32 and float64 parameters, got ", p.dtype()));
+}
+
+}  // namespace
+
+void sgd(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, std::vector<Tensor>& momentum_buffers,
+         const SGDOptions& o) {
+  EMBER_CHECK(grads.size() == params.size() && momentum_buffers.size() == params.size(), Error,
+              "sgd: params, grads and momentum_buffers must have the same length");
+  std::vector<char> first(params.size(), 0);  // buffer made this step: it starts as the gradient
+  for (size_t i = 0; i < params.size(); ++i) {
+    check_like(params[i], params[i], "param", i);
+    check_like(grads[i], params[i], "grad", i);
+    if (o.momentum != 0 && !momentum_buffers[i].defined()) {
+      momentum_buffers[i] = empty_like(params[i]);
+      first[i] = 1;
+    }
+    if (o.momentum != 0) check_like(momentum_buffers[i], params[i], "momentum_buffer", i);
+  }
+  for_each_chunk(params, [&](size_t i, int64_t b, int64_t e) {
+    visit_float(params[i], [&]<typename T>(T) {
+      T* __restrict p = params[i].data_ptr<T>();
+      const T* __restrict g = grads[i].data_ptr<T>();
+      T* __restrict buf = o.momentum != 0 ? momentum_buffers[i].data_ptr<T>() : nullptr;
+      const bool maximize = o.maximize, decay = o.weight_decay != 0, nesterov = o.nesterov;
+      const T wd = T(o.weight_decay), mom = T(o.momentum), damp = T(1 - o.dampening), neg_lr = T(-o.lr);
+      const bool init = first[i];
+      for (int64_t k = b; k < e; ++k) {
+        T d = maximize ? -g[k] : g[k];
+        if (decay) d = d + wd * p[k];
+        if (buf) {
+          T m = init ? d : buf[k] * mom + damp * d;
+          buf[k] = m;
+          d = nesterov ? d + mom * m : m;
+        }
+        p[k] = p[k] + neg_lr * d;
+      }
+    });
+  });
+  for (size_t i = 0; i < params.size(); ++i)
+    if (first[i]) momentum_buffers[i].bump_version();
+}
+
+void adam(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, const std::vector<Tensor>& exp_avgs,
+          const std::vector<Tensor>& exp_avg_sqs, const std::vector<Tensor>& max_exp_avg_sqs,
+          const std::vector<Tensor>& steps, const AdamOptions& o) {
+  const size_t n = params.size();
+  EMBER_CHECK(grads.size() == n && exp_avgs.size() == n && exp_avg_sqs.size() == n && steps.size() == n &&
+                  (!o.amsgrad || max_exp_avg_sqs.size() == n),
+              Error, "adam: params, grads and state lists must have the same length");
+  std::vector<double> step_size(n), bc2_sqrt(n);
+  for (size_t i = 0; i < n; ++i) {
+    check_like(params[i], params[i], "param", i);
+    check_like(grads[i], params[i], "grad", i);
+    check_like(exp_avgs[i], params[i], "exp_avg", i);
+    check_like(exp_avg_sqs[i], params[i], "exp_avg_sq", i);
+    if (o.amsgrad) check_like(max_exp_avg_sqs[i], params[i], "max_exp_avg_sq", i);
+    EMBER_CHECK(steps[i].defined() && steps[i].numel() == 1 && steps[i].dtype() == kFloat32 && steps[i].device().is_cpu(),
+                Error, "adam: step of parameter ", i, " must be a one-element float32 CPU tensor");
+    float& step = *steps[i].data_ptr<float>();
+    step += 1;  // torch: step_t += 1, then the bias corrections from its Python float value
+    step_size[i] = o.lr / (1 - std::pow(o.beta1, double(step)));
+    bc2_sqrt[i] = std::sqrt(1 - std::pow(o.beta2, double(step)));
+    steps[i].bump_version();
+  }
+  for_each_chunk(params, [&](size_t i, int64_t b, int64_t e) {
+    visit_float(params[i], [&]<typename T>(T) {
+      T* __restrict p = params[i].data_ptr<T>();
+      const T* __restrict g = grads[i].data_ptr<T>();
+      T* __restrict m = exp_avgs[i].data_ptr<T>();
+      T* __restrict v = exp_avg_sqs[i].data_ptr<T>();
+      T* __restrict vmax = o.amsgrad ? max_exp_avg_sqs[i].data_ptr<T>() : nullptr;
+      const bool maximize = o.maximize, amsgrad = o.amsgrad;
+      const T wd = T(o.weight_decay), decay = T(1 - o.lr * o.weight_decay), w1 = T(1 - o.beta1), b2 = T(o.beta2),
+              w2 = T(1 - o.beta2), bc2 = T(bc2_sqrt[i]), eps = T(o.eps), neg_step = T(-step_size[i]);
+      const bool coupled = o.weight_decay != 0 && !o.decoupled_weight_decay, small_w1 = w1 < T(0.5);
+      const bool decoupled = o.weight_decay != 0 && o.decoupled_weight_decay;
+      for (int64_t k = b; k < e; ++k) {
+        T d = maximize ? -g[k] : g[k];
+        T x = decoupled ? p[k] * decay : p[k];
+        if (coupled) d = d + wd * x;
+        T mk = small_w1 ? m[k] + w1 * (d - m[k]) : d - (d - m[k]) * (T(1) - w1);  // lerp as torch
+        T vk = v[k] * b2 + w2 * d * d;
+        m[k] = mk;
+        v[k] = vk;
+        T vd = vk;
+        if (amsgrad) vd = vmax[k] = std::max(vmax[k], vk);
+        x = x + neg_step * (mk / (std::sqrt(vd) / bc2 + eps));
+        p[k] = x;
+      }
+    });
+  });
+  for (size_t i = 0; i < n; ++i) {
+    exp_avgs[i].bump_version();
+    exp_avg_sqs[i].bump_version();
+    if (o.amsgrad) max_exp_avg_sqs[i].bump_version();
+  }
+}
+
+}  // namespace ember::optim::functional

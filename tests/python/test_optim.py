@@ -1,0 +1,201 @@
+"""ember.optim against torch.optim: trajectories over many steps, param groups, state_dict, errors."""
+import numpy as np
+import pytest
+import torch
+
+import ember
+from conftest import outcome, to_torch
+
+SHAPES = [(7, 5), (33,), (3, 4, 2), ()]
+
+
+def make_pair(dtype, seed=0, shapes=SHAPES):
+    rng = np.random.default_rng(seed)
+    arrs = [rng.standard_normal(s) for s in shapes]
+    ep = [ember.nn.Parameter(ember.from_numpy(a.copy()).to(getattr(ember, dtype))) for a in arrs]
+    tp = [torch.nn.Parameter(torch.from_numpy(a.copy()).to(getattr(torch, dtype))) for a in arrs]
+    return ep, tp
+
+
+def set_grads(ep, tp, rng, skip=None):
+    for i, (e, t) in enumerate(zip(ep, tp)):
+        if i == skip:
+            e.grad, t.grad = None, None
+            continue
+        g = rng.standard_normal(tuple(t.shape))
+        t.grad = torch.from_numpy(g).to(t.dtype)
+        e.grad = ember.from_numpy(g.copy()).to(e.dtype)
+
+
+def check_close(ep, tp, rtol):
+    for e, t in zip(ep, tp):
+        got = to_torch(e.detach()).double()
+        torch.testing.assert_close(got, t.detach().double(), rtol=rtol, atol=rtol)
+
+
+def run_both(name, kwargs, dtype, steps=100, groups=False):
+    ep, tp = make_pair(dtype)
+    if groups:  # two groups, the second with its own lr
+        eo = getattr(ember.optim, name)([{"params": ep[:2]}, {"params": ep[2:], "lr": 0.05}], **kwargs)
+        to = getattr(torch.optim, name)([{"params": tp[:2]}, {"params": tp[2:], "lr": 0.05}], **kwargs)
+    else:
+        eo, to = getattr(ember.optim, name)(ep, **kwargs), getattr(torch.optim, name)(tp, **kwargs)
+    rng = np.random.default_rng(1)
+    for step in range(steps):
+        set_grads(ep, tp, rng, skip=1 if step % 7 == 3 else None)  # parameters without a grad are skipped
+        eo.step()
+        to.step()
+    return ep, tp, eo, to
+
+
+SETTINGS = [
+    ("SGD", dict(lr=0.05)),
+    ("SGD", dict(lr=0.05, momentum=0.9)),
+    ("SGD", dict(lr=0.05, momentum=0.9, dampening=0.3, weight_decay=0.01)),
+    ("SGD", dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.1)),
+    ("SGD", dict(lr=0.05, momentum=0.5, maximize=True)),
+    ("Adam", dict()),
+    ("Adam", dict(lr=0.01, betas=(0.8, 0.99), weight_decay=0.1)),
+    ("Adam", dict(lr=0.01, amsgrad=True, maximize=True)),
+    ("Adam", dict(lr=0.01, betas=(0.3, 0.9), eps=1e-3)),
+    ("AdamW", dict()),
+    ("AdamW", dict(lr=0.01, weight_decay=0.3, amsgrad=True)),
+    ("AdamW", dict(lr=0.02, maximize=True, betas=(0.6, 0.95))),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name,kwargs", SETTINGS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(SETTINGS)])
+def test_trajectory_matches_torch(name, kwargs, dtype):
+    ep, tp, eo, to = run_both(name, kwargs, dtype)
+    check_close(ep, tp, 1e-6 if dtype == "float32" else 1e-12)
+    es, ts = eo.state_dict(), to.state_dict()
+    assert es["param_groups"] == ts["param_groups"]
+    assert sorted(es["state"]) == sorted(ts["state"])
+    for k in ts["state"]:
+        assert sorted(es["state"][k]) == sorted(ts["state"][k])
+        for key, tv in ts["state"][k].items():
+            ev = es["state"][k][key]
+            assert str(ev.dtype) == str(tv.dtype) and tuple(ev.shape) == tuple(tv.shape), key
+            torch.testing.assert_close(to_torch(ev).double(), tv.double(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name,kwargs", [SETTINGS[2], SETTINGS[6], SETTINGS[10]])
+def test_param_groups_match_torch(name, kwargs):
+    ep, tp, eo, to = run_both(name, kwargs, "float32", steps=30, groups=True)
+    check_close(ep, tp, 1e-6)
+    assert eo.state_dict()["param_groups"] == to.state_dict()["param_groups"]
+
+
+def test_param_group_edits_take_effect():
+    ep, tp = make_pair("float32")
+    eo, to = ember.optim.Adam(ep, lr=0.1), torch.optim.Adam(tp, lr=0.1)
+    rng = np.random.default_rng(3)
+    for step in range(20):
+        for o in (eo, to):
+            o.param_groups[0]["lr"] = 0.1 / (step + 1)
+            o.param_groups[0]["betas"] = (0.9 - step * 0.01, 0.999)
+        set_grads(ep, tp, rng)
+        eo.step()
+        to.step()
+    check_close(ep, tp, 1e-6)
+
+
+def test_add_param_group_and_state_dict_round_trip():
+    ep, tp = make_pair("float32")
+    eo = ember.optim.SGD(ep[:2], lr=0.1, momentum=0.9)
+    to = torch.optim.SGD(tp[:2], lr=0.1, momentum=0.9)
+    eo.add_param_group({"params": ep[2:], "lr": 0.01})
+    to.add_param_group({"params": tp[2:], "lr": 0.01})
+    rng = np.random.default_rng(5)
+    for _ in range(5):
+        set_grads(ep, tp, rng)
+        eo.step()
+        to.step()
+    sd = eo.state_dict()
+    assert sd["param_groups"] == to.state_dict()["param_groups"]
+    # a fresh optimizer loaded from the state dict continues the same trajectory
+    eo2 = ember.optim.SGD([{"params": ep[:2]}, {"params": ep[2:]}], lr=0.5)
+    eo2.load_state_dict(sd)
+    assert eo2.param_groups[1]["lr"] == 0.01 and eo2.param_groups[0]["params"][0] is ep[0]
+    for _ in range(5):
+        set_grads(ep, tp, rng)
+        eo2.step()
+        to.step()
+    check_close(ep, tp, 1e-6)
+
+
+def test_adam_state_dict_round_trip_continues_bitwise():
+    ep, _ = make_pair("float32")
+    ep2 = [ember.nn.Parameter(p.detach().clone()) for p in ep]
+    a, b = ember.optim.AdamW(ep, lr=0.01, amsgrad=True), ember.optim.AdamW(ep2, lr=0.5)
+    rng = np.random.default_rng(7)
+    grads = [[rng.standard_normal(tuple(p.shape)).astype(np.float32) for p in ep] for _ in range(6)]
+    for g in grads[:3]:
+        for p, x in zip(ep + ep2, g + g):
+            p.grad = ember.from_numpy(x.copy())
+        a.step()
+        b.step()
+    sd = a.state_dict()  # loaded state aliases the dict's tensors (as torch): give b its own copies
+    b.load_state_dict({"state": {k: {n: t.clone() for n, t in v.items()} for k, v in sd["state"].items()},
+                       "param_groups": sd["param_groups"]})
+    for p, q in zip(ep, ep2):
+        with ember.no_grad():
+            q.copy_(p)
+    for g in grads[3:]:
+        for p, x in zip(ep + ep2, g + g):
+            p.grad = ember.from_numpy(x.copy())
+        a.step()
+        b.step()
+    for p, q in zip(ep, ep2):
+        assert ember.equal(p, q)
+
+
+def test_zero_grad_and_closure():
+    ep, tp = make_pair("float32", shapes=[(3,)])
+    eo, to = ember.optim.SGD(ep, lr=0.1), torch.optim.SGD(tp, lr=0.1)
+
+    def closure(p, o):
+        def f():
+            o.zero_grad()
+            loss = (p[0] * p[0]).sum()
+            loss.backward()
+            return loss
+        return f
+
+    el, tl = eo.step(closure(ep, eo)), to.step(closure(tp, to))
+    assert abs(el.item() - tl.item()) < 1e-5
+    check_close(ep, tp, 1e-6)
+    eo.zero_grad(set_to_none=False)
+    assert ep[0].grad is not None and ep[0].grad.abs().sum().item() == 0
+    eo.zero_grad()
+    assert ep[0].grad is None
+    assert eo.step() is None
+
+
+@pytest.mark.parametrize("case", [
+    lambda m, p: m.optim.SGD([], lr=0.1),
+    lambda m, p: m.optim.SGD(p[0], lr=0.1),
+    lambda m, p: m.optim.SGD(p, lr=-0.1),
+    lambda m, p: m.optim.SGD(p, lr=0.1, momentum=-1),
+    lambda m, p: m.optim.SGD(p, lr=0.1, weight_decay=-1),
+    lambda m, p: m.optim.SGD(p, lr=0.1, nesterov=True),
+    lambda m, p: m.optim.SGD([{"params": p[:2]}, {"params": p[1:]}], lr=0.1),
+    lambda m, p: m.optim.SGD([{"params": set(p)}], lr=0.1),
+    lambda m, p: m.optim.SGD([p[0] * 2], lr=0.1),
+    lambda m, p: m.optim.SGD([1.0], lr=0.1),
+    lambda m, p: m.optim.Adam(p, lr=-1),
+    lambda m, p: m.optim.Adam(p, eps=-1),
+    lambda m, p: m.optim.Adam(p, betas=(1.0, 0.9)),
+    lambda m, p: m.optim.Adam(p, betas=(0.9, -0.1)),
+    lambda m, p: m.optim.AdamW(p, weight_decay=-1),
+    lambda m, p: m.optim.SGD(p, lr=0.1).add_param_group(p[0]),
+    lambda m, p: m.optim.SGD(p, lr=0.1).load_state_dict({"state": {}, "param_groups": []}),
+    lambda m, p: m.optim.SGD(p, lr=0.1).load_state_dict({"state": {}, "param_groups": [{"params": [0]}]}),
+])
+def test_errors_match_torch(case):
+    ep, tp = make_pair("float32")
+    (_, ee), (_, te) = outcome(lambda: case(ember, ep)), outcome(lambda: case(torch, tp))
+    assert te is not None
+    assert type(ee) is type(te), (ee, te)
+    assert str(ee).replace("ember", "torch") == str(te), (str(ee), str(te))
