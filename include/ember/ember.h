@@ -31,13 +31,11 @@ using AutoGradMode = autograd::GradModeGuard;
 }  // namespace ember
 #include "ember/nn/conv.h"
 #include "ember/nn/pooling.h"
-
 #include "ember/nn/container.h"
 #include "ember/nn/init.h"
 #include "ember/nn/linear.h"
 #include "ember/nn/module.h"
 #include "ember/nn/utils.h"
-
 #include "ember/nn/normalization.h"
 #include "ember/nn/dropout.h"
 #include "ember/nn/padding.h"
@@ -45,8 +43,6 @@ using AutoGradMode = autograd::GradModeGuard;
 #include "ember/nn/distance.h"
 #include "ember/nn/attention.h"
 #include "ember/nn/vision.h"
-
 #include "ember/nn/activation.h"
 #include "ember/nn/loss.h"
-
 #include "ember/optim/optimizer.h"

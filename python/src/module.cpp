@@ -83,19 +83,14 @@ NB_MODULE(_C, m) {
   py::init_math_ops(m, tensor_class);
   // ember._C._nn: the C++ side of ember.nn.functional (one init_nn_<area> per binding file).
   nb::module_ nn = m.def_submodule("_nn", "ember.nn.functional's C++ functions");
-  (void)nn;
   py::init_nn_conv(m, nn);
-
   py::init_nn_module(nn);
-
   py::init_nn_normalization(m, nn);
   py::init_nn_dropout(m, nn);
   py::init_nn_layers(m, nn);
   py::init_nn_attention(nn);
   py::init_nn_vision(m, nn);
-
   py::init_nn_activation(m, nn);
   py::init_nn_loss(nn);
-
   py::init_optim(m);
 }
