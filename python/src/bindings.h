@@ -248,15 +248,8 @@ namespace ember::py {
 // Shape utilities (hstack, flip, roll, repeat, tril, diag, meshgrid, ...): python/src/shape_utils.cpp.
 void init_shape_utils(nb::module_& m, nb::class_<Tensor>& cls);
 }  // namespace ember::py
-namespace ember::py {
-// Convolution and pooling (torch.conv2d, F.max_pool2d, ...): python/src/nn_conv.cpp; m is ember._C, nn ember._C._nn.
-void init_nn_conv(nb::module_& m, nb::module_& nn);
-
-
-namespace ember::py {
-// ember.nn's modules, nn.init, nn.utils, F.linear / F.bilinear: python/src/nn_module.cpp.
-void init_nn_module(nb::module_& nn);
-
+namespace ember::py { void init_nn_activation(nb::module_& m, nb::module_& nn); }
+namespace ember::py { void init_nn_loss(nb::module_& nn); }
 
 namespace ember::py {
 // nn normalisation functions (python/src/nn_normalization.cpp): ember._C._nn and torch's forms in ember._C.
@@ -267,9 +260,14 @@ void init_nn_dropout(nb::module_& m, nb::module_& nn);
 void init_nn_layers(nb::module_& m, nb::module_& nn);
 void init_nn_attention(nb::module_& nn);
 void init_nn_vision(nb::module_& m, nb::module_& nn);
-
-void init_optim(nb::module_& m);
 }  // namespace ember::py
 
-namespace ember::py { void init_nn_activation(nb::module_& m, nb::module_& nn); }
-namespace ember::py { void init_nn_loss(nb::module_& nn); }
+namespace ember::py {
+// ember.nn's modules, nn.init, nn.utils, F.linear / F.bilinear: python/src/nn_module.cpp.
+void init_nn_module(nb::module_& nn);
+}  // namespace ember::py
+namespace ember::py {
+// Convolution and pooling (torch.conv2d, F.max_pool2d, ...): python/src/nn_conv.cpp; m is ember._C, nn ember._C._nn.
+void init_nn_conv(nb::module_& m, nb::module_& nn);
+void init_optim(nb::module_& m);
+}  // namespace ember::py

@@ -187,6 +187,7 @@ namespace ember::autograd {
 // A linear map of self (unfold, fold): its gradient is its adjoint applied to the incoming gradient (node `name`).
 void record_adjoint(const char* name, const Tensor& result, const Tensor& self,
                     std::function<Tensor(const Tensor&)> adjoint);
+}  // namespace ember::autograd
 
 // nn activations (formulas_nn_activation.cpp): the gradient of an Activation kernel (not differentiable again:
 // under create_graph it records a NotImplemented node), and its recording as node `name` saving the input x, or

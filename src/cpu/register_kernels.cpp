@@ -10,10 +10,9 @@
 #include "unary_kernels.h"
 #include "where_kernel.h"
 #include "shape_utils_kernel.h"
+#include "nn/normalization_kernel.h"
 #include "nn/conv_kernel.h"
 #include "nn/pool_kernel.h"
-
-#include "nn/normalization_kernel.h"
 
 namespace ember::cpu {
 
@@ -46,6 +45,7 @@ bool register_kernels() {
   kernels::searchsorted.set(cpu, &searchsorted_kernel);
   kernels::histc.set(cpu, &histc_kernel);
   kernels::unique_runs.set(cpu, &unique_runs_kernel);
+  register_normalization_kernels();
   kernels::conv_forward.set(cpu, &conv_forward_kernel);
   kernels::conv_backward_data.set(cpu, &conv_backward_data_kernel);
   kernels::conv_backward_weights.set(cpu, &conv_backward_weights_kernel);
@@ -53,8 +53,6 @@ bool register_kernels() {
   kernels::avg_pool.set(cpu, &avg_pool_kernel);
   kernels::max_pool_backward.set(cpu, &max_pool_backward_kernel);
   kernels::avg_pool_backward.set(cpu, &avg_pool_backward_kernel);
-
-  register_normalization_kernels();
   return true;
 }
 

@@ -182,22 +182,6 @@ extern KernelTable<MaskedSelectFn> masked_select;
 }  // namespace kernels
 
 }  // namespace ember
-namespace ember {
-
-// A convolution's geometry per spatial dim (1 to 3 of them): stride, dilation and the padding before the first
-// element; the padding after follows from the tensors' sizes (it may differ: "same" with an even kernel, or an
-// input the strides do not cover).
-struct ConvGeometry {
-  DimVector stride, padding, dilation;
-  int64_t groups = 1;
-};
-
-// One pooling window per output position along an axis: `count` taps from `start` (inside the input) every `step`;
-// `span` is the average's divisor factor along the axis.
-struct PoolAxis {
-  std::vector<int64_t> start, count, span;
-  int64_t step = 1;
-
 
 // nn activations and losses (issue 11): src/cpu/unary/nn_activation.cpp and nn_loss.cpp (built with -fno-math-errno).
 #include "ember/nn/reduction.h"
@@ -214,36 +198,6 @@ struct ActivationParams {
 };
 
 namespace kernels {
-
-// Convolutions over contiguous tensors of one dtype: input (N, C, *I), weight (Co, C / groups, *K), output
-// (N, Co, *O). forward: output = conv(input, weight) + bias (bias (Co) or undefined). backward_data: grad_input =
-// the adjoint of conv in the input applied to grad_output. backward_weights: grad_weight (and grad_bias, when
-// defined: the sum of grad_output over N and the positions) from grad_output and input.
-using ConvForwardFn = void (*)(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& output,
-                               const ConvGeometry& g);
-using ConvBackwardDataFn = void (*)(const Tensor& grad_output, const Tensor& weight, const Tensor& grad_input,
-                                    const ConvGeometry& g);
-using ConvBackwardWeightsFn = void (*)(const Tensor& grad_output, const Tensor& input, const Tensor& grad_weight,
-                                       const Tensor& grad_bias, const ConvGeometry& g);
-extern KernelTable<ConvForwardFn> conv_forward;
-extern KernelTable<ConvBackwardDataFn> conv_backward_data;
-extern KernelTable<ConvBackwardWeightsFn> conv_backward_weights;
-
-// Pooling over contiguous planes (P, H, W) into (P, OH, OW), windows given per axis. max: the largest tap (a NaN
-// wins, the last one) and, when `indices` is defined, its index h * W + w (int64). avg: the sum of the taps over the divisor
-// (`divisor`, or span_h * span_w when 0). max_backward: grad_input (zeroed here) gets grad_output added at the
-// indices; avg_backward: each tap gets its output's gradient over the divisor.
-using MaxPoolFn = void (*)(const Tensor& input, const Tensor& output, const Tensor& indices, const PoolAxis& h,
-                           const PoolAxis& w);
-using AvgPoolFn = void (*)(const Tensor& input, const Tensor& output, const PoolAxis& h, const PoolAxis& w,
-                           int64_t divisor);
-using MaxPoolBackwardFn = void (*)(const Tensor& grad_output, const Tensor& indices, const Tensor& grad_input);
-using AvgPoolBackwardFn = void (*)(const Tensor& grad_output, const Tensor& grad_input, const PoolAxis& h,
-                                   const PoolAxis& w, int64_t divisor);
-extern KernelTable<MaxPoolFn> max_pool;
-extern KernelTable<AvgPoolFn> avg_pool;
-extern KernelTable<MaxPoolBackwardFn> max_pool_backward;
-extern KernelTable<AvgPoolBackwardFn> avg_pool_backward;
 
 // it: (out, x). Hardtanh and Threshold take every non-bool dtype, the others floating dtypes.
 using ActivationFn = void (*)(Activation op, const TensorIterator& it, const ActivationParams& p);
@@ -281,7 +235,58 @@ extern KernelTable<CrossEntropyBackwardFn> cross_entropy_backward;
 }  // namespace kernels
 
 }  // namespace ember
+namespace ember {
 
+// A convolution's geometry per spatial dim (1 to 3 of them): stride, dilation and the padding before the first
+// element; the padding after follows from the tensors' sizes (it may differ: "same" with an even kernel, or an
+// input the strides do not cover).
+struct ConvGeometry {
+  DimVector stride, padding, dilation;
+  int64_t groups = 1;
+};
+
+// One pooling window per output position along an axis: `count` taps from `start` (inside the input) every `step`;
+// `span` is the average's divisor factor along the axis.
+struct PoolAxis {
+  std::vector<int64_t> start, count, span;
+  int64_t step = 1;
+};
+
+namespace kernels {
+
+// Convolutions over contiguous tensors of one dtype: input (N, C, *I), weight (Co, C / groups, *K), output
+// (N, Co, *O). forward: output = conv(input, weight) + bias (bias (Co) or undefined). backward_data: grad_input =
+// the adjoint of conv in the input applied to grad_output. backward_weights: grad_weight (and grad_bias, when
+// defined: the sum of grad_output over N and the positions) from grad_output and input.
+using ConvForwardFn = void (*)(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& output,
+                               const ConvGeometry& g);
+using ConvBackwardDataFn = void (*)(const Tensor& grad_output, const Tensor& weight, const Tensor& grad_input,
+                                    const ConvGeometry& g);
+using ConvBackwardWeightsFn = void (*)(const Tensor& grad_output, const Tensor& input, const Tensor& grad_weight,
+                                       const Tensor& grad_bias, const ConvGeometry& g);
+extern KernelTable<ConvForwardFn> conv_forward;
+extern KernelTable<ConvBackwardDataFn> conv_backward_data;
+extern KernelTable<ConvBackwardWeightsFn> conv_backward_weights;
+
+// Pooling over contiguous planes (P, H, W) into (P, OH, OW), windows given per axis. max: the largest tap (a NaN
+// wins, the last one) and, when `indices` is defined, its index h * W + w (int64). avg: the sum of the taps over the divisor
+// (`divisor`, or span_h * span_w when 0). max_backward: grad_input (zeroed here) gets grad_output added at the
+// indices; avg_backward: each tap gets its output's gradient over the divisor.
+using MaxPoolFn = void (*)(const Tensor& input, const Tensor& output, const Tensor& indices, const PoolAxis& h,
+                           const PoolAxis& w);
+using AvgPoolFn = void (*)(const Tensor& input, const Tensor& output, const PoolAxis& h, const PoolAxis& w,
+                           int64_t divisor);
+using MaxPoolBackwardFn = void (*)(const Tensor& grad_output, const Tensor& indices, const Tensor& grad_input);
+using AvgPoolBackwardFn = void (*)(const Tensor& grad_output, const Tensor& grad_input, const PoolAxis& h,
+                                   const PoolAxis& w, int64_t divisor);
+extern KernelTable<MaxPoolFn> max_pool;
+extern KernelTable<AvgPoolFn> avg_pool;
+extern KernelTable<MaxPoolBackwardFn> max_pool_backward;
+extern KernelTable<AvgPoolBackwardFn> avg_pool_backward;
+
+}  // namespace kernels
+
+}  // namespace ember
 
 namespace ember::kernels {
 // Normalisation (batch/layer/group/instance norm; src/cpu/nn/normalization_kernel.cpp). Every tensor is contiguous,
@@ -303,4 +308,3 @@ using NormGradInputFn = void (*)(const Tensor& dy, const Tensor& x, const Tensor
                                  const Tensor& b, const Tensor& e, const Tensor& dx);
 extern KernelTable<NormGradInputFn> norm_grad_input;
 }  // namespace ember::kernels
-
