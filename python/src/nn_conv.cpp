@@ -26,7 +26,14 @@ DimVector stride_arg(nb::handle h) { return h.is_none() ? DimVector{} : ints(h, 
 DimVector output_size_arg(nb::handle h, int64_t dims) {
   if (!nb::isinstance<nb::tuple>(h) && !nb::isinstance<nb::list>(h)) return spatial(h, "output_size", dims);
   DimVector r;
-  for (nb::handle e : h) r.push_back(e.is_none() ? -1 : ints(e, "output_size")[0]);
+  size_t pos = 0;
+  for (nb::handle e : h) {
+    // only the 2-d forms take None (keep that size); torch's 1-d argument parser refuses it
+    EMBER_CHECK(!e.is_none() || dims == 2, TypeError, "argument 'output_size' must be "
+                "tuple of ints, but found element of type NoneType at pos ", pos);
+    r.push_back(e.is_none() ? -1 : ints(e, "output_size")[0]);
+    ++pos;
+  }
   return r;
 }
 

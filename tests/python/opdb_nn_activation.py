@@ -24,7 +24,7 @@ def along(name, *extra):
     """softmax-like: along a dim, with dtype=."""
     samples = [Sample(T((3, 4)), 1), Sample(T((3, 4), "transposed"), 0), Sample(T((2, 3, 4), "offset"), -1),
                Sample(T(()), 0), Sample(T((0, 3)), 1), Sample(T((3, 4)), 1, dtype=D("float64")), *extra]
-    return no_out(OpInfo(name, fixed(*samples), torch_fn=f"nn.functional.{name}", ember_fn=f"nn.functional.{name}",
+    return no_out(OpInfo(f"F_{name}", fixed(*samples), torch_fn=f"nn.functional.{name}", ember_fn=f"nn.functional.{name}",
                          dtypes=FLOATS, grad=True, check_strides=False))
 
 
@@ -37,7 +37,7 @@ def clamp_empty(dtypes):
 
 
 ENTRIES = [
-    act("relu", NUMERIC), act("relu6", NUMERIC, xfails=[clamp_empty(NUMERIC)]),
+    act("F_relu", NUMERIC, fn="relu"), act("relu6", NUMERIC, xfails=[clamp_empty(NUMERIC)]),
     act("hardtanh", SIGNED, xfails=[clamp_empty(SIGNED)]),
     act("hardtanh_args", NUMERIC, fn="hardtanh", args={"min_val": -0.5, "max_val": 2.0},
         xfails=[clamp_empty(NUMERIC)]),
