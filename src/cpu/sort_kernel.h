@@ -13,13 +13,6 @@ void searchsorted_kernel(const Tensor& boundaries, const Tensor& values, const T
 void histc_kernel(const Tensor& x, const Tensor& out, double min, double max);
 int64_t unique_runs_kernel(const Tensor& x, const Tensor& values, const Tensor& counts, const Tensor& group);
 
-// NaN test for a compute type (false for integers).
-template <typename C>
-bool is_nan(C v) {
-  if constexpr (std::is_floating_point_v<C>) return v != v;
-  else return false;
-}
-
 // Calls fn(T{}) for the dtypes the order statistics take (all but float8, which the op layer refuses).
 template <typename Fn>
 void visit_sortable(ScalarType t, Fn&& fn) {

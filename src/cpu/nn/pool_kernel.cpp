@@ -23,35 +23,10 @@ int64_t plane_grain(const PoolAxis& h, const PoolAxis& w) {
 template <typename T>
 using Acc = std::conditional_t<std::is_integral_v<T>, int64_t, Compute<T>>;
 
+// Max pooling's starting value: below every element (NaN is taken separately).
 template <typename T>
-bool is_nan(T v) {
-  if constexpr (std::is_integral_v<T>) return false;
-  else return std::isnan(static_cast<float>(v));
-}
-
-// One output row of max pooling: branch-free updates (v > best or v is NaN takes the tap, torch's rule: the
-// last NaN wins), so full windows of float rows vectorise. Indices are written only when asked for.
-template <typename T, bool kIndices>
-void max_pool_row(const T* plane, int64_t W, const PoolAxis& h, int64_t oh, const PoolAxis& w, T* out, int64_t* idx) {
-  using C = Compute<T>;
-  const int64_t h0 = h.start[oh], hn = h.count[oh], OW = int64_t(w.start.size());
-  for (int64_t ow = 0; ow < OW; ++ow) {
-    const int64_t w0 = w.start[ow], wn = w.count[ow];
-    C best = std::is_integral_v<T> ? C(std::numeric_limits<T>::lowest()) : C(-INFINITY);
-    int64_t best_at = h0 * W + w0;
-    for (int64_t i = 0; i < hn; ++i) {
-      const int64_t base = (h0 + i * h.step) * W;
-      for (int64_t j = 0; j < wn; ++j) {
-        const int64_t at = base + w0 + j * w.step;
-        const C v = C(plane[at]);
-        const bool take = v > best || is_nan(v);
-        best = take ? v : best;
-        if constexpr (kIndices) best_at = take ? at : best_at;
-      }
-    }
-    out[ow] = T(best);
-    if constexpr (kIndices) idx[ow] = best_at;
-  }
+Compute<T> lowest() {
+  return std::is_integral_v<T> ? Compute<T>(std::numeric_limits<T>::lowest()) : Compute<T>(-INFINITY);
 }
 
 // The stride of an axis whose windows all hold the same taps count and start a constant stride apart (unclipped
@@ -73,8 +48,7 @@ void max_row_regular(const T* plane, int64_t W, const PoolAxis& h, int64_t oh, c
   using C = Compute<T>;
   const int64_t OW = int64_t(w.start.size()), stride = S ? S : ws, h0 = h.start[oh], hn = h.count[oh];
   const int64_t w0 = w.start[0], wn = w.count[0], hstep = h.step, wstep = w.step;
-  const C lowest = std::is_integral_v<T> ? C(std::numeric_limits<T>::lowest()) : C(-INFINITY);
-  for (int64_t ow = 0; ow < OW; ++ow) best[ow] = lowest;
+  for (int64_t ow = 0; ow < OW; ++ow) best[ow] = lowest<T>();
   if constexpr (kIndices) {
     for (int64_t ow = 0; ow < OW; ++ow) idx[ow] = h0 * W + w0 + ow * stride;
   }
@@ -100,7 +74,7 @@ void max_row(const T* plane, int64_t W, const PoolAxis& h, int64_t oh, const Poo
   const int64_t h0 = h.start[oh], hn = h.count[oh], OW = int64_t(w.start.size());
   for (int64_t ow = 0; ow < OW; ++ow) {
     const int64_t w0 = w.start[ow], wn = w.count[ow];
-    C best = std::is_integral_v<T> ? C(std::numeric_limits<T>::lowest()) : C(-INFINITY);
+    C best = lowest<T>();
     int64_t best_at = h0 * W + w0;
     for (int64_t i = 0; i < hn; ++i) {
       const int64_t base = (h0 + i * h.step) * W;

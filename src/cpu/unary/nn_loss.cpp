@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "../compute_type.h"
+#include "../row_max.h"
 #include "../vector_math.h"
 #include "ember/parallel.h"
 
@@ -18,30 +19,6 @@ void visit_floating(ScalarType t, Fn&& fn) {
     if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) fn(T{});
     else throw Error("nn loss kernels: floating dtypes only");
   });
-}
-
-// The largest element of a row: vector accumulators (a scalar compare chain is latency-bound). NaN is skipped
-// here; it still reaches the sum through exp.
-template <typename C>
-C row_max(const C* x, int64_t n) {
-  using V = typename Vec32<C>::type;
-  constexpr int64_t W = sizeof(V) / sizeof(C);
-  C m = x[0];
-  int64_t i = 0;
-  if (n >= 2 * W) {
-    V acc0 = m - V{}, acc1 = acc0;
-    for (; i + 2 * W <= n; i += 2 * W) {
-      V u, v;
-      std::memcpy(&u, x + i, sizeof(V));
-      std::memcpy(&v, x + i + W, sizeof(V));
-      acc0 = u > acc0 ? u : acc0;
-      acc1 = v > acc1 ? v : acc1;
-    }
-    acc0 = acc1 > acc0 ? acc1 : acc0;
-    for (int64_t l = 0; l < W; ++l) m = acc0[l] > m ? acc0[l] : m;
-  }
-  for (; i < n; ++i) m = x[i] > m ? x[i] : m;
-  return m;
 }
 
 // sum exp(x - m) over a row, in blocks of vector partial sums.
