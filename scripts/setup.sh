@@ -10,6 +10,7 @@ command -v ccache >/dev/null || need_apt+=(ccache)
 ls /usr/include/*/blis-serial/cblas.h >/dev/null 2>&1 || need_apt+=(libblis-serial-dev)
 [ -f /usr/include/dnnl.hpp ] || need_apt+=(libdnnl-dev)
 command -v g++ >/dev/null || need_apt+=(g++)
+[ -d /usr/share/datasets/fashion-mnist ] || need_apt+=(dataset-fashion-mnist)  # the main job's data
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
@@ -20,7 +21,8 @@ PIP="python3 -m pip"
 # torch==2.13.0 (CPU build) is the reference in tests and the peer in benchmarks.
 python3 -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '2.13.0')" 2>/dev/null \
   || $PIP install -q "torch==2.13.0"
-$PIP install -q "scikit-build-core>=0.10" "nanobind>=2.0" numpy pytest einops cmake ninja
+$PIP install -q "scikit-build-core>=0.10" "nanobind>=2.0" numpy pytest einops cmake ninja \
+  pillow safetensors tqdm matplotlib
 # Where nvcc is found the CUDA backend builds too; its cuBLAS comes from NVIDIA's wheel (CUDA 13.0's).
 if command -v nvcc >/dev/null; then
   python3 -c "import importlib.util as u, sys; sys.exit(u.find_spec('nvidia.cu13') is None)" 2>/dev/null \
