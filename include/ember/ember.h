@@ -46,3 +46,4 @@ using AutoGradMode = autograd::GradModeGuard;
 #include "ember/nn/activation.h"
 #include "ember/nn/loss.h"
 #include "ember/optim/optimizer.h"
+#include "ember/data/dataset.h"
