@@ -23,6 +23,8 @@ std::optional<Device> device_from_object(nb::handle h);
 TensorOptions make_options(std::optional<ScalarType> dtype, nb::handle device, bool requires_grad,
                            bool pin_memory = false);
 nb::object device_object(Device d);
+// The format an ember.memory_format object names; None gives nullopt, another type torch's TypeError.
+std::optional<MemoryFormat> memory_format_from_object(nb::handle h, const char* fn);
 
 // Sizes given as varargs (2, 3), one sequence ((2, 3) or [2, 3] or a Size), or a keyword.
 DimVector sizes_from_args(const nb::args& args, const char* what);
