@@ -8,6 +8,7 @@
 
 #include "../autograd/formulas.h"
 #include "../dispatch/kernels.h"
+#include "../iter/tensor_iterator.h"
 #include "ember/creation.h"
 #include "ember/errors.h"
 #include "ember/nn/activation.h"
@@ -265,7 +266,11 @@ namespace {
 template <typename Elems>
 Tensor pointwise_loss(const char* name, const Tensor& x, const Tensor& y, Reduction reduction, Elems elems,
                       ag::LossDerivative dx, ag::LossDerivative dy = {}) {
-  Tensor r = ag::untracked([&] { return reduce(elems(x, y), reduction); });
+  Tensor r = ag::untracked([&] {
+    if (reduction != Reduction::None) return reduce(elems(x, y), reduction);
+    const Tensor operands[2] = {x, y};
+    return in_elementwise_layout(elems(x, y), operands);  // torch's kernels iterate over (input, target)
+  });
   if (ag::needs_grad({&x, &y})) ag::record_pointwise_loss(name, r, x, y, reduction, std::move(dx), std::move(dy));
   return r;
 }
