@@ -205,3 +205,11 @@ def test_share_memory_between_processes():
     p.join()
     assert t.tolist() == [[10, 20, 30], [40, 50, 60]]
     assert view.tolist() == [40, 50, 60]
+
+
+def test_spawned_workers():
+    from data_spawn_dataset import Filled
+    loader = eud.DataLoader(Filled(), batch_size=4, num_workers=1, multiprocessing_context="spawn")
+    got = list(loader)
+    assert [y.tolist() for _, y in got] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    assert got[2][0].is_shared() and got[2][0][1].unique().tolist() == [9.0]

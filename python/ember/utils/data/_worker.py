@@ -122,6 +122,7 @@ def worker_loop(dataset, index_queue, result_queue, auto_collation, collate_fn, 
     iterable dataset for a persistent worker's next pass."""
     global _worker_info, _hand_over
     try:
+        register_reductions()  # a spawned worker starts without them
         _C.set_num_threads(1)
         random.seed(seed)
         _C.manual_seed(seed)
