@@ -1,6 +1,7 @@
 // ember._C._data: the C++ side of ember.utils.data (samplers, random_split, the C++ dataset interface
 // and its batch stream) and Tensor.share_memory_ / is_shared with the pieces that pickle shared tensors.
 #include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/unique_ptr.h>
 
 #include "bindings.h"
 #include "ember/data/dataloader.h"
@@ -95,6 +96,19 @@ void init_data(nb::module_& m) {
         if (!e) throw nb::stop_iteration();
         return tuple_of(std::move(*e));
       });
+
+  nb::class_<data::DataLoader>(d, "DataLoader")
+      .def("__init__", [](data::DataLoader* l, std::shared_ptr<data::Dataset> ds, int64_t batch_size, bool shuffle,
+                          bool drop_last, int64_t num_workers, int64_t prefetch_factor, std::optional<Generator*> g,
+                          std::shared_ptr<data::Sampler> sampler) {
+        new (l) data::DataLoader(std::move(ds), {batch_size, shuffle, drop_last, num_workers, prefetch_factor, gen_of(g)},
+                                 std::move(sampler));
+      }, nb::arg("dataset"), nb::arg("batch_size") = 1, nb::arg("shuffle") = false, nb::arg("drop_last") = false,
+         nb::arg("num_workers") = 0, nb::arg("prefetch_factor") = 2, nb::arg("generator") = nb::none(),
+         nb::arg("sampler") = nb::none())
+      .def("__len__", &data::DataLoader::size)
+      .def("__iter__", [](data::DataLoader& l) { return l.epoch(); })
+      .def_prop_ro("base_seed", &data::DataLoader::base_seed);
 
   // Shared memory: the methods, and what the multiprocessing pickler sends (the segment's name).
   nb::handle cls = m.attr("Tensor");

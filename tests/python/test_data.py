@@ -309,3 +309,19 @@ def test_cpp_dataset_loader(workers):
         assert ember.equal(x, data[y])
     with pytest.raises(IndexError):
         ds[50]
+
+
+def test_cpp_dataloader_bound():
+    data, target = ember.arange(60).reshape(30, 2), ember.arange(30)
+    ds = ember._C._data.TensorDataset(data, target)
+    ge, gt = gens(6)
+    loader = ember._C._data.DataLoader(ds, batch_size=7, shuffle=True, num_workers=2, generator=ge)
+    assert len(loader) == 5
+    for _ in range(2):  # the C++ loader draws a base seed, then the order, as torch's
+        order = list(tud.DataLoader(range(30), batch_size=7, shuffle=True, generator=gt))
+        got = list(loader)
+        assert [y.tolist() for _, y in got] == [b.tolist() for b in order]
+        assert all(ember.equal(x[:, 0], 2 * y) for x, y in got)
+    sampler = ember._C._data.SubsetRandomSampler([4, 2, 9], ember.Generator().manual_seed(0))
+    got = list(ember._C._data.DataLoader(ds, batch_size=2, drop_last=True, sampler=sampler))
+    assert len(got) == 1 and sorted(got[0][1].tolist()) != [] and set(got[0][1].tolist()) <= {4, 2, 9}
