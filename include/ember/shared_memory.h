@@ -20,8 +20,9 @@ struct SharedSegment {
   size_t nbytes;
 };
 std::optional<SharedSegment> shared_segment(const Storage& storage);
-// The storage stops removing its segment's name when it dies: a receiver took the name over.
-void hand_over_segment(const Storage& storage);
+// The storage stops removing its segment's name when it dies: a receiver takes the name over. False (and
+// nothing changes) unless this process created the segment and still owns its name.
+bool hand_over_segment(const Storage& storage);
 // A storage mapping segment `name`; `take_over` removes the name now (the sender handed it over).
 Storage open_shared_segment(const std::string& name, size_t nbytes, bool take_over);
 

@@ -124,7 +124,7 @@ void init_data(nb::module_& m) {
     if (!s) return nb::none();
     return nb::make_tuple(s->name, s->nbytes);
   }, nb::arg("tensor"));
-  d.def("hand_over_segment", [](const Tensor& t) { hand_over_segment(t.storage()); }, nb::arg("tensor"));
+  d.def("hand_over_segment", [](const Tensor& t) { return hand_over_segment(t.storage()); }, nb::arg("tensor"));
   d.def("open_shared_segment", &open_shared_segment, nb::arg("name"), nb::arg("nbytes"), nb::arg("take_over"));
 }
 

@@ -110,8 +110,9 @@ std::optional<SharedSegment> shared_segment(const Storage& storage) {
   return SharedSegment{s->name, storage.nbytes()};
 }
 
-void hand_over_segment(const Storage& storage) {
-  if (Segment* s = segment_of(storage)) s->owns_name.store(false);
+bool hand_over_segment(const Storage& storage) {
+  Segment* s = segment_of(storage);
+  return s && s->creator == getpid() && s->owns_name.exchange(false);
 }
 
 Storage open_shared_segment(const std::string& name, size_t nbytes, bool take_over) {

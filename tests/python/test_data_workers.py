@@ -213,3 +213,30 @@ def test_spawned_workers():
     got = list(loader)
     assert [y.tolist() for _, y in got] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
     assert got[2][0].is_shared() and got[2][0][1].unique().tolist() == [9.0]
+
+
+class Views(eud.Dataset):
+    """Samples are views of one tensor: made in the worker, or shared by the main process before the fork."""
+
+    def __init__(self, inherited):
+        self.base = ember.arange(60.0).reshape(6, 10).share_memory_() if inherited else None
+
+    def __len__(self):
+        return 6
+
+    def __getitem__(self, i):
+        if self.base is None:
+            self.base = ember.arange(60.0).reshape(6, 10)
+        return self.base[i]
+
+
+@pytest.mark.parametrize("inherited", [False, True])
+def test_workers_send_views_of_one_storage(inherited):
+    ds = Views(inherited)
+    for kw in [{"batch_size": None}, {"batch_size": 2, "collate_fn": lambda b: b}]:
+        got = list(eud.DataLoader(ds, num_workers=1, **kw))
+        rows = got if kw["batch_size"] is None else [r for b in got for r in b]
+        assert [r.tolist() for r in rows] == ember.arange(60.0).reshape(6, 10).tolist()
+        assert all(r.is_shared() and r.untyped_storage().nbytes() == 40 for r in rows)  # each row alone
+    if inherited:
+        assert ds.base.is_shared() and ds.base.sum().item() == sum(range(60))

@@ -69,7 +69,8 @@ class _IterationEnd:
 
 
 # Tensors sent between processes: the storage moves to shared memory and the pickle carries the
-# segment's name. A worker hands its batches over: the receiver removes the name once mapped.
+# segment's name. A worker hands over segments it made for the batch (the receiver removes the name once
+# mapped); any other tensor it sends goes as a fresh segment of its own elements.
 _hand_over = False
 
 
@@ -81,12 +82,16 @@ def _rebuild_shared(name, nbytes, take_over, dtype, offset, size, stride, requir
 def _reduce_tensor(t):
     if t.device.type != "cpu":
         return t.__reduce_ex__(2)
-    t.share_memory_()
-    name, nbytes = _data.shared_segment(t)
+    requires_grad = t.requires_grad
     if _hand_over:
-        _data.hand_over_segment(t)
+        if not (t.is_shared() and _data.hand_over_segment(t)):
+            t = _C.empty(tuple(t.shape), dtype=t.dtype).share_memory_().copy_(t.detach())
+            _data.hand_over_segment(t)
+    else:
+        t.share_memory_()
+    name, nbytes = _data.shared_segment(t)
     return (_rebuild_shared, (name, nbytes, _hand_over, t.dtype, t.storage_offset(), tuple(t.shape), t.stride(),
-                              t.requires_grad))
+                              requires_grad))
 
 
 def register_reductions():
