@@ -11,7 +11,7 @@ import torch.utils.data as tud
 import ember
 import ember.utils.data as eud
 
-from conftest import assert_same
+from conftest import assert_same, outcome
 
 
 def gens(seed):
@@ -284,6 +284,14 @@ def test_loader_argument_errors():
     ]
     for c in cases:
         raises_like(lambda: c(eud), lambda: c(tud))
+
+
+def test_loader_attributes_fixed_after_init():
+    for name in ["batch_size", "sampler", "dataset", "persistent_workers", "drop_last", "batch_sampler",
+                 "num_workers", "collate_fn"]:
+        e, t = eud.DataLoader(range(3)), tud.DataLoader(range(3))
+        (_, ee), (_, te) = outcome(lambda: setattr(e, name, None)), outcome(lambda: setattr(t, name, None))
+        assert type(ee) is type(te) and str(ee) == str(te)
 
 
 def test_pin_memory_without_accelerator_warns():

@@ -17,6 +17,7 @@ from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader"]
 
+_FIXED_AFTER_INIT = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "persistent_workers")
 _STATUS_INTERVAL = 0.1  # seconds between checks that the workers are alive while waiting
 
 
@@ -93,6 +94,12 @@ class DataLoader:
         self.collate_fn = collate_fn if collate_fn is not None else (
             default_collate if self._auto_collation else default_convert)
         self._iterator = None
+        self._initialized = True
+
+    def __setattr__(self, name, value):
+        if self.__dict__.get("_initialized") and name in _FIXED_AFTER_INIT:
+            raise ValueError(f"{name} attribute should not be set after {type(self).__name__} is initialized")
+        super().__setattr__(name, value)
 
     @property
     def _auto_collation(self):
