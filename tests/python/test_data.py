@@ -317,6 +317,11 @@ def test_cpp_dataset_loader(workers):
         assert ember.equal(x, data[y])
     with pytest.raises(IndexError):
         ds[50]
+    ge, gt = gens(2)
+    e = eud.DataLoader(eud.random_split(ds, [0.6, 0.4], generator=ge)[1], batch_size=7, num_workers=workers)
+    t = tud.DataLoader(tud.random_split(range(50), [0.6, 0.4], generator=gt)[1], batch_size=7)
+    assert [y.tolist() for _, y in e] == [b.tolist() for b in t]
+    assert type(iter(e)).__name__ == "_CppIter"  # Subsets of a C++ dataset stay in C++
 
 
 def test_cpp_dataloader_bound():

@@ -12,7 +12,7 @@ from ... import _C
 from ..._C import _data
 from ._collate import default_collate, default_convert
 from ._worker import ExceptionWrapper, _IterationEnd, _fetch, register_reductions, worker_loop
-from .dataset import IterableDataset
+from .dataset import IterableDataset, Subset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader"]
@@ -118,7 +118,7 @@ class DataLoader:
         return len(self._index_sampler)
 
     def __iter__(self):
-        if isinstance(self.dataset, _data.Dataset) and self._auto_collation and self.collate_fn is default_collate:
+        if _cpp_source(self.dataset)[0] is not None and self._auto_collation and self.collate_fn is default_collate:
             return _CppIter(self)
         if self.num_workers == 0:
             return _SingleProcessIter(self)
@@ -178,13 +178,26 @@ class _SingleProcessIter(_BaseIter):
                                 loader.drop_last))
 
 
+def _cpp_source(dataset):
+    """(C++ dataset, index lists of the Subsets around it, outermost first) or (None, None)."""
+    maps = []
+    while isinstance(dataset, Subset):
+        maps.append(dataset.indices)
+        dataset = dataset.dataset
+    return (dataset, maps) if isinstance(dataset, _data.Dataset) else (None, None)
+
+
 class _CppIter(_BaseIter):
-    """A C++ dataset's batches, assembled by C++ threads (num_workers of them) with no Python in the loop."""
+    """A C++ dataset's (or Subset's of one) batches, assembled by C++ threads (num_workers of them) with no
+    Python in the loop."""
 
     def __init__(self, loader):
         super().__init__(loader)
+        dataset, maps = _cpp_source(loader.dataset)
         batches = [list(b) for b in self._sampler_iter]
-        self._stream = _data.BatchStream(loader.dataset, batches, loader.num_workers, loader.prefetch_factor or 2)
+        for m in maps:
+            batches = [[int(m[i]) for i in b] for b in batches]
+        self._stream = _data.BatchStream(dataset, batches, loader.num_workers, loader.prefetch_factor or 2)
 
     def __next__(self):
         return self._out(list(next(self._stream)))
