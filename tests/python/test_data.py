@@ -323,6 +323,12 @@ def test_cpp_dataset_loader(workers):
     assert [y.tolist() for _, y in e] == [b.tolist() for b in t]
     assert type(iter(e)).__name__ == "_CppIter"  # Subsets of a C++ dataset stay in C++
 
+    class Wrapper(eud.Dataset):  # a Python face of a C++ dataset
+        _cpp_dataset = ds
+
+    assert [y.tolist() for _, y in eud.DataLoader(Wrapper(), batch_size=20)] == [list(range(20)), list(range(20, 40)),
+                                                                               list(range(40, 50))]
+
 
 def test_cpp_dataloader_bound():
     data, target = ember.arange(60).reshape(30, 2), ember.arange(30)

@@ -179,11 +179,13 @@ class _SingleProcessIter(_BaseIter):
 
 
 def _cpp_source(dataset):
-    """(C++ dataset, index lists of the Subsets around it, outermost first) or (None, None)."""
+    """(C++ dataset, index lists of the Subsets around it, outermost first) or (None, None). A Python
+    dataset whose samples are a C++ dataset's names it as `_cpp_dataset`."""
     maps = []
     while isinstance(dataset, Subset):
         maps.append(dataset.indices)
         dataset = dataset.dataset
+    dataset = getattr(dataset, "_cpp_dataset", dataset)
     return (dataset, maps) if isinstance(dataset, _data.Dataset) else (None, None)
 
 
