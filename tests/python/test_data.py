@@ -326,6 +326,9 @@ def test_cpp_dataset_loader(workers):
     class Wrapper(eud.Dataset):  # a Python face of a C++ dataset
         _cpp_dataset = ds
 
+        def __len__(self):
+            return len(ds)
+
     assert [y.tolist() for _, y in eud.DataLoader(Wrapper(), batch_size=20)] == [list(range(20)), list(range(20, 40)),
                                                                                list(range(40, 50))]
 
