@@ -4,7 +4,8 @@
 
 namespace ember::data {
 
-// Samples are rows of `data` and `target` (torch's TensorDataset of two tensors); batches are one gather each.
+// Samples are rows of `data` and `target` (torch's TensorDataset of two tensors, held contiguous); a batch
+// is one row copy per sample.
 class TensorDataset final : public Dataset {
  public:
   TensorDataset(Tensor data, Tensor target);
