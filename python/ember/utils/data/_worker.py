@@ -1,6 +1,5 @@
 """DataLoader worker processes: the worker loop, get_worker_info, how errors travel back, and how
 tensors travel (in shared memory: the pickle carries the segment's name)."""
-import multiprocessing.reduction
 import random
 import sys
 import traceback
@@ -95,6 +94,7 @@ def _reduce_tensor(t):
 
 
 def register_reductions():
+    import multiprocessing.reduction  # here: `import ember` need not load multiprocessing
     from ...nn import Parameter
     for cls in (_C.Tensor, Parameter):
         multiprocessing.reduction.ForkingPickler.register(cls, _reduce_tensor)

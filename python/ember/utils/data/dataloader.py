@@ -1,7 +1,6 @@
 """DataLoader (torch.utils.data's): batches from a dataset in the main process, in worker processes
 (batches come back through shared memory), or, for a C++ dataset, in C++ threads."""
 import itertools
-import multiprocessing
 import os
 import queue
 import signal
@@ -211,6 +210,7 @@ class _MultiProcessIter(_BaseIter):
 
     def __init__(self, loader):
         super().__init__(loader)
+        import multiprocessing  # here: `import ember` need not load it
         register_reductions()
         ctx = loader.multiprocessing_context
         ctx = multiprocessing.get_context(ctx) if isinstance(ctx, str) or ctx is None else ctx
