@@ -58,6 +58,17 @@ TEST(DataSampler, Orders) {
   EXPECT_THROW(DistributedSampler(3, 2, 2), ValueError);
 }
 
+TEST(DataSampler, TorchsDraws) {
+  // Values printed by torch 2.13: RandomSampler(range(10), generator=torch.Generator().manual_seed(5)) and
+  // torch.empty((), dtype=torch.int64).random_(generator=torch.Generator().manual_seed(0)).
+  EXPECT_EQ(RandomSampler(10, false, std::nullopt, Generator(5)).epoch(), (Indices{1, 4, 9, 6, 3, 5, 0, 2, 8, 7}));
+  Generator g(0);
+  EXPECT_EQ(draw_seed(&g), 900450186894289455);
+  // torch.multinomial(torch.tensor([0.1, 0.2, 0.3, 0.4], dtype=torch.double), 10, True, generator=seed 3)
+  Generator g3(3);
+  EXPECT_EQ(multinomial(std::vector<double>{0.1, 0.2, 0.3, 0.4}, 10, true, &g3), (Indices{0, 1, 3, 1, 3, 3, 1, 2, 2, 3}));
+}
+
 TEST(DataSampler, RandomSplit) {
   Generator g(42);
   auto parts = random_split(10, split_lengths(10, std::vector<double>{0.3, 0.7}), &g);
