@@ -34,7 +34,7 @@ class Seeds(eud.Dataset):
 
     def __getitem__(self, i):
         info = eud.get_worker_info()
-        return info.id, info.seed, ember.initial_seed(), random.random(), ember.rand(1).item()
+        return info.id, info.seed, ember.initial_seed(), random.random(), ember.rand(1).item(), np.random.randint(1 << 30)
 
 
 class TSeeds(tud.Dataset):
@@ -43,7 +43,7 @@ class TSeeds(tud.Dataset):
 
     def __getitem__(self, i):
         info = tud.get_worker_info()
-        return info.id, info.seed, torch.initial_seed(), random.random(), torch.rand(1).item()
+        return info.id, info.seed, torch.initial_seed(), random.random(), torch.rand(1).item(), np.random.randint(1 << 30)
 
 
 def shm_names():
@@ -79,6 +79,7 @@ def test_worker_seeds_as_torch():
         assert be[2].tolist() == bt[2].tolist()  # the worker's default generator's seed
         assert be[3].tolist() == bt[3].tolist()  # Python's random module seeded alike
         assert be[4].tolist() == pytest.approx(bt[4].tolist())  # so the worker draws torch's numbers
+        assert be[5].tolist() == bt[5].tolist()  # numpy seeded alike
     assert ge.get_state().tolist() != ember.Generator().manual_seed(5).get_state().tolist()
 
 

@@ -133,7 +133,7 @@ def worker_loop(dataset, index_queue, result_queue, auto_collation, collate_fn, 
         _C.manual_seed(seed)
         try:
             import numpy
-            numpy.random.seed(numpy.random.SeedSequence([worker_id, seed]).generate_state(4))
+            numpy.random.seed(numpy.random.SeedSequence([worker_id, seed - worker_id]).generate_state(4))  # as torch
         except ImportError:
             pass
         _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
