@@ -241,3 +241,11 @@ def test_workers_send_views_of_one_storage(inherited):
         assert all(r.is_shared() and r.untyped_storage().nbytes() == 40 for r in rows)  # each row alone
     if inherited:
         assert ds.base.is_shared() and ds.base.sum().item() == sum(range(60))
+
+
+def test_persistent_workers_shuffle_order_as_torch():
+    ge, gt = ember.Generator().manual_seed(9), torch.Generator().manual_seed(9)
+    e = eud.DataLoader(list(range(12)), batch_size=5, shuffle=True, num_workers=2, persistent_workers=True, generator=ge)
+    t = tud.DataLoader(list(range(12)), batch_size=5, shuffle=True, num_workers=2, persistent_workers=True, generator=gt)
+    for _ in range(2):  # the base seed is drawn once; each pass draws a new order
+        assert [b.tolist() for b in e] == [b.tolist() for b in t]
