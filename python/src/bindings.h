@@ -273,3 +273,7 @@ namespace ember::py {
 void init_nn_conv(nb::module_& m, nb::module_& nn);
 void init_optim(nb::module_& m);
 }  // namespace ember::py
+namespace ember::py {
+// ember._C._data (samplers, C++ datasets, shared memory): python/src/data.cpp.
+void init_data(nb::module_& m);
+}  // namespace ember::py
