@@ -271,3 +271,7 @@ namespace ember::py {
 void init_nn_conv(nb::module_& m, nb::module_& nn);
 void init_optim(nb::module_& m);
 }  // namespace ember::py
+namespace ember::py {
+// ember._C._vision: image transforms, the C++ transform pipeline and datasets (python/src/vision.cpp).
+void init_vision(nb::module_& m);
+}  // namespace ember::py
