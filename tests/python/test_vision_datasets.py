@@ -4,6 +4,7 @@ import gzip
 import os
 import pickle
 import struct
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -198,13 +199,13 @@ def test_image_folder(tmp_path):
         np.testing.assert_array_equal(np.asarray(jpeg), np.asarray(decoded.convert("RGB")))
     x, _ = datasets.ImageFolder(str(tmp_path), transform=T.ToTensor())[3]
     assert tuple(x.shape) == (3, 6, 5)
-    only_txt = datasets.DatasetFolder(str(tmp_path), loader=lambda p: open(p).read(), extensions=(".txt",),
+    only_txt = datasets.DatasetFolder(str(tmp_path), loader=lambda p: Path(p).read_text(), extensions=(".txt",),
                                       allow_empty=True)
     assert [s[1] for s in only_txt.samples] == [0] and only_txt[0][0] == "not an image"
     with pytest.raises(FileNotFoundError, match="Found no valid file for the classes dog"):
-        datasets.DatasetFolder(str(tmp_path), loader=open, extensions=(".txt",))
+        datasets.DatasetFolder(str(tmp_path), loader=str, extensions=(".txt",))
     with pytest.raises(ValueError, match="Both extensions and is_valid_file cannot be None"):
-        datasets.DatasetFolder(str(tmp_path), loader=open)
+        datasets.DatasetFolder(str(tmp_path), loader=str)
     (tmp_path / "empty").mkdir()
     with pytest.raises(FileNotFoundError, match="Couldn't find any class folder"):
         datasets.ImageFolder(str(tmp_path / "empty"))

@@ -61,4 +61,5 @@ def test_save_image_png(tmp_path):
         np.testing.assert_array_equal(np.asarray(img), want)
     with open(tmp_path / "out.bin", "wb") as f:
         save_image(e[0], f, format="PNG")
-    assert Image.open(tmp_path / "out.bin").size == (4, 4)
+    with Image.open(tmp_path / "out.bin") as img:
+        assert img.format == "PNG" and img.size == (4, 4)
