@@ -168,6 +168,8 @@ Tensor crop_pad(const Tensor& img, IntArrayRef tops, IntArrayRef lefts, int64_t 
       for (int64_t i = b; i < e; ++i) {
         int64_t top = tops[tops.size() == 1 ? 0 : size_t(i)], left = lefts[lefts.size() == 1 ? 0 : size_t(i)];
         for (int64_t k = 0; k < w; ++k) cols[size_t(k)] = source_index(left + k, W, mode);
+        // The window's columns inside the image: one copy per row.
+        int64_t inside_begin = std::clamp<int64_t>(-left, 0, w), inside_end = std::clamp<int64_t>(W - left, inside_begin, w);
         for (int64_t ch = 0; ch < c; ++ch) {
           const T* plane = src + (i * c + ch) * H * W;
           T* out = dst + (i * c + ch) * h * w;
@@ -178,7 +180,9 @@ Tensor crop_pad(const Tensor& img, IntArrayRef tops, IntArrayRef lefts, int64_t 
               continue;
             }
             const T* row = plane + sr * W;
-            for (int64_t k = 0; k < w; ++k) out[k] = cols[size_t(k)] < 0 ? value : row[cols[size_t(k)]];
+            for (int64_t k = 0; k < inside_begin; ++k) out[k] = cols[size_t(k)] < 0 ? value : row[cols[size_t(k)]];
+            std::copy(row + left + inside_begin, row + left + inside_end, out + inside_begin);
+            for (int64_t k = inside_end; k < w; ++k) out[k] = cols[size_t(k)] < 0 ? value : row[cols[size_t(k)]];
           }
         }
       }
@@ -252,7 +256,18 @@ Tensor normalize(const Tensor& img, std::span<const double> mean, std::span<cons
   for (double v : std) zero |= visit_dtype(img.dtype(), [&]<typename T>(T) { return double(convert<T>(v)) == 0.0; });
   EMBER_CHECK(!zero, ValueError, "std evaluated to zero after conversion to torch.",
               dtype_info(img.dtype()).name, ", leading to division by zero.");
-  return (img - m) / s;
+  if (img.requires_grad() || (img.dtype() != kFloat32 && img.dtype() != kFloat64)) return (img - m) / s;
+  // One serial pass (the same two roundings as the tensor ops): images are small and loaders run many at once.
+  Tensor x = as_batch(img), y = empty_like(x);
+  int64_t n = x.size(0), plane = x.size(2) * x.size(3);
+  visit_float(x, [&]<typename T>(T* src) {
+    T* dst = y.data_ptr<T>();
+    for (int64_t i = 0; i < n * c; ++i) {
+      T mi = T(mean[mean.size() == 1 ? 0 : size_t(i % c)]), si = T(std[std.size() == 1 ? 0 : size_t(i % c)]);
+      for (int64_t k = 0; k < plane; ++k) dst[i * plane + k] = T(src[i * plane + k] - mi) / si;
+    }
+  });
+  return y.reshape(img.sizes());
 }
 
 Tensor resize(const Tensor& img, int64_t h, int64_t w, Interpolation mode, bool antialias) {

@@ -66,6 +66,9 @@ def test_normalize():
     want = (t - torch.tensor(mean).view(3, 1, 1)) / torch.tensor(std).view(3, 1, 1)
     same(F.normalize(e, mean, std), want)
     same(T.Normalize(mean, std)(e), want)
+    leaf = e.clone().requires_grad_()
+    F.normalize(leaf, mean, std).sum().backward()  # differentiable, as torch ops are
+    same(leaf.grad, (1 / torch.tensor(std)).view(3, 1, 1).expand(2, 3, 4, 5))
     out = F.normalize(e, mean, std, inplace=True)
     assert out is e
     same(e, want)
