@@ -26,8 +26,8 @@ void check_image(const Tensor& img, const char* what) {
 
 // The image as a contiguous batch [N, C, H, W].
 Tensor as_batch(const Tensor& img) {
-  int64_t h = img.size(-2), w = img.size(-1), c = img.dim() >= 3 ? img.size(-3) : 1;
-  int64_t n = c * h * w == 0 ? 0 : img.numel() / (c * h * w);
+  int64_t h = img.size(-2), w = img.size(-1), c = img.dim() >= 3 ? img.size(-3) : 1, n = 1;
+  for (int64_t d = 0; d + 3 < img.dim(); ++d) n *= img.size(d);
   return img.contiguous().reshape({n, c, h, w});
 }
 
@@ -389,6 +389,7 @@ Tensor adjust_hue(const Tensor& img, double factor) {
 Tensor rotate(const Tensor& img, double angle, Interpolation mode, bool expand, std::optional<std::array<double, 2>> center,
               std::span<const double> fill) {
   check_image(img, "rotate");
+  EMBER_CHECK(std::isfinite(angle), ValueError, "rotate: the angle must be finite, got ", angle);
   Tensor x = as_batch(img).to(work_dtype(img));
   int64_t n = x.size(0), c = x.size(1), H = x.size(2), W = x.size(3);
   EMBER_CHECK(fill.empty() || fill.size() == 1 || int64_t(fill.size()) == c, ValueError,
@@ -475,7 +476,10 @@ Tensor convert_image_dtype(const Tensor& img, ScalarType dtype) {
 }
 
 RandomCrop::RandomCrop(int64_t h, int64_t w, std::array<int64_t, 4> padding_ltrb, PadMode mode, double fill)
-    : h_(h), w_(w), pad_(padding_ltrb), mode_(mode), fill_(fill) {}
+    : h_(h), w_(w), pad_(padding_ltrb), mode_(mode), fill_(fill) {
+  EMBER_CHECK(h > 0 && w > 0, ValueError, "RandomCrop: the crop size must be positive, got (", h, ", ", w, ")");
+  for (int64_t p : pad_) EMBER_CHECK(p >= 0, ValueError, "RandomCrop: padding must be non-negative, got ", int_list(pad_));
+}
 
 void RandomCrop::draw(GeneratorState& gen, int64_t& h, int64_t& w, std::vector<int64_t>& params) const {
   int64_t H = h + pad_[1] + pad_[3], W = w + pad_[0] + pad_[2];

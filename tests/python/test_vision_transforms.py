@@ -346,3 +346,22 @@ def test_compose_lambda_to_tensor_and_pil():
     assert F.resize(pic, [3, 4]).size == (4, 3)
     assert F.center_crop(pic, 4).size == (4, 4)
     np.testing.assert_array_equal(np.asarray(F.to_pil_image(T.ToTensor()(pic))), array)
+
+
+def test_bad_inputs_raise_not_crash():
+    V = ember._C._vision
+    with pytest.raises(ValueError, match="the angle must be finite"):
+        F.rotate(ember.rand(1, 4, 4), float("nan"))
+    assert tuple(F.resize(ember.rand(2, 1, 0, 4), [3, 3]).shape) == (2, 1, 3, 3)  # nothing to sample: zeros
+    with pytest.raises(ValueError, match="cannot pad an empty image"):
+        F.pad(ember.rand(1, 0, 0), 1, padding_mode="edge")
+    with pytest.raises(RuntimeError, match="expanded size"):
+        F.erase(ember.rand(3, 4, 4), 0, 0, 3, 3, ember.rand(2, 1, 1))
+    with pytest.raises(ValueError, match="crop size must be positive"):
+        V.RandomCrop(-1, 5, [0, 0, 0, 0])
+    with pytest.raises(ValueError, match="padding must be non-negative"):
+        V.RandomCrop(2, 2, [-9, 0, 0, 0])
+    with pytest.raises(ValueError, match="one per image"):
+        V.crop_pad(ember.rand(2, 1, 4, 4), [1, 2, 3], [0], 2, 2)
+    with pytest.raises(TypeError, match="img should be PIL Image or Tensor"):
+        F.hflip(np.zeros((3, 3)))
