@@ -365,3 +365,18 @@ def test_bad_inputs_raise_not_crash():
         V.crop_pad(ember.rand(2, 1, 4, 4), [1, 2, 3], [0], 2, 2)
     with pytest.raises(TypeError, match="img should be PIL Image or Tensor"):
         F.hflip(np.zeros((3, 3)))
+
+
+def test_random_transforms_on_pil_images():
+    from PIL import Image, ImageEnhance
+    array = rng.integers(0, 256, (12, 10, 3)).astype(np.uint8)
+    pic = Image.fromarray(array)
+    ember.manual_seed(0)
+    out = T.Compose([T.RandomResizedCrop(8), T.RandomRotation(15), T.ColorJitter(0.3, 0.3, 0.3, 0.05),
+                     T.RandomHorizontalFlip(), T.RandomCrop(6, padding=1, padding_mode="symmetric")])(pic)
+    assert isinstance(out, Image.Image) and out.size == (6, 6) and out.mode == "RGB"
+    np.testing.assert_array_equal(np.asarray(F.adjust_brightness(pic, 0.5)),
+                                  np.asarray(ImageEnhance.Brightness(pic).enhance(0.5)))
+    np.testing.assert_array_equal(np.asarray(F.rotate(pic, 90.0, expand=True)), np.rot90(array))
+    assert np.asarray(F.adjust_hue(pic, 0.0)).shape == (12, 10, 3)
+    assert F.rgb_to_grayscale(pic).mode == "L" and F.rgb_to_grayscale(pic, 3).mode == "RGB"
