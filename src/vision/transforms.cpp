@@ -247,16 +247,17 @@ Tensor normalize(const Tensor& img, std::span<const double> mean, std::span<cons
               int_list(img.sizes()));
   int64_t c = img.size(-3);
   auto as_column = [&](std::span<const double> v) {
-    EMBER_CHECK(v.size() == 1 || int64_t(v.size()) == c, ValueError, "normalize: expected 1 or ", c,
-                " values per mean and std, got ", v.size());
     return tensor(std::vector<double>(v.begin(), v.end()), {int64_t(v.size()), 1, 1}, TensorOptions(img.dtype()));
   };
-  Tensor m = as_column(mean), s = as_column(std);
+  for (auto v : {mean, std})
+    EMBER_CHECK(v.size() == 1 || int64_t(v.size()) == c, ValueError, "normalize: expected 1 or ", c,
+                " values per mean and std, got ", v.size());
   bool zero = false;
   for (double v : std) zero |= visit_dtype(img.dtype(), [&]<typename T>(T) { return double(convert<T>(v)) == 0.0; });
   EMBER_CHECK(!zero, ValueError, "std evaluated to zero after conversion to torch.",
               dtype_info(img.dtype()).name, ", leading to division by zero.");
-  if (img.requires_grad() || (img.dtype() != kFloat32 && img.dtype() != kFloat64)) return (img - m) / s;
+  if (img.requires_grad() || (img.dtype() != kFloat32 && img.dtype() != kFloat64))
+    return (img - as_column(mean)) / as_column(std);
   // One serial pass (the same two roundings as the tensor ops): images are small and loaders run many at once.
   Tensor x = as_batch(img), y = empty_like(x);
   int64_t n = x.size(0), plane = x.size(2) * x.size(3);

@@ -27,6 +27,8 @@ def _pil():
 
 
 def _is_pil(img):
+    if isinstance(img, ember.Tensor):
+        return False
     try:
         from PIL import Image
     except ImportError:  # pragma: no cover - Pillow is a dependency of the image paths only
@@ -62,12 +64,13 @@ def _pil_resample(mode):
 
 def get_dimensions(img):
     """[channels, height, width]."""
+    if isinstance(img, ember.Tensor):
+        shape = img.shape
+        if len(shape) < 2:
+            raise TypeError(f"Tensor is not a torch image: {len(shape)} dims")
+        return [1 if len(shape) == 2 else shape[-3], shape[-2], shape[-1]]
     _check_image(img)
-    if _is_pil(img):
-        return [len(img.getbands()), img.height, img.width]
-    if img.dim() < 2:
-        raise TypeError(f"Tensor is not a torch image: {img.dim()} dims")
-    return [1 if img.dim() == 2 else img.shape[-3], img.shape[-2], img.shape[-1]]
+    return [len(img.getbands()), img.height, img.width]
 
 
 def get_image_size(img):

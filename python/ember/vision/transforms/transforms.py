@@ -4,6 +4,8 @@ import math
 import numbers
 import warnings
 
+import numpy as np
+
 import ember
 from ember import nn
 from . import functional as F
@@ -16,6 +18,11 @@ __all__ = ["Compose", "ToTensor", "PILToTensor", "ToPILImage", "ConvertImageDtyp
 
 def _randint(high):
     return int(ember.randint(0, high, size=(1,)).item())
+
+
+def _coin(p):
+    """torch.rand(1) < p: the float32 draw against p rounded to float32, as the tensor comparison does."""
+    return ember.rand(1).item() < float(np.float32(p))
 
 
 def _uniform(low, high):
@@ -217,7 +224,7 @@ class RandomHorizontalFlip(nn.Module):
         self.p = p
 
     def forward(self, img):
-        if ember.rand(1) < self.p:
+        if _coin(self.p):
             return F.vflip(img) if self._vertical else F.hflip(img)
         return img
 
@@ -393,7 +400,7 @@ class RandomErasing(nn.Module):
         self.p, self.scale, self.ratio, self.value, self.inplace = p, scale, ratio, value, inplace
 
     def forward(self, img):
-        if not ember.rand(1) < self.p:
+        if not _coin(self.p):
             return img
         if isinstance(self.value, (int, float)):
             value = [float(self.value)]
