@@ -1,8 +1,9 @@
 """The vision pipeline: one epoch of Fashion-MNIST's training set (60,000 images) through RandomCrop(28, padding=4)
 and Normalize, in shuffled batches of 64.
 
-Ember: the C++ dataset (FashionMNIST.cpp_dataset) fills each batch in C++ (uint8 -> float, crop, normalise); with
-workers, batches are assembled by that many threads at once (the GIL is released inside get_batch). Torch: its
+Ember: the C++ dataset (FashionMNIST.cpp_dataset) fills each batch in C++ (uint8 -> float, crop, normalise),
+batched by the C++ DataLoader (ember._C._data) where it is built in; otherwise shuffled index batches go straight to
+get_batch, with workers > 0 from that many Python threads (the GIL is released inside get_batch). Torch: its
 DataLoader over an equivalent torch Dataset that does the same per-sample work with torch tensor ops (torchvision
 itself cannot be installed here), num_workers 0 and 2 (persistent workers; the first epoch warms up).
 
@@ -41,6 +42,11 @@ class TorchFashion(torch.utils.data.Dataset):
 
 
 def ember_epoch(dataset, workers):
+    data = getattr(ember._C, "_data", None)
+    if data is not None and isinstance(dataset, data.Dataset):  # the C++ DataLoader: batches made in its threads
+        for _ in data.DataLoader(dataset, batch_size=BATCH, shuffle=True, num_workers=workers):
+            pass
+        return
     order = ember.randperm(len(dataset)).tolist()
     batches = [order[k:k + BATCH] for k in range(0, len(order), BATCH)]
     if workers == 0:

@@ -23,6 +23,26 @@ Interpolation interpolation(std::string_view name) {
 using Pipeline = std::vector<std::shared_ptr<vision::Transform>>;
 std::vector<std::shared_ptr<const vision::Transform>> constant(const Pipeline& p) { return {p.begin(), p.end()}; }
 
+template <typename... Base>
+void bind_mnist(nb::module_& v) {
+  using nb::arg;
+  nb::class_<vision::MNIST, Base...>(v, "MNIST")
+      .def("__init__", [](vision::MNIST* self, Tensor images, Tensor labels, const Pipeline& transforms) {
+        new (self) vision::MNIST(std::move(images), std::move(labels), constant(transforms));
+      }, arg("images"), arg("labels"), arg("transforms") = Pipeline{})
+      .def("__len__", &vision::MNIST::size)
+      .def("__getitem__", [](vision::MNIST& d, int64_t i) {
+        data::Example e = d.get(i);
+        return std::make_pair(e.data, e.target);
+      }, arg("index"), nb::call_guard<nb::gil_scoped_release>())
+      .def("get_batch", [](vision::MNIST& d, std::vector<int64_t> indices) {
+        data::Example e = d.get_batch(indices);
+        return std::make_pair(e.data, e.target);
+      }, arg("indices"), nb::call_guard<nb::gil_scoped_release>())
+      .def_prop_ro("images", &vision::MNIST::images)
+      .def_prop_ro("labels", &vision::MNIST::labels);
+}
+
 }  // namespace
 
 void init_vision(nb::module_& m) {
@@ -72,21 +92,9 @@ void init_vision(nb::module_& m) {
     return vision::apply_transforms(constant(transforms), batch);
   }, arg("transforms"), arg("batch"));
 
-  nb::class_<vision::MNIST>(v, "MNIST")
-      .def("__init__", [](vision::MNIST* self, Tensor images, Tensor labels, const Pipeline& transforms) {
-        new (self) vision::MNIST(std::move(images), std::move(labels), constant(transforms));
-      }, arg("images"), arg("labels"), arg("transforms") = Pipeline{})
-      .def("__len__", &vision::MNIST::size)
-      .def("__getitem__", [](vision::MNIST& d, int64_t i) {
-        data::Example e = d.get(i);
-        return std::make_pair(e.data, e.target);
-      }, arg("index"), nb::call_guard<nb::gil_scoped_release>())
-      .def("get_batch", [](vision::MNIST& d, std::vector<int64_t> indices) {
-        data::Example e = d.get_batch(indices);
-        return std::make_pair(e.data, e.target);
-      }, arg("indices"), nb::call_guard<nb::gil_scoped_release>())
-      .def_prop_ro("images", &vision::MNIST::images)
-      .def_prop_ro("labels", &vision::MNIST::labels);
+  // ember._C._data.Dataset (the C++ loader's dataset type) is MNIST's base where that binding is loaded first.
+  if (nb::type<data::Dataset>().is_valid()) bind_mnist<data::Dataset>(v);
+  else bind_mnist<>(v);
 }
 
 }  // namespace ember::py
