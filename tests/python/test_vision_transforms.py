@@ -318,6 +318,19 @@ def test_random_erasing_draws():
     want[:, i:i + h, j:j + w] = 0.5
     ember.manual_seed(11)
     same(T.RandomErasing(p=1.0, value=0.5)(e), want)
+    # value="random": normal noise drawn before the position, as torchvision.
+    torch.manual_seed(11)
+    torch.rand(1)
+    area = 120 * torch.empty(1).uniform_(0.02, 0.33).item()
+    aspect = torch.exp(torch.empty(1).uniform_(log_ratio[0], log_ratio[1])).item()
+    h, w = int(round(math.sqrt(area * aspect))), int(round(math.sqrt(area / aspect)))
+    assert h < 10 and w < 12  # this seed fits at the first attempt
+    noise = torch.empty([3, h, w]).normal_()
+    i, j = torch_randint(10 - h + 1), torch_randint(12 - w + 1)
+    want = t.clone()
+    want[:, i:i + h, j:j + w] = noise
+    ember.manual_seed(11)
+    same(T.RandomErasing(p=1.0, value="random")(e), want, atol=1e-6)
     with pytest.raises(ValueError, match="If value is str, it should be 'random'"):
         T.RandomErasing(value="zeros")
     with pytest.raises(ValueError, match="Random erasing probability should be between 0 and 1"):
