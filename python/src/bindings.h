@@ -276,4 +276,6 @@ void init_optim(nb::module_& m);
 namespace ember::py {
 // ember._C._data (samplers, C++ datasets, shared memory): python/src/data.cpp.
 void init_data(nb::module_& m);
+// ember._C._vision: image transforms, the C++ transform pipeline and datasets (python/src/vision.cpp).
+void init_vision(nb::module_& m);
 }  // namespace ember::py

@@ -94,4 +94,5 @@ NB_MODULE(_C, m) {
   py::init_nn_loss(nn);
   py::init_optim(m);
   py::init_data(m);
+  py::init_vision(m);
 }
