@@ -271,3 +271,7 @@ namespace ember::py {
 void init_nn_conv(nb::module_& m, nb::module_& nn);
 void init_optim(nb::module_& m);
 }  // namespace ember::py
+namespace ember::py {
+// ember.save / ember.load and safetensors (python/src/serialize.cpp).
+void init_serialize(nb::module_& m);
+}  // namespace ember::py
