@@ -138,6 +138,8 @@ class SafetensorsFile {
   Metadata metadata_;
 };
 TensorMap load_safetensors(const std::string& path);
+// safetensors' name of a dtype ("F32", "BF16").
+const char* safetensors_dtype(ScalarType t);
 
 // A module's state dict as torch saves it (an OrderedDict of name -> tensor), and back.
 Value state_dict_value(const nn::StateDict& state);

@@ -169,3 +169,4 @@ from . import linalg  # noqa: E402
 from . import optim  # noqa: E402
 from . import serialization  # noqa: E402
 from .serialization import save, load  # noqa: E402
+from . import safetensors  # noqa: E402

@@ -214,6 +214,55 @@ void init_serialize(nb::module_& m) {
     }
     return to_python(v);
   }, nb::arg("buffer"), nb::arg("map_location").none());
+
+  // safetensors
+  m.def("_safetensors_save", [](nb::handle tensors, nb::handle metadata) {
+    auto map = tensor_map(tensors);
+    auto meta = metadata_of(metadata);
+    std::string out;
+    serialize::save_safetensors(map, [&](const void* p, size_t n) { out.append(static_cast<const char*>(p), n); }, meta);
+    return nb::bytes(out.data(), out.size());
+  }, nb::arg("tensors"), nb::arg("metadata").none());
+  m.def("_safetensors_save_file", [](nb::handle tensors, const std::string& path, nb::handle metadata) {
+    auto map = tensor_map(tensors);
+    auto meta = metadata_of(metadata);
+    nb::gil_scoped_release unlocked;
+    serialize::save_safetensors(map, path, meta);
+  }, nb::arg("tensors"), nb::arg("path"), nb::arg("metadata").none());
+  m.def("_safetensors_load", [](nb::handle buffer) {
+    Buffer b(buffer);
+    serialize::TensorMap tensors;
+    {
+      nb::gil_scoped_release unlocked;
+      tensors = serialize::SafetensorsFile(serialize::Source::from_memory(b.view.buf, size_t(b.view.len))).tensors();
+    }
+    return tensors_dict(tensors);
+  });
+  using serialize::SafetensorsFile;
+  nb::class_<SafetensorsFile>(m, "_SafetensorsFile")
+      .def("__init__", [](SafetensorsFile* self, const std::string& path) {
+        new (self) SafetensorsFile(serialize::Source::from_file(path, /*mmap=*/true));
+      })
+      .def("keys", [](const SafetensorsFile& f) {
+        nb::list names;
+        for (const auto& e : f.entries()) names.append(nb::str(e.name.data(), e.name.size()));
+        names.sort();
+        return names;
+      })
+      .def("tensor", &SafetensorsFile::tensor)
+      .def("dtype", [](const SafetensorsFile& f, const std::string& name) { return dtype_object(f.entry(name).dtype); })
+      .def("dtype_name", [](const SafetensorsFile& f, const std::string& name) {
+        return serialize::safetensors_dtype(f.entry(name).dtype);
+      })
+      .def("shape", [](const SafetensorsFile& f, const std::string& name) {
+        return std::vector<int64_t>(f.entry(name).shape.begin(), f.entry(name).shape.end());
+      })
+      .def("metadata", [](const SafetensorsFile& f) -> nb::object {
+        if (f.metadata().empty()) return nb::none();
+        nb::dict d;
+        for (const auto& [k, v] : f.metadata()) d[nb::str(k.data(), k.size())] = nb::str(v.data(), v.size());
+        return d;
+      });
 }
 
 }  // namespace ember::py

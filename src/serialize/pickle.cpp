@@ -143,9 +143,8 @@ class Pickler {
     auto [it, fresh] = storage_index_.emplace(impl, storages.size());
     if (fresh) storages.push_back({t.storage(), t.dtype()});
     ScalarType saved = storages[it->second].dtype;
-    EMBER_CHECK(element_size(saved) == element_size(t.dtype()) || untyped, Error,
-                "ember.save: cannot save tensors that view the same storage as different dtypes (", dtype_name(saved),
-                " and ", dtype_name(t.dtype()), "); clone one of them first");
+    EMBER_CHECK(saved == t.dtype(), Error,
+                "Cannot save multiple tensors or storages that view the same data as different types");
     size_t item = untyped ? 1 : element_size(t.dtype());
     return {std::to_string(it->second), int64_t(t.storage().nbytes() / item)};
   }
@@ -548,6 +547,31 @@ std::string archive_name(const std::string& path) {
 
 }  // namespace
 
+void detail::write_atomically(const std::string& path, const std::function<void(const Sink&)>& produce) {
+  static std::atomic<unsigned> counter{0};
+  std::string tmp = str(path, ".tmp", ::getpid(), "_", counter++);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) throw Error(str("[Errno ", errno, "] ", std::strerror(errno), ": '", path, "'"));
+  try {
+    produce([&](const void* data, size_t n) {
+      for (size_t done = 0; done < n;) {
+        ssize_t w = ::write(fd, static_cast<const char*>(data) + done, n - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) throw Error(str("writing '", path, "' failed: ", std::strerror(errno)));
+        done += size_t(w);
+      }
+    });
+    int rc = ::close(fd);
+    fd = -1;
+    if (rc != 0) throw Error(str("closing '", path, "' failed: ", std::strerror(errno)));
+    if (::rename(tmp.c_str(), path.c_str()) != 0) throw Error(str("renaming onto '", path, "' failed: ", std::strerror(errno)));
+  } catch (...) {
+    if (fd >= 0) ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+}
+
 void save(const Value& value, const Sink& sink, const std::string& archive) {
   Pickler p;
   p.dump(value);
@@ -572,28 +596,7 @@ void save(const Value& value, const Sink& sink, const std::string& archive) {
 }
 
 void save(const Value& value, const std::string& path) {
-  static std::atomic<unsigned> counter{0};
-  std::string tmp = str(path, ".tmp", ::getpid(), "_", counter++);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) throw Error(str("[Errno ", errno, "] ", std::strerror(errno), ": '", path, "'"));
-  try {
-    save(value, [&](const void* data, size_t n) {
-      for (size_t done = 0; done < n;) {
-        ssize_t w = ::write(fd, static_cast<const char*>(data) + done, n - done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w < 0) throw Error(str("ember.save: writing '", path, "' failed: ", std::strerror(errno)));
-        done += size_t(w);
-      }
-    }, archive_name(path));
-    if (::close(fd) != 0) { fd = -1; throw Error(str("ember.save: closing '", path, "' failed: ", std::strerror(errno))); }
-    fd = -1;
-    if (::rename(tmp.c_str(), path.c_str()) != 0)
-      throw Error(str("ember.save: renaming onto '", path, "' failed: ", std::strerror(errno)));
-  } catch (...) {
-    if (fd >= 0) ::close(fd);
-    ::unlink(tmp.c_str());
-    throw;
-  }
+  detail::write_atomically(path, [&](const Sink& sink) { save(value, sink, archive_name(path)); });
 }
 
 Value load(const Source& source, const LoadOptions& options) {

@@ -43,4 +43,7 @@ struct ZipRecord {
 // The records of a zip of stored entries, by name; raises for a damaged or compressed archive.
 std::map<std::string, ZipRecord> read_zip(const Source& source);
 
+// Writes `path` through `produce`: into a temporary file in the same folder, renamed over `path` once complete.
+void write_atomically(const std::string& path, const std::function<void(const Sink&)>& produce);
+
 }  // namespace ember::serialize::detail
