@@ -228,7 +228,7 @@ class Unpickler {
  public:
   using PersistentLoad = std::function<Value(const Value& pid)>;
   Unpickler(std::string_view data, PersistentLoad persistent_load)
-      : data_(data), persistent_load_(std::move(persistent_load)), budget_(64 * data.size() + (1 << 20)) {}
+      : data_(data), persistent_load_(std::move(persistent_load)) {}
 
   Value run() {
     while (true) {
@@ -243,15 +243,15 @@ class Unpickler {
         }
         case '(': stack_.push_back(Obj{Value(), Callable::None, "", true}); break;
         case ')': push(Value::tuple()); break;
-        case 't': push(Value::tuple(pop_to_mark())); break;
+        case 't': { Value::Items items = pop_to_mark(); push(make(Value::tuple(items), items)); break; }
         case 0x85: case 0x86: case 0x87: {
           Value::Items items(size_t(op - 0x84));
           for (size_t i = items.size(); i-- > 0;) items[i] = pop_value();
-          push(Value::tuple(std::move(items)));
+          push(make(Value::tuple(items), items));
           break;
         }
         case ']': push(Value::list()); break;
-        case 'l': push(Value::list(pop_to_mark())); break;
+        case 'l': { Value::Items items = pop_to_mark(); push(make(Value::list(items), items)); break; }
         case 'a': { Value v = pop_value(); append(top_value(), {std::move(v)}); break; }
         case 'e': { Value::Items items = pop_to_mark(); append(top_value(), std::move(items)); break; }
         case '}': push(Value::dict()); break;
@@ -399,27 +399,33 @@ class Unpickler {
     return items;
   }
 
-  // ---- containers: inserting never creates a cycle (a list that contains itself)
-  void check_insert(const Value& target, const Value& v) {
-    if (!v.is_sequence() && !v.is_mapping()) return;
-    std::unordered_set<const void*> seen;
-    reaches(v, target.identity(), seen, 0);
+  // ---- containers. Python's pickler fills a container before storing it in another; a stored container is
+  // sealed, so no container comes to contain itself, and heights (bounded by kMaxDepth) are final.
+  int height(const Value& v) const {
+    if (!v.is_sequence() && !v.is_mapping()) return 0;
+    auto it = height_.find(v.identity());
+    return it == height_.end() ? 1 : it->second;
   }
-  void reaches(const Value& v, const void* target, std::unordered_set<const void*>& seen, int depth) {
-    if (!v.is_sequence() && !v.is_mapping()) return;
-    if (v.identity() == target) refuse("malformed pickle: a container would contain itself");
-    if (depth > kMaxDepth) refuse(str("containers nested more than ", kMaxDepth, " deep"));
-    if (budget_-- == 0) refuse("the pickle's containers are too interlinked to check");
-    if (!seen.insert(v.identity()).second) return;
-    if (v.is_sequence())
-      for (const Value& x : v.items()) reaches(x, target, seen, depth + 1);
-    else
-      for (const auto& [k, x] : v.entries()) { reaches(k, target, seen, depth + 1); reaches(x, target, seen, depth + 1); }
+  // Records that `child` is stored in the container `parent` (sealing the child).
+  void store(const Value& parent, const Value& child) {
+    if (sealed_.count(parent.identity())) refuse("malformed pickle: a container is changed after it was stored");
+    if (child.identity() && child.identity() == parent.identity()) refuse("malformed pickle: a container would contain itself");
+    int h = height(child) + 1;
+    if (h > kMaxDepth) refuse(str("containers nested more than ", kMaxDepth, " deep"));
+    // Both stay alive until the load ends: their addresses key the tables.
+    if ((child.is_sequence() || child.is_mapping()) && sealed_.insert(child.identity()).second) alive_.push_back(child);
+    auto [it, fresh] = height_.emplace(parent.identity(), 1);
+    if (fresh) alive_.push_back(parent);
+    it->second = std::max(it->second, h);
+  }
+  Value make(Value container, const Value::Items& contents) {
+    for (const Value& x : contents) store(container, x);
+    return container;
   }
   void append(Value& list, Value::Items items) {
     if (!list.is(Kind::List)) refuse(str("malformed pickle: APPEND to a ", Value::kind_name(list.kind())));
     for (Value& v : items) {
-      check_insert(list, v);
+      store(list, v);
       list.items().push_back(std::move(v));
     }
   }
@@ -429,8 +435,8 @@ class Unpickler {
     auto& entries = dict.entries();
     for (size_t i = 0; i < kv.size(); i += 2) {
       if (kv[i].is(Kind::List) || kv[i].is_mapping()) refuse(str("a dict key may not be a ", Value::kind_name(kv[i].kind())));
-      check_insert(dict, kv[i]);
-      check_insert(dict, kv[i + 1]);
+      store(dict, kv[i]);
+      store(dict, kv[i + 1]);
       entries.emplace_back(std::move(kv[i]), std::move(kv[i + 1]));  // a repeated key: the last wins in Python
     }
   }
@@ -533,7 +539,9 @@ class Unpickler {
   std::string_view data_;
   size_t pos_ = 0;
   PersistentLoad persistent_load_;
-  uint64_t budget_;
+  std::unordered_set<const void*> sealed_;
+  std::unordered_map<const void*, int> height_;
+  std::vector<Value> alive_;
   std::vector<Obj> stack_;
   std::unordered_map<uint32_t, Obj> memo_;
 };

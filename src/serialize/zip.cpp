@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <cstring>
 
-#include "ember/parallel.h"
 
 namespace ember::serialize::detail {
 namespace {
 
 constexpr uint32_t kLocalSig = 0x04034b50, kCentralSig = 0x02014b50, kEndSig = 0x06054b50;
+constexpr uint32_t kDescriptorSig = 0x08074b50;
+constexpr uint16_t kFlags = 0x08;  // CRC-32 and sizes follow the data (a data descriptor)
+constexpr size_t kChunk = size_t(1) << 20;  // CRC-32 then write one chunk while it is in cache
 constexpr uint32_t kZip64EndSig = 0x06064b50, kZip64LocatorSig = 0x07064b50;
 constexpr uint32_t k32 = 0xFFFFFFFFu;
 constexpr uint16_t kDosDate = 0x21;  // 1980-01-01
@@ -34,21 +36,7 @@ T get_le(const unsigned char* p) {
 
 }  // namespace
 
-uint32_t crc32(const void* data, size_t n) {
-  constexpr int64_t kChunk = int64_t(4) << 20;
-  const auto* p = static_cast<const Bytef*>(data);
-  int64_t chunks = (int64_t(n) + kChunk - 1) / kChunk;
-  if (chunks <= 1) return uint32_t(::crc32_z(0, p, n));
-  std::vector<uLong> part(static_cast<size_t>(chunks));
-  parallel_for(0, chunks, 2, [&](int64_t b, int64_t e) {
-    for (int64_t c = b; c < e; ++c)
-      part[size_t(c)] = ::crc32_z(0, p + c * kChunk, size_t(std::min<int64_t>(kChunk, int64_t(n) - c * kChunk)));
-  });
-  uLong crc = part[0];
-  for (int64_t c = 1; c < chunks; ++c)
-    crc = ::crc32_combine64(crc, part[size_t(c)], std::min<int64_t>(kChunk, int64_t(n) - c * kChunk));
-  return uint32_t(crc);
-}
+uint32_t crc32(const void* data, size_t n) { return uint32_t(::crc32_z(0, static_cast<const Bytef*>(data), n)); }
 
 void ZipWriter::put(const void* p, size_t n) {
   pending_.append(static_cast<const char*>(p), n);
@@ -61,18 +49,18 @@ void ZipWriter::flush() {
 }
 
 void ZipWriter::add(const std::string& name, const void* data, size_t n) {
-  Record r{name, pos_, n, crc32(data, n)};
+  Record r{name, pos_, n, 0};
   bool zip64 = n >= k32;
   std::string h;
   put_le<uint32_t>(h, kLocalSig);
   put_le<uint16_t>(h, zip64 ? 45 : 20);
-  put_le<uint16_t>(h, 0);  // flags
+  put_le<uint16_t>(h, kFlags);
   put_le<uint16_t>(h, 0);  // stored
   put_le<uint16_t>(h, 0);
   put_le<uint16_t>(h, kDosDate);
-  put_le<uint32_t>(h, r.crc);
-  put_le<uint32_t>(h, zip64 ? k32 : uint32_t(n));
-  put_le<uint32_t>(h, zip64 ? k32 : uint32_t(n));
+  put_le<uint32_t>(h, 0);  // CRC-32 and sizes: in the descriptor
+  put_le<uint32_t>(h, zip64 ? k32 : 0);
+  put_le<uint32_t>(h, zip64 ? k32 : 0);
   put_le<uint16_t>(h, uint16_t(name.size()));
   // The extra field: zip64 sizes when needed, then padding that puts the data on a 64-byte boundary.
   uint64_t fixed = pos_ + h.size() + 2 + name.size() + (zip64 ? 20 : 0) + 4;
@@ -82,16 +70,29 @@ void ZipWriter::add(const std::string& name, const void* data, size_t n) {
   if (zip64) {
     put_le<uint16_t>(h, 1);
     put_le<uint16_t>(h, 16);
-    put_le<uint64_t>(h, n);
-    put_le<uint64_t>(h, n);
+    put_le<uint64_t>(h, 0);
+    put_le<uint64_t>(h, 0);
   }
   put_le<uint16_t>(h, 0x4246);  // "FB": padding
   put_le<uint16_t>(h, uint16_t(pad));
   h.append(size_t(pad), 'Z');
   put(h.data(), h.size());
   flush();
-  if (n) sink_(data, n);
+  const auto* p = static_cast<const Bytef*>(data);
+  uLong crc = 0;
+  for (size_t done = 0; done < n; done += kChunk) {
+    size_t k = std::min(kChunk, n - done);
+    crc = ::crc32_z(crc, p + done, k);
+    sink_(p + done, k);
+  }
   pos_ += n;
+  r.crc = uint32_t(crc);
+  std::string d;
+  put_le<uint32_t>(d, kDescriptorSig);
+  put_le<uint32_t>(d, r.crc);
+  if (zip64) { put_le<uint64_t>(d, n); put_le<uint64_t>(d, n); }
+  else { put_le<uint32_t>(d, uint32_t(n)); put_le<uint32_t>(d, uint32_t(n)); }
+  put(d.data(), d.size());
   records_.push_back(std::move(r));
 }
 
@@ -103,7 +104,7 @@ void ZipWriter::finish() {
     put_le<uint32_t>(h, kCentralSig);
     put_le<uint16_t>(h, 45);
     put_le<uint16_t>(h, zip64 ? 45 : 20);
-    put_le<uint16_t>(h, 0);
+    put_le<uint16_t>(h, kFlags);
     put_le<uint16_t>(h, 0);
     put_le<uint16_t>(h, 0);
     put_le<uint16_t>(h, kDosDate);

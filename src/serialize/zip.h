@@ -1,5 +1,6 @@
-// The zip container of torch's checkpoints: stored (uncompressed) records whose data start at
-// 64-byte boundaries, zip64 end records always. Internal to src/serialize.
+// The zip container of torch's checkpoints: stored (uncompressed) records whose data start at 64-byte
+// boundaries, each followed by a data descriptor (its CRC-32, computed while writing), zip64 end records
+// always. Internal to src/serialize.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -12,7 +13,7 @@ namespace ember::serialize::detail {
 
 inline constexpr uint64_t kRecordAlignment = 64;
 
-// zip's CRC-32 (zlib's), over large buffers in parallel chunks.
+// zip's CRC-32 (zlib's).
 uint32_t crc32(const void* data, size_t n);
 
 class ZipWriter {

@@ -488,3 +488,15 @@ def test_checkpoint_resume_is_bitwise(tmp_path):
     assert list(a) == list(b)
     for k in a:
         assert a[k].numpy().tobytes() == b[k].numpy().tobytes(), k
+
+
+def test_deep_and_self_referencing_pickles_refused():
+    deep_tuples = b"\x80\x02" + b"N" + b"\x85" * 200000 + b"."
+    chain = b"\x80\x02" + b"".join(b"]r" + struct.pack("<I", i) for i in range(5000))
+    chain += b"".join(b"j" + struct.pack("<I", i) + b"j" + struct.pack("<I", i + 1) + b"a0" for i in range(4998, -1, -1))
+    chain += b"0" * 4999 + b"."  # stored innermost first (each list complete when stored): only the depth is wrong
+    mutate_after_store = b"\x80\x02]q\x00]q\x01h\x00h\x01ah\x01h\x00a."
+    for pkl, match in [(deep_tuples, "nested more than"), (chain, "nested more than"),
+                       (mutate_after_store, "changed after it was stored|contain itself")]:
+        with pytest.raises(pickle.UnpicklingError, match=match):
+            ember.load(io.BytesIO(craft(pkl_edit=lambda p: pkl)))
