@@ -13,8 +13,9 @@ namespace ember::serialize::detail {
 
 inline constexpr uint64_t kRecordAlignment = 64;
 
-// zip's CRC-32 (zlib's).
+// zip's CRC-32 (with carry-less multiplication where the CPU has it; zlib's otherwise), and its update.
 uint32_t crc32(const void* data, size_t n);
+uint32_t crc32_update(uint32_t crc, const void* data, size_t n);
 
 class ZipWriter {
  public:

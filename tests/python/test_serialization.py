@@ -218,6 +218,12 @@ def test_optimizer_state_dicts_both_ways():
 # ---------------------------------------------------------------- files, map_location, mmap, atomicity
 
 
+def test_records_checksums_match_zipfile():
+    sizes = [0, 1, 15, 16, 63, 64, 65, 1000, (1 << 20) + 3, (3 << 20) + 17]
+    data = ember_save_bytes([ember.ones(n, dtype=ember.uint8) * 7 for n in sizes])
+    assert zipfile.ZipFile(io.BytesIO(data)).testzip() is None  # zipfile checks each record's CRC-32
+
+
 def test_paths_pathlikes_and_file_objects(tmp_path):
     x = ember.arange(10).reshape(2, 5)
     for f in [str(tmp_path / "a.pt"), tmp_path / "b.pt", pathlib.PurePosixPath(str(tmp_path / "c.pt"))]:
