@@ -230,7 +230,18 @@ class Unpickler {
   Unpickler(std::string_view data, PersistentLoad persistent_load)
       : data_(data), persistent_load_(std::move(persistent_load)) {}
 
+  // A value of the wrong kind where the format needs another (a persistent id that is not a tuple ...) is a
+  // malformed pickle.
   Value run() {
+    try {
+      return run_ops();
+    } catch (const TypeError& e) {
+      refuse(str("malformed pickle: ", e.what()));
+    }
+  }
+
+ private:
+  Value run_ops() {
     while (true) {
       size_t at = pos_;
       unsigned char op = u8();
@@ -335,7 +346,6 @@ class Unpickler {
     }
   }
 
- private:
   enum class Callable : uint8_t { None, OrderedDict, RebuildV2, RebuildV3, RebuildParameter, Size, Encode, Bytes };
   struct Obj {
     Value value;
