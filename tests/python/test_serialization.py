@@ -150,6 +150,24 @@ def test_nested_containers(writer, reader):
         assert got["t"] is got["same"] and got["dt"] is ember.bfloat16 and type(got["size"]) is ember.Size
 
 
+@pytest.mark.parametrize("protocol", [2, 3, 4, 5])
+def test_torch_files_of_every_pickle_protocol_and_many_tensors(protocol):
+    sd = {f"w{i}": torch.full((2,), float(i)) for i in range(300)}  # memo indices past 255
+    sd["misc"] = [b"abc", "é" * 300, 10**18, -1.5]
+    got = ember.load(io.BytesIO(torch_save_bytes_protocol(sd, protocol)))
+    assert got["misc"] == sd["misc"]
+    for i in range(300):
+        assert_same(got[f"w{i}"], sd[f"w{i}"])
+    back = torch.load(io.BytesIO(ember_save_bytes(got)), weights_only=True)
+    assert all(torch.equal(back[f"w{i}"], sd[f"w{i}"]) for i in range(300))
+
+
+def torch_save_bytes_protocol(obj, protocol):
+    b = io.BytesIO()
+    torch.save(obj, b, pickle_protocol=protocol)
+    return b.getvalue()
+
+
 def test_unsupported_objects_raise_type_error():
     with pytest.raises(TypeError, match="cannot save an object of type 'object'"):
         ember.save({"x": object()}, io.BytesIO())
