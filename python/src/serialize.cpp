@@ -1,6 +1,4 @@
 // ember.save / ember.load and safetensors: Python objects to and from serialize::Value, files and streams.
-#include <nanobind/stl/pair.h>
-
 #include <unordered_map>
 
 #include "bindings.h"

@@ -130,17 +130,6 @@ class FileSource : public Source {
       throw;
     }
   }
-  void init(bool map) {
-    struct stat st;
-    if (::fstat(fd_, &st) != 0) fail("stat");
-    if (S_ISDIR(st.st_mode)) { errno = EISDIR; fail("open"); }
-    size_ = uint64_t(st.st_size);
-    if (map && size_) {
-      void* p = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd_, 0);
-      if (p == MAP_FAILED) fail("mmap");
-      mapping_ = std::shared_ptr<void>(p, [n = size_](void* q) { ::munmap(q, n); });
-    }
-  }
   ~FileSource() override { ::close(fd_); }
   uint64_t size() const override { return size_; }
   void read(uint64_t offset, void* dst, size_t n) const override {
@@ -161,6 +150,18 @@ class FileSource : public Source {
   }
 
  private:
+  // Size, and the mapping when asked for.
+  void init(bool map) {
+    struct stat st;
+    if (::fstat(fd_, &st) != 0) fail("stat");
+    if (S_ISDIR(st.st_mode)) { errno = EISDIR; fail("open"); }
+    size_ = uint64_t(st.st_size);
+    if (map && size_) {
+      void* p = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd_, 0);
+      if (p == MAP_FAILED) fail("mmap");
+      mapping_ = std::shared_ptr<void>(p, [n = size_](void* q) { ::munmap(q, n); });
+    }
+  }
   [[noreturn]] void fail(const char* what) const {
     int e = errno;
     throw Error(str("[Errno ", e, "] ", std::strerror(e), ": '", path_, "' (", what, ")"));
