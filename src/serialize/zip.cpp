@@ -86,6 +86,7 @@ uint32_t crc32(const void* data, size_t n) { return crc32_update(0, data, n); }
 void ZipWriter::put(const void* p, size_t n) {
   pending_.append(static_cast<const char*>(p), n);
   pos_ += n;
+  if (pending_.size() >= kChunk) flush();
 }
 
 void ZipWriter::flush() {
@@ -122,14 +123,19 @@ void ZipWriter::add(const std::string& name, const void* data, size_t n) {
   put_le<uint16_t>(h, uint16_t(pad));
   h.append(size_t(pad), 'Z');
   put(h.data(), h.size());
-  flush();
   const auto* p = static_cast<const char*>(data);
-  for (size_t done = 0; done < n; done += kChunk) {
-    size_t k = std::min(kChunk, n - done);
-    r.crc = crc32_update(r.crc, p + done, k);
-    sink_(p + done, k);
+  if (n < kChunk) {  // small records gather with the headers: fewer, larger writes
+    r.crc = crc32_update(0, p, n);
+    put(p, n);
+  } else {
+    flush();
+    for (size_t done = 0; done < n; done += kChunk) {
+      size_t k = std::min(kChunk, n - done);
+      r.crc = crc32_update(r.crc, p + done, k);
+      sink_(p + done, k);
+    }
+    pos_ += n;
   }
-  pos_ += n;
   std::string d;
   put_le<uint32_t>(d, kDescriptorSig);
   put_le<uint32_t>(d, r.crc);

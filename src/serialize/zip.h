@@ -29,7 +29,7 @@ class ZipWriter {
     uint64_t header_offset, size;
     uint32_t crc;
   };
-  // Small pieces (headers) gather in `pending_`; record data goes straight to the sink.
+  // Headers and small records gather in `pending_` (flushed from 1 MiB on); large records go straight to the sink.
   void put(const void* p, size_t n);
   void flush();
   const Sink& sink_;
