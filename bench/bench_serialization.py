@@ -1,5 +1,5 @@
 """Saving and loading: save + load of a 64 MiB float32 state dict (16 tensors of 1024x1024) to memory (BytesIO)
-and to disk, and the save and load halves alone.
+and to disk, the save and load halves alone, and a state dict of 2000 small tensors (64x64) through memory.
 
 Prints ember's speed as a ratio to torch's (higher is better). Target (issue 12): at least 1.5x for save + load.
 """
@@ -48,6 +48,9 @@ def main():
         compare("save 64 MiB, BytesIO", "ember.save(esd, io.BytesIO())", "torch.save(tsd, io.BytesIO())", **kw)
         compare("load 64 MiB, BytesIO", "ember.load(io.BytesIO(ebytes))",
                 "torch.load(io.BytesIO(tbytes), weights_only=True)", **kw)
+        env.update(esmall={f"w{i}": ember.randn(64, 64) for i in range(2000)},
+                   tsmall={f"w{i}": torch.randn(64, 64) for i in range(2000)})
+        compare("save+load 2000 x (64, 64), BytesIO", "rm(ember, esmall)", "rm(torch, tsmall)", **kw)
 
 
 if __name__ == "__main__":
