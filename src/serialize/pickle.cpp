@@ -468,6 +468,10 @@ class Unpickler {
         auto t = ScalarType(i);
         if (name == dtype_name(t) || (!is_float8(t) && name == storage_class(t))) return Obj{Value(t), Callable::None, "", false};
       }
+    auto starts = [&](std::string_view p) { return std::string_view(name).substr(0, p.size()) == p; };
+    if (module == "torch" && (name.ends_with("Storage") || starts("complex") || starts("uint") || starts("int") ||
+                              starts("float") || starts("qint") || starts("quint") || starts("bits")))
+      throw Error("ember.load: the checkpoint holds data of torch." + name + ", a dtype ember does not have");
     refuse("refused to load the global '" + full +
            "': a checkpoint may only name tensors, storages, dtypes and plain containers "
            "(ember.load never runs code from a file)");

@@ -168,6 +168,13 @@ def torch_save_bytes_protocol(obj, protocol):
     return b.getvalue()
 
 
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128, torch.uint16, torch.uint32])
+def test_torch_dtypes_ember_lacks_are_named(dtype):
+    data = torch_save_bytes({"x": torch.zeros(2, dtype=dtype)})
+    with pytest.raises(RuntimeError, match="a dtype ember does not have"):
+        ember.load(io.BytesIO(data))
+
+
 def test_unsupported_objects_raise_type_error():
     with pytest.raises(TypeError, match="cannot save an object of type 'object'"):
         ember.save({"x": object()}, io.BytesIO())
