@@ -531,16 +531,18 @@ class Unpickler {
     for (const Value& x : stride_v.items()) strides.push_back(x.to_int());
     int64_t offset = offset_v.to_int();
     if (sizes.size() != strides.size()) refuse("a tensor's size and stride have different lengths");
-    // The last element's index must lie inside the storage (checked without overflow).
+    // The last element's index must lie inside the storage; partial products and sums stay within int64, so
+    // none overflows.
+    const __int128 capacity = __int128(flat.storage().nbytes() / element_size(t));
     __int128 last = offset, numel = 1;
     bool valid = offset >= 0;
-    for (size_t i = 0; i < sizes.size(); ++i) {
-      valid = valid && sizes[i] >= 0 && strides[i] >= 0;
-      numel *= sizes[i] < 0 ? 0 : sizes[i];
-      if (numel > INT64_MAX) valid = false;
+    for (size_t i = 0; i < sizes.size() && valid; ++i) {
+      valid = sizes[i] >= 0 && strides[i] >= 0;
+      numel *= sizes[i];
+      valid = valid && numel <= INT64_MAX;
       if (sizes[i] > 0) last += __int128(sizes[i] - 1) * strides[i];
+      valid = valid && last <= INT64_MAX;
     }
-    __int128 capacity = __int128(flat.storage().nbytes() / element_size(t));
     if (!valid || (numel > 0 && last >= capacity))
       refuse(str("a tensor of size ", IntArrayRef(sizes), ", stride ", IntArrayRef(strides), " and offset ", offset,
                  " does not fit in its storage of ", flat.storage().nbytes(), " bytes"));
