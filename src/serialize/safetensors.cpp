@@ -247,13 +247,16 @@ SafetensorsFile::SafetensorsFile(std::unique_ptr<Source> source) : source_(std::
     while (t < kNumScalarTypes && dtype->text != safetensors_dtype(ScalarType(t))) ++t;
     if (t == kNumScalarTypes) bad_header("tensor '" + name + "' has dtype " + dtype->text + ", which ember does not support");
     e.dtype = ScalarType(t);
-    __int128 bytes = element_size(e.dtype);
+    // Its size in bytes; the product of its non-zero dims must fit in int64 (so its strides do).
+    __int128 bytes = element_size(e.dtype), span = 1;
     for (const Json& d : shape->elements) {
       if (d.type != Json::Number || d.number > uint64_t(INT64_MAX)) bad_header("tensor '" + name + "' has a bad shape");
       e.shape.push_back(int64_t(d.number));
-      bytes *= d.number;
-      if (bytes > __int128(UINT64_MAX)) bytes = __int128(UINT64_MAX);
+      bytes = d.number ? bytes : 0;
+      span *= d.number ? d.number : 1;
+      if (span > INT64_MAX) bad_header("tensor '" + name + "' has a shape too large");
     }
+    bytes *= span;
     if (offsets->elements[0].type != Json::Number || offsets->elements[1].type != Json::Number || e.end < e.begin ||
         __int128(e.end - e.begin) != bytes)
       bad_header(str("tensor '", name, "': its data_offsets [", e.begin, ", ", e.end, "] do not hold its shape and dtype"));

@@ -111,6 +111,7 @@ BAD = {
     "data too long": craft(OK, b"\x00" * 9),
     "shape lies": craft({"a": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}}, b"\x00" * 8),
     "huge shape": craft({"a": {"dtype": "F32", "shape": [2**40, 2**40], "data_offsets": [0, 8]}}, b"\x00" * 8),
+    "huge empty shape": craft({"a": {"dtype": "F32", "shape": [0, 2**62, 2**62], "data_offsets": [0, 0]}}, b""),
     "offsets reversed": craft({"a": {"dtype": "F32", "shape": [0], "data_offsets": [8, 0]}}, b"\x00" * 8),
     "overlap": craft({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
                       "b": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}, b"\x00" * 8),
