@@ -48,3 +48,4 @@ using AutoGradMode = autograd::GradModeGuard;
 #include "ember/optim/optimizer.h"
 #include "ember/data/dataset.h"
 #include "ember/vision/datasets.h"  // ember::vision: image transforms and datasets
+#include "ember/serialize.h"

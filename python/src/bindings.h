@@ -278,4 +278,6 @@ namespace ember::py {
 void init_data(nb::module_& m);
 // ember._C._vision: image transforms, the C++ transform pipeline and datasets (python/src/vision.cpp).
 void init_vision(nb::module_& m);
+// ember.save / ember.load and safetensors (python/src/serialize.cpp).
+void init_serialize(nb::module_& m);
 }  // namespace ember::py

@@ -95,4 +95,5 @@ NB_MODULE(_C, m) {
   py::init_optim(m);
   py::init_data(m);
   py::init_vision(m);
+  py::init_serialize(m);
 }
