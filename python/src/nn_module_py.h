@@ -28,6 +28,13 @@ void construct(nb::pointer_and_handle<T> v, Args&&... args) {
   else new (v.p) T(std::forward<Args>(args)...);
 }
 
+// A layer's own forward, bound without virtual dispatch: super().forward(x) in a Python subclass reaches the C++
+// layer rather than re-entering the Python override.
+template <typename T>
+Tensor base_forward(T& self, const Tensor& input) {
+  return self.T::forward(input);
+}
+
 inline nn::LayerOptions layer_options(nb::handle device, std::optional<ScalarType> dtype) {
   nn::LayerOptions o;
   o.dtype = dtype;

@@ -225,7 +225,9 @@ def test_errors_match_torch(ctor, spec):
     _, te = outcome(lambda: run(torch, tnn))
     assert te is not None and ee is not None, (ee, te)
     assert type(ee).__name__ == type(te).__name__, (ee, te)
-    if "padding_mode" not in str(te) and "size" not in str(te):  # Python sets print in hash order
+    if "{" in str(te):  # torch prints a Python set, in hash order
+        assert str(ee).split("{")[0] == str(te).split("{")[0]
+    elif "size" not in str(te):  # torch.Size vs ember's in the shapes
         assert str(ee) == str(te)
 
 
