@@ -281,3 +281,4 @@ void init_vision(nb::module_& m);
 // ember.save / ember.load and safetensors (python/src/serialize.cpp).
 void init_serialize(nb::module_& m);
 }  // namespace ember::py
+namespace ember::py { void init_nn_modules_layers(nb::module_& modules); }  // conv, pooling, norm, dropout, ... modules

@@ -7,6 +7,7 @@
 #include <nanobind/trampoline.h>
 
 #include "bindings.h"
+#include "nn_module_py.h"
 
 namespace ember::py {
 
@@ -15,19 +16,6 @@ namespace {
 using namespace nb::literals;
 using nn::Module;
 using nn::ModulePtr;
-
-// Python subclasses of any module class: forward and extra_repr go to the Python overrides, the repr's name is
-// the Python class's.
-template <typename Base>
-struct PyModule : Base {
-  NB_TRAMPOLINE(Base, 3);
-  Tensor forward(const Tensor& input) override { NB_OVERRIDE(forward, input); }
-  std::string extra_repr() const override { NB_OVERRIDE(extra_repr); }
-  std::string name() const override {
-    nb::gil_scoped_acquire gil;
-    return nb::cast<std::string>(nb::handle(nb_trampoline.base()).type().attr("__name__"));
-  }
-};
 
 // A C++ caller reaching a module with Python hooks goes through its Python __call__.
 Tensor call_python(Module& m, const Tensor& input) {
@@ -125,21 +113,7 @@ std::optional<Tensor> optional_tensor(nb::handle h) {
   return nb::cast<Tensor>(h);
 }
 
-nn::LayerOptions layer_options(nb::handle device, std::optional<ScalarType> dtype) {
-  nn::LayerOptions o;
-  o.dtype = dtype;
-  if (auto d = device_from_object(device)) o.device = *d;
-  return o;
-}
-
 Generator* gen(std::optional<Generator*> g) { return g ? *g : nullptr; }
-
-// A module built from Python: the C++ class itself, or its trampoline for a Python subclass (as nb::init does).
-template <typename T, typename... Args>
-void construct(nb::pointer_and_handle<T> v, Args&&... args) {
-  if (nb::inst_python_derived(v.h)) new (v.p) PyModule<T>(std::forward<Args>(args)...);
-  else new (v.p) T(std::forward<Args>(args)...);
-}
 
 std::vector<Tensor> parameter_iterable(nb::handle params) {
   std::vector<Tensor> out;
@@ -574,6 +548,7 @@ void init_nn_module(nb::module_& nn_module) {
   init_containers(m);
   init_layers(m);
   init_functions(nn_module);
+  init_nn_modules_layers(m);
 }
 
 }  // namespace ember::py
