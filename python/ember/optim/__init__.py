@@ -1,6 +1,5 @@
-"""ember.optim: torch.optim's optimizers and schedulers; each step is one fused C++ pass per group."""
-from .optimizer import Optimizer
-from .sgd import SGD
-from .adam import Adam, AdamW
+"""ember.optim: torch.optim's optimizers, the C++ classes of ember/optim/optimizer.h (ember._C._optim).
+Each step is one fused C++ pass per param group; subclass Optimizer and define step() for your own."""
+from .._C._optim import SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, NAdam, Optimizer, RAdam, RMSprop
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adamax", "NAdam", "RAdam", "Adadelta"]
