@@ -47,3 +47,4 @@ using AutoGradMode = autograd::GradModeGuard;
 #include "ember/nn/loss.h"
 #include "ember/optim/optimizer.h"
 #include "ember/data/dataset.h"
+#include "ember/optim/lr_scheduler.h"

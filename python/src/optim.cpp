@@ -225,6 +225,171 @@ void bind_optimizer(nb::module_& m, nb::class_<Optimizer>& base, const char* nam
   (void)base;
 }
 
+namespace S = optim::lr_scheduler;
+
+// A float or a sequence of floats (one per group).
+std::vector<double> floats(nb::handle h) {
+  if (PySequence_Check(h.ptr()) && !nb::isinstance<Tensor>(h)) {
+    std::vector<double> v;
+    for (nb::handle x : nb::iter(h)) v.push_back(nb::cast<double>(x));
+    return v;
+  }
+  return {nb::cast<double>(h)};
+}
+
+// lr_lambda: one callable or a list of them.
+std::vector<S::LrLambda> lambdas(nb::handle h) {
+  auto one = [](nb::handle f) -> S::LrLambda {
+    nb::object fn = nb::borrow(f);
+    return [fn](int64_t e) {
+      nb::gil_scoped_acquire gil;
+      return nb::cast<double>(fn(e));
+    };
+  };
+  if (PyCallable_Check(h.ptr())) return {one(h)};
+  std::vector<S::LrLambda> out;
+  for (nb::handle f : nb::iter(h)) out.push_back(one(f));
+  return out;
+}
+
+std::optional<int64_t> opt_int(nb::handle h) {
+  return h.is_none() ? std::nullopt : std::optional<int64_t>(nb::cast<int64_t>(h));
+}
+
+nb::dict scheduler_state(const S::LRScheduler& s) {
+  nb::dict d = to_pydict(s.state_dict());
+  const std::vector<std::shared_ptr<S::LRScheduler>>* subs = nullptr;
+  if (auto* q = dynamic_cast<const S::SequentialLR*>(&s)) subs = &q->schedulers();
+  if (auto* c = dynamic_cast<const S::ChainedScheduler*>(&s)) subs = &c->schedulers();
+  if (subs) {
+    nb::list l;
+    for (const auto& x : *subs) l.append(scheduler_state(*x));
+    d["_schedulers"] = l;
+  }
+  return d;
+}
+
+void load_scheduler_state(S::LRScheduler& s, nb::handle sd) {
+  Dict d;
+  for (auto [k, v] : as_dict(sd))
+    if (nb::cast<std::string>(k) != "_schedulers") d[nb::cast<std::string>(k)] = to_value(v);
+  s.load_state_dict(d);
+  const std::vector<std::shared_ptr<S::LRScheduler>>* subs = nullptr;
+  if (auto* q = dynamic_cast<S::SequentialLR*>(&s)) subs = &q->schedulers();
+  if (auto* c = dynamic_cast<S::ChainedScheduler*>(&s)) subs = &c->schedulers();
+  if (subs && nb::isinstance<nb::dict>(sd) && nb::borrow<nb::dict>(sd).contains("_schedulers")) {
+    nb::list l = nb::borrow<nb::list>(sd["_schedulers"]);
+    for (size_t i = 0; i < subs->size() && i < nb::len(l); ++i) load_scheduler_state(*(*subs)[i], l[i]);
+  }
+}
+
+void init_lr_scheduler(nb::module_& o) {
+  nb::module_ m = o.def_submodule("lr_scheduler", "torch.optim.lr_scheduler (C++)");
+  auto base = nb::class_<S::LRScheduler>(m, "LRScheduler", nb::dynamic_attr());
+  base.def("step", [](S::LRScheduler& s, nb::handle epoch) {
+        if (epoch.is_none()) s.step();
+        else s.step(nb::cast<int64_t>(epoch));
+      }, nb::arg("epoch") = nb::none())
+      .def("get_last_lr", [](const S::LRScheduler& s) { return nb::cast(s.get_last_lr()); })
+      .def_prop_ro("last_epoch", &S::LRScheduler::last_epoch)
+      .def_prop_ro("base_lrs", [](const S::LRScheduler& s) { return nb::cast(s.base_lrs()); })
+      .def_prop_ro("optimizer", [](const S::LRScheduler& s) { return nb::find(&s.optimizer()); })
+      .def("state_dict", &scheduler_state)
+      .def("load_state_dict", &load_scheduler_state, nb::arg("state_dict"));
+  auto keep = nb::keep_alive<1, 2>();
+  nb::class_<S::LambdaLR, S::LRScheduler>(m, "LambdaLR")
+      .def("__init__", [](S::LambdaLR* s, Optimizer& o, nb::handle f, int64_t e) { new (s) S::LambdaLR(o, lambdas(f), e); },
+           nb::arg("optimizer"), nb::arg("lr_lambda"), nb::arg("last_epoch") = -1, keep);
+  nb::class_<S::MultiplicativeLR, S::LambdaLR>(m, "MultiplicativeLR")
+      .def("__init__", [](S::MultiplicativeLR* s, Optimizer& o, nb::handle f, int64_t e) {
+        new (s) S::MultiplicativeLR(o, lambdas(f), e);
+      }, nb::arg("optimizer"), nb::arg("lr_lambda"), nb::arg("last_epoch") = -1, keep);
+  nb::class_<S::StepLR, S::LRScheduler>(m, "StepLR")
+      .def(nb::init<Optimizer&, int64_t, double, int64_t>(), nb::arg("optimizer"), nb::arg("step_size"),
+           nb::arg("gamma") = 0.1, nb::arg("last_epoch") = -1, keep);
+  nb::class_<S::MultiStepLR, S::LRScheduler>(m, "MultiStepLR")
+      .def("__init__", [](S::MultiStepLR* s, Optimizer& o, nb::handle milestones, double gamma, int64_t e) {
+        std::vector<int64_t> ms;
+        for (nb::handle x : nb::iter(milestones)) ms.push_back(nb::cast<int64_t>(x));
+        new (s) S::MultiStepLR(o, ms, gamma, e);
+      }, nb::arg("optimizer"), nb::arg("milestones"), nb::arg("gamma") = 0.1, nb::arg("last_epoch") = -1, keep);
+  nb::class_<S::ConstantLR, S::LRScheduler>(m, "ConstantLR")
+      .def(nb::init<Optimizer&, double, int64_t, int64_t>(), nb::arg("optimizer"), nb::arg("factor") = 1.0 / 3,
+           nb::arg("total_iters") = 5, nb::arg("last_epoch") = -1, keep);
+  nb::class_<S::LinearLR, S::LRScheduler>(m, "LinearLR")
+      .def(nb::init<Optimizer&, double, double, int64_t, int64_t>(), nb::arg("optimizer"),
+           nb::arg("start_factor") = 1.0 / 3, nb::arg("end_factor") = 1.0, nb::arg("total_iters") = 5,
+           nb::arg("last_epoch") = -1, keep);
+  nb::class_<S::ExponentialLR, S::LRScheduler>(m, "ExponentialLR")
+      .def(nb::init<Optimizer&, double, int64_t>(), nb::arg("optimizer"), nb::arg("gamma"), nb::arg("last_epoch") = -1,
+           keep);
+  nb::class_<S::PolynomialLR, S::LRScheduler>(m, "PolynomialLR")
+      .def(nb::init<Optimizer&, int64_t, double, int64_t>(), nb::arg("optimizer"), nb::arg("total_iters") = 5,
+           nb::arg("power") = 1.0, nb::arg("last_epoch") = -1, keep);
+  nb::class_<S::CosineAnnealingLR, S::LRScheduler>(m, "CosineAnnealingLR")
+      .def(nb::init<Optimizer&, int64_t, double, int64_t>(), nb::arg("optimizer"), nb::arg("T_max"),
+           nb::arg("eta_min") = 0.0, nb::arg("last_epoch") = -1, keep);
+  nb::class_<S::CosineAnnealingWarmRestarts, S::LRScheduler>(m, "CosineAnnealingWarmRestarts")
+      .def(nb::init<Optimizer&, int64_t, int64_t, double, int64_t>(), nb::arg("optimizer"), nb::arg("T_0"),
+           nb::arg("T_mult") = 1, nb::arg("eta_min") = 0.0, nb::arg("last_epoch") = -1, keep)
+      .def("step", [](S::CosineAnnealingWarmRestarts& s, nb::handle epoch) {
+        if (epoch.is_none()) s.step();
+        else s.step_to(nb::cast<double>(epoch));
+      }, nb::arg("epoch") = nb::none());
+  nb::class_<S::CyclicLR, S::LRScheduler>(m, "CyclicLR")
+      .def("__init__",
+           [](S::CyclicLR* s, Optimizer& opt, nb::handle base_lr, nb::handle max_lr, int64_t up, nb::handle down,
+              std::string mode, double gamma, nb::handle scale_fn, std::string scale_mode, bool cycle_momentum,
+              nb::handle base_m, nb::handle max_m, int64_t e) {
+             S::CyclicLR::Options o{up, opt_int(down), mode, gamma, {}, scale_mode, cycle_momentum, floats(base_m),
+                                    floats(max_m)};
+             if (!scale_fn.is_none()) {
+               nb::object fn = nb::borrow(scale_fn);
+               o.scale_fn = [fn](double x) {
+                 nb::gil_scoped_acquire gil;
+                 return nb::cast<double>(fn(x));
+               };
+             }
+             new (s) S::CyclicLR(opt, floats(base_lr), floats(max_lr), o, e);
+           },
+           nb::arg("optimizer"), nb::arg("base_lr"), nb::arg("max_lr"), nb::arg("step_size_up") = 2000,
+           nb::arg("step_size_down") = nb::none(), nb::arg("mode") = "triangular", nb::arg("gamma") = 1.0,
+           nb::arg("scale_fn") = nb::none(), nb::arg("scale_mode") = "cycle", nb::arg("cycle_momentum") = true,
+           nb::arg("base_momentum") = 0.8, nb::arg("max_momentum") = 0.9, nb::arg("last_epoch") = -1, keep);
+  nb::class_<S::OneCycleLR, S::LRScheduler>(m, "OneCycleLR")
+      .def("__init__",
+           [](S::OneCycleLR* s, Optimizer& opt, nb::handle max_lr, nb::handle total, nb::handle epochs,
+              nb::handle spe, double pct, std::string anneal, bool cycle_momentum, nb::handle base_m, nb::handle max_m,
+              double div, double final_div, bool three_phase, int64_t e) {
+             S::OneCycleLR::Options o{opt_int(total), opt_int(epochs), opt_int(spe), pct, anneal, cycle_momentum,
+                                      floats(base_m), floats(max_m), div, final_div, three_phase};
+             new (s) S::OneCycleLR(opt, floats(max_lr), o, e);
+           },
+           nb::arg("optimizer"), nb::arg("max_lr"), nb::arg("total_steps") = nb::none(),
+           nb::arg("epochs") = nb::none(), nb::arg("steps_per_epoch") = nb::none(), nb::arg("pct_start") = 0.3,
+           nb::arg("anneal_strategy") = "cos", nb::arg("cycle_momentum") = true, nb::arg("base_momentum") = 0.85,
+           nb::arg("max_momentum") = 0.95, nb::arg("div_factor") = 25.0, nb::arg("final_div_factor") = 1e4,
+           nb::arg("three_phase") = false, nb::arg("last_epoch") = -1, keep);
+  nb::class_<S::SequentialLR, S::LRScheduler>(m, "SequentialLR")
+      .def(nb::init<Optimizer&, std::vector<std::shared_ptr<S::LRScheduler>>, std::vector<int64_t>, int64_t>(),
+           nb::arg("optimizer"), nb::arg("schedulers"), nb::arg("milestones"), nb::arg("last_epoch") = -1, keep);
+  nb::class_<S::ChainedScheduler, S::LRScheduler>(m, "ChainedScheduler")
+      .def(nb::init<std::vector<std::shared_ptr<S::LRScheduler>>, Optimizer*>(), nb::arg("schedulers"),
+           nb::arg("optimizer") = nb::none());
+  nb::class_<S::ReduceLROnPlateau, S::LRScheduler>(m, "ReduceLROnPlateau")
+      .def("__init__",
+           [](S::ReduceLROnPlateau* s, Optimizer& opt, std::string mode, double factor, int64_t patience,
+              double threshold, std::string threshold_mode, int64_t cooldown, nb::handle min_lr, double eps) {
+             new (s) S::ReduceLROnPlateau(opt, {mode, factor, patience, threshold, threshold_mode, cooldown,
+                                                floats(min_lr), eps});
+           },
+           nb::arg("optimizer"), nb::arg("mode") = "min", nb::arg("factor") = 0.1, nb::arg("patience") = 10,
+           nb::arg("threshold") = 1e-4, nb::arg("threshold_mode") = "rel", nb::arg("cooldown") = 0,
+           nb::arg("min_lr") = 0.0, nb::arg("eps") = 1e-8, keep)
+      .def("step", [](S::ReduceLROnPlateau& s, nb::handle metrics) { s.step(nb::cast<double>(metrics.attr("__float__")())); },
+           nb::arg("metrics"));
+}
+
 }  // namespace
 
 void init_optim(nb::module_& m) {
@@ -357,6 +522,7 @@ void init_optim(nb::module_& m) {
   bind_optimizer<optim::NAdam>(o, base, "NAdam");
   bind_optimizer<optim::RAdam>(o, base, "RAdam");
   bind_optimizer<optim::Adadelta>(o, base, "Adadelta");
+  init_lr_scheduler(o);
 }
 
 }  // namespace ember::py

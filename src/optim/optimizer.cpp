@@ -123,6 +123,7 @@ Tensor Optimizer::step(const std::function<Tensor()>& closure) {
     auto [params, grads] = with_grads(*g);
     if (!params.empty()) step_group(*g, params, grads);
   }
+  count_step();
   return loss;
 }
 

@@ -82,6 +82,9 @@ class Optimizer {
   void zero_grad(bool set_to_none = true);
   // One step over every parameter that has a grad; with a closure, its loss (evaluated first, with grad).
   virtual Tensor step(const std::function<Tensor()>& closure = {});
+  // How many steps were taken (a scheduler warns when it steps before the optimizer did).
+  int64_t step_count() const { return step_count_; }
+  void count_step() { ++step_count_; }
 
   // Per-parameter state, as torch's optimizer.state (made empty on first access).
   Dict& state(const Tensor& param);
@@ -106,6 +109,7 @@ class Optimizer {
   Dict defaults_;
   std::unordered_map<const void*, std::shared_ptr<Dict>> state_;
   std::vector<Tensor> state_order_;
+  int64_t step_count_ = 0;
 };
 
 // Each optimizer takes torch's options by torch's names (missing ones take torch's defaults), e.g.

@@ -3,3 +3,4 @@ Each step is one fused C++ pass per param group; subclass Optimizer and define s
 from .._C._optim import SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, NAdam, Optimizer, RAdam, RMSprop
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adamax", "NAdam", "RAdam", "Adadelta"]
+from . import lr_scheduler  # noqa: E402
