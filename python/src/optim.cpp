@@ -149,6 +149,47 @@ struct StateView {
   nb::object owner;
 };
 
+// register_step_pre_hook / post_hook: the hooks live in the optimizer's attribute `table` (a dict by id).
+struct StepHookHandle {
+  nb::object table;
+  int64_t id;
+  void remove() { table.attr("pop")(id, nb::none()); }
+};
+
+StepHookHandle add_hook(nb::handle self, const char* table, nb::handle hook) {
+  static int64_t next_id = 0;
+  if (!nb::hasattr(self, table)) nb::setattr(self, table, nb::dict());
+  nb::object t = self.attr(table);
+  t[nb::int_(next_id)] = hook;
+  return {t, next_id++};
+}
+
+// Runs `step(*args, **kwargs)` between the optimizer's pre-hooks (which may replace args and kwargs)
+// and post-hooks, as torch: the hooks see args with the optimizer first.
+nb::object hooked_step(nb::handle self, nb::handle step, nb::args args, nb::kwargs kwargs) {
+  nb::list all;
+  all.append(self);
+  for (nb::handle x : args) all.append(x);
+  nb::object a = nb::tuple(all), k = kwargs;
+  if (nb::hasattr(self, "_optimizer_step_pre_hooks"))
+    for (nb::handle h : nb::list(self.attr("_optimizer_step_pre_hooks").attr("values")())) {
+      nb::object r = h(self, a, k);
+      if (r.is_none()) continue;
+      if (!nb::isinstance<nb::tuple>(r) || nb::len(r) != 2)
+        throw std::runtime_error("hook " + nb::cast<std::string>(nb::repr(h)) +
+                                 " must return None or a tuple of (new_args, new_kwargs), but got " +
+                                 nb::cast<std::string>(nb::repr(r)) + ".");
+      a = r[0];
+      k = r[1];
+    }
+  nb::object rest = nb::steal(PySequence_GetSlice(a.ptr(), 1, PY_SSIZE_T_MAX));
+  if (!rest.is_valid()) throw nb::python_error();
+  nb::object out = step(*rest, **k);
+  if (nb::hasattr(self, "_optimizer_step_post_hooks"))
+    for (nb::handle h : nb::list(self.attr("_optimizer_step_post_hooks").attr("values")())) h(self, a, k);
+  return out;
+}
+
 // A step through Python's interface: the closure (a Python callable) runs with grad enabled.
 nb::object python_step(Optimizer& o, nb::handle closure) {
   nb::object loss = nb::none();
@@ -477,6 +518,8 @@ void init_optim(nb::module_& m) {
         return nb::repr(d);
       });
 
+  nb::class_<StepHookHandle>(o, "_StepHookHandle").def("remove", &StepHookHandle::remove);
+
   auto base = nb::class_<Optimizer>(o, "Optimizer", nb::dynamic_attr(), "torch.optim.Optimizer (C++)");
   base.def("__init__",
            [](Optimizer* self, nb::handle params, nb::handle defaults) {
@@ -495,7 +538,23 @@ void init_optim(nb::module_& m) {
                    nb::keep_alive<0, 1>())
       .def("add_param_group", [](Optimizer& opt, nb::handle g) { opt.add_param_group(group_from(g)); })
       .def("zero_grad", &Optimizer::zero_grad, nb::arg("set_to_none") = true)
-      .def("step", &python_step, nb::arg("closure") = nb::none())
+      .def("step", [](nb::handle self, nb::args a, nb::kwargs k) {
+        nb::object plain = nb::cpp_function([self](nb::handle closure) {
+          return python_step(nb::cast<Optimizer&>(self), closure);
+        }, nb::arg("closure") = nb::none());
+        return hooked_step(self, plain, a, k);
+      })
+      .def("_hooked_step", [](nb::handle self, nb::handle step, nb::args a, nb::kwargs k) {
+        nb::object out = hooked_step(self, step, a, k);  // a subclass's own step(): hooked and counted
+        nb::cast<Optimizer&>(self).count_step();
+        return out;
+      })
+      .def("register_step_pre_hook", [](nb::handle self, nb::handle hook) {
+        return add_hook(self, "_optimizer_step_pre_hooks", hook);
+      }, nb::arg("hook"))
+      .def("register_step_post_hook", [](nb::handle self, nb::handle hook) {
+        return add_hook(self, "_optimizer_step_post_hooks", hook);
+      }, nb::arg("hook"))
       .def("state_dict", &state_dict)
       .def("load_state_dict", &load_state_dict, nb::arg("state_dict"))
       .def("__repr__", [](nb::handle self) {

@@ -1,4 +1,6 @@
 """ember.optim against torch.optim: trajectories over many steps, param groups, state_dict, errors."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -217,3 +219,77 @@ def test_errors_match_torch(case):
     assert te is not None
     assert type(ee) is type(te), (ee, te)
     assert str(ee).replace("ember", "torch") == str(te), (str(ee), str(te))
+
+
+class SignSGD(ember.optim.Optimizer):
+    """A user's optimizer in Python, as with torch.optim.Optimizer."""
+
+    def __init__(self, params, lr=0.01):
+        super().__init__(params, dict(lr=lr))
+
+    @ember.no_grad()
+    def step(self, closure=None):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    state = self.state[p]
+                    state["count"] = state.get("count", 0) + 1
+                    p.add_(p.grad.sign(), alpha=-group["lr"])
+
+
+def test_python_subclass_optimizer():
+    p = ember.nn.Parameter(ember.tensor([1.0, -2.0]))
+    o = SignSGD([p], lr=0.5)
+    assert isinstance(o, ember.optim.Optimizer) and o.defaults == {"lr": 0.5}
+    p.grad = ember.tensor([3.0, -1.0])
+    o.step()
+    o.step()
+    assert p.tolist() == [0.0, -1.0] and o.state[p]["count"] == 2
+    assert o.state_dict() == {"state": {0: {"count": 2}}, "param_groups": [{"lr": 0.5, "params": [0]}]}
+    seen = []
+    h = o.register_step_post_hook(lambda opt, args, kwargs: seen.append(opt is o))
+    o.step()
+    h.remove()
+    o.step()
+    assert seen == [True]
+    s = ember.optim.lr_scheduler.ExponentialLR(o, 0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the subclass's steps count: no step-order warning
+        s.step()
+    assert o.param_groups[0]["lr"] == 0.25
+
+
+def test_step_hooks_as_torch():
+    for lib in (ember, torch):
+        p = lib.nn.Parameter(lib.ones(2))
+        p.grad = lib.ones(2)
+        o = lib.optim.SGD([p], lr=0.1)
+        calls = []
+        pre = o.register_step_pre_hook(lambda opt, args, kwargs: calls.append(("pre", args, kwargs)))
+        o.register_step_post_hook(lambda opt, args, kwargs: calls.append(("post", args, kwargs)))
+        o.step()
+        pre.remove()
+        o.step(closure=None)
+        assert calls == [("pre", (o,), {}), ("post", (o,), {}), ("post", (o,), {"closure": None})], lib
+
+
+def test_param_groups_and_state_are_views():
+    ep, tp = make_pair("float32")
+    eo, to = ember.optim.Adam(ep, lr=0.1), torch.optim.Adam(tp, lr=0.1)
+    g = eo.param_groups[0]
+    assert dict(g.items()).keys() == to.param_groups[0].keys()
+    assert {k: v for k, v in g.items() if k != "params"} == {k: v for k, v in to.param_groups[0].items() if k != "params"}
+    g["my_key"] = [1, "x"]  # any Python value, kept as is
+    assert eo.param_groups[0]["my_key"] == [1, "x"] and "my_key" in eo.state_dict()["param_groups"][0]
+    del g["my_key"]
+    assert "my_key" not in eo.param_groups[0]
+    with pytest.raises(KeyError):
+        g["missing"]
+    assert len(eo.state) == 0
+    set_grads(ep, tp, np.random.default_rng(0))
+    eo.step()
+    to.step()
+    assert len(eo.state) == 4 and ep[0] in eo.state and sorted(eo.state[ep[0]]) == sorted(to.state[tp[0]])
+    eo.state[ep[0]]["exp_avg"].zero_()  # state tensors are the optimizer's own
+    assert eo.state[ep[0]]["exp_avg"].abs().sum().item() == 0
+    assert repr(eo).splitlines()[:4] == repr(to).splitlines()[:4]
