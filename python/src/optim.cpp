@@ -192,6 +192,16 @@ nb::object hooked_step(nb::handle self, nb::handle step, nb::args args, nb::kwar
 
 // A step through Python's interface: the closure (a Python callable) runs with grad enabled.
 nb::object python_step(Optimizer& o, nb::handle closure) {
+  if (auto* lbfgs = dynamic_cast<optim::LBFGS*>(&o)) {  // re-evaluates the closure: C++ calls it
+    if (closure.is_none()) throw nb::type_error("LBFGS.step() missing 1 required positional argument: 'closure'");
+    nb::object first;
+    lbfgs->step([&] {
+      nb::object r = closure();
+      if (!first.is_valid()) first = r;
+      return nb::isinstance<Tensor>(r) ? nb::cast<Tensor>(r) : scalar_tensor(nb::cast<double>(r), kFloat64);
+    });
+    return first;
+  }
   nb::object loss = nb::none();
   if (!closure.is_none()) {
     autograd::GradModeGuard enable(true);
@@ -581,6 +591,7 @@ void init_optim(nb::module_& m) {
   bind_optimizer<optim::NAdam>(o, base, "NAdam");
   bind_optimizer<optim::RAdam>(o, base, "RAdam");
   bind_optimizer<optim::Adadelta>(o, base, "Adadelta");
+  bind_optimizer<optim::LBFGS>(o, base, "LBFGS");
   init_lr_scheduler(o);
 }
 

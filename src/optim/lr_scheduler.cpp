@@ -534,8 +534,7 @@ ChainedScheduler::ChainedScheduler(std::vector<std::shared_ptr<LRScheduler>> sch
                     EMBER_CHECK(!schedulers.empty(), ValueError,
                                 "ChainedScheduler expects at least one scheduler to be chained, but got no scheduler.");
                     return opt ? *opt : schedulers[0]->optimizer();
-                  })(),
-                  0),
+                  })()),
       schedulers_(std::move(schedulers)) {
   for (size_t i = 0; i < schedulers_.size(); ++i)
     EMBER_CHECK(&schedulers_[i]->optimizer() == &opt_, ValueError,
@@ -551,7 +550,7 @@ Dict ChainedScheduler::state_dict() const { return Dict{{"_last_lr", last_lr_}};
 void ChainedScheduler::load_state_dict(const Dict& sd) { last_lr_ = list(sd, "_last_lr"); }
 
 // ---- ReduceLROnPlateau
-ReduceLROnPlateau::ReduceLROnPlateau(Optimizer& opt, Options o) : LRScheduler(opt, -1) {
+ReduceLROnPlateau::ReduceLROnPlateau(Optimizer& opt, Options o) : LRScheduler(opt) {
   EMBER_CHECK(o.factor < 1, ValueError, "Factor should be < 1.0.");
   EMBER_CHECK(o.min_lr.size() == 1 || o.min_lr.size() == groups(), ValueError, "expected ", groups(),
               " min_lrs, got ", o.min_lr.size());
@@ -564,7 +563,6 @@ ReduceLROnPlateau::ReduceLROnPlateau(Optimizer& opt, Options o) : LRScheduler(op
         {"cooldown", o.cooldown}, {"eps", o.eps},            {"mode_worse", worse},
         {"mode", o.mode},         {"threshold", o.threshold}, {"threshold_mode", o.threshold_mode},
         {"best", worse},          {"cooldown_counter", int64_t(0)}, {"num_bad_epochs", int64_t(0)}};
-  last_epoch_ = 0;
   last_lr_ = group_lrs();
 }
 void ReduceLROnPlateau::step(double metric) {

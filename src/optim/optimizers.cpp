@@ -6,7 +6,10 @@
 #include <charconv>
 #include <cmath>
 
+#include "ember/autograd.h"
 #include "ember/creation.h"
+#include "ember/linalg.h"
+#include "ember/ops.h"
 #include "ember/optim/functional.h"
 #include "ember/optim/optimizer.h"
 #include "fused.h"
@@ -496,6 +499,145 @@ void Adadelta::step_group(ParamGroup& o, const std::vector<Tensor>& params, cons
       }
     });
   });
+}
+
+// ---- LBFGS
+const Dict& LBFGS::default_options() {
+  static const Dict d{{"lr", int64_t(1)},          {"max_iter", int64_t(20)},   {"max_eval", {}},
+                      {"tolerance_grad", 1e-7},     {"tolerance_change", 1e-9},  {"history_size", int64_t(100)},
+                      {"line_search_fn", {}}};
+  return d;
+}
+LBFGS::LBFGS(Params params, const Dict& options)
+    : Optimizer(std::move(params), [&] {
+        Dict d = merged<LBFGS>(options);
+        if (std::holds_alternative<std::monostate>(d.at("max_eval")))  // torch's default: max_iter * 5 // 4
+          d["max_eval"] = int64_t(d.number("max_iter")) * 5 / 4;
+        return d;
+      }()) {}
+const std::vector<std::string>& LBFGS::positional() {
+  static const std::vector<std::string> names{"lr",         "max_iter",     "max_eval",      "tolerance_grad",
+                                              "tolerance_change", "history_size", "line_search_fn"};
+  return names;
+}
+void LBFGS::validate(const Dict& o) {
+  check_min(o, "lr");
+  const Value& ls = o.at("line_search_fn");
+  EMBER_CHECK(std::holds_alternative<std::monostate>(ls), NotImplementedError,
+              "LBFGS: line_search_fn='strong_wolfe' is not implemented in Ember yet");
+}
+
+Tensor LBFGS::step(const std::function<Tensor()>& closure) {
+  EMBER_CHECK(closure, TypeError, "LBFGS.step() missing 1 required positional argument: 'closure'");
+  EMBER_CHECK(param_groups().size() == 1, ValueError, "LBFGS doesn't support per-parameter options (parameter groups)");
+  ParamGroup& g = *param_groups()[0];
+  const std::vector<Tensor>& params = group_params(g);
+  const double lr = g.number("lr"), tol_grad = g.number("tolerance_grad"), tol_change = g.number("tolerance_change");
+  const int64_t max_iter = int64_t(g.number("max_iter")), history = int64_t(g.number("history_size"));
+  const int64_t max_eval = int64_t(g.number("max_eval"));
+  auto evaluate = [&] {
+    autograd::GradModeGuard enable(true);
+    return closure();
+  };
+  auto flat_grad = [&] {  // every parameter's grad as one vector (zeros for a missing grad)
+    std::vector<Tensor> parts;
+    for (const Tensor& p : params) {
+      Tensor gr = p.grad();
+      parts.push_back(gr.defined() ? gr.reshape({-1}) : zeros({p.numel()}, TensorOptions(p.dtype())));
+    }
+    return cat(parts);
+  };
+  autograd::NoGradGuard no_grad;
+  auto move = [&](double t, const Tensor& d) {  // params += t d
+    int64_t offset = 0;
+    for (const Tensor& p : params) {
+      Tensor(p).add_(d.narrow(0, offset, p.numel()).view(p.sizes()).mul(t));
+      offset += p.numel();
+    }
+  };
+  auto max_abs = [](const Tensor& t) { return t.abs().max().item<double>(); };
+  Dict& s = state(params[0]);
+  auto counter = [&](const char* k) -> int64_t& {
+    Value& v = s[k];
+    if (!std::holds_alternative<int64_t>(v)) v = int64_t(0);
+    return std::get<int64_t>(v);
+  };
+
+  Tensor orig_loss = evaluate();
+  double loss = orig_loss.item<double>();
+  int64_t evals = 1;
+  counter("func_evals") += 1;
+  Tensor grad = flat_grad();
+  if (max_abs(grad) <= tol_grad) return orig_loss;
+
+  Tensor d = s.contains("d") ? std::get<Tensor>(s["d"]) : Tensor();
+  double t = s.contains("t") ? s.number("t") : lr;
+  std::vector<Tensor> dirs, stps, ro;
+  if (auto* v = std::get_if<std::vector<Tensor>>(s.find("old_dirs") ? s.find("old_dirs") : &s["old_dirs"])) dirs = *v;
+  if (auto* v = std::get_if<std::vector<Tensor>>(s.find("old_stps") ? s.find("old_stps") : &s["old_stps"])) stps = *v;
+  if (auto* v = std::get_if<std::vector<Tensor>>(s.find("ro") ? s.find("ro") : &s["ro"])) ro = *v;
+  Tensor h_diag = s.contains("H_diag") && std::holds_alternative<Tensor>(s["H_diag"]) ? std::get<Tensor>(s["H_diag"])
+                                                                                        : Tensor();
+  Tensor prev_grad = s.contains("prev_flat_grad") && std::holds_alternative<Tensor>(s["prev_flat_grad"])
+                         ? std::get<Tensor>(s["prev_flat_grad"])
+                         : Tensor();
+  double prev_loss = s.contains("prev_loss") && !std::holds_alternative<std::monostate>(s["prev_loss"])
+                         ? s.number("prev_loss")
+                         : 0;
+  for (int64_t n = 1; n <= max_iter; ++n) {
+    const int64_t total_iters = counter("n_iter") += 1;
+    if (total_iters == 1) {  // steepest descent
+      d = grad.neg();
+      dirs.clear(), stps.clear(), ro.clear();
+      h_diag = ones({}, TensorOptions(grad.dtype()));
+    } else {  // the two-loop recursion over the kept (y, s) pairs
+      Tensor y = grad - prev_grad, st = d.mul(t);
+      Tensor ys = y.dot(st);
+      if (ys.item<double>() > 1e-10) {
+        if (int64_t(dirs.size()) == history) {
+          dirs.erase(dirs.begin()), stps.erase(stps.begin()), ro.erase(ro.begin());
+        }
+        dirs.push_back(y), stps.push_back(st), ro.push_back(ones_like(ys) / ys);
+        h_diag = ys / y.dot(y);
+      }
+      std::vector<Tensor> al(dirs.size());
+      Tensor q = grad.neg();
+      for (size_t i = dirs.size(); i-- > 0;) {
+        al[i] = stps[i].dot(q) * ro[i];
+        q.sub_(dirs[i].mul(al[i].item()));
+      }
+      d = q * h_diag;
+      for (size_t i = 0; i < dirs.size(); ++i) {
+        Tensor be = dirs[i].dot(d) * ro[i];
+        d.add_(stps[i].mul((al[i] - be).item()));
+      }
+    }
+    prev_grad = grad.clone();
+    prev_loss = loss;
+    t = total_iters == 1 ? std::min(1.0, (ones({}, TensorOptions(grad.dtype())) / grad.abs().sum()).item<double>()) * lr : lr;
+    if (grad.dot(d).item<double>() > -tol_change) break;
+    move(t, d);
+    int64_t ls_evals = 0;
+    if (n != max_iter) {
+      loss = evaluate().item<double>();
+      grad = flat_grad();
+      ls_evals = 1;
+    }
+    evals += ls_evals;
+    counter("func_evals") += ls_evals;
+    if (n == max_iter || evals >= max_eval || max_abs(grad) <= tol_grad) break;
+    if (max_abs(d.mul(t)) <= tol_change || std::abs(loss - prev_loss) < tol_change) break;
+  }
+  s["d"] = d;
+  s["t"] = t;
+  s["old_dirs"] = dirs;
+  s["old_stps"] = stps;
+  s["ro"] = ro;
+  s["H_diag"] = h_diag;
+  s["prev_flat_grad"] = prev_grad;
+  s["prev_loss"] = prev_loss;
+  count_step();
+  return orig_loss;
 }
 
 }  // namespace ember::optim

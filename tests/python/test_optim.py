@@ -293,3 +293,37 @@ def test_param_groups_and_state_are_views():
     eo.state[ep[0]]["exp_avg"].zero_()  # state tensors are the optimizer's own
     assert eo.state[ep[0]]["exp_avg"].abs().sum().item() == 0
     assert repr(eo).splitlines()[:4] == repr(to).splitlines()[:4]
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(lr=0.5, max_iter=4, history_size=2), dict(max_iter=3, max_eval=2),
+                                dict(tolerance_grad=1e-3)])
+def test_lbfgs_matches_torch(kw):
+    rng = np.random.default_rng(0)
+    A, b = rng.standard_normal((8, 3)), rng.standard_normal(8)
+
+    def run(lib):
+        w = lib.nn.Parameter(lib.zeros(3))
+        X, y = lib.tensor(A.tolist()), lib.tensor(b.tolist())
+        o = lib.optim.LBFGS([w], **kw)
+
+        def closure():
+            o.zero_grad()
+            loss = ((X @ w - y) ** 2).mean() + (w ** 4).sum() * 0.1
+            loss.backward()
+            return loss
+
+        losses = [o.step(closure).item() for _ in range(4)]
+        return w.detach().tolist(), losses, o.state_dict()
+
+    (ew, el, esd), (tw, tl, tsd) = run(ember), run(torch)
+    assert ew == pytest.approx(tw, rel=1e-5, abs=1e-6) and el == pytest.approx(tl, rel=1e-5)
+    assert esd["param_groups"] == tsd["param_groups"]
+    assert set(esd["state"][0]) <= set(tsd["state"][0])
+
+
+def test_lbfgs_errors_match_torch():
+    p = [ember.nn.Parameter(ember.zeros(2)), ember.nn.Parameter(ember.zeros(2))]
+    with pytest.raises(ValueError, match="LBFGS doesn't support per-parameter options"):
+        ember.optim.LBFGS([{"params": p[:1]}, {"params": p[1:]}]).step(lambda: ember.tensor(0.0))
+    with pytest.raises(TypeError, match="closure"):
+        ember.optim.LBFGS(p).step()

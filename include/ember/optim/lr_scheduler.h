@@ -31,6 +31,8 @@ class LRScheduler {
  protected:
   // Records every group's initial_lr (when last_epoch is -1; else requires it) as base_lrs.
   LRScheduler(Optimizer& opt, int64_t last_epoch);
+  // For schedulers that drive others or no schedule (ReduceLROnPlateau): the groups are left as they are.
+  explicit LRScheduler(Optimizer& opt) : opt_(opt), last_epoch_(0) {}
   // The first step, to epoch last_epoch + 1; each concrete class's constructor ends with it.
   void initial_step();
   // The learning rates at last_epoch_ (already advanced), from the groups' current rates.

@@ -139,4 +139,16 @@ EMBER_OPTIMIZER(RAdam)
 EMBER_OPTIMIZER(Adadelta)
 #undef EMBER_OPTIMIZER
 
+// L-BFGS over all parameters as one flat vector (one group): up to max_iter iterations of the two-loop
+// recursion per step, each re-evaluating the closure. line_search_fn "strong_wolfe" is not in yet.
+class LBFGS : public Optimizer {
+ public:
+  LBFGS(Params params, const Dict& options = {});
+  static const Dict& default_options();
+  static const std::vector<std::string>& positional();
+  static void validate(const Dict& options);
+  // The closure is required; returns its first loss.
+  Tensor step(const std::function<Tensor()>& closure) override;
+};
+
 }  // namespace ember::optim
