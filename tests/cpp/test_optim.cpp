@@ -85,3 +85,22 @@ TEST(Optim, StateDictRoundTrip) {
   b.step();
   EXPECT_TRUE(equal(w, v));
 }
+
+TEST(Optim, LBFGSFitsLinearRegression) {
+  manual_seed(0);
+  Tensor x = randn({64, 2});
+  Tensor y = x.matmul(tensor<float>({2.f, -3.f}).reshape({2, 1})) + 0.5;
+  Tensor w = nn::make_parameter(zeros({2, 1})), b = nn::make_parameter(zeros({1}));
+  optim::LBFGS opt(std::vector<Tensor>{w, b});
+  auto closure = [&] {
+    opt.zero_grad();
+    Tensor diff = x.matmul(w) + b - y;
+    Tensor l = (diff * diff).mean();
+    l.backward();
+    return l;
+  };
+  for (int i = 0; i < 3; ++i) opt.step(closure);
+  EXPECT_LT(closure().item<float>(), 1e-8);
+  EXPECT_EQ(opt.param_groups()[0]->number("max_eval"), 25);
+  EXPECT_THROW(opt.step({}), TypeError);  // a closure is required
+}
