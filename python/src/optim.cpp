@@ -309,6 +309,11 @@ std::optional<int64_t> opt_int(nb::handle h) {
 
 nb::dict scheduler_state(const S::LRScheduler& s) {
   nb::dict d = to_pydict(s.state_dict());
+  if (dynamic_cast<const S::LambdaLR*>(&s)) {  // torch saves no functions: None for each
+    nb::list l;
+    for (size_t i = 0; i < s.base_lrs().size(); ++i) l.append(nb::none());
+    d["lr_lambdas"] = l;
+  }
   const std::vector<std::shared_ptr<S::LRScheduler>>* subs = nullptr;
   if (auto* q = dynamic_cast<const S::SequentialLR*>(&s)) subs = &q->schedulers();
   if (auto* c = dynamic_cast<const S::ChainedScheduler*>(&s)) subs = &c->schedulers();

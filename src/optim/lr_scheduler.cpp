@@ -94,6 +94,8 @@ Dict LRScheduler::state_dict() const {
   d["base_lrs"] = base_lrs_;
   d["last_epoch"] = last_epoch_;
   d["_step_count"] = step_count_;
+  d["_is_initial"] = false;  // torch's flags, false between steps
+  d["_get_lr_called_within_step"] = false;
   d["_last_lr"] = last_lr_;
   return d;
 }
@@ -565,6 +567,16 @@ ReduceLROnPlateau::ReduceLROnPlateau(Optimizer& opt, Options o) : LRScheduler(op
         {"best", worse},          {"cooldown_counter", int64_t(0)}, {"num_bad_epochs", int64_t(0)}};
   last_lr_ = group_lrs();
 }
+Dict ReduceLROnPlateau::state_dict() const {
+  Dict d = hp;
+  d["default_min_lr"] = min_lrs_.size() == 1 || std::ranges::all_of(min_lrs_, [&](double m) { return m == min_lrs_[0]; })
+                            ? Value(min_lrs_[0])
+                            : Value();
+  d["last_epoch"] = last_epoch_;
+  d["_last_lr"] = last_lr_;
+  return d;
+}
+
 void ReduceLROnPlateau::step(double metric) {
   ++last_epoch_;
   const bool min = std::get<std::string>(hp.at("mode")) == "min";

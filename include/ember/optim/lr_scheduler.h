@@ -189,6 +189,7 @@ class ReduceLROnPlateau : public LRScheduler {
   };
   ReduceLROnPlateau(Optimizer& opt, Options o);
   void step(double metric);
+  Dict state_dict() const override;
 
  protected:
   std::vector<double> get_lr() override { return group_lrs(); }
