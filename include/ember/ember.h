@@ -52,3 +52,4 @@ using AutoGradMode = autograd::GradModeGuard;
 #include "ember/nn/modules_conv.h"
 #include "ember/nn/modules_norm.h"
 #include "ember/nn/modules_misc.h"
+#include "ember/optim/lr_scheduler.h"

@@ -10,53 +10,12 @@
 #include "ember/creation.h"
 #include "ember/errors.h"
 #include "ember/parallel.h"
+#include "fused.h"
 
 namespace ember::optim::functional {
-namespace {
-
-constexpr int64_t kChunk = 1 << 15;  // elements per task: a few L2-sized slices of each stream
-
-// Checks one state tensor against its parameter: same dtype, shape, contiguous CPU storage.
-void check_like(const Tensor& t, const Tensor& param, const char* what, size_t i) {
-  EMBER_CHECK(t.defined(), Error, "optimizer: ", what, " of parameter ", i, " is missing");
-  EMBER_CHECK(t.device().is_cpu() && param.device().is_cpu(), NotImplementedError,
-              "optimizer: fused step runs on CPU tensors only");
-  EMBER_CHECK(t.dtype() == param.dtype() && std::ranges::equal(t.sizes(), param.sizes()), Error, "optimizer: ", what,
-              " of parameter ", i, " has dtype ", t.dtype(), " and shape ", t.sizes(), " but the parameter has ",
-              param.dtype(), " and ", param.sizes());
-  EMBER_CHECK(t.is_contiguous(), Error, "optimizer: ", what, " of parameter ", i, " is not contiguous");
-}
-
-// Runs fn(i, begin, end) over all parameters in chunks, in parallel when the step is large, then
-// bumps every parameter's version (the step wrote them in place).
-template <typename Fn>
-void for_each_chunk(const std::vector<Tensor>& params, Fn&& fn) {
-  struct Chunk { size_t i; int64_t begin, end; };
-  std::vector<Chunk> chunks;
-  int64_t total = 0;
-  for (size_t i = 0; i < params.size(); ++i) {
-    for (int64_t b = 0; b < params[i].numel(); b += kChunk) chunks.push_back({i, b, std::min(b + kChunk, params[i].numel())});
-    total += params[i].numel();
-  }
-  {
-    Unlocked unlocked(total >= kUnlockElements);
-    parallel_for(0, int64_t(chunks.size()), total >= kUnlockElements ? 1 : int64_t(chunks.size()) + 1,
-                 [&](int64_t b, int64_t e) {
-                   for (int64_t c = b; c < e; ++c) fn(chunks[c].i, chunks[c].begin, chunks[c].end);
-                 });
-  }
-  for (const Tensor& p : params) p.bump_version();
-}
-
-// The parameter's dtype as a C++ type: float or double.
-template <typename Fn>
-void visit_float(const Tensor& p, Fn&& fn) {
-  if (p.dtype() == kFloat32) fn(float{});
-  else if (p.dtype() == kFloat64) fn(double{});
-  else throw NotImplementedError(str("optimizer: fused step supports float32 and float64 parameters, got ", p.dtype()));
-}
-
-}  // namespace
+using detail::check_like;
+using detail::for_each_chunk;
+using detail::visit_float;
 
 void sgd(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, std::vector<Tensor>& momentum_buffers,
          const SGDOptions& o) {
@@ -72,7 +31,7 @@ void sgd(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, st
     }
     if (o.momentum != 0) check_like(momentum_buffers[i], params[i], "momentum_buffer", i);
   }
-  for_each_chunk(params, [&](size_t i, int64_t b, int64_t e) {
+  for_each_chunk(params, {&momentum_buffers}, [&](size_t i, int64_t b, int64_t e) {
     visit_float(params[i], [&]<typename T>(T) {
       T* __restrict p = params[i].data_ptr<T>();
       const T* __restrict g = grads[i].data_ptr<T>();
@@ -92,8 +51,6 @@ void sgd(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, st
       }
     });
   });
-  for (size_t i = 0; i < params.size(); ++i)
-    if (first[i]) momentum_buffers[i].bump_version();
 }
 
 void adam(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, const std::vector<Tensor>& exp_avgs,
@@ -118,7 +75,7 @@ void adam(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, c
     bc2_sqrt[i] = std::sqrt(1 - std::pow(o.beta2, double(step)));
     steps[i].bump_version();
   }
-  for_each_chunk(params, [&](size_t i, int64_t b, int64_t e) {
+  for_each_chunk(params, {&exp_avgs, &exp_avg_sqs, &max_exp_avg_sqs}, [&](size_t i, int64_t b, int64_t e) {
     visit_float(params[i], [&]<typename T>(T) {
       T* __restrict p = params[i].data_ptr<T>();
       const T* __restrict g = grads[i].data_ptr<T>();
@@ -145,11 +102,6 @@ void adam(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, c
       }
     });
   });
-  for (size_t i = 0; i < n; ++i) {
-    exp_avgs[i].bump_version();
-    exp_avg_sqs[i].bump_version();
-    if (o.amsgrad) max_exp_avg_sqs[i].bump_version();
-  }
 }
 
 }  // namespace ember::optim::functional

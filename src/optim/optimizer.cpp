@@ -3,39 +3,113 @@
 #include <unordered_set>
 
 #include "ember/autograd.h"
-#include "ember/creation.h"
 #include "ember/errors.h"
 
 namespace ember::optim {
 
-Optimizer::Optimizer(std::vector<ParamGroup> groups, Options defaults) : defaults_(std::move(defaults)) {
-  EMBER_CHECK(!groups.empty(), ValueError, "optimizer got an empty parameter list");
-  for (ParamGroup& g : groups) add_param_group(std::move(g));
+Dict::Dict(std::initializer_list<std::pair<std::string, Value>> items) {
+  for (const auto& [k, v] : items) (*this)[k] = v;
+}
+
+Value* Dict::find(const std::string& key) {
+  for (auto& [k, v] : items_)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+const Value* Dict::find(const std::string& key) const { return const_cast<Dict*>(this)->find(key); }
+
+const Value& Dict::at(const std::string& key) const {
+  const Value* v = find(key);
+  EMBER_CHECK(v, Error, "optimizer: no entry '", key, "'");
+  return *v;
+}
+
+Value& Dict::operator[](const std::string& key) {
+  if (Value* v = find(key)) return *v;
+  return items_.emplace_back(key, Value()).second;
+}
+
+bool Dict::erase(const std::string& key) {
+  return std::erase_if(items_, [&](const auto& kv) { return kv.first == key; }) != 0;
+}
+
+double Dict::number(const std::string& key) const {
+  const Value& v = at(key);
+  if (auto* d = std::get_if<double>(&v)) return *d;
+  if (auto* i = std::get_if<int64_t>(&v)) return double(*i);
+  if (auto* b = std::get_if<bool>(&v)) return *b;
+  if (auto* t = std::get_if<Tensor>(&v); t && t->numel() == 1) return t->item<double>();
+  throw TypeError(str("optimizer option '", key, "' must be a number"));
+}
+
+bool Dict::flag(const std::string& key) const {
+  const Value* v = find(key);
+  if (!v || std::holds_alternative<std::monostate>(*v)) return false;
+  return number(key) != 0;
+}
+
+double Dict::element(const std::string& key, size_t i) const {
+  auto* t = std::get_if<std::vector<double>>(&at(key));
+  EMBER_CHECK(t && i < t->size(), TypeError, "optimizer option '", key, "' must be a tuple of at least ", i + 1,
+              " floats");
+  return (*t)[i];
+}
+
+std::vector<Tensor>& group_params(ParamGroup& group) {
+  auto* p = std::get_if<std::vector<Tensor>>(group.find("params"));
+  EMBER_CHECK(p, Error, "param group has no 'params' list");
+  return *p;
+}
+
+Optimizer::Optimizer(Params params, Dict defaults) : defaults_(std::move(defaults)) {
+  EMBER_CHECK(!params.groups.empty(), ValueError, "optimizer got an empty parameter list");
+  for (ParamGroup& g : params.groups) add_param_group(std::move(g));
 }
 
 void Optimizer::add_param_group(ParamGroup group) {
-  EMBER_CHECK(!group.params.empty(), ValueError, "optimizer got an empty parameter list");
-  std::unordered_set<const void*> seen;
-  for (const ParamGroup& g : groups_)
-    for (const Tensor& p : g.params) seen.insert(p.impl());
-  for (const Tensor& p : group.params) {
-    EMBER_CHECK(p.defined(), ValueError, "optimizer got an undefined parameter");
-    EMBER_CHECK(!p.grad_fn(), ValueError, "can't optimize a non-leaf Tensor");
-    EMBER_CHECK(seen.insert(p.impl()).second, ValueError, "some parameters appear in more than one parameter group");
+  std::unordered_set<const void*> seen, taken;
+  for (const auto& g : groups_)
+    for (const Tensor& p : group_params(*g)) taken.insert(p.impl());
+  for (const Tensor& p : group_params(group)) {
+    EMBER_CHECK(p.defined(), TypeError, "optimizer can only optimize Tensors, but one of the params is None");
+    EMBER_CHECK(p.is_leaf() || p.retains_grad(), ValueError, "can't optimize a non-leaf Tensor");
+    seen.insert(p.impl());
   }
-  for (const auto& [k, v] : defaults_) group.options.try_emplace(k, v);
-  EMBER_CHECK(group.options["lr"] >= 0, ValueError, "Invalid learning rate: ", group.options["lr"]);
-  groups_.push_back(std::move(group));
+  for (const void* p : seen)
+    EMBER_CHECK(!taken.count(p), ValueError, "some parameters appear in more than one parameter group");
+  for (const auto& [k, v] : defaults_)
+    if (!group.contains(k)) group[k] = v;
+  // "params" last, as torch's groups after add_param_group
+  Value params = std::move(group["params"]);
+  group.erase("params");
+  group["params"] = std::move(params);
+  groups_.push_back(std::make_shared<ParamGroup>(std::move(group)));
 }
 
 void Optimizer::zero_grad(bool set_to_none) {
-  for (const ParamGroup& g : groups_)
-    for (const Tensor& p : g.params) {
+  for (const auto& g : groups_)
+    for (const Tensor& p : group_params(*g)) {
       Tensor grad = p.grad();
       if (!grad.defined()) continue;
-      if (set_to_none) p.set_grad(Tensor());
-      else grad.zero_();
+      if (set_to_none) {
+        p.set_grad(Tensor());
+      } else {
+        if (grad.grad_fn()) grad.detach_();
+        else grad.requires_grad_(false);
+        grad.zero_();
+      }
     }
+}
+
+std::pair<std::vector<Tensor>, std::vector<Tensor>> Optimizer::with_grads(ParamGroup& group) {
+  std::vector<Tensor> params, grads;
+  for (const Tensor& p : group_params(group))
+    if (Tensor grad = p.grad(); grad.defined()) {
+      params.push_back(p);
+      grads.push_back(grad.contiguous());
+    }
+  return {params, grads};
 }
 
 Tensor Optimizer::step(const std::function<Tensor()>& closure) {
@@ -45,65 +119,82 @@ Tensor Optimizer::step(const std::function<Tensor()>& closure) {
     loss = closure();
   }
   autograd::NoGradGuard no_grad;
-  for (ParamGroup& g : groups_) {
-    std::vector<Tensor> params, grads;
-    for (const Tensor& p : g.params)
-      if (Tensor grad = p.grad(); grad.defined()) {
-        params.push_back(p);
-        grads.push_back(grad.contiguous());
-      }
-    if (!params.empty()) step_group(g, params, grads);
+  for (const auto& g : groups_) {
+    auto [params, grads] = with_grads(*g);
+    if (!params.empty()) step_group(*g, params, grads);
   }
+  count_step();
   return loss;
 }
 
-SGD::SGD(std::vector<ParamGroup> groups, const functional::SGDOptions& o)
-    : Optimizer(std::move(groups), {{"lr", o.lr}, {"momentum", o.momentum}, {"dampening", o.dampening},
-                                    {"weight_decay", o.weight_decay}, {"nesterov", o.nesterov}, {"maximize", o.maximize}}) {
-  EMBER_CHECK(!o.nesterov || (o.momentum > 0 && o.dampening == 0), ValueError,
-              "Nesterov momentum requires a momentum and zero dampening");
+void Optimizer::step_group(ParamGroup&, const std::vector<Tensor>&, const std::vector<Tensor>&) {
+  throw NotImplementedError("Optimizer.step is not implemented: a subclass defines step()");
 }
 
-void SGD::step_group(ParamGroup& g, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
-  Options& o = g.options;
-  std::vector<Tensor> bufs;
-  for (const Tensor& p : params) bufs.push_back(state(p)["momentum_buffer"]);
-  functional::sgd(params, grads, bufs,
-                  {o["lr"], o["momentum"], o["dampening"], o["weight_decay"], o["nesterov"] != 0, o["maximize"] != 0});
-  if (o["momentum"] != 0)
-    for (size_t i = 0; i < params.size(); ++i) state(params[i])["momentum_buffer"] = bufs[i];
-}
-
-Adam::Adam(std::vector<ParamGroup> groups, const functional::AdamOptions& o)
-    : Optimizer(std::move(groups), {{"lr", o.lr}, {"beta1", o.beta1}, {"beta2", o.beta2}, {"eps", o.eps},
-                                    {"weight_decay", o.weight_decay}, {"amsgrad", o.amsgrad}, {"maximize", o.maximize},
-                                    {"decoupled_weight_decay", o.decoupled_weight_decay}}) {
-  EMBER_CHECK(o.eps >= 0, ValueError, "Invalid epsilon value: ", o.eps);
-  EMBER_CHECK(o.beta1 >= 0 && o.beta1 < 1, ValueError, "Invalid beta parameter at index 0: ", o.beta1);
-  EMBER_CHECK(o.beta2 >= 0 && o.beta2 < 1, ValueError, "Invalid beta parameter at index 1: ", o.beta2);
-  EMBER_CHECK(o.weight_decay >= 0, ValueError, "Invalid weight_decay value: ", o.weight_decay);
-}
-
-void Adam::step_group(ParamGroup& g, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
-  Options& o = g.options;
-  const bool amsgrad = o["amsgrad"] != 0;
-  std::vector<Tensor> m, v, vmax, steps;
-  for (const Tensor& p : params) {
-    auto& s = state(p);
-    if (!s.count("step")) {  // lazy state, as torch: zeros like the parameter, a float32 step counter
-      s["step"] = zeros({}, TensorOptions(kFloat32));
-      s["exp_avg"] = zeros_like(p);
-      s["exp_avg_sq"] = zeros_like(p);
-      if (amsgrad) s["max_exp_avg_sq"] = zeros_like(p);
-    }
-    m.push_back(s["exp_avg"]);
-    v.push_back(s["exp_avg_sq"]);
-    vmax.push_back(amsgrad ? s["max_exp_avg_sq"] : Tensor());
-    steps.push_back(s["step"]);
+std::shared_ptr<Dict> Optimizer::state_ptr(const Tensor& param) {
+  auto [it, inserted] = state_.try_emplace(param.impl(), nullptr);
+  if (inserted) {
+    it->second = std::make_shared<Dict>();
+    state_order_.push_back(param);
   }
-  functional::adam(params, grads, m, v, vmax, steps,
-                   {o["lr"], o["beta1"], o["beta2"], o["eps"], o["weight_decay"], amsgrad, o["maximize"] != 0,
-                    o["decoupled_weight_decay"] != 0});
+  return it->second;
+}
+
+Dict& Optimizer::state(const Tensor& param) { return *state_ptr(param); }
+
+StateDict Optimizer::state_dict() const {
+  StateDict sd;
+  std::unordered_map<const void*, int64_t> index;
+  for (const auto& g : groups_) {
+    Dict options;
+    std::vector<int64_t> ids;
+    for (const auto& [k, v] : *g)
+      if (k != "params") options[k] = v;
+    for (const Tensor& p : group_params(*g)) ids.push_back(index.try_emplace(p.impl(), int64_t(index.size())).first->second);
+    sd.param_groups.emplace_back(std::move(options), std::move(ids));
+  }
+  for (const Tensor& p : state_order_)
+    if (auto it = index.find(p.impl()); it != index.end()) sd.state.emplace_back(it->second, *state_.at(p.impl()));
+  return sd;
+}
+
+void Optimizer::load_state_dict(const StateDict& sd) {
+  EMBER_CHECK(sd.param_groups.size() == groups_.size(), ValueError,
+              "loaded state dict has a different number of parameter groups");
+  std::unordered_map<int64_t, Tensor> by_id;
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    const std::vector<Tensor>& params = group_params(*groups_[i]);
+    const std::vector<int64_t>& ids = sd.param_groups[i].second;
+    EMBER_CHECK(ids.size() == params.size(), ValueError,
+                "loaded state dict contains a parameter group that doesn't match the size of optimizer's group");
+    for (size_t j = 0; j < ids.size(); ++j) by_id[ids[j]] = params[j];
+  }
+  // The param's dtype for floating state (a tensor of another dtype or device is converted).
+  auto cast = [](const Tensor& p, const std::string& key, const Tensor& t) {
+    if (key == "step") return t;
+    Tensor on = t.to(p.device());
+    return p.is_floating_point() ? on.to(p.dtype()) : on;
+  };
+  state_.clear();
+  state_order_.clear();
+  for (const auto& [id, saved] : sd.state) {
+    auto it = by_id.find(id);
+    if (it == by_id.end()) continue;
+    Dict& s = state(it->second);
+    for (const auto& [k, v] : saved) {
+      if (const Tensor* t = std::get_if<Tensor>(&v)) s[k] = cast(it->second, k, *t);
+      else if (const auto* ts = std::get_if<std::vector<Tensor>>(&v)) {
+        std::vector<Tensor> out;
+        for (const Tensor& t : *ts) out.push_back(cast(it->second, k, t));
+        s[k] = std::move(out);
+      } else s[k] = v;
+    }
+  }
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    ParamGroup g = sd.param_groups[i].first;
+    g["params"] = group_params(*groups_[i]);
+    *groups_[i] = std::move(g);
+  }
 }
 
 }  // namespace ember::optim

@@ -1,4 +1,6 @@
 """ember.optim against torch.optim: trajectories over many steps, param groups, state_dict, errors."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -61,6 +63,24 @@ SETTINGS = [
     ("AdamW", dict()),
     ("AdamW", dict(lr=0.01, weight_decay=0.3, amsgrad=True)),
     ("AdamW", dict(lr=0.02, maximize=True, betas=(0.6, 0.95))),
+    ("Adagrad", dict()),
+    ("Adagrad", dict(lr=0.1, lr_decay=0.01, weight_decay=0.1, initial_accumulator_value=0.5, eps=1e-6)),
+    ("Adagrad", dict(lr=0.05, maximize=True)),
+    ("RMSprop", dict()),
+    ("RMSprop", dict(lr=0.001, alpha=0.9, momentum=0.5, centered=True, weight_decay=0.1)),
+    ("RMSprop", dict(lr=0.002, centered=True, maximize=True)),
+    ("RMSprop", dict(lr=0.002, momentum=0.9, eps=1e-4)),
+    ("Adamax", dict()),
+    ("Adamax", dict(lr=0.01, betas=(0.8, 0.99), weight_decay=0.1, maximize=True)),
+    ("NAdam", dict()),
+    ("NAdam", dict(lr=0.01, betas=(0.8, 0.99), weight_decay=0.1, momentum_decay=0.01)),
+    ("NAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, maximize=True)),
+    ("RAdam", dict()),
+    ("RAdam", dict(lr=0.01, betas=(0.8, 0.99), weight_decay=0.1)),
+    ("RAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, maximize=True)),
+    ("Adadelta", dict()),
+    ("Adadelta", dict(lr=0.5, rho=0.8, eps=1e-5, weight_decay=0.1)),
+    ("Adadelta", dict(maximize=True)),
 ]
 
 
@@ -190,6 +210,18 @@ def test_zero_grad_and_closure():
     lambda m, p: m.optim.Adam(p, betas=(0.9, -0.1)),
     lambda m, p: m.optim.AdamW(p, weight_decay=-1),
     lambda m, p: m.optim.SGD(p, lr=0.1).add_param_group(p[0]),
+    lambda m, p: m.optim.Adagrad(p, lr_decay=-1),
+    lambda m, p: m.optim.Adagrad(p, initial_accumulator_value=-0.5),
+    lambda m, p: m.optim.Adagrad(p, eps=-1e-5),
+    lambda m, p: m.optim.RMSprop(p, alpha=-1),
+    lambda m, p: m.optim.RMSprop(p, momentum=-0.5),
+    lambda m, p: m.optim.Adamax(p, betas=(0.9, 1.0)),
+    lambda m, p: m.optim.NAdam(p, momentum_decay=-1),
+    lambda m, p: m.optim.RAdam(p, betas=(-0.1, 0.9)),
+    lambda m, p: m.optim.Adadelta(p, rho=1.5),
+    lambda m, p: m.optim.Adadelta(p, lr=-0.5),
+    lambda m, p: m.optim.SGD(p, 0.1, 0.9, 0, 0, False, 3),
+    lambda m, p: m.optim.Adam(p, lrr=0.1),
     lambda m, p: m.optim.SGD(p, lr=0.1).load_state_dict({"state": {}, "param_groups": []}),
     lambda m, p: m.optim.SGD(p, lr=0.1).load_state_dict({"state": {}, "param_groups": [{"params": [0]}]}),
 ])
@@ -199,3 +231,111 @@ def test_errors_match_torch(case):
     assert te is not None
     assert type(ee) is type(te), (ee, te)
     assert str(ee).replace("ember", "torch") == str(te), (str(ee), str(te))
+
+
+class SignSGD(ember.optim.Optimizer):
+    """A user's optimizer in Python, as with torch.optim.Optimizer."""
+
+    def __init__(self, params, lr=0.01):
+        super().__init__(params, dict(lr=lr))
+
+    @ember.no_grad()
+    def step(self, closure=None):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    state = self.state[p]
+                    state["count"] = state.get("count", 0) + 1
+                    p.add_(p.grad.sign(), alpha=-group["lr"])
+
+
+def test_python_subclass_optimizer():
+    p = ember.nn.Parameter(ember.tensor([1.0, -2.0]))
+    o = SignSGD([p], lr=0.5)
+    assert isinstance(o, ember.optim.Optimizer) and o.defaults == {"lr": 0.5}
+    p.grad = ember.tensor([3.0, -1.0])
+    o.step()
+    o.step()
+    assert p.tolist() == [0.0, -1.0] and o.state[p]["count"] == 2
+    assert o.state_dict() == {"state": {0: {"count": 2}}, "param_groups": [{"lr": 0.5, "params": [0]}]}
+    seen = []
+    h = o.register_step_post_hook(lambda opt, args, kwargs: seen.append(opt is o))
+    o.step()
+    h.remove()
+    o.step()
+    assert seen == [True]
+    s = ember.optim.lr_scheduler.ExponentialLR(o, 0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the subclass's steps count: no step-order warning
+        s.step()
+    assert o.param_groups[0]["lr"] == 0.25
+
+
+def test_step_hooks_as_torch():
+    for lib in (ember, torch):
+        p = lib.nn.Parameter(lib.ones(2))
+        p.grad = lib.ones(2)
+        o = lib.optim.SGD([p], lr=0.1)
+        calls = []
+        pre = o.register_step_pre_hook(lambda opt, args, kwargs: calls.append(("pre", args, kwargs)))
+        o.register_step_post_hook(lambda opt, args, kwargs: calls.append(("post", args, kwargs)))
+        o.step()
+        pre.remove()
+        o.step(closure=None)
+        assert calls == [("pre", (o,), {}), ("post", (o,), {}), ("post", (o,), {"closure": None})], lib
+
+
+def test_param_groups_and_state_are_views():
+    ep, tp = make_pair("float32")
+    eo, to = ember.optim.Adam(ep, lr=0.1), torch.optim.Adam(tp, lr=0.1)
+    g = eo.param_groups[0]
+    assert dict(g.items()).keys() == to.param_groups[0].keys()
+    assert {k: v for k, v in g.items() if k != "params"} == {k: v for k, v in to.param_groups[0].items() if k != "params"}
+    g["my_key"] = [1, "x"]  # any Python value, kept as is
+    assert eo.param_groups[0]["my_key"] == [1, "x"] and "my_key" in eo.state_dict()["param_groups"][0]
+    del g["my_key"]
+    assert "my_key" not in eo.param_groups[0]
+    with pytest.raises(KeyError):
+        g["missing"]
+    assert len(eo.state) == 0
+    set_grads(ep, tp, np.random.default_rng(0))
+    eo.step()
+    to.step()
+    assert len(eo.state) == 4 and ep[0] in eo.state and sorted(eo.state[ep[0]]) == sorted(to.state[tp[0]])
+    eo.state[ep[0]]["exp_avg"].zero_()  # state tensors are the optimizer's own
+    assert eo.state[ep[0]]["exp_avg"].abs().sum().item() == 0
+    assert repr(eo).splitlines()[:4] == repr(to).splitlines()[:4]
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(lr=0.5, max_iter=4, history_size=2), dict(max_iter=3, max_eval=2),
+                                dict(tolerance_grad=1e-3)])
+def test_lbfgs_matches_torch(kw):
+    rng = np.random.default_rng(0)
+    A, b = rng.standard_normal((8, 3)), rng.standard_normal(8)
+
+    def run(lib):
+        w = lib.nn.Parameter(lib.zeros(3))
+        X, y = lib.tensor(A.tolist()), lib.tensor(b.tolist())
+        o = lib.optim.LBFGS([w], **kw)
+
+        def closure():
+            o.zero_grad()
+            loss = ((X @ w - y) ** 2).mean() + (w ** 4).sum() * 0.1
+            loss.backward()
+            return loss
+
+        losses = [o.step(closure).item() for _ in range(4)]
+        return w.detach().tolist(), losses, o.state_dict()
+
+    (ew, el, esd), (tw, tl, tsd) = run(ember), run(torch)
+    assert ew == pytest.approx(tw, rel=1e-5, abs=1e-6) and el == pytest.approx(tl, rel=1e-5)
+    assert esd["param_groups"] == tsd["param_groups"]
+    assert set(esd["state"][0]) <= set(tsd["state"][0])
+
+
+def test_lbfgs_errors_match_torch():
+    p = [ember.nn.Parameter(ember.zeros(2)), ember.nn.Parameter(ember.zeros(2))]
+    with pytest.raises(ValueError, match="LBFGS doesn't support per-parameter options"):
+        ember.optim.LBFGS([{"params": p[:1]}, {"params": p[1:]}]).step(lambda: ember.tensor(0.0))
+    with pytest.raises(TypeError, match="closure"):
+        ember.optim.LBFGS(p).step()

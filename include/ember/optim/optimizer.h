@@ -1,73 +1,154 @@
-// torch.optim for C++ users: param groups with per-group hyper-parameters, per-parameter state,
-// zero_grad and step (the math is ember/optim/functional.h's fused steps).
+// torch.optim in C++, the one implementation Python binds (ember.optim's classes are these classes):
+// param groups and per-parameter state are string-keyed dicts of Values, as torch's dicts; every
+// built-in step is one fused multi-tensor pass in C++.
 #pragma once
 #include <functional>
-#include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <variant>
 #include <vector>
 
-#include "ember/optim/functional.h"
+#include "ember/tensor.h"
 
 namespace ember::optim {
 
-// A group's hyper-parameters by torch's names ("lr", "momentum", "beta1" ...; flags as 0/1).
-using Options = std::map<std::string, double>;
+// A value some host language owns (a Python object in a dict); C++ only keeps it alive.
+struct Opaque {
+  virtual ~Opaque() = default;
+};
 
-struct ParamGroup {
-  std::vector<Tensor> params;
-  Options options;  // missing keys take the optimizer's defaults
+// What a group option or a state entry holds: None, bool, int, float, str, a tuple of floats
+// (betas), a tensor, a list of tensors ("params", LBFGS's history), or an opaque host value.
+using Value = std::variant<std::monostate, bool, int64_t, double, std::string, std::vector<double>, Tensor,
+                           std::vector<Tensor>, std::shared_ptr<Opaque>>;
+
+// A dict with string keys in insertion order (a param group, one parameter's state).
+class Dict {
+ public:
+  Dict() = default;
+  Dict(std::initializer_list<std::pair<std::string, Value>> items);
+  Value* find(const std::string& key);
+  const Value* find(const std::string& key) const;
+  const Value& at(const std::string& key) const;  // KeyError when missing
+  Value& operator[](const std::string& key);      // inserts None when missing
+  bool contains(const std::string& key) const { return find(key) != nullptr; }
+  bool erase(const std::string& key);
+  size_t size() const { return items_.size(); }
+  auto begin() const { return items_.begin(); }
+  auto end() const { return items_.end(); }
+
+  // Typed reads: a number (bool, int, float or a one-element tensor), a flag, a tuple's element.
+  double number(const std::string& key) const;
+  bool flag(const std::string& key) const;
+  double element(const std::string& key, size_t i) const;
+
+ private:
+  std::vector<std::pair<std::string, Value>> items_;
+};
+
+// A param group: "params" (a list of tensors) and the group's hyper-parameters.
+using ParamGroup = Dict;
+std::vector<Tensor>& group_params(ParamGroup& group);
+
+// What an optimizer is given: one list of parameters, or groups.
+struct Params {
+  std::vector<ParamGroup> groups;
+  Params(std::vector<Tensor> params) {  // none: no group (the optimizer's "empty parameter list")
+    if (!params.empty()) groups.push_back(ParamGroup{{"params", std::move(params)}});
+  }
+  Params(std::vector<ParamGroup> g) : groups(std::move(g)) {}
+};
+
+// torch's state_dict layout: state by parameter index, groups with "params" as index lists.
+struct StateDict {
+  std::vector<std::pair<int64_t, Dict>> state;
+  std::vector<std::pair<Dict, std::vector<int64_t>>> param_groups;  // options, parameter indices
 };
 
 class Optimizer {
  public:
+  // `defaults` fill every group's missing options.
+  Optimizer(Params params, Dict defaults);
   virtual ~Optimizer() = default;
-  std::vector<ParamGroup>& param_groups() { return groups_; }
-  const Options& defaults() const { return defaults_; }
-  // Torch's checks: a non-empty group, no parameter in two groups, leaves only.
+  Optimizer(const Optimizer&) = delete;
+  Optimizer& operator=(const Optimizer&) = delete;
+
+  const std::vector<std::shared_ptr<ParamGroup>>& param_groups() const { return groups_; }
+  Dict& defaults() { return defaults_; }
+  // torch's checks: tensors only, leaves, no parameter in two groups, required options given.
   void add_param_group(ParamGroup group);
   void zero_grad(bool set_to_none = true);
-  // One step over every parameter that has a grad; with a closure, its loss (re-evaluated first).
-  Tensor step(const std::function<Tensor()>& closure = {});
-  // Per-parameter state ("exp_avg", "step", "momentum_buffer" ...), as torch's optimizer.state.
-  std::map<std::string, Tensor>& state(const Tensor& param) { return state_[param.impl()]; }
+  // One step over every parameter that has a grad; with a closure, its loss (evaluated first, with grad).
+  virtual Tensor step(const std::function<Tensor()>& closure = {});
+  // How many steps were taken (a scheduler warns when it steps before the optimizer did).
+  int64_t step_count() const { return step_count_; }
+  void count_step() { ++step_count_; }
+
+  // Per-parameter state, as torch's optimizer.state (made empty on first access).
+  Dict& state(const Tensor& param);
+  std::shared_ptr<Dict> state_ptr(const Tensor& param);
+  bool has_state(const Tensor& param) const { return state_.count(param.impl()) != 0; }
+  // Parameters with state, in the order their state was made.
+  const std::vector<Tensor>& state_params() const { return state_order_; }
+
+  StateDict state_dict() const;
+  // Groups take the saved options (keeping their parameters); state tensors take each parameter's
+  // dtype (floating state, except "step") and device.
+  void load_state_dict(const StateDict& sd);
 
  protected:
-  Optimizer(std::vector<ParamGroup> groups, Options defaults);
-  virtual void step_group(ParamGroup& group, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) = 0;
+  // Steps one group: `params` are the group's parameters that have a grad, `grads` their grads.
+  virtual void step_group(ParamGroup& group, const std::vector<Tensor>& params, const std::vector<Tensor>& grads);
+  // The group's parameters that have a grad, and their grads (contiguous).
+  static std::pair<std::vector<Tensor>, std::vector<Tensor>> with_grads(ParamGroup& group);
 
  private:
-  std::vector<ParamGroup> groups_;
-  Options defaults_;
-  std::unordered_map<const void*, std::map<std::string, Tensor>> state_;
+  std::vector<std::shared_ptr<ParamGroup>> groups_;
+  Dict defaults_;
+  std::unordered_map<const void*, std::shared_ptr<Dict>> state_;
+  std::vector<Tensor> state_order_;
+  int64_t step_count_ = 0;
 };
 
-class SGD : public Optimizer {
+// Each optimizer takes torch's options by torch's names (missing ones take torch's defaults), e.g.
+// Adam(params, {{"lr", 1e-2}, {"betas", std::vector<double>{0.9, 0.99}}}). positional() lists the
+// options torch takes positionally after params, in order (the Python binding's signature).
+#define EMBER_OPTIMIZER(Name)                                           \
+  class Name : public Optimizer {                                       \
+   public:                                                              \
+    Name(Params params, const Dict& options = {});                      \
+    static const Dict& default_options();                               \
+    static const std::vector<std::string>& positional();                \
+    static void validate(const Dict& options); /* torch's checks */     \
+                                                                        \
+   protected:                                                           \
+    void step_group(ParamGroup& group, const std::vector<Tensor>& params, \
+                    const std::vector<Tensor>& grads) override;         \
+  };
+
+EMBER_OPTIMIZER(SGD)
+EMBER_OPTIMIZER(Adam)
+EMBER_OPTIMIZER(AdamW)
+EMBER_OPTIMIZER(Adagrad)
+EMBER_OPTIMIZER(RMSprop)
+EMBER_OPTIMIZER(Adamax)
+EMBER_OPTIMIZER(NAdam)
+EMBER_OPTIMIZER(RAdam)
+EMBER_OPTIMIZER(Adadelta)
+#undef EMBER_OPTIMIZER
+
+// L-BFGS over all parameters as one flat vector (one group): up to max_iter iterations of the two-loop
+// recursion per step, each re-evaluating the closure. line_search_fn "strong_wolfe" is not in yet.
+class LBFGS : public Optimizer {
  public:
-  SGD(std::vector<ParamGroup> groups, const functional::SGDOptions& o = {});
-  SGD(std::vector<Tensor> params, const functional::SGDOptions& o = {}) : SGD({{std::move(params), {}}}, o) {}
-
- protected:
-  void step_group(ParamGroup& group, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) override;
-};
-
-// Adam; AdamW is Adam with decoupled weight decay (0.01 by default).
-class Adam : public Optimizer {
- public:
-  Adam(std::vector<ParamGroup> groups, const functional::AdamOptions& o = {});
-  Adam(std::vector<Tensor> params, const functional::AdamOptions& o = {}) : Adam({{std::move(params), {}}}, o) {}
-
- protected:
-  void step_group(ParamGroup& group, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) override;
-};
-
-inline functional::AdamOptions adamw_options(functional::AdamOptions o = {.weight_decay = 1e-2}) {
-  o.decoupled_weight_decay = true;
-  return o;
-}
-class AdamW : public Adam {
- public:
-  AdamW(std::vector<Tensor> params, const functional::AdamOptions& o = adamw_options()) : Adam(std::move(params), adamw_options(o)) {}
+  LBFGS(Params params, const Dict& options = {});
+  static const Dict& default_options();
+  static const std::vector<std::string>& positional();
+  static void validate(const Dict& options);
+  // The closure is required; returns its first loss.
+  Tensor step(const std::function<Tensor()>& closure) override;
 };
 
 }  // namespace ember::optim

@@ -1,6 +1,7 @@
-"""ember.optim: torch.optim's optimizers and schedulers; each step is one fused C++ pass per group."""
+"""ember.optim: torch.optim's optimizers, the C++ classes of ember/optim/optimizer.h (ember._C._optim).
+Each step is one fused C++ pass per param group; subclass Optimizer and define step() for your own."""
+from .._C._optim import LBFGS, SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, NAdam, RAdam, RMSprop
 from .optimizer import Optimizer
-from .sgd import SGD
-from .adam import Adam, AdamW
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adamax", "NAdam", "RAdam", "Adadelta", "LBFGS"]
+from . import lr_scheduler  # noqa: E402

@@ -1,0 +1,643 @@
+// torch.optim's optimizers: options with torch's defaults and checks, lazy per-parameter state as
+// torch's, and each group's step as one fused pass (the element math follows torch's CPU default,
+// the single-tensor implementation, op by op in the parameter's dtype).
+#pragma GCC optimize("no-math-errno")
+#include <array>
+#include <charconv>
+#include <cmath>
+
+#include "ember/autograd.h"
+#include "ember/creation.h"
+#include "ember/linalg.h"
+#include "ember/ops.h"
+#include "ember/optim/functional.h"
+#include "ember/optim/optimizer.h"
+#include "fused.h"
+
+namespace ember::optim {
+namespace {
+
+using detail::check_like;
+using detail::for_each_chunk;
+using detail::visit_float;
+
+// A number as Python prints it (torch's messages show the value given): 1.0, 1e-05, -1.
+std::string repr(const Value& v) {
+  if (auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
+  if (auto* b = std::get_if<bool>(&v)) return *b ? "True" : "False";
+  auto* d = std::get_if<double>(&v);
+  if (!d) return "<value>";
+  if (!std::isfinite(*d)) return std::isnan(*d) ? "nan" : (*d > 0 ? "inf" : "-inf");
+  char buf[64];
+  int exp = *d == 0 ? 0 : int(std::floor(std::log10(std::abs(*d))));
+  auto fmt = exp < -4 || exp >= 16 ? std::chars_format::scientific : std::chars_format::fixed;
+  std::string s(buf, std::to_chars(buf, buf + sizeof buf, *d, fmt).ptr);
+  if (fmt == std::chars_format::fixed && s.find('.') == std::string::npos) s += ".0";
+  return s;
+}
+
+// The options a constructor is given, over the optimizer's defaults; unknown names are refused.
+template <typename Opt>
+Dict merged(const Dict& options) {
+  Dict d = Opt::default_options();
+  for (const auto& [k, v] : options) {
+    EMBER_CHECK(d.contains(k), TypeError, "unexpected optimizer option '", k, "'");
+    d[k] = v;
+  }
+  Opt::validate(d);
+  return d;
+}
+
+// torch's range checks: "Invalid learning rate: -1", "Invalid epsilon value: ...", "Invalid <name> value: ...".
+void check_min(const Dict& o, const std::string& key, double lo = 0) {
+  if (o.number(key) >= lo) return;
+  std::string label = key == "lr" ? "learning rate" : key == "eps" ? "epsilon value" : key + " value";
+  throw ValueError(str("Invalid ", label, ": ", repr(o.at(key))));
+}
+void check_betas(const Dict& o) {
+  for (size_t i = 0; i < 2; ++i) {
+    double b = o.element("betas", i);
+    EMBER_CHECK(b >= 0 && b < 1, ValueError, "Invalid beta parameter at index ", i, ": ", repr(b));
+  }
+}
+
+// A state entry, made by `make` the first time.
+template <typename Make>
+Tensor& lazy(Dict& s, const std::string& key, Make&& make) {
+  Value& v = s[key];
+  if (!std::holds_alternative<Tensor>(v)) v = make();
+  return std::get<Tensor>(v);
+}
+Tensor zero_step() { return zeros({}, TensorOptions(kFloat32)); }
+
+// Increments a parameter's step counter (a one-element float32 tensor, as torch) and returns it.
+double bump_step(const Tensor& step) {
+  EMBER_CHECK(step.numel() == 1 && step.dtype() == kFloat32 && step.device().is_cpu(), Error,
+              "optimizer: 'step' must be a one-element float32 CPU tensor");
+  float& s = *step.data_ptr<float>();
+  s += 1;
+  step.bump_version();
+  return s;
+}
+
+// torch's lerp: a + w (b - a) for small weights, b - (b - a)(1 - w) for large.
+template <typename T>
+inline T lerp(T a, T b, T w) {
+  return w < T(0.5) ? a + w * (b - a) : b - (b - a) * (T(1) - w);
+}
+
+// The state tensors `keys` of every parameter (made as zeros like it when missing), one list per key,
+// and the incremented step counters.
+struct GroupState {
+  std::vector<std::vector<Tensor>> lists;
+  std::vector<double> steps;
+};
+GroupState gather(Optimizer& opt, const std::vector<Tensor>& params, const std::vector<std::string>& keys,
+                  bool counted = true) {
+  GroupState gs{std::vector<std::vector<Tensor>>(keys.size()), {}};
+  for (size_t i = 0; i < params.size(); ++i) {
+    Dict& s = opt.state(params[i]);
+    if (counted) gs.steps.push_back(bump_step(lazy(s, "step", zero_step)));
+    for (size_t k = 0; k < keys.size(); ++k) {
+      gs.lists[k].push_back(lazy(s, keys[k], [&] { return zeros_like(params[i]); }));
+      check_like(gs.lists[k].back(), params[i], keys[k].c_str(), i);
+    }
+  }
+  return gs;
+}
+
+void check_params(const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
+  for (size_t i = 0; i < params.size(); ++i) {
+    check_like(params[i], params[i], "param", i);
+    check_like(grads[i], params[i], "grad", i);
+  }
+}
+
+// The flags every element loop reads: maximize, and coupled weight decay (grad + wd * param).
+struct Common {
+  bool maximize;
+  double wd;
+  explicit Common(const Dict& o) : maximize(o.flag("maximize")), wd(o.number("weight_decay")) {}
+  template <typename T>
+  T grad(T g, T p) const {
+    T d = maximize ? -g : g;
+    return wd != 0 ? d + T(wd) * p : d;
+  }
+};
+
+void adam_group(Optimizer& opt, ParamGroup& o, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
+  const bool amsgrad = o.flag("amsgrad");
+  std::vector<Tensor> m, v, vmax, steps;
+  for (const Tensor& p : params) {
+    Dict& s = opt.state(p);
+    steps.push_back(lazy(s, "step", zero_step));
+    m.push_back(lazy(s, "exp_avg", [&] { return zeros_like(p); }));
+    v.push_back(lazy(s, "exp_avg_sq", [&] { return zeros_like(p); }));
+    vmax.push_back(amsgrad ? lazy(s, "max_exp_avg_sq", [&] { return zeros_like(p); }) : Tensor());
+  }
+  functional::adam(params, grads, m, v, vmax, steps,
+                   {o.number("lr"), o.element("betas", 0), o.element("betas", 1), o.number("eps"),
+                    o.number("weight_decay"), amsgrad, o.flag("maximize"), o.flag("decoupled_weight_decay")});
+}
+
+const std::vector<double> kBetas{0.9, 0.999};
+
+}  // namespace
+
+#define EMBER_OPTIMIZER_BASICS(Name, ...)                                                                 \
+  Name::Name(Params params, const Dict& options) : Optimizer(std::move(params), merged<Name>(options)) {}    \
+  const std::vector<std::string>& Name::positional() {                                                      \
+    static const std::vector<std::string> names{__VA_ARGS__};                                               \
+    return names;                                                                                           \
+  }
+
+// ---- SGD
+const Dict& SGD::default_options() {
+  static const Dict d{{"lr", 1e-3},       {"momentum", int64_t(0)}, {"dampening", int64_t(0)},
+                      {"weight_decay", int64_t(0)}, {"nesterov", false}, {"maximize", false},
+                      {"foreach", {}},     {"differentiable", false}, {"fused", {}}};
+  return d;
+}
+EMBER_OPTIMIZER_BASICS(SGD, "lr", "momentum", "dampening", "weight_decay", "nesterov")
+void SGD::validate(const Dict& o) {
+  for (const char* k : {"lr", "momentum", "weight_decay"}) check_min(o, k);
+  EMBER_CHECK(!o.flag("nesterov") || (o.number("momentum") > 0 && o.number("dampening") == 0), ValueError,
+              "Nesterov momentum requires a momentum and zero dampening");
+}
+
+void SGD::step_group(ParamGroup& o, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
+  const bool momentum = o.number("momentum") != 0;  // as torch: state entries only with momentum
+  std::vector<Tensor> bufs;
+  for (const Tensor& p : params) {
+    const Value* b = has_state(p) ? state(p).find("momentum_buffer") : nullptr;
+    bufs.push_back(b && std::holds_alternative<Tensor>(*b) ? std::get<Tensor>(*b) : Tensor());
+  }
+  functional::sgd(params, grads, bufs,
+                  {o.number("lr"), o.number("momentum"), o.number("dampening"), o.number("weight_decay"),
+                   o.flag("nesterov"), o.flag("maximize")});
+  if (momentum)
+    for (size_t i = 0; i < params.size(); ++i) state(params[i])["momentum_buffer"] = bufs[i];
+}
+
+// ---- Adam, AdamW (Adam with decoupled weight decay)
+const Dict& Adam::default_options() {
+  static const Dict d{{"lr", 1e-3},          {"betas", kBetas},         {"eps", 1e-8},
+                      {"weight_decay", int64_t(0)}, {"amsgrad", false}, {"maximize", false},
+                      {"foreach", {}},        {"capturable", false},     {"differentiable", false},
+                      {"fused", {}},          {"decoupled_weight_decay", false}};
+  return d;
+}
+const Dict& AdamW::default_options() {
+  static const Dict d = [] {
+    Dict d = Adam::default_options();
+    d["weight_decay"] = 1e-2;
+    d["decoupled_weight_decay"] = true;
+    return d;
+  }();
+  return d;
+}
+EMBER_OPTIMIZER_BASICS(Adam, "lr", "betas", "eps", "weight_decay", "amsgrad")
+EMBER_OPTIMIZER_BASICS(AdamW, "lr", "betas", "eps", "weight_decay", "amsgrad")
+void Adam::validate(const Dict& o) {
+  check_min(o, "lr");
+  check_min(o, "eps");
+  check_betas(o);
+  check_min(o, "weight_decay");
+}
+void AdamW::validate(const Dict& o) { Adam::validate(o); }
+void Adam::step_group(ParamGroup& o, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
+  adam_group(*this, o, params, grads);
+}
+void AdamW::step_group(ParamGroup& o, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
+  adam_group(*this, o, params, grads);
+}
+
+// ---- Adagrad: sum += g^2; param -= lr / (1 + (step - 1) lr_decay) * g / (sqrt(sum) + eps)
+const Dict& Adagrad::default_options() {
+  static const Dict d{{"lr", 1e-2},   {"lr_decay", int64_t(0)}, {"eps", 1e-10}, {"weight_decay", int64_t(0)},
+                      {"initial_accumulator_value", int64_t(0)}, {"foreach", {}}, {"maximize", false},
+                      {"differentiable", false}, {"fused", {}}};
+  return d;
+}
+EMBER_OPTIMIZER_BASICS(Adagrad, "lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps")
+void Adagrad::validate(const Dict& o) {
+  for (const char* k : {"lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps"}) check_min(o, k);
+}
+void Adagrad::step_group(ParamGroup& o, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
+  check_params(params, grads);
+  std::vector<Tensor> sums;
+  std::vector<double> clr;
+  for (const Tensor& p : params) {
+    // torch makes Adagrad's state at construction; here on the first step, with the same values
+    Dict& s = state(p);
+    double step = bump_step(lazy(s, "step", zero_step));
+    sums.push_back(lazy(s, "sum", [&] { return full_like(p, o.number("initial_accumulator_value")); }));
+    check_like(sums.back(), p, "sum", sums.size() - 1);
+    clr.push_back(o.number("lr") / (1 + (step - 1) * o.number("lr_decay")));
+  }
+  const Common c(o);
+  const double eps = o.number("eps");
+  for_each_chunk(params, {&sums}, [&](size_t i, int64_t b, int64_t e) {
+    visit_float(params[i], [&]<typename T>(T) {
+      T* __restrict p = params[i].data_ptr<T>();
+      const T* __restrict g = grads[i].data_ptr<T>();
+      T* __restrict sum = sums[i].data_ptr<T>();
+      const T neg_clr = T(-clr[i]), ep = T(eps);
+      for (int64_t k = b; k < e; ++k) {
+        T d = c.grad(g[k], p[k]);
+        sum[k] = sum[k] + d * d;
+        p[k] = p[k] + neg_clr * (d / (std::sqrt(sum[k]) + ep));
+      }
+    });
+  });
+}
+
+// ---- RMSprop: square_avg = alpha sa + (1 - alpha) g^2; centered subtracts the mean grad's square
+const Dict& RMSprop::default_options() {
+  static const Dict d{{"lr", 1e-2},          {"momentum", int64_t(0)}, {"alpha", 0.99},  {"eps", 1e-8},
+                      {"centered", false},    {"weight_decay", int64_t(0)}, {"capturable", false},
+                      {"foreach", {}},        {"maximize", false},     {"differentiable", false}};
+  return d;
+}
+EMBER_OPTIMIZER_BASICS(RMSprop, "lr", "alpha", "eps", "weight_decay", "momentum", "centered")
+void RMSprop::validate(const Dict& o) {
+  for (const char* k : {"lr", "eps", "momentum", "weight_decay", "alpha"}) check_min(o, k);
+}
+void RMSprop::step_group(ParamGroup& o, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
+  check_params(params, grads);
+  const bool momentum = o.number("momentum") > 0, centered = o.flag("centered");
+  std::vector<std::string> keys{"square_avg"};
+  if (momentum) keys.push_back("momentum_buffer");
+  if (centered) keys.push_back("grad_avg");
+  GroupState gs = gather(*this, params, keys);
+  const std::vector<Tensor>& sq = gs.lists[0];
+  const std::vector<Tensor> none(params.size());
+  const std::vector<Tensor>& bufs = momentum ? gs.lists[1] : none;
+  const std::vector<Tensor>& avgs = centered ? gs.lists.back() : none;
+  const Common c(o);
+  const double lr = o.number("lr"), alpha = o.number("alpha"), eps = o.number("eps"), mom = o.number("momentum");
+  for_each_chunk(params, {&sq, &bufs, &avgs}, [&](size_t i, int64_t b, int64_t e) {
+    visit_float(params[i], [&]<typename T>(T) {
+      T* __restrict p = params[i].data_ptr<T>();
+      const T* __restrict g = grads[i].data_ptr<T>();
+      T* __restrict s = sq[i].data_ptr<T>();
+      T* __restrict buf = momentum ? bufs[i].data_ptr<T>() : nullptr;
+      T* __restrict ga = centered ? avgs[i].data_ptr<T>() : nullptr;
+      const T a = T(alpha), w = T(1 - alpha), ep = T(eps), m = T(mom), neg_lr = T(-lr);
+      for (int64_t k = b; k < e; ++k) {
+        T d = c.grad(g[k], p[k]);
+        T sk = s[k] * a + w * d * d;
+        s[k] = sk;
+        T avg;
+        if (ga) {
+          T gk = ga[k] = lerp(ga[k], d, w);
+          avg = std::sqrt(sk - gk * gk) + ep;
+        } else {
+          avg = std::sqrt(sk) + ep;
+        }
+        if (buf) {
+          T bk = buf[k] = buf[k] * m + d / avg;
+          p[k] = p[k] + neg_lr * bk;
+        } else {
+          p[k] = p[k] + neg_lr * (d / avg);
+        }
+      }
+    });
+  });
+}
+
+// ---- Adamax: exp_inf = max(beta2 exp_inf, |g| + eps); param -= lr / (1 - beta1^t) exp_avg / exp_inf
+const Dict& Adamax::default_options() {
+  static const Dict d{{"lr", 2e-3}, {"betas", kBetas}, {"eps", 1e-8}, {"weight_decay", int64_t(0)}, {"foreach", {}},
+                      {"maximize", false}, {"differentiable", false}, {"capturable", false}};
+  return d;
+}
+EMBER_OPTIMIZER_BASICS(Adamax, "lr", "betas", "eps", "weight_decay")
+void Adamax::validate(const Dict& o) {
+  check_min(o, "lr");
+  check_min(o, "eps");
+  check_betas(o);
+  check_min(o, "weight_decay");
+}
+void Adamax::step_group(ParamGroup& o, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
+  check_params(params, grads);
+  GroupState gs = gather(*this, params, {"exp_avg", "exp_inf"});
+  const std::vector<Tensor>&m = gs.lists[0], &u = gs.lists[1];
+  const Common c(o);
+  const double lr = o.number("lr"), b1 = o.element("betas", 0), b2 = o.element("betas", 1), eps = o.number("eps");
+  for_each_chunk(params, {&m, &u}, [&](size_t i, int64_t b, int64_t e) {
+    visit_float(params[i], [&]<typename T>(T) {
+      T* __restrict p = params[i].data_ptr<T>();
+      const T* __restrict g = grads[i].data_ptr<T>();
+      T* __restrict mp = m[i].data_ptr<T>();
+      T* __restrict up = u[i].data_ptr<T>();
+      const T w1 = T(1 - b1), beta2 = T(b2), ep = T(eps), neg_clr = T(-lr / (1 - std::pow(b1, gs.steps[i])));
+      for (int64_t k = b; k < e; ++k) {
+        T d = c.grad(g[k], p[k]);
+        T mk = mp[k] = lerp(mp[k], d, w1);
+        T uk = up[k] = std::max(up[k] * beta2, std::abs(d) + ep);
+        p[k] = p[k] + neg_clr * (mk / uk);
+      }
+    });
+  });
+}
+
+// The decoupled-or-coupled weight decay of NAdam and RAdam: decoupled scales the parameter by
+// (1 - lr wd) before the update, coupled adds wd param to the grad.
+struct Decay {
+  bool decoupled;
+  double wd, lr;
+  explicit Decay(const Dict& o)
+      : decoupled(o.flag("decoupled_weight_decay")), wd(o.number("weight_decay")), lr(o.number("lr")) {}
+};
+
+// ---- NAdam: Adam with Nesterov momentum, mu_t = beta1 (1 - 0.5 * 0.96^(t momentum_decay))
+const Dict& NAdam::default_options() {
+  static const Dict d{{"lr", 2e-3},       {"betas", kBetas},      {"eps", 1e-8},   {"weight_decay", int64_t(0)},
+                      {"momentum_decay", 4e-3}, {"decoupled_weight_decay", false}, {"maximize", false},
+                      {"foreach", {}},     {"capturable", false},  {"differentiable", false}};
+  return d;
+}
+EMBER_OPTIMIZER_BASICS(NAdam, "lr", "betas", "eps", "weight_decay", "momentum_decay", "decoupled_weight_decay")
+void NAdam::validate(const Dict& o) {
+  check_min(o, "lr");
+  check_min(o, "eps");
+  check_betas(o);
+  check_min(o, "weight_decay");
+  check_min(o, "momentum_decay");
+}
+void NAdam::step_group(ParamGroup& o, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
+  check_params(params, grads);
+  const double lr = o.number("lr"), b1 = o.element("betas", 0), b2 = o.element("betas", 1), eps = o.number("eps"),
+               psi = o.number("momentum_decay");
+  std::vector<Tensor> m, v;
+  std::vector<std::array<double, 3>> k(params.size());  // grad coefficient, exp_avg coefficient, 1 - beta2^t
+  for (size_t i = 0; i < params.size(); ++i) {
+    Dict& s = state(params[i]);
+    double t = bump_step(lazy(s, "step", zero_step));
+    Tensor mu_product = lazy(s, "mu_product", [] { return ones({}, TensorOptions(kFloat32)); });
+    m.push_back(lazy(s, "exp_avg", [&] { return zeros_like(params[i]); }));
+    v.push_back(lazy(s, "exp_avg_sq", [&] { return zeros_like(params[i]); }));
+    check_like(m.back(), params[i], "exp_avg", i);
+    check_like(v.back(), params[i], "exp_avg_sq", i);
+    EMBER_CHECK(mu_product.numel() == 1 && mu_product.dtype() == kFloat32, Error,
+                "optimizer: 'mu_product' must be a one-element float32 tensor");
+    const double mu = b1 * (1 - 0.5 * std::pow(0.96, t * psi)), mu_next = b1 * (1 - 0.5 * std::pow(0.96, (t + 1) * psi));
+    float& prod = *mu_product.data_ptr<float>();
+    prod = prod * float(mu);  // the running product is a float32 tensor in torch
+    mu_product.bump_version();
+    k[i] = {-lr * (1 - mu) / (1 - double(prod)), -lr * mu_next / (1 - double(prod) * mu_next),
+            1 - std::pow(b2, t)};
+  }
+  const Common c(o);
+  const Decay dec(o);
+  for_each_chunk(params, {&m, &v}, [&](size_t i, int64_t b, int64_t e) {
+    visit_float(params[i], [&]<typename T>(T) {
+      T* __restrict p = params[i].data_ptr<T>();
+      const T* __restrict g = grads[i].data_ptr<T>();
+      T* __restrict mp = m[i].data_ptr<T>();
+      T* __restrict vp = v[i].data_ptr<T>();
+      const T w1 = T(1 - b1), beta2 = T(b2), w2 = T(1 - b2), ep = T(eps), cg = T(k[i][0]), cm = T(k[i][1]),
+              bc2 = T(k[i][2]), shrink = T(1 - dec.lr * dec.wd);
+      const bool decoupled = dec.decoupled && dec.wd != 0, coupled = !dec.decoupled && dec.wd != 0;
+      for (int64_t j = b; j < e; ++j) {
+        T x = decoupled ? p[j] * shrink : p[j];
+        T d = c.maximize ? -g[j] : g[j];
+        if (coupled) d = d + T(dec.wd) * x;
+        T mk = mp[j] = lerp(mp[j], d, w1);
+        T vk = vp[j] = vp[j] * beta2 + w2 * d * d;
+        T denom = std::sqrt(vk / bc2) + ep;
+        x = x + cg * (d / denom);
+        p[j] = x + cm * (mk / denom);
+      }
+    });
+  });
+}
+
+// ---- RAdam: Adam rectified by the variance of the adaptive lr (plain momentum while rho_t <= 5)
+const Dict& RAdam::default_options() {
+  static const Dict d{{"lr", 1e-3},   {"betas", kBetas},       {"eps", 1e-8},    {"weight_decay", int64_t(0)},
+                      {"maximize", false}, {"foreach", {}},    {"capturable", false},
+                      {"decoupled_weight_decay", false},       {"differentiable", false}};
+  return d;
+}
+EMBER_OPTIMIZER_BASICS(RAdam, "lr", "betas", "eps", "weight_decay", "decoupled_weight_decay")
+void RAdam::validate(const Dict& o) {
+  check_min(o, "lr");
+  check_min(o, "eps");
+  check_betas(o);
+  check_min(o, "weight_decay");
+}
+void RAdam::step_group(ParamGroup& o, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
+  check_params(params, grads);
+  GroupState gs = gather(*this, params, {"exp_avg", "exp_avg_sq"});
+  const std::vector<Tensor>&m = gs.lists[0], &v = gs.lists[1];
+  const double lr = o.number("lr"), b1 = o.element("betas", 0), b2 = o.element("betas", 1), eps = o.number("eps");
+  const double rho_inf = 2 / (1 - b2) - 1;
+  const Common c(o);
+  const Decay dec(o);
+  for_each_chunk(params, {&m, &v}, [&](size_t i, int64_t b, int64_t e) {
+    const double t = gs.steps[i], bc1 = 1 - std::pow(b1, t), bc2 = 1 - std::pow(b2, t);
+    const double rho_t = rho_inf - 2 * t * std::pow(b2, t) / bc2;
+    const bool rectified = rho_t > 5;
+    const double rect =
+        rectified ? std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) : 0;
+    visit_float(params[i], [&]<typename T>(T) {
+      T* __restrict p = params[i].data_ptr<T>();
+      const T* __restrict g = grads[i].data_ptr<T>();
+      T* __restrict mp = m[i].data_ptr<T>();
+      T* __restrict vp = v[i].data_ptr<T>();
+      const T w1 = T(1 - b1), beta2 = T(b2), w2 = T(1 - b2), ep = T(eps), bias1 = T(bc1), tlr = T(lr),
+              sqrt_bc2 = T(std::sqrt(bc2)), r = T(rect), shrink = T(1 - dec.lr * dec.wd);
+      const bool decoupled = dec.decoupled && dec.wd != 0, coupled = !dec.decoupled && dec.wd != 0;
+      for (int64_t j = b; j < e; ++j) {
+        T x = decoupled ? p[j] * shrink : p[j];
+        T d = c.maximize ? -g[j] : g[j];
+        if (coupled) d = d + T(dec.wd) * x;
+        T mk = mp[j] = lerp(mp[j], d, w1);
+        T vk = vp[j] = vp[j] * beta2 + w2 * d * d;
+        T corrected = mk / bias1;
+        p[j] = rectified ? x - corrected * tlr * (sqrt_bc2 / (std::sqrt(vk) + ep)) * r : x - corrected * tlr;
+      }
+    });
+  });
+}
+
+// ---- Adadelta: delta = sqrt(acc_delta + eps) / sqrt(square_avg + eps) g; acc_delta averages delta^2
+const Dict& Adadelta::default_options() {
+  static const Dict d{{"lr", 1.0}, {"rho", 0.9}, {"eps", 1e-6}, {"weight_decay", int64_t(0)}, {"maximize", false},
+                      {"capturable", false}, {"foreach", {}}, {"differentiable", false}};
+  return d;
+}
+EMBER_OPTIMIZER_BASICS(Adadelta, "lr", "rho", "eps", "weight_decay")
+void Adadelta::validate(const Dict& o) {
+  check_min(o, "lr");
+  double rho = o.number("rho");
+  EMBER_CHECK(rho >= 0 && rho <= 1, ValueError, "Invalid rho value: ", repr(o.at("rho")));
+  check_min(o, "eps");
+  check_min(o, "weight_decay");
+}
+void Adadelta::step_group(ParamGroup& o, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
+  check_params(params, grads);
+  GroupState gs = gather(*this, params, {"square_avg", "acc_delta"});
+  const std::vector<Tensor>&sq = gs.lists[0], &acc = gs.lists[1];
+  const Common c(o);
+  const double lr = o.number("lr"), rho = o.number("rho"), eps = o.number("eps");
+  for_each_chunk(params, {&sq, &acc}, [&](size_t i, int64_t b, int64_t e) {
+    visit_float(params[i], [&]<typename T>(T) {
+      T* __restrict p = params[i].data_ptr<T>();
+      const T* __restrict g = grads[i].data_ptr<T>();
+      T* __restrict s = sq[i].data_ptr<T>();
+      T* __restrict a = acc[i].data_ptr<T>();
+      const T r = T(rho), w = T(1 - rho), ep = T(eps), neg_lr = T(-lr);
+      for (int64_t k = b; k < e; ++k) {
+        T d = c.grad(g[k], p[k]);
+        T sk = s[k] = s[k] * r + w * d * d;
+        T delta = std::sqrt(a[k] + ep) / std::sqrt(sk + ep) * d;
+        a[k] = a[k] * r + w * delta * delta;
+        p[k] = p[k] + neg_lr * delta;
+      }
+    });
+  });
+}
+
+// ---- LBFGS
+const Dict& LBFGS::default_options() {
+  static const Dict d{{"lr", int64_t(1)},          {"max_iter", int64_t(20)},   {"max_eval", {}},
+                      {"tolerance_grad", 1e-7},     {"tolerance_change", 1e-9},  {"history_size", int64_t(100)},
+                      {"line_search_fn", {}}};
+  return d;
+}
+LBFGS::LBFGS(Params params, const Dict& options)
+    : Optimizer(std::move(params), [&] {
+        Dict d = merged<LBFGS>(options);
+        if (std::holds_alternative<std::monostate>(d.at("max_eval")))  // torch's default: max_iter * 5 // 4
+          d["max_eval"] = int64_t(d.number("max_iter")) * 5 / 4;
+        return d;
+      }()) {}
+const std::vector<std::string>& LBFGS::positional() {
+  static const std::vector<std::string> names{"lr",         "max_iter",     "max_eval",      "tolerance_grad",
+                                              "tolerance_change", "history_size", "line_search_fn"};
+  return names;
+}
+void LBFGS::validate(const Dict& o) {
+  check_min(o, "lr");
+  const Value& ls = o.at("line_search_fn");
+  EMBER_CHECK(std::holds_alternative<std::monostate>(ls), NotImplementedError,
+              "LBFGS: line_search_fn='strong_wolfe' is not implemented in Ember yet");
+}
+
+Tensor LBFGS::step(const std::function<Tensor()>& closure) {
+  EMBER_CHECK(closure, TypeError, "LBFGS.step() missing 1 required positional argument: 'closure'");
+  EMBER_CHECK(param_groups().size() == 1, ValueError, "LBFGS doesn't support per-parameter options (parameter groups)");
+  ParamGroup& g = *param_groups()[0];
+  const std::vector<Tensor>& params = group_params(g);
+  const double lr = g.number("lr"), tol_grad = g.number("tolerance_grad"), tol_change = g.number("tolerance_change");
+  const int64_t max_iter = int64_t(g.number("max_iter")), history = int64_t(g.number("history_size"));
+  const int64_t max_eval = int64_t(g.number("max_eval"));
+  auto evaluate = [&] {
+    autograd::GradModeGuard enable(true);
+    return closure();
+  };
+  auto flat_grad = [&] {  // every parameter's grad as one vector (zeros for a missing grad)
+    std::vector<Tensor> parts;
+    for (const Tensor& p : params) {
+      Tensor gr = p.grad();
+      parts.push_back(gr.defined() ? gr.reshape({-1}) : zeros({p.numel()}, TensorOptions(p.dtype())));
+    }
+    return cat(parts);
+  };
+  autograd::NoGradGuard no_grad;
+  auto move = [&](double t, const Tensor& d) {  // params += t d
+    int64_t offset = 0;
+    for (const Tensor& p : params) {
+      Tensor(p).add_(d.narrow(0, offset, p.numel()).view(p.sizes()).mul(t));
+      offset += p.numel();
+    }
+  };
+  auto max_abs = [](const Tensor& t) { return t.abs().max().item<double>(); };
+  Dict& s = state(params[0]);
+  auto counter = [&](const char* k) -> int64_t& {
+    Value& v = s[k];
+    if (!std::holds_alternative<int64_t>(v)) v = int64_t(0);
+    return std::get<int64_t>(v);
+  };
+
+  Tensor orig_loss = evaluate();
+  double loss = orig_loss.item<double>();
+  int64_t evals = 1;
+  counter("func_evals") += 1;
+  Tensor grad = flat_grad();
+  if (max_abs(grad) <= tol_grad) return orig_loss;
+
+  Tensor d = s.contains("d") ? std::get<Tensor>(s["d"]) : Tensor();
+  double t = s.contains("t") ? s.number("t") : lr;
+  std::vector<Tensor> dirs, stps, ro;
+  if (auto* v = std::get_if<std::vector<Tensor>>(s.find("old_dirs") ? s.find("old_dirs") : &s["old_dirs"])) dirs = *v;
+  if (auto* v = std::get_if<std::vector<Tensor>>(s.find("old_stps") ? s.find("old_stps") : &s["old_stps"])) stps = *v;
+  if (auto* v = std::get_if<std::vector<Tensor>>(s.find("ro") ? s.find("ro") : &s["ro"])) ro = *v;
+  Tensor h_diag = s.contains("H_diag") && std::holds_alternative<Tensor>(s["H_diag"]) ? std::get<Tensor>(s["H_diag"])
+                                                                                        : Tensor();
+  Tensor prev_grad = s.contains("prev_flat_grad") && std::holds_alternative<Tensor>(s["prev_flat_grad"])
+                         ? std::get<Tensor>(s["prev_flat_grad"])
+                         : Tensor();
+  double prev_loss = s.contains("prev_loss") && !std::holds_alternative<std::monostate>(s["prev_loss"])
+                         ? s.number("prev_loss")
+                         : 0;
+  for (int64_t n = 1; n <= max_iter; ++n) {
+    const int64_t total_iters = counter("n_iter") += 1;
+    if (total_iters == 1) {  // steepest descent
+      d = grad.neg();
+      dirs.clear(), stps.clear(), ro.clear();
+      h_diag = ones({}, TensorOptions(grad.dtype()));
+    } else {  // the two-loop recursion over the kept (y, s) pairs
+      Tensor y = grad - prev_grad, st = d.mul(t);
+      Tensor ys = y.dot(st);
+      if (ys.item<double>() > 1e-10) {
+        if (int64_t(dirs.size()) == history) {
+          dirs.erase(dirs.begin()), stps.erase(stps.begin()), ro.erase(ro.begin());
+        }
+        dirs.push_back(y), stps.push_back(st), ro.push_back(ones_like(ys) / ys);
+        h_diag = ys / y.dot(y);
+      }
+      std::vector<Tensor> al(dirs.size());
+      Tensor q = grad.neg();
+      for (size_t i = dirs.size(); i-- > 0;) {
+        al[i] = stps[i].dot(q) * ro[i];
+        q.sub_(dirs[i].mul(al[i].item()));
+      }
+      d = q * h_diag;
+      for (size_t i = 0; i < dirs.size(); ++i) {
+        Tensor be = dirs[i].dot(d) * ro[i];
+        d.add_(stps[i].mul((al[i] - be).item()));
+      }
+    }
+    prev_grad = grad.clone();
+    prev_loss = loss;
+    t = total_iters == 1 ? std::min(1.0, (ones({}, TensorOptions(grad.dtype())) / grad.abs().sum()).item<double>()) * lr : lr;
+    if (grad.dot(d).item<double>() > -tol_change) break;
+    move(t, d);
+    int64_t ls_evals = 0;
+    if (n != max_iter) {
+      loss = evaluate().item<double>();
+      grad = flat_grad();
+      ls_evals = 1;
+    }
+    evals += ls_evals;
+    counter("func_evals") += ls_evals;
+    if (n == max_iter || evals >= max_eval || max_abs(grad) <= tol_grad) break;
+    if (max_abs(d.mul(t)) <= tol_change || std::abs(loss - prev_loss) < tol_change) break;
+  }
+  s["d"] = d;
+  s["t"] = t;
+  s["old_dirs"] = dirs;
+  s["old_stps"] = stps;
+  s["ro"] = ro;
+  s["H_diag"] = h_diag;
+  s["prev_flat_grad"] = prev_grad;
+  s["prev_loss"] = prev_loss;
+  count_step();
+  return orig_loss;
+}
+
+}  // namespace ember::optim
