@@ -271,3 +271,4 @@ namespace ember::py {
 void init_nn_conv(nb::module_& m, nb::module_& nn);
 void init_optim(nb::module_& m);
 }  // namespace ember::py
+namespace ember::py { void init_nn_modules_act(nb::module_& modules); }  // activation, loss, transformer modules

@@ -13,3 +13,10 @@ del _m, _cls
 
 __all__ = ["Module", "Linear", "Bilinear", "Identity", "Flatten", "Unflatten", "Sequential", "ModuleList",
            "ModuleDict", "ParameterList", "ParameterDict"]
+
+from . import activation as _activation  # noqa: E402
+from .activation import *  # noqa: E402,F401,F403
+__all__ += _activation.__all__
+from . import loss as _loss  # noqa: E402
+from .loss import *  # noqa: E402,F401,F403
+__all__ += _loss.__all__
