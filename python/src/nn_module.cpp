@@ -547,7 +547,7 @@ void init_nn_module(nb::module_& nn_module) {
   init_module_class(m);
   init_containers(m);
   init_layers(m);
-  init_nn_modules_act(m);
+  init_nn_modules_act(m, nn_module);
   init_functions(nn_module);
 }
 

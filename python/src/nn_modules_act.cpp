@@ -6,6 +6,7 @@
 #include "bindings.h"
 #include "ember/nn/modules_activation.h"
 #include "ember/nn/modules_loss.h"
+#include "ember/nn/transformer.h"
 #include "nn_module_py.h"
 
 namespace ember::py {
@@ -349,11 +350,97 @@ void init_losses(nb::module_& m) {
 }
 #undef LEGACY
 
+nb::object tensor_or_none(const Tensor& t) { return t.defined() ? nb::cast(t) : nb::none(); }
+
+std::optional<Tensor> opt_tensor(nb::handle h) {
+  if (h.is_none()) return std::nullopt;
+  return nb::cast<Tensor>(h);
+}
+
+void init_attention(nb::module_& m, nb::module_& nn_module) {
+  Cls<nn::NonDynamicallyQuantizableLinear, nn::Linear>(m, "NonDynamicallyQuantizableLinear")
+      .def("__init__", [](nb::pointer_and_handle<nn::NonDynamicallyQuantizableLinear> v, int64_t in, int64_t out,
+                          bool bias, nb::handle device, std::optional<ScalarType> dtype) {
+        construct(v, in, out, bias, layer_options(device, dtype));
+      }, "in_features"_a, "out_features"_a, "bias"_a = true, "device"_a = nb::none(), "dtype"_a = nb::none());
+
+  using MHA = nn::MultiheadAttention;
+  Cls<MHA>(m, "MultiheadAttention")
+      .def("__init__", [](nb::pointer_and_handle<MHA> v, int64_t embed_dim, int64_t num_heads, double dropout,
+                          bool bias, bool add_bias_kv, bool add_zero_attn, std::optional<int64_t> kdim,
+                          std::optional<int64_t> vdim, bool batch_first, nb::handle device,
+                          std::optional<ScalarType> dtype) {
+        construct(v, embed_dim, num_heads, dropout, bias, add_bias_kv, add_zero_attn, kdim, vdim, batch_first,
+                  layer_options(device, dtype));
+        if (!add_bias_kv) {  // torch's plain None attributes
+          nb::setattr(v.h, "bias_k", nb::none());
+          nb::setattr(v.h, "bias_v", nb::none());
+        }
+      }, "embed_dim"_a, "num_heads"_a, "dropout"_a = 0.0, "bias"_a = true, "add_bias_kv"_a = false,
+         "add_zero_attn"_a = false, "kdim"_a = nb::none(), "vdim"_a = nb::none(), "batch_first"_a = false,
+         "device"_a = nb::none(), "dtype"_a = nb::none())
+      .def("forward", [](MHA& self, const Tensor& query, const Tensor& key, const Tensor& value,
+                         nb::handle key_padding_mask, bool need_weights, nb::handle attn_mask,
+                         bool average_attn_weights, bool is_causal) {
+        auto [out, weights] = self.forward(query, key, value, opt_tensor(key_padding_mask), need_weights,
+                                           opt_tensor(attn_mask), average_attn_weights, is_causal);
+        return nb::make_tuple(out, tensor_or_none(weights));
+      }, "query"_a, "key"_a, "value"_a, "key_padding_mask"_a = nb::none(), "need_weights"_a = true,
+         "attn_mask"_a = nb::none(), "average_attn_weights"_a = true, "is_causal"_a = false)
+      .def("_reset_parameters", &MHA::reset_parameters)
+      .def_ro("embed_dim", &MHA::embed_dim)
+      .def_ro("kdim", &MHA::kdim)
+      .def_ro("vdim", &MHA::vdim)
+      .def_ro("num_heads", &MHA::num_heads)
+      .def_ro("head_dim", &MHA::head_dim)
+      .def_rw("dropout", &MHA::dropout)
+      .def_rw("batch_first", &MHA::batch_first)
+      .def_rw("add_zero_attn", &MHA::add_zero_attn)
+      .def_ro("_qkv_same_embed_dim", &MHA::qkv_same_embed_dim);
+
+  nn_module.def("multi_head_attention_forward", [](const Tensor& query, const Tensor& key, const Tensor& value,
+      int64_t embed_dim_to_check, int64_t num_heads, nb::handle in_proj_weight, nb::handle in_proj_bias,
+      nb::handle bias_k, nb::handle bias_v, bool add_zero_attn, double dropout_p, const Tensor& out_proj_weight,
+      nb::handle out_proj_bias, bool training, nb::handle key_padding_mask, bool need_weights, nb::handle attn_mask,
+      bool use_separate_proj_weight, nb::handle q_proj_weight, nb::handle k_proj_weight, nb::handle v_proj_weight,
+      nb::handle static_k, nb::handle static_v, bool average_attn_weights, bool is_causal) {
+    auto [out, weights] = nn::functional::multi_head_attention_forward(
+        query, key, value, embed_dim_to_check, num_heads, opt_tensor(in_proj_weight), opt_tensor(in_proj_bias),
+        opt_tensor(bias_k), opt_tensor(bias_v), add_zero_attn, dropout_p, out_proj_weight, opt_tensor(out_proj_bias),
+        training, opt_tensor(key_padding_mask), need_weights, opt_tensor(attn_mask), use_separate_proj_weight,
+        opt_tensor(q_proj_weight), opt_tensor(k_proj_weight), opt_tensor(v_proj_weight), opt_tensor(static_k),
+        opt_tensor(static_v), average_attn_weights, is_causal);
+    return nb::make_tuple(out, tensor_or_none(weights));
+  }, "query"_a, "key"_a, "value"_a, "embed_dim_to_check"_a, "num_heads"_a, "in_proj_weight"_a.none(),
+     "in_proj_bias"_a.none(), "bias_k"_a.none(), "bias_v"_a.none(), "add_zero_attn"_a, "dropout_p"_a,
+     "out_proj_weight"_a, "out_proj_bias"_a.none(), "training"_a = true, "key_padding_mask"_a = nb::none(),
+     "need_weights"_a = true, "attn_mask"_a = nb::none(), "use_separate_proj_weight"_a = false,
+     "q_proj_weight"_a = nb::none(), "k_proj_weight"_a = nb::none(), "v_proj_weight"_a = nb::none(),
+     "static_k"_a = nb::none(), "static_v"_a = nb::none(), "average_attn_weights"_a = true, "is_causal"_a = false);
+  nn_module.def("triplet_margin_with_distance_loss", [](const Tensor& anchor, const Tensor& positive,
+      const Tensor& negative, nb::handle distance_function, double margin, bool swap, std::string_view reduction) {
+    nn::functional::DistanceFunction fn;
+    if (!distance_function.is_none())
+      fn = [f = nb::borrow(distance_function)](const Tensor& a, const Tensor& b) { return nb::cast<Tensor>(f(a, b)); };
+    return nn::functional::triplet_margin_with_distance_loss(anchor, positive, negative, fn, margin, swap,
+                                                             nn::reduction_from_string(reduction));
+  }, "anchor"_a, "positive"_a, "negative"_a, nb::kw_only(), "distance_function"_a = nb::none(), "margin"_a = 1.0,
+     "swap"_a = false, "reduction"_a = "mean");
+}
+
 }  // namespace
 
-void init_nn_modules_act(nb::module_& m) {
+void init_nn_modules_act(nb::module_& m, nb::module_& nn_module) {
   init_activations(m);
   init_losses(m);
+  init_attention(m, nn_module);
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const nn::AssertionError& e) {
+      PyErr_SetString(PyExc_AssertionError, e.what());
+    }
+  });
 }
 
 }  // namespace ember::py
