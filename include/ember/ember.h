@@ -47,3 +47,6 @@ using AutoGradMode = autograd::GradModeGuard;
 #include "ember/nn/loss.h"
 #include "ember/optim/optimizer.h"
 #include "ember/data/dataset.h"
+#include "ember/nn/modules_activation.h"
+#include "ember/nn/modules_loss.h"
+#include "ember/nn/transformer.h"
