@@ -271,5 +271,6 @@ namespace ember::py {
 void init_nn_conv(nb::module_& m, nb::module_& nn);
 void init_optim(nb::module_& m);
 }  // namespace ember::py
+namespace ember::py { void init_nn_modules_layers(nb::module_& modules); }  // conv, pooling, norm, dropout, ... modules
 // ember.nn's activation, loss and transformer modules (into _nn._modules) and their few functions (into _nn).
 namespace ember::py { void init_nn_modules_act(nb::module_& modules, nb::module_& nn); }

@@ -549,6 +549,7 @@ void init_nn_module(nb::module_& nn_module) {
   init_layers(m);
   init_nn_modules_act(m, nn_module);
   init_functions(nn_module);
+  init_nn_modules_layers(m);
 }
 
 }  // namespace ember::py

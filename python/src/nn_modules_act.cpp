@@ -6,6 +6,7 @@
 #include "bindings.h"
 #include "ember/nn/modules_activation.h"
 #include "ember/nn/modules_loss.h"
+#include "ember/nn/repr.h"
 #include "ember/nn/transformer.h"
 #include "nn_module_py.h"
 
@@ -96,8 +97,8 @@ void init_activations(nb::module_& m) {
         min_val = renamed(min_value, min_val, "min_value", "min_val");
         max_val = renamed(max_value, max_val, "max_value", "max_val");
         if (!(max_val > min_val)) {  // torch's assert
-          PyErr_SetString(PyExc_AssertionError, str("max_val (", nn::py_float(max_val),
-                                                     ") must be greater than min_val (", nn::py_float(min_val), ")")
+          PyErr_SetString(PyExc_AssertionError, str("max_val (", nn::repr_float(max_val),
+                                                     ") must be greater than min_val (", nn::repr_float(min_val), ")")
                                                      .c_str());
           throw nb::python_error();
         }
@@ -284,21 +285,6 @@ void init_losses(nb::module_& m) {
       .def_rw("p", &nn::TripletMarginLoss::p)
       .def_rw("eps", &nn::TripletMarginLoss::eps)
       .def_rw("swap", &nn::TripletMarginLoss::swap);
-  Cls<nn::PairwiseDistance>(m, "PairwiseDistance")
-      .def("__init__", [](nb::pointer_and_handle<nn::PairwiseDistance> v, double p, double eps, bool keepdim) {
-        construct(v, p, eps, keepdim);
-      }, "p"_a = 2.0, "eps"_a = 1e-6, "keepdim"_a = false)
-      .def("forward", nb::overload_cast<const Tensor&, const Tensor&>(&nn::PairwiseDistance::forward), "x1"_a, "x2"_a)
-      .def_rw("norm", &nn::PairwiseDistance::norm)
-      .def_rw("eps", &nn::PairwiseDistance::eps)
-      .def_rw("keepdim", &nn::PairwiseDistance::keepdim);
-  Cls<nn::CosineSimilarity>(m, "CosineSimilarity")
-      .def("__init__", [](nb::pointer_and_handle<nn::CosineSimilarity> v, int64_t dim, double eps) {
-        construct(v, dim, eps);
-      }, "dim"_a = 1, "eps"_a = 1e-8)
-      .def("forward", nb::overload_cast<const Tensor&, const Tensor&>(&nn::CosineSimilarity::forward), "x1"_a, "x2"_a)
-      .def_rw("dim", &nn::CosineSimilarity::dim)
-      .def_rw("eps", &nn::CosineSimilarity::eps);
   Cls<nn::TripletMarginWithDistanceLoss, nn::Loss>(m, "TripletMarginWithDistanceLoss")
       .def("__init__", [](nb::pointer_and_handle<nn::TripletMarginWithDistanceLoss> v, nb::handle distance_function,
                           double margin, bool swap, std::string reduction) {
@@ -428,19 +414,62 @@ void init_attention(nb::module_& m, nb::module_& nn_module) {
      "swap"_a = false, "reduction"_a = "mean");
 }
 
+// A Python activation argument: "relu"/"gelu", a module (a child), or any callable.
+nn::Activation activation_arg(nb::handle a) {
+  if (nb::isinstance<nb::str>(a)) return nn::activation_from_name(nb::cast<std::string>(a));
+  nn::Activation act;
+  if (nb::isinstance<Module>(a)) act.module = nb::cast<nn::ModulePtr>(a);
+  act.fn = [f = nb::borrow(a)](const Tensor& x) {
+    nb::gil_scoped_acquire gil;
+    return nb::cast<Tensor>(f(x));
+  };
+  return act;
+}
+
+void init_transformer(nb::module_& m) {
+  using Layer = nn::TransformerEncoderLayer;
+  Cls<Layer>(m, "TransformerEncoderLayer")
+      .def("__init__", [](nb::pointer_and_handle<Layer> v, int64_t d_model, int64_t nhead, int64_t dim_feedforward,
+                          double dropout, nb::handle activation, double layer_norm_eps, bool batch_first,
+                          bool norm_first, bool bias, nb::handle device, std::optional<ScalarType> dtype) {
+        construct(v, Layer::Options{d_model, nhead, dim_feedforward, dropout, activation_arg(activation),
+                                    layer_norm_eps, batch_first, norm_first, bias, layer_options(device, dtype)});
+        if (nb::isinstance<nb::str>(activation))  // torch keeps F.relu / F.gelu
+          nb::setattr(v.h, "activation", nb::module_::import_("ember.nn.functional").attr(activation));
+        else if (!v.p->options.activation.module)
+          nb::setattr(v.h, "activation", activation);
+      }, "d_model"_a, "nhead"_a, "dim_feedforward"_a = 2048, "dropout"_a = 0.1, "activation"_a = "relu",
+         "layer_norm_eps"_a = 1e-5, "batch_first"_a = false, "norm_first"_a = false, "bias"_a = true,
+         "device"_a = nb::none(), "dtype"_a = nb::none())
+      .def("forward", [](Layer& self, const Tensor& src, nb::handle src_mask, nb::handle src_key_padding_mask,
+                         bool is_causal) {
+        return self.Layer::forward(src, opt_tensor(src_mask), opt_tensor(src_key_padding_mask), is_causal);
+      }, "src"_a, "src_mask"_a = nb::none(), "src_key_padding_mask"_a = nb::none(), "is_causal"_a = false)
+      .def_rw("norm_first", &Layer::norm_first)
+      .def_prop_ro("activation_relu_or_gelu", [](const Layer& l) { return !l.options.activation.name.empty(); });
+
+  using Encoder = nn::TransformerEncoder;
+  Cls<Encoder>(m, "TransformerEncoder")
+      .def("__init__", [](nb::pointer_and_handle<Encoder> v, const Layer& encoder_layer, int64_t num_layers,
+                          nb::handle norm, bool, bool) {
+        construct(v, encoder_layer, num_layers, norm.is_none() ? nullptr : nb::cast<nn::ModulePtr>(norm));
+        if (norm.is_none()) nb::setattr(v.h, "norm", nb::none());
+      }, "encoder_layer"_a, "num_layers"_a, "norm"_a = nb::none(), "enable_nested_tensor"_a = true,
+         "mask_check"_a = true)
+      .def("forward", [](Encoder& self, const Tensor& src, nb::handle mask, nb::handle src_key_padding_mask,
+                         std::optional<bool> is_causal) {
+        return self.Encoder::forward(src, opt_tensor(mask), opt_tensor(src_key_padding_mask), is_causal);
+      }, "src"_a, "mask"_a = nb::none(), "src_key_padding_mask"_a = nb::none(), "is_causal"_a = nb::none())
+      .def_ro("num_layers", &Encoder::num_layers);
+}
+
 }  // namespace
 
 void init_nn_modules_act(nb::module_& m, nb::module_& nn_module) {
   init_activations(m);
   init_losses(m);
   init_attention(m, nn_module);
-  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
-    try {
-      std::rethrow_exception(p);
-    } catch (const nn::AssertionError& e) {
-      PyErr_SetString(PyExc_AssertionError, e.what());
-    }
-  });
+  init_transformer(m);
 }
 
 }  // namespace ember::py

@@ -1,10 +1,6 @@
 // The activation modules of ember/nn/modules_activation.h.
 #include "ember/nn/modules_activation.h"
 
-#include <charconv>
-#include <cmath>
-#include <cstdlib>
-
 #include "ember/creation.h"
 #include "ember/nn/activation.h"
 #include "ember/nn/init.h"
@@ -12,29 +8,6 @@
 namespace ember::nn {
 
 namespace F = functional;
-
-std::string py_float(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  // The shortest round-trip digits, laid out as Python's repr: fixed for 1e-4 <= |v| < 1e16, else d.ddde+XX.
-  char buf[64];
-  auto end = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific).ptr;
-  std::string sci(buf, end);
-  size_t e = sci.find('e');
-  int exp = std::atoi(sci.c_str() + e + 1);
-  std::string digits;
-  for (size_t i = 0; i < e; ++i)
-    if (std::isdigit(static_cast<unsigned char>(sci[i]))) digits += sci[i];
-  std::string sign = v < 0 || (v == 0 && std::signbit(v)) ? "-" : "";
-  if (exp < -4 || exp >= 16) {
-    std::string mant = digits.substr(0, 1) + (digits.size() > 1 ? "." + digits.substr(1) : "");
-    std::string ex = std::to_string(std::abs(exp));
-    return sign + mant + (exp < 0 ? "e-" : "e+") + (ex.size() < 2 ? "0" : "") + ex;
-  }
-  if (exp < 0) return sign + "0." + std::string(size_t(-exp - 1), '0') + digits;
-  if (digits.size() <= size_t(exp) + 1) return sign + digits + std::string(size_t(exp) + 1 - digits.size(), '0') + ".0";
-  return sign + digits.substr(0, size_t(exp) + 1) + "." + digits.substr(size_t(exp) + 1);
-}
 
 namespace {
 std::string inplace_suffix(bool inplace) { return inplace ? ", inplace=True" : ""; }
@@ -57,14 +30,14 @@ Hardtanh::Hardtanh(double min_val, double max_val, bool inplace) : Hardtanh("Har
 
 Hardtanh::Hardtanh(std::string name, double min_val, double max_val, bool inplace)
     : Module(std::move(name)), min_val(min_val), max_val(max_val), inplace(inplace) {
-  EMBER_CHECK(max_val > min_val, ValueError, "max_val (", py_float(max_val),
-              ") must be greater than min_val (", py_float(min_val), ")");
+  EMBER_CHECK(max_val > min_val, ValueError, "max_val (", repr_float(max_val),
+              ") must be greater than min_val (", repr_float(min_val), ")");
 }
 
 Tensor Hardtanh::forward(const Tensor& input) { return F::hardtanh(input, min_val, max_val, inplace); }
 
 std::string Hardtanh::extra_repr() const {
-  return str("min_val=", py_float(min_val), ", max_val=", py_float(max_val), inplace_suffix(inplace));
+  return str("min_val=", repr_float(min_val), ", max_val=", repr_float(max_val), inplace_suffix(inplace));
 }
 
 ReLU6::ReLU6(bool inplace) : Hardtanh("ReLU6", 0.0, 6.0, inplace) {}
@@ -72,10 +45,10 @@ ReLU6::ReLU6(bool inplace) : Hardtanh("ReLU6", 0.0, 6.0, inplace) {}
 Tensor LeakyReLU::forward(const Tensor& input) { return F::leaky_relu(input, negative_slope, inplace); }
 
 std::string LeakyReLU::extra_repr() const {
-  return str("negative_slope=", py_float(negative_slope), inplace_suffix(inplace));
+  return str("negative_slope=", repr_float(negative_slope), inplace_suffix(inplace));
 }
 
-std::string AlphaActivation::extra_repr() const { return str("alpha=", py_float(alpha), inplace_suffix(inplace)); }
+std::string AlphaActivation::extra_repr() const { return str("alpha=", repr_float(alpha), inplace_suffix(inplace)); }
 
 ELU::ELU(double alpha, bool inplace) : AlphaActivation("ELU", &F::elu, alpha, inplace) {}
 CELU::CELU(double alpha, bool inplace) : AlphaActivation("CELU", &F::celu, alpha, inplace) {}
@@ -97,7 +70,7 @@ std::string PReLU::extra_repr() const { return str("num_parameters=", num_parame
 Tensor RReLU::forward(const Tensor& input) { return F::rrelu(input, lower, upper, is_training(), inplace); }
 
 std::string RReLU::extra_repr() const {
-  return str("lower=", py_float(lower), ", upper=", py_float(upper), inplace_suffix(inplace));
+  return str("lower=", repr_float(lower), ", upper=", repr_float(upper), inplace_suffix(inplace));
 }
 
 Tensor GELU::forward(const Tensor& input) { return F::gelu(input, approximate); }
@@ -125,7 +98,7 @@ Tensor Softmax2d::forward(const Tensor& input) {
 
 Tensor Softplus::forward(const Tensor& input) { return F::softplus(input, beta, threshold); }
 
-std::string Softplus::extra_repr() const { return str("beta=", py_float(beta), ", threshold=", py_float(threshold)); }
+std::string Softplus::extra_repr() const { return str("beta=", repr_float(beta), ", threshold=", repr_float(threshold)); }
 
 Softshrink::Softshrink(double lambd) : Shrink("Softshrink", &F::softshrink, lambd) {}
 Hardshrink::Hardshrink(double lambd) : Shrink("Hardshrink", &F::hardshrink, lambd) {}
@@ -133,7 +106,7 @@ Hardshrink::Hardshrink(double lambd) : Shrink("Hardshrink", &F::hardshrink, lamb
 Tensor Threshold::forward(const Tensor& input) { return F::threshold(input, threshold, value, inplace); }
 
 std::string Threshold::extra_repr() const {
-  return str("threshold=", py_float(threshold), ", value=", py_float(value), inplace_suffix(inplace));
+  return str("threshold=", repr_float(threshold), ", value=", repr_float(value), inplace_suffix(inplace));
 }
 
 Tensor GLU::forward(const Tensor& input) { return F::glu(input, dim); }

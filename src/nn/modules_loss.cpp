@@ -3,7 +3,8 @@
 
 #include "ember/nn/distance.h"
 #include "ember/nn/loss.h"
-#include "ember/nn/modules_activation.h"
+#include "ember/nn/modules_misc.h"
+#include "ember/nn/repr.h"
 
 namespace ember::nn {
 
@@ -60,12 +61,6 @@ Tensor TripletMarginLoss::forward(const Tensor& anchor, const Tensor& positive, 
   return F::triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction_kind());
 }
 
-Tensor PairwiseDistance::forward(const Tensor& x1, const Tensor& x2) {
-  return F::pairwise_distance(x1, x2, norm, eps, keepdim);
-}
-
-Tensor CosineSimilarity::forward(const Tensor& x1, const Tensor& x2) { return F::cosine_similarity(x1, x2, dim, eps); }
-
 TripletMarginWithDistanceLoss::TripletMarginWithDistanceLoss(F::DistanceFunction distance_function, double margin,
                                                              bool swap, std::string reduction)
     : Loss("TripletMarginWithDistanceLoss", std::move(reduction)),
@@ -73,7 +68,7 @@ TripletMarginWithDistanceLoss::TripletMarginWithDistanceLoss(F::DistanceFunction
       margin(margin),
       swap(swap) {
   EMBER_CHECK(margin > 0, ValueError, "TripletMarginWithDistanceLoss: expected margin to be greater than 0, got ",
-              py_float(margin), " instead");
+              repr_float(margin), " instead");
   if (this->distance_function) return;
   auto pd = register_module("distance_function", std::make_shared<PairwiseDistance>());
   this->distance_function = [pd = pd.get()](const Tensor& a, const Tensor& b) { return pd->forward(a, b); };

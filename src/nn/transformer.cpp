@@ -1,9 +1,18 @@
 // MultiheadAttention, TransformerEncoderLayer and TransformerEncoder of ember/nn/transformer.h.
 #include "ember/nn/transformer.h"
 
+#include <limits>
+
 #include "ember/creation.h"
 #include "ember/nn/activation.h"
 #include "ember/nn/init.h"
+#include "ember/nn/modules_norm.h"
+#include "ember/math_ops.h"
+#include "ember/operators.h"
+#include "ember/ops.h"
+#include "ember/random.h"
+#include "ember/reduce.h"
+#include "ember/shape_utils.h"
 
 namespace ember::nn {
 
@@ -79,6 +88,109 @@ std::pair<Tensor, Tensor> MultiheadAttention::forward(const Tensor& query, const
       average_attn_weights, is_causal);
   if (batch_first && batched) out = out.transpose(1, 0);
   return {out, weights};
+}
+
+}  // namespace ember::nn
+
+namespace ember::nn {
+
+namespace {
+std::shared_ptr<LayerNorm> layer_norm(const TransformerEncoderLayer::Options& o) {
+  return std::make_shared<LayerNorm>(DimVector{o.d_model}, o.layer_norm_eps, true, o.bias, o.factory);
+}
+// torch's _canonical_mask for a layer's masks: bool (true masked out) to additive of `type`, float kept.
+OptTensor additive_mask(const OptTensor& mask, const char* name, ScalarType type) {
+  if (!mask || !mask->defined()) return std::nullopt;
+  EMBER_CHECK(mask->dtype() == kBool || mask->is_floating_point(), AssertionError, "only bool and floating types of ",
+              name, " are supported");
+  if (mask->dtype() != kBool) return mask;
+  return zeros(mask->sizes(), TensorOptions(type).device(mask->device()))
+      .masked_fill(*mask, -std::numeric_limits<double>::infinity());
+}
+}  // namespace
+
+Activation activation_from_name(const std::string& name) {
+  if (name == "relu") return {[](const Tensor& x) { return functional::relu(x); }, nullptr, name};
+  if (name == "gelu") return {[](const Tensor& x) { return functional::gelu(x); }, nullptr, name};
+  throw Error(str("activation should be relu/gelu, not ", name));
+}
+
+TransformerEncoderLayer::TransformerEncoderLayer(Options o)
+    : Module("TransformerEncoderLayer"), options(std::move(o)), norm_first(options.norm_first) {
+  const Options& op = options;
+  self_attn = register_module("self_attn", std::make_shared<MultiheadAttention>(
+      op.d_model, op.nhead, op.dropout, op.bias, false, false, std::nullopt, std::nullopt, op.batch_first, op.factory));
+  linear1 = register_module("linear1", std::make_shared<Linear>(op.d_model, op.dim_feedforward, op.bias, op.factory));
+  dropout = register_module("dropout", std::make_shared<Dropout>(op.dropout));
+  linear2 = register_module("linear2", std::make_shared<Linear>(op.dim_feedforward, op.d_model, op.bias, op.factory));
+  norm1 = register_module("norm1", layer_norm(op));
+  norm2 = register_module("norm2", layer_norm(op));
+  dropout1 = register_module("dropout1", std::make_shared<Dropout>(op.dropout));
+  dropout2 = register_module("dropout2", std::make_shared<Dropout>(op.dropout));
+  if (op.activation.module) register_module("activation", op.activation.module);
+}
+
+Tensor TransformerEncoderLayer::forward(const Tensor& src, const OptTensor& src_mask,
+                                        const OptTensor& src_key_padding_mask, bool is_causal) {
+  OptTensor kpm = additive_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype());
+  OptTensor mask = additive_mask(src_mask, "src_mask", src.dtype());
+  auto self_attention = [&](const Tensor& x) {
+    return (*dropout1)(self_attn->forward(x, x, x, kpm, false, mask, true, is_causal).first);
+  };
+  const auto& act = options.activation;
+  auto feed_forward = [&](const Tensor& x) {
+    Tensor h = (*linear1)(x);
+    h = act.module ? (*act.module)(h) : act.fn(h);
+    return (*dropout2)((*linear2)((*dropout)(h)));
+  };
+  if (norm_first) {
+    Tensor x = src + self_attention((*norm1)(src));
+    return x + feed_forward((*norm2)(x));
+  }
+  Tensor x = (*norm1)(src + self_attention(src));
+  return (*norm2)(x + feed_forward(x));
+}
+
+std::shared_ptr<TransformerEncoderLayer> TransformerEncoderLayer::clone() const {
+  Tensor rng = default_generator().get_state();  // the copy's own init must not move the stream
+  auto copy = std::make_shared<TransformerEncoderLayer>(options);
+  default_generator().set_state(rng);
+  copy->norm_first = norm_first;
+  copy->train(is_training());
+  copy->load_state_dict(state_dict());
+  return copy;
+}
+
+TransformerEncoder::TransformerEncoder(const TransformerEncoderLayer& encoder_layer, int64_t num_layers,
+                                       ModulePtr norm)
+    : Module("TransformerEncoder"), num_layers(num_layers) {
+  std::vector<ModulePtr> clones;
+  for (int64_t i = 0; i < num_layers; ++i) clones.push_back(encoder_layer.clone());
+  layers = register_module("layers", std::make_shared<ModuleList>(clones));
+  if (norm) this->norm = register_module("norm", std::move(norm));  // torch keeps a None norm unregistered
+}
+
+Tensor TransformerEncoder::forward(const Tensor& src, const OptTensor& mask, const OptTensor& src_key_padding_mask,
+                                   std::optional<bool> is_causal) {
+  OptTensor kpm = additive_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype());
+  OptTensor m = additive_mask(mask, "mask", src.dtype());
+  bool causal = is_causal.value_or(false);
+  if (!is_causal && m) {  // torch's _detect_is_causal_mask
+    int64_t sz = m->size(-2);
+    Tensor expected = generate_square_subsequent_mask(sz, TensorOptions(m->dtype()).device(m->device()));
+    causal = DimVector(m->sizes()) == DimVector(expected.sizes()) && m->eq(expected).all().item().to<bool>();
+  }
+  Tensor out = src;
+  for (const ModulePtr& child : layers->children()) {
+    auto layer = std::dynamic_pointer_cast<TransformerEncoderLayer>(child);
+    EMBER_CHECK(layer, TypeError, "TransformerEncoder.layers holds a ", child->name(), ", not a TransformerEncoderLayer");
+    out = layer->forward(out, m, kpm, causal);
+  }
+  return norm ? (*norm)(out) : out;
+}
+
+Tensor generate_square_subsequent_mask(int64_t sz, const TensorOptions& options) {
+  return full({sz, sz}, -std::numeric_limits<double>::infinity(), options).triu(1);
 }
 
 }  // namespace ember::nn

@@ -1,7 +1,7 @@
 // torch.nn.functional.triplet_margin_with_distance_loss: a composite of the distance function and min/clamp.
 #include "ember/math_ops.h"
 #include "ember/nn/distance.h"
-#include "ember/nn/modules_activation.h"
+#include "ember/nn/repr.h"
 #include "ember/nn/modules_loss.h"
 #include "ember/operators.h"
 #include "ember/ops.h"
@@ -12,7 +12,7 @@ namespace ember::nn::functional {
 Tensor triplet_margin_with_distance_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
                                          const DistanceFunction& distance_function, double margin, bool swap,
                                          Reduction reduction) {
-  EMBER_CHECK(margin > 0, ValueError, "margin must be greater than 0, got ", py_float(margin));
+  EMBER_CHECK(margin > 0, ValueError, "margin must be greater than 0, got ", repr_float(margin));
   int64_t a = anchor.dim(), p = positive.dim(), n = negative.dim();
   EMBER_CHECK(a == p && p == n, Error, "The anchor, positive, and negative tensors are expected to have the same "
               "number of dimensions, but got: anchor ", a, "D, positive ", p, "D, and negative ", n, "D inputs");

@@ -39,17 +39,6 @@ TEST(NnModulesAct, PReLUHasAParameter) {
   EXPECT_EQ(p.repr(), "PReLU(num_parameters=3)");
 }
 
-TEST(NnModulesAct, PyFloatWritesPythonRepr) {
-  EXPECT_EQ(nn::py_float(1.0), "1.0");
-  EXPECT_EQ(nn::py_float(0.01), "0.01");
-  EXPECT_EQ(nn::py_float(1e-6), "1e-06");
-  EXPECT_EQ(nn::py_float(0.0001), "0.0001");
-  EXPECT_EQ(nn::py_float(1.0 / 3), "0.3333333333333333");
-  EXPECT_EQ(nn::py_float(-2.5), "-2.5");
-  EXPECT_EQ(nn::py_float(1e16), "1e+16");
-  EXPECT_EQ(nn::py_float(123456.0), "123456.0");
-}
-
 TEST(NnModulesAct, LossesReduceAndKeepWeightsAsBuffers) {
   manual_seed(0);
   Tensor x = randn({4, 3}), t = tensor<int64_t>({0, 2, 1, 2});
@@ -89,4 +78,19 @@ TEST(NnModulesAct, MultiheadAttentionShapesAndMasks) {
   EXPECT_TRUE(close(fast, masked, 1e-5));
   EXPECT_THROW(nn::MultiheadAttention(5, 2), nn::AssertionError);
   EXPECT_THROW(mha.forward(x, x, x, {}, true, {}, true, true), Error);
+}
+
+TEST(NnModulesAct, TransformerEncoderClonesLayers) {
+  manual_seed(0);
+  nn::TransformerEncoderLayer layer(8, 2, 16, 0.0);
+  EXPECT_EQ(layer.state_dict().size(), 12u);
+  nn::TransformerEncoder encoder(layer, 2);
+  EXPECT_EQ(encoder.state_dict().size(), 24u);
+  EXPECT_EQ(encoder.state_dict()[0].first, "layers.0.self_attn.in_proj_weight");
+  EXPECT_TRUE(close(encoder.state_dict()[12].second, layer.self_attn->in_proj_weight));
+  Tensor x = randn({5, 3, 8});
+  Tensor y = encoder.forward(x, nn::generate_square_subsequent_mask(5), {});
+  EXPECT_EQ(DimVector(y.sizes()), DimVector({5, 3, 8}));
+  EXPECT_TRUE(close(y, encoder.forward(x, {}, {}, false), 1e-5) == false);  // the mask matters
+  EXPECT_THROW(nn::activation_from_name("tanh"), Error);
 }

@@ -207,3 +207,85 @@ def test_mha_subclass_and_state_dict_round_trip():
     w = Wrapped()
     assert w(ember.randn(2, 3, 8)).shape == (2, 3, 8)
     assert "(attn): MultiheadAttention(" in repr(w)
+
+
+LAYER_CONFIGS = [
+    dict(d_model=16, nhead=4, dim_feedforward=32), dict(d_model=16, nhead=2, dim_feedforward=24, activation="gelu",
+                                                        norm_first=True, batch_first=True),
+    dict(d_model=8, nhead=2, dim_feedforward=16, bias=False, layer_norm_eps=1e-6),
+]
+
+
+def _layer_pair(cfg, dropout=0.0):
+    return both(lambda nn: nn.TransformerEncoderLayer(**cfg, dropout=dropout))
+
+
+@pytest.mark.parametrize("cfg", LAYER_CONFIGS, ids=str)
+def test_encoder_layer_init_repr_state(cfg):
+    em, tm = _layer_pair(cfg, 0.1)
+    assert repr(em) == repr(tm)
+    same_state(em, tm)
+    assert em.norm_first == tm.norm_first and em.activation_relu_or_gelu == bool(tm.activation_relu_or_gelu)
+
+
+@pytest.mark.parametrize("cfg", LAYER_CONFIGS, ids=str)
+@pytest.mark.parametrize("masks", [{}, {"src_mask": "causal"}, {"src_key_padding_mask": "bool"},
+                                   {"src_mask": "causal", "is_causal": True}])
+def test_encoder_layer_values_and_grads(cfg, masks):
+    em, tm = _layer_pair(cfg)
+    em.load_state_dict({k: E(v) for k, v in tm.state_dict().items()})
+    L, N, D = 6, 3, cfg["d_model"]
+    x = torch.randn(*((N, L, D) if cfg.get("batch_first") else (L, N, D)))
+    kw = {}
+    if masks.get("src_mask"):
+        kw["src_mask"] = tnn.Transformer.generate_square_subsequent_mask(L)
+    if masks.get("src_key_padding_mask"):
+        kpm = torch.zeros(N, L, dtype=torch.bool)
+        kpm[1, -2:] = True
+        kw["src_key_padding_mask"] = kpm
+    if masks.get("is_causal"):
+        kw["is_causal"] = True
+    ex, tx = E(x).requires_grad_(True), x.clone().requires_grad_(True)
+    ey = em(ex, **{k: E(v) if isinstance(v, torch.Tensor) else v for k, v in kw.items()})
+    ty = tm(tx, **kw)
+    assert_same(ey.detach(), ty.detach(), rtol=1e-5, atol=1e-5)
+    ey.sum().backward()
+    ty.sum().backward()
+    assert_same(ex.grad, tx.grad, rtol=1e-4, atol=1e-5)
+    for (n, a), b in zip(em.named_parameters(), tm.parameters()):
+        assert_same(a.grad, b.grad, rtol=1e-4, atol=1e-4)
+
+
+def test_encoder_layer_dropout_train_same_seed():
+    em, tm = _layer_pair(dict(d_model=16, nhead=4, dim_feedforward=32, batch_first=True), 0.2)
+    x = torch.randn(2, 5, 16)
+    ember.manual_seed(7)
+    torch.manual_seed(7)
+    assert_same(em(E(x)).detach(), tm(x).detach(), rtol=1e-5, atol=1e-5)
+
+
+def test_encoder_stack_clones_norm_and_callable_activation():
+    def make(nn):
+        act = nn.GELU() if nn is enn else tnn.GELU()
+        layer = nn.TransformerEncoderLayer(8, 2, 16, 0.0, activation=act)
+        return nn.TransformerEncoder(layer, 3, norm=nn.LayerNorm(8), enable_nested_tensor=False)
+    em, tm = both(make)
+    assert repr(em) == repr(tm)
+    same_state(em, tm)
+    assert em.num_layers == 3 and em.layers[0].linear1.weight is not em.layers[1].linear1.weight
+    ember.manual_seed(1)
+    torch.manual_seed(1)
+    after_e, after_t = enn.Linear(3, 3), tnn.Linear(3, 3)  # cloning draws no random numbers
+    assert_same(after_e.weight.detach(), after_t.weight.detach())
+    x = torch.randn(4, 2, 8)
+    mask = tnn.Transformer.generate_square_subsequent_mask(4)
+    assert_same(em(E(x), mask=E(mask)).detach(), tm(x, mask=mask).detach(), rtol=1e-5, atol=1e-5)
+    plain_e, plain_t = both(lambda nn: nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16), 2,
+                                                             enable_nested_tensor=False))
+    assert repr(plain_e) == repr(plain_t) and plain_e.norm is None
+    fn_e = enn.TransformerEncoderLayer(8, 2, 16, activation=lambda t: t * 2)
+    assert fn_e(ember.randn(3, 2, 8)).shape == (3, 2, 8)
+    with pytest.raises(RuntimeError, match="activation should be relu/gelu, not tanh"):
+        enn.TransformerEncoderLayer(8, 2, activation="tanh")
+    with pytest.raises(RuntimeError, match="activation should be relu/gelu, not tanh"):
+        tnn.TransformerEncoderLayer(8, 2, activation="tanh")

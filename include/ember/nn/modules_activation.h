@@ -6,11 +6,9 @@
 
 #include "ember/nn/linear.h"
 #include "ember/nn/module.h"
+#include "ember/nn/repr.h"
 
 namespace ember::nn {
-
-// A double as Python's repr writes it (0.01, 1.0, 1e-06): what torch's extra_repr shows.
-std::string py_float(double v);
 
 // A module whose forward is one functional call with no state (Sigmoid, Tanh, ...).
 class Elementwise : public Module {
@@ -165,7 +163,7 @@ class Shrink : public Module {
   using Fn = Tensor (*)(const Tensor&, double);
   Shrink(std::string name, Fn fn, double lambd) : Module(std::move(name)), lambd(lambd), fn_(fn) {}
   Tensor forward(const Tensor& input) override { return fn_(input, lambd); }
-  std::string extra_repr() const override { return py_float(lambd); }
+  std::string extra_repr() const override { return repr_float(lambd); }
   double lambd;
 
  private:

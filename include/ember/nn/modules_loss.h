@@ -1,5 +1,4 @@
-// Loss modules (torch.nn.MSELoss ... HingeEmbeddingLoss) over the functional forms of ember/nn/loss.h, and the
-// distance modules a loss uses (PairwiseDistance, CosineSimilarity). `reduction` is torch's string, checked when
+// Loss modules (torch.nn.MSELoss ... HingeEmbeddingLoss) over the functional forms of ember/nn/loss.h. `reduction` is torch's string, checked when
 // the loss is called; class weights are buffers (torch's state_dict).
 #pragma once
 #include <functional>
@@ -166,25 +165,6 @@ class TripletMarginLoss : public Loss {
   Tensor forward(const Tensor& anchor, const Tensor& positive, const Tensor& negative);
   double margin, p, eps;
   bool swap;
-};
-
-class PairwiseDistance : public Module {
- public:
-  explicit PairwiseDistance(double p = 2.0, double eps = 1e-6, bool keepdim = false)
-      : Module("PairwiseDistance"), norm(p), eps(eps), keepdim(keepdim) {}
-  using Module::forward;
-  Tensor forward(const Tensor& x1, const Tensor& x2);
-  double norm, eps;
-  bool keepdim;
-};
-
-class CosineSimilarity : public Module {
- public:
-  explicit CosineSimilarity(int64_t dim = 1, double eps = 1e-8) : Module("CosineSimilarity"), dim(dim), eps(eps) {}
-  using Module::forward;
-  Tensor forward(const Tensor& x1, const Tensor& x2);
-  int64_t dim;
-  double eps;
 };
 
 // distance_function: a callable, or none for a PairwiseDistance child named "distance_function" (torch's).

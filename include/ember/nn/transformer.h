@@ -6,12 +6,12 @@
 #include <string>
 #include <utility>
 
+#include "ember/nn/container.h"
 #include "ember/nn/linear.h"
 #include "ember/nn/module.h"
+#include "ember/nn/modules_misc.h"  // AssertionError
 
 namespace ember::nn {
-
-struct AssertionError : Error { using Error::Error; };  // Python's AssertionError (torch's asserts)
 
 using OptTensor = std::optional<Tensor>;
 
@@ -60,5 +60,61 @@ class MultiheadAttention : public Module {
   Tensor *bias_k = nullptr, *bias_v = nullptr;  // registered only with add_bias_kv (else torch's plain None)
   std::shared_ptr<NonDynamicallyQuantizableLinear> out_proj;
 };
+
+// A feed-forward activation: a function, or a module (then registered as the child "activation", as torch does).
+struct Activation {
+  std::function<Tensor(const Tensor&)> fn;
+  ModulePtr module;
+  std::string name;  // "relu" or "gelu" when given by name
+};
+// "relu" or "gelu" (else torch's RuntimeError).
+Activation activation_from_name(const std::string& name);
+
+// torch's TransformerEncoderLayer: self-attention and a feed-forward block, each residual, with the LayerNorm
+// before (norm_first) or after.
+class TransformerEncoderLayer : public Module {
+ public:
+  struct Options {
+    int64_t d_model, nhead, dim_feedforward = 2048;
+    double dropout = 0.1;
+    Activation activation = activation_from_name("relu");
+    double layer_norm_eps = 1e-5;
+    bool batch_first = false, norm_first = false, bias = true;
+    LayerOptions factory;
+  };
+  explicit TransformerEncoderLayer(Options options);
+  TransformerEncoderLayer(int64_t d_model, int64_t nhead, int64_t dim_feedforward = 2048, double dropout = 0.1,
+                          const std::string& activation = "relu")
+      : TransformerEncoderLayer(Options{d_model, nhead, dim_feedforward, dropout, activation_from_name(activation)}) {}
+  using Module::forward;
+  Tensor forward(const Tensor& src) override { return forward(src, {}, {}, false); }
+  Tensor forward(const Tensor& src, const OptTensor& src_mask, const OptTensor& src_key_padding_mask,
+                 bool is_causal = false);
+  // A new layer of the same options and the same parameter values (torch's deepcopy in TransformerEncoder);
+  // it draws no random numbers.
+  std::shared_ptr<TransformerEncoderLayer> clone() const;
+  Options options;
+  std::shared_ptr<MultiheadAttention> self_attn;
+  std::shared_ptr<Linear> linear1, linear2;
+  ModulePtr dropout, norm1, norm2, dropout1, dropout2;
+  bool norm_first;
+};
+
+// num_layers clones of encoder_layer, then the optional norm (torch's TransformerEncoder).
+class TransformerEncoder : public Module {
+ public:
+  TransformerEncoder(const TransformerEncoderLayer& encoder_layer, int64_t num_layers, ModulePtr norm = nullptr);
+  using Module::forward;
+  Tensor forward(const Tensor& src) override { return forward(src, {}, {}, std::nullopt); }
+  // is_causal none: true when mask is the square causal mask (torch's _detect_is_causal_mask).
+  Tensor forward(const Tensor& src, const OptTensor& mask, const OptTensor& src_key_padding_mask,
+                 std::optional<bool> is_causal = std::nullopt);
+  std::shared_ptr<ModuleList> layers;
+  ModulePtr norm;
+  int64_t num_layers;
+};
+
+// torch's Transformer.generate_square_subsequent_mask: -inf above the diagonal, 0 elsewhere.
+Tensor generate_square_subsequent_mask(int64_t sz, const TensorOptions& options = {});
 
 }  // namespace ember::nn
