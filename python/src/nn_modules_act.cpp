@@ -214,6 +214,7 @@ void init_losses(nb::module_& m) {
   plain_loss<nn::MSELoss>(m, "MSELoss");
   plain_loss<nn::L1Loss>(m, "L1Loss");
   plain_loss<nn::SoftMarginLoss>(m, "SoftMarginLoss");
+  plain_loss<nn::MultiLabelMarginLoss>(m, "MultiLabelMarginLoss");
   pair_margin_loss<nn::CosineEmbeddingLoss>(m, "CosineEmbeddingLoss");
   pair_margin_loss<nn::MarginRankingLoss>(m, "MarginRankingLoss");
 
@@ -403,6 +404,11 @@ void init_attention(nb::module_& m, nb::module_& nn_module) {
      "need_weights"_a = true, "attn_mask"_a = nb::none(), "use_separate_proj_weight"_a = false,
      "q_proj_weight"_a = nb::none(), "k_proj_weight"_a = nb::none(), "v_proj_weight"_a = nb::none(),
      "static_k"_a = nb::none(), "static_v"_a = nb::none(), "average_attn_weights"_a = true, "is_causal"_a = false);
+  nn_module.def("multilabel_margin_loss", [](const Tensor& input, const Tensor& target, std::optional<bool> size_average,
+                                             std::optional<bool> reduce, std::string reduction) {
+    return nn::functional::multilabel_margin_loss(
+        input, target, nn::reduction_from_string(reduction_arg(size_average, reduce, std::move(reduction))));
+  }, "input"_a, "target"_a, "size_average"_a = nb::none(), "reduce"_a = nb::none(), "reduction"_a = "mean");
   nn_module.def("triplet_margin_with_distance_loss", [](const Tensor& anchor, const Tensor& positive,
       const Tensor& negative, nb::handle distance_function, double margin, bool swap, std::string_view reduction) {
     nn::functional::DistanceFunction fn;

@@ -18,6 +18,8 @@ L1Loss::L1Loss(std::string reduction)
                 std::move(reduction)) {}
 SoftMarginLoss::SoftMarginLoss(std::string reduction)
     : PlainLoss("SoftMarginLoss", &F::soft_margin_loss, std::move(reduction)) {}
+MultiLabelMarginLoss::MultiLabelMarginLoss(std::string reduction)
+    : PlainLoss("MultiLabelMarginLoss", &F::multilabel_margin_loss, std::move(reduction)) {}
 
 Tensor CrossEntropyLoss::forward(const Tensor& input, const Tensor& target) {
   return F::cross_entropy(input, target, weight_opt(), ignore_index, reduction_kind(), label_smoothing);

@@ -152,7 +152,8 @@ LOSSES = [
     ("PoissonNLLLoss", {}, ["x", "pos"]), ("PoissonNLLLoss", {"log_input": False, "full": True}, ["p", "pos"]),
     ("SoftMarginLoss", {}, ["x", "signs"]), ("MultiLabelSoftMarginLoss", {"weight": torch.rand(5)}, ["x", "binary"]),
     ("MultiMarginLoss", {}, ["x", "cls"]), ("MultiMarginLoss", {"p": 2, "margin": 0.5, "weight": torch.rand(5)}, ["x", "cls"]),
-    ("HingeEmbeddingLoss", {"margin": 0.5}, ["x", "signs"]),
+    ("HingeEmbeddingLoss", {"margin": 0.5}, ["x", "signs"]), ("MultiLabelMarginLoss", {}, ["x", "labels"]),
+    ("MultiLabelMarginLoss", {"reduction": "none"}, ["x", "labels"]),
 ]
 
 
@@ -166,6 +167,10 @@ def _loss_inputs(kinds):
             base = torch.sigmoid(base) if k == "p" else base
             e = _as_ember(base).requires_grad_(True)
             out.append((e, base.clone().requires_grad_(True)))
+        elif k == "labels":
+            y = torch.tensor([[3, 0, -1, 1, 2], [1, 2, 3, 4, 0], [-1, 0, 0, 0, 0], [4, 4, -1, 0, 0],
+                              [0, 1, 2, -1, -1], [2, -1, 3, 3, 3]])
+            out.append((_as_ember(y), y))
         elif k == "signs":
             s = torch.sign(torch.randn(6, 5, generator=torch.Generator().manual_seed(5)))
             out.append((_as_ember(s), s))
@@ -235,3 +240,18 @@ def test_loss_weight_buffers_and_custom_distance():
     tmod = tnn.TripletMarginWithDistanceLoss(distance_function=tnn.PairwiseDistance(p=1.0))
     assert repr(mod) == repr(tmod)
     assert_same(mod(a, p, n), tmod(ta, tp, tn), rtol=1e-6, atol=1e-7)
+
+
+def test_multilabel_margin_loss_functional_forms_and_errors():
+    import ember.nn.functional as EF
+    import torch.nn.functional as TF
+    x, y = torch.randn(5), torch.tensor([3, 0, -1, 1, 2])
+    for red in ("none", "mean", "sum"):
+        assert_same(EF.multilabel_margin_loss(_as_ember(x), _as_ember(y), reduction=red),
+                    TF.multilabel_margin_loss(x, y, reduction=red), rtol=1e-6, atol=1e-7)
+    for bad_t in (torch.tensor([[5, 0, -1, 1, 2]]), torch.tensor([[-2, 0, -1, 1, 2]]), torch.zeros(2, 5).long()):
+        with pytest.raises(RuntimeError) as te:
+            TF.multilabel_margin_loss(torch.randn(1, 5), bad_t)
+        with pytest.raises(RuntimeError) as ee:
+            EF.multilabel_margin_loss(ember.randn(1, 5), _as_ember(bad_t))
+        assert str(ee.value) == str(te.value)

@@ -16,6 +16,9 @@ using DistanceFunction = std::function<Tensor(const Tensor&, const Tensor&)>;
 Tensor triplet_margin_with_distance_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
                                          const DistanceFunction& distance_function = nullptr, double margin = 1.0,
                                          bool swap = false, Reduction reduction = Reduction::Mean);
+// torch.nn.functional.multilabel_margin_loss: input (C) or (N, C); target int64 of input's shape holding class
+// indices up to the first -1. Sums hinge(1 - (x[y_j] - x[i])) over targets y_j and non-target classes i, over C.
+Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
 }  // namespace functional
 
 // torch's _Loss: the reduction string (legacy size_average/reduce mapped by legacy_reduction).
@@ -54,6 +57,7 @@ class PlainLoss : public Loss {
 struct MSELoss : PlainLoss { explicit MSELoss(std::string reduction = "mean"); };
 struct L1Loss : PlainLoss { explicit L1Loss(std::string reduction = "mean"); };
 struct SoftMarginLoss : PlainLoss { explicit SoftMarginLoss(std::string reduction = "mean"); };
+struct MultiLabelMarginLoss : PlainLoss { explicit MultiLabelMarginLoss(std::string reduction = "mean"); };
 
 class CrossEntropyLoss : public WeightedLoss {
  public:

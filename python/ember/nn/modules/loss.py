@@ -4,6 +4,6 @@ from .activation import _export
 __all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss",
            "BCEWithLogitsLoss", "KLDivLoss", "CosineEmbeddingLoss", "MarginRankingLoss", "TripletMarginLoss",
            "TripletMarginWithDistanceLoss", "GaussianNLLLoss", "PoissonNLLLoss", "SoftMarginLoss",
-           "MultiLabelSoftMarginLoss", "MultiMarginLoss", "HingeEmbeddingLoss"]
+           "MultiLabelSoftMarginLoss", "MultiLabelMarginLoss", "MultiMarginLoss", "HingeEmbeddingLoss"]
 
 _export(__all__ + ["_Loss", "_WeightedLoss"], globals())
