@@ -432,6 +432,15 @@ nn::Activation activation_arg(nb::handle a) {
   return act;
 }
 
+// The layer's `activation` attribute as torch keeps it: F.relu / F.gelu for a name, the callable itself (a module
+// argument is a registered child already).
+void set_activation_attr(nb::handle self, nb::handle activation, const nn::Activation& act) {
+  if (nb::isinstance<nb::str>(activation))
+    nb::setattr(self, "activation", nb::module_::import_("ember.nn.functional").attr(activation));
+  else if (!act.module)
+    nb::setattr(self, "activation", activation);
+}
+
 void init_transformer(nb::module_& m) {
   using Layer = nn::TransformerEncoderLayer;
   Cls<Layer>(m, "TransformerEncoderLayer")
@@ -440,10 +449,7 @@ void init_transformer(nb::module_& m) {
                           bool norm_first, bool bias, nb::handle device, std::optional<ScalarType> dtype) {
         construct(v, Layer::Options{d_model, nhead, dim_feedforward, dropout, activation_arg(activation),
                                     layer_norm_eps, batch_first, norm_first, bias, layer_options(device, dtype)});
-        if (nb::isinstance<nb::str>(activation))  // torch keeps F.relu / F.gelu
-          nb::setattr(v.h, "activation", nb::module_::import_("ember.nn.functional").attr(activation));
-        else if (!v.p->options.activation.module)
-          nb::setattr(v.h, "activation", activation);
+        set_activation_attr(v.h, activation, v.p->options.activation);
       }, "d_model"_a, "nhead"_a, "dim_feedforward"_a = 2048, "dropout"_a = 0.1, "activation"_a = "relu",
          "layer_norm_eps"_a = 1e-5, "batch_first"_a = false, "norm_first"_a = false, "bias"_a = true,
          "device"_a = nb::none(), "dtype"_a = nb::none())
@@ -453,6 +459,46 @@ void init_transformer(nb::module_& m) {
       }, "src"_a, "src_mask"_a = nb::none(), "src_key_padding_mask"_a = nb::none(), "is_causal"_a = false)
       .def_rw("norm_first", &Layer::norm_first)
       .def_prop_ro("activation_relu_or_gelu", [](const Layer& l) { return !l.options.activation.name.empty(); });
+
+  using DLayer = nn::TransformerDecoderLayer;
+  Cls<DLayer>(m, "TransformerDecoderLayer")
+      .def("__init__", [](nb::pointer_and_handle<DLayer> v, int64_t d_model, int64_t nhead, int64_t dim_feedforward,
+                          double dropout, nb::handle activation, double layer_norm_eps, bool batch_first,
+                          bool norm_first, bool bias, nb::handle device, std::optional<ScalarType> dtype) {
+        construct(v, DLayer::Options{d_model, nhead, dim_feedforward, dropout, activation_arg(activation),
+                                     layer_norm_eps, batch_first, norm_first, bias, layer_options(device, dtype)});
+        set_activation_attr(v.h, activation, v.p->options.activation);
+      }, "d_model"_a, "nhead"_a, "dim_feedforward"_a = 2048, "dropout"_a = 0.1, "activation"_a = "relu",
+         "layer_norm_eps"_a = 1e-5, "batch_first"_a = false, "norm_first"_a = false, "bias"_a = true,
+         "device"_a = nb::none(), "dtype"_a = nb::none())
+      .def("forward", [](DLayer& self, const Tensor& tgt, const Tensor& memory, nb::handle tgt_mask,
+                         nb::handle memory_mask, nb::handle tgt_key_padding_mask, nb::handle memory_key_padding_mask,
+                         bool tgt_is_causal, bool memory_is_causal) {
+        return self.forward(tgt, memory, opt_tensor(tgt_mask), opt_tensor(memory_mask),
+                            opt_tensor(tgt_key_padding_mask), opt_tensor(memory_key_padding_mask), tgt_is_causal,
+                            memory_is_causal);
+      }, "tgt"_a, "memory"_a, "tgt_mask"_a = nb::none(), "memory_mask"_a = nb::none(),
+         "tgt_key_padding_mask"_a = nb::none(), "memory_key_padding_mask"_a = nb::none(), "tgt_is_causal"_a = false,
+         "memory_is_causal"_a = false)
+      .def_rw("norm_first", &DLayer::norm_first);
+
+  using Decoder = nn::TransformerDecoder;
+  Cls<Decoder>(m, "TransformerDecoder")
+      .def("__init__", [](nb::pointer_and_handle<Decoder> v, const DLayer& decoder_layer, int64_t num_layers,
+                          nb::handle norm) {
+        construct(v, decoder_layer, num_layers, norm.is_none() ? nullptr : nb::cast<nn::ModulePtr>(norm));
+        if (norm.is_none()) nb::setattr(v.h, "norm", nb::none());
+      }, "decoder_layer"_a, "num_layers"_a, "norm"_a = nb::none())
+      .def("forward", [](Decoder& self, const Tensor& tgt, const Tensor& memory, nb::handle tgt_mask,
+                         nb::handle memory_mask, nb::handle tgt_key_padding_mask, nb::handle memory_key_padding_mask,
+                         std::optional<bool> tgt_is_causal, bool memory_is_causal) {
+        return self.forward(tgt, memory, opt_tensor(tgt_mask), opt_tensor(memory_mask),
+                            opt_tensor(tgt_key_padding_mask), opt_tensor(memory_key_padding_mask), tgt_is_causal,
+                            memory_is_causal);
+      }, "tgt"_a, "memory"_a, "tgt_mask"_a = nb::none(), "memory_mask"_a = nb::none(),
+         "tgt_key_padding_mask"_a = nb::none(), "memory_key_padding_mask"_a = nb::none(),
+         "tgt_is_causal"_a = nb::none(), "memory_is_causal"_a = false)
+      .def_ro("num_layers", &Decoder::num_layers);
 
   using Encoder = nn::TransformerEncoder;
   Cls<Encoder>(m, "TransformerEncoder")

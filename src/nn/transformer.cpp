@@ -107,6 +107,39 @@ OptTensor additive_mask(const OptTensor& mask, const char* name, ScalarType type
   return zeros(mask->sizes(), TensorOptions(type).device(mask->device()))
       .masked_fill(*mask, -std::numeric_limits<double>::infinity());
 }
+// The feed-forward block: linear2(dropout(activation(linear1(x)))), then the block's own dropout.
+Tensor feed_forward(const Tensor& x, const TransformerEncoderLayer::Options& o, Linear& linear1, Module& dropout,
+                    Linear& linear2, Module& out_dropout) {
+  Tensor h = linear1(x);
+  h = o.activation.module ? (*o.activation.module)(h) : o.activation.fn(h);
+  return out_dropout(linear2(dropout(h)));
+}
+
+// A copy of `layer` (same options, same parameter values) built without moving the default random stream.
+template <typename Layer>
+std::shared_ptr<Layer> clone_layer(const Layer& layer) {
+  Tensor rng = default_generator().get_state();
+  auto copy = std::make_shared<Layer>(layer.options);
+  default_generator().set_state(rng);
+  copy->norm_first = layer.norm_first;
+  copy->train(layer.is_training());
+  copy->load_state_dict(layer.state_dict());
+  return copy;
+}
+
+// torch's _detect_is_causal_mask: a given flag, else whether `mask` is the square causal mask.
+bool detect_causal(const OptTensor& mask, std::optional<bool> is_causal) {
+  if (is_causal || !mask) return is_causal.value_or(false);
+  Tensor expected = generate_square_subsequent_mask(mask->size(-2), TensorOptions(mask->dtype()).device(mask->device()));
+  return DimVector(mask->sizes()) == DimVector(expected.sizes()) && mask->eq(expected).all().item().to<bool>();
+}
+
+std::shared_ptr<ModuleList> clones(int64_t n, const std::function<ModulePtr()>& make) {
+  std::vector<ModulePtr> out;
+  for (int64_t i = 0; i < n; ++i) out.push_back(make());
+  return std::make_shared<ModuleList>(out);
+}
+
 }  // namespace
 
 Activation activation_from_name(const std::string& name) {
@@ -137,36 +170,21 @@ Tensor TransformerEncoderLayer::forward(const Tensor& src, const OptTensor& src_
   auto self_attention = [&](const Tensor& x) {
     return (*dropout1)(self_attn->forward(x, x, x, kpm, false, mask, true, is_causal).first);
   };
-  const auto& act = options.activation;
-  auto feed_forward = [&](const Tensor& x) {
-    Tensor h = (*linear1)(x);
-    h = act.module ? (*act.module)(h) : act.fn(h);
-    return (*dropout2)((*linear2)((*dropout)(h)));
-  };
+  auto ff = [&](const Tensor& x) { return feed_forward(x, options, *linear1, *dropout, *linear2, *dropout2); };
   if (norm_first) {
     Tensor x = src + self_attention((*norm1)(src));
-    return x + feed_forward((*norm2)(x));
+    return x + ff((*norm2)(x));
   }
   Tensor x = (*norm1)(src + self_attention(src));
-  return (*norm2)(x + feed_forward(x));
+  return (*norm2)(x + ff(x));
 }
 
-std::shared_ptr<TransformerEncoderLayer> TransformerEncoderLayer::clone() const {
-  Tensor rng = default_generator().get_state();  // the copy's own init must not move the stream
-  auto copy = std::make_shared<TransformerEncoderLayer>(options);
-  default_generator().set_state(rng);
-  copy->norm_first = norm_first;
-  copy->train(is_training());
-  copy->load_state_dict(state_dict());
-  return copy;
-}
+std::shared_ptr<TransformerEncoderLayer> TransformerEncoderLayer::clone() const { return clone_layer(*this); }
 
 TransformerEncoder::TransformerEncoder(const TransformerEncoderLayer& encoder_layer, int64_t num_layers,
                                        ModulePtr norm)
     : Module("TransformerEncoder"), num_layers(num_layers) {
-  std::vector<ModulePtr> clones;
-  for (int64_t i = 0; i < num_layers; ++i) clones.push_back(encoder_layer.clone());
-  layers = register_module("layers", std::make_shared<ModuleList>(clones));
+  layers = register_module("layers", clones(num_layers, [&] { return encoder_layer.clone(); }));
   if (norm) this->norm = register_module("norm", std::move(norm));  // torch keeps a None norm unregistered
 }
 
@@ -174,17 +192,79 @@ Tensor TransformerEncoder::forward(const Tensor& src, const OptTensor& mask, con
                                    std::optional<bool> is_causal) {
   OptTensor kpm = additive_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype());
   OptTensor m = additive_mask(mask, "mask", src.dtype());
-  bool causal = is_causal.value_or(false);
-  if (!is_causal && m) {  // torch's _detect_is_causal_mask
-    int64_t sz = m->size(-2);
-    Tensor expected = generate_square_subsequent_mask(sz, TensorOptions(m->dtype()).device(m->device()));
-    causal = DimVector(m->sizes()) == DimVector(expected.sizes()) && m->eq(expected).all().item().to<bool>();
-  }
+  bool causal = detect_causal(m, is_causal);
   Tensor out = src;
   for (const ModulePtr& child : layers->children()) {
     auto layer = std::dynamic_pointer_cast<TransformerEncoderLayer>(child);
     EMBER_CHECK(layer, TypeError, "TransformerEncoder.layers holds a ", child->name(), ", not a TransformerEncoderLayer");
     out = layer->forward(out, m, kpm, causal);
+  }
+  return norm ? (*norm)(out) : out;
+}
+
+TransformerDecoderLayer::TransformerDecoderLayer(Options o)
+    : Module("TransformerDecoderLayer"), options(std::move(o)), norm_first(options.norm_first) {
+  const Options& op = options;
+  auto attention = [&] {
+    return std::make_shared<MultiheadAttention>(op.d_model, op.nhead, op.dropout, op.bias, false, false, std::nullopt,
+                                                std::nullopt, op.batch_first, op.factory);
+  };
+  self_attn = register_module("self_attn", attention());
+  multihead_attn = register_module("multihead_attn", attention());
+  linear1 = register_module("linear1", std::make_shared<Linear>(op.d_model, op.dim_feedforward, op.bias, op.factory));
+  dropout = register_module("dropout", std::make_shared<Dropout>(op.dropout));
+  linear2 = register_module("linear2", std::make_shared<Linear>(op.dim_feedforward, op.d_model, op.bias, op.factory));
+  norm1 = register_module("norm1", layer_norm(op));
+  norm2 = register_module("norm2", layer_norm(op));
+  norm3 = register_module("norm3", layer_norm(op));
+  dropout1 = register_module("dropout1", std::make_shared<Dropout>(op.dropout));
+  dropout2 = register_module("dropout2", std::make_shared<Dropout>(op.dropout));
+  dropout3 = register_module("dropout3", std::make_shared<Dropout>(op.dropout));
+  if (op.activation.module) register_module("activation", op.activation.module);
+}
+
+Tensor TransformerDecoderLayer::forward(const Tensor& tgt, const Tensor& memory, const OptTensor& tgt_mask,
+                                        const OptTensor& memory_mask, const OptTensor& tgt_key_padding_mask,
+                                        const OptTensor& memory_key_padding_mask, bool tgt_is_causal,
+                                        bool memory_is_causal) {
+  auto sa = [&](const Tensor& x) {
+    return (*dropout1)(self_attn->forward(x, x, x, tgt_key_padding_mask, false, tgt_mask, true, tgt_is_causal).first);
+  };
+  auto mha = [&](const Tensor& x) {
+    return (*dropout2)(multihead_attn->forward(x, memory, memory, memory_key_padding_mask, false, memory_mask, true,
+                                               memory_is_causal).first);
+  };
+  auto ff = [&](const Tensor& x) { return feed_forward(x, options, *linear1, *dropout, *linear2, *dropout3); };
+  if (norm_first) {
+    Tensor x = tgt + sa((*norm1)(tgt));
+    x = x + mha((*norm2)(x));
+    return x + ff((*norm3)(x));
+  }
+  Tensor x = (*norm1)(tgt + sa(tgt));
+  x = (*norm2)(x + mha(x));
+  return (*norm3)(x + ff(x));
+}
+
+std::shared_ptr<TransformerDecoderLayer> TransformerDecoderLayer::clone() const { return clone_layer(*this); }
+
+TransformerDecoder::TransformerDecoder(const TransformerDecoderLayer& decoder_layer, int64_t num_layers,
+                                       ModulePtr norm)
+    : Module("TransformerDecoder"), num_layers(num_layers) {
+  layers = register_module("layers", clones(num_layers, [&] { return decoder_layer.clone(); }));
+  if (norm) this->norm = register_module("norm", std::move(norm));
+}
+
+Tensor TransformerDecoder::forward(const Tensor& tgt, const Tensor& memory, const OptTensor& tgt_mask,
+                                   const OptTensor& memory_mask, const OptTensor& tgt_key_padding_mask,
+                                   const OptTensor& memory_key_padding_mask, std::optional<bool> tgt_is_causal,
+                                   bool memory_is_causal) {
+  bool causal = detect_causal(tgt_mask, tgt_is_causal);
+  Tensor out = tgt;
+  for (const ModulePtr& child : layers->children()) {
+    auto layer = std::dynamic_pointer_cast<TransformerDecoderLayer>(child);
+    EMBER_CHECK(layer, TypeError, "TransformerDecoder.layers holds a ", child->name(), ", not a TransformerDecoderLayer");
+    out = layer->forward(out, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask, causal,
+                         memory_is_causal);
   }
   return norm ? (*norm)(out) : out;
 }

@@ -289,3 +289,40 @@ def test_encoder_stack_clones_norm_and_callable_activation():
         enn.TransformerEncoderLayer(8, 2, activation="tanh")
     with pytest.raises(RuntimeError, match="activation should be relu/gelu, not tanh"):
         tnn.TransformerEncoderLayer(8, 2, activation="tanh")
+
+
+@pytest.mark.parametrize("cfg", LAYER_CONFIGS, ids=str)
+@pytest.mark.parametrize("masks", [False, True])
+def test_decoder_layer_and_stack_values_grads(cfg, masks):
+    em, tm = both(lambda nn: nn.TransformerDecoderLayer(**cfg, dropout=0.1))
+    assert repr(em) == repr(tm)
+    same_state(em, tm)
+    em.eval()
+    tm.eval()
+    L, S, N, D = 5, 7, 3, cfg["d_model"]
+    bf = cfg.get("batch_first")
+    tgt = torch.randn(*((N, L, D) if bf else (L, N, D)))
+    mem = torch.randn(*((N, S, D) if bf else (S, N, D)))
+    kw = {}
+    if masks:
+        kw["tgt_mask"] = tnn.Transformer.generate_square_subsequent_mask(L)
+        kpm = torch.zeros(N, S, dtype=torch.bool)
+        kpm[0, -3:] = True
+        kw["memory_key_padding_mask"] = kpm
+    ekw = {k: E(v) for k, v in kw.items()}
+    et, tt = E(tgt).requires_grad_(True), tgt.clone().requires_grad_(True)
+    em_, tm_ = E(mem).requires_grad_(True), mem.clone().requires_grad_(True)
+    ey, ty = em(et, em_, **ekw), tm(tt, tm_, **kw)
+    assert_same(ey.detach(), ty.detach(), rtol=1e-5, atol=1e-5)
+    ey.sum().backward()
+    ty.sum().backward()
+    assert_same(et.grad, tt.grad, rtol=1e-4, atol=1e-5)
+    assert_same(em_.grad, tm_.grad, rtol=1e-4, atol=1e-5)
+    ed, td = enn.TransformerDecoder(em, 2, norm=enn.LayerNorm(D)), tnn.TransformerDecoder(tm, 2, norm=tnn.LayerNorm(D))
+    assert repr(ed) == repr(td)
+    same_state(ed, td)
+    ed.train()
+    td.train()
+    ember.manual_seed(4)
+    torch.manual_seed(4)
+    assert_same(ed(E(tgt), E(mem), **ekw).detach(), td(tgt, mem, **kw).detach(), rtol=1e-5, atol=1e-5)

@@ -114,6 +114,40 @@ class TransformerEncoder : public Module {
   int64_t num_layers;
 };
 
+// torch's TransformerDecoderLayer: self-attention, attention over the memory and a feed-forward block, each residual
+// with its LayerNorm before (norm_first) or after.
+class TransformerDecoderLayer : public Module {
+ public:
+  using Options = TransformerEncoderLayer::Options;
+  explicit TransformerDecoderLayer(Options options);
+  using Module::forward;
+  Tensor forward(const Tensor& tgt, const Tensor& memory, const OptTensor& tgt_mask = {},
+                 const OptTensor& memory_mask = {}, const OptTensor& tgt_key_padding_mask = {},
+                 const OptTensor& memory_key_padding_mask = {}, bool tgt_is_causal = false,
+                 bool memory_is_causal = false);
+  std::shared_ptr<TransformerDecoderLayer> clone() const;  // as TransformerEncoderLayer::clone
+  Options options;
+  std::shared_ptr<MultiheadAttention> self_attn, multihead_attn;
+  std::shared_ptr<Linear> linear1, linear2;
+  ModulePtr dropout, norm1, norm2, norm3, dropout1, dropout2, dropout3;
+  bool norm_first;
+};
+
+// num_layers clones of decoder_layer, then the optional norm (torch's TransformerDecoder).
+class TransformerDecoder : public Module {
+ public:
+  TransformerDecoder(const TransformerDecoderLayer& decoder_layer, int64_t num_layers, ModulePtr norm = nullptr);
+  using Module::forward;
+  // tgt_is_causal none: true when tgt_mask is the square causal mask.
+  Tensor forward(const Tensor& tgt, const Tensor& memory, const OptTensor& tgt_mask = {},
+                 const OptTensor& memory_mask = {}, const OptTensor& tgt_key_padding_mask = {},
+                 const OptTensor& memory_key_padding_mask = {}, std::optional<bool> tgt_is_causal = std::nullopt,
+                 bool memory_is_causal = false);
+  std::shared_ptr<ModuleList> layers;
+  ModulePtr norm;
+  int64_t num_layers;
+};
+
 // torch's Transformer.generate_square_subsequent_mask: -inf above the diagonal, 0 elsewhere.
 Tensor generate_square_subsequent_mask(int64_t sz, const TensorOptions& options = {});
 
