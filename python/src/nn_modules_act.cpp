@@ -500,6 +500,45 @@ void init_transformer(nb::module_& m) {
          "tgt_is_causal"_a = nb::none(), "memory_is_causal"_a = false)
       .def_ro("num_layers", &Decoder::num_layers);
 
+  using T = nn::Transformer;
+  Cls<T>(m, "Transformer")
+      .def("__init__", [](nb::pointer_and_handle<T> v, int64_t d_model, int64_t nhead, int64_t num_encoder_layers,
+                          int64_t num_decoder_layers, int64_t dim_feedforward, double dropout, nb::handle activation,
+                          nb::handle custom_encoder, nb::handle custom_decoder, double layer_norm_eps,
+                          bool batch_first, bool norm_first, bool bias, nb::handle device,
+                          std::optional<ScalarType> dtype) {
+        T::Options o{d_model, nhead, num_encoder_layers, num_decoder_layers, dim_feedforward, dropout,
+                     activation_arg(activation)};
+        if (!custom_encoder.is_none()) o.custom_encoder = nb::cast<std::shared_ptr<nn::TransformerEncoder>>(custom_encoder);
+        if (!custom_decoder.is_none()) o.custom_decoder = nb::cast<std::shared_ptr<nn::TransformerDecoder>>(custom_decoder);
+        o.layer_norm_eps = layer_norm_eps;
+        o.batch_first = batch_first;
+        o.norm_first = norm_first;
+        o.bias = bias;
+        o.factory = layer_options(device, dtype);
+        construct(v, std::move(o));
+      }, "d_model"_a = 512, "nhead"_a = 8, "num_encoder_layers"_a = 6, "num_decoder_layers"_a = 6,
+         "dim_feedforward"_a = 2048, "dropout"_a = 0.1, "activation"_a = "relu", "custom_encoder"_a = nb::none(),
+         "custom_decoder"_a = nb::none(), "layer_norm_eps"_a = 1e-5, "batch_first"_a = false,
+         "norm_first"_a = false, "bias"_a = true, "device"_a = nb::none(), "dtype"_a = nb::none())
+      .def("forward", [](T& self, const Tensor& src, const Tensor& tgt, nb::handle src_mask, nb::handle tgt_mask,
+                         nb::handle memory_mask, nb::handle src_key_padding_mask, nb::handle tgt_key_padding_mask,
+                         nb::handle memory_key_padding_mask, std::optional<bool> src_is_causal,
+                         std::optional<bool> tgt_is_causal, bool memory_is_causal) {
+        return self.forward(src, tgt, opt_tensor(src_mask), opt_tensor(tgt_mask), opt_tensor(memory_mask),
+                            opt_tensor(src_key_padding_mask), opt_tensor(tgt_key_padding_mask),
+                            opt_tensor(memory_key_padding_mask), src_is_causal, tgt_is_causal, memory_is_causal);
+      }, "src"_a, "tgt"_a, "src_mask"_a = nb::none(), "tgt_mask"_a = nb::none(), "memory_mask"_a = nb::none(),
+         "src_key_padding_mask"_a = nb::none(), "tgt_key_padding_mask"_a = nb::none(),
+         "memory_key_padding_mask"_a = nb::none(), "src_is_causal"_a = nb::none(), "tgt_is_causal"_a = nb::none(),
+         "memory_is_causal"_a = false)
+      .def_static("generate_square_subsequent_mask", [](int64_t sz, nb::handle device, std::optional<ScalarType> dtype) {
+        return nn::generate_square_subsequent_mask(sz, make_options(dtype, device, false));
+      }, "sz"_a, "device"_a = nb::none(), "dtype"_a = nb::none())
+      .def_ro("d_model", &T::d_model)
+      .def_ro("nhead", &T::nhead)
+      .def_ro("batch_first", &T::batch_first);
+
   using Encoder = nn::TransformerEncoder;
   Cls<Encoder>(m, "TransformerEncoder")
       .def("__init__", [](nb::pointer_and_handle<Encoder> v, const Layer& encoder_layer, int64_t num_layers,

@@ -269,6 +269,39 @@ Tensor TransformerDecoder::forward(const Tensor& tgt, const Tensor& memory, cons
   return norm ? (*norm)(out) : out;
 }
 
+Transformer::Transformer(Options o)
+    : Module("Transformer"), d_model(o.d_model), nhead(o.nhead), batch_first(o.batch_first) {
+  TransformerEncoderLayer::Options layer{o.d_model, o.nhead, o.dim_feedforward, o.dropout, o.activation,
+                                         o.layer_norm_eps, o.batch_first, o.norm_first, o.bias, o.factory};
+  encoder = o.custom_encoder;
+  if (!encoder)
+    encoder = std::make_shared<TransformerEncoder>(TransformerEncoderLayer(layer), o.num_encoder_layers,
+                                                   layer_norm(layer));
+  register_module("encoder", encoder);
+  decoder = o.custom_decoder;
+  if (!decoder)
+    decoder = std::make_shared<TransformerDecoder>(TransformerDecoderLayer(layer), o.num_decoder_layers,
+                                                   layer_norm(layer));
+  register_module("decoder", decoder);
+  for (Tensor& p : parameters())
+    if (p.dim() > 1) init::xavier_uniform_(p);
+}
+
+Tensor Transformer::forward(const Tensor& src, const Tensor& tgt, const OptTensor& src_mask, const OptTensor& tgt_mask,
+                            const OptTensor& memory_mask, const OptTensor& src_key_padding_mask,
+                            const OptTensor& tgt_key_padding_mask, const OptTensor& memory_key_padding_mask,
+                            std::optional<bool> src_is_causal, std::optional<bool> tgt_is_causal,
+                            bool memory_is_causal) {
+  int64_t batch_dim = batch_first ? 0 : 1;
+  EMBER_CHECK(src.dim() != 3 || src.size(batch_dim) == tgt.size(batch_dim), Error,
+              "the batch number of src and tgt must be equal");
+  EMBER_CHECK(src.size(-1) == d_model && tgt.size(-1) == d_model, Error,
+              "the feature number of src and tgt must be equal to d_model");
+  Tensor memory = encoder->forward(src, src_mask, src_key_padding_mask, src_is_causal);
+  return decoder->forward(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask,
+                          tgt_is_causal, memory_is_causal);
+}
+
 Tensor generate_square_subsequent_mask(int64_t sz, const TensorOptions& options) {
   return full({sz, sz}, -std::numeric_limits<double>::infinity(), options).triu(1);
 }

@@ -94,3 +94,19 @@ TEST(NnModulesAct, TransformerEncoderClonesLayers) {
   EXPECT_TRUE(close(y, encoder.forward(x, {}, {}, false), 1e-5) == false);  // the mask matters
   EXPECT_THROW(nn::activation_from_name("tanh"), Error);
 }
+
+TEST(NnModulesAct, TransformerEncodesAndDecodes) {
+  manual_seed(0);
+  nn::Transformer::Options o;
+  o.d_model = 8;
+  o.nhead = 2;
+  o.num_encoder_layers = 1;
+  o.num_decoder_layers = 2;
+  o.dim_feedforward = 16;
+  o.dropout = 0.0;
+  nn::Transformer model(o);
+  EXPECT_EQ(model.decoder->layers->size(), 2u);
+  Tensor y = model.forward(randn({6, 2, 8}), randn({4, 2, 8}), {}, nn::generate_square_subsequent_mask(4));
+  EXPECT_EQ(DimVector(y.sizes()), DimVector({4, 2, 8}));
+  EXPECT_THROW(model.forward(randn({6, 2, 8}), randn({4, 3, 8})), Error);
+}

@@ -326,3 +326,31 @@ def test_decoder_layer_and_stack_values_grads(cfg, masks):
     ember.manual_seed(4)
     torch.manual_seed(4)
     assert_same(ed(E(tgt), E(mem), **ekw).detach(), td(tgt, mem, **kw).detach(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("cfg", [dict(d_model=16, nhead=2, num_encoder_layers=2, num_decoder_layers=1,
+                                      dim_feedforward=24, dropout=0.0),
+                                 dict(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=2,
+                                      dim_feedforward=16, dropout=0.1, batch_first=True, norm_first=True,
+                                      activation="gelu")], ids=str)
+def test_transformer_init_values_grads_errors(cfg):
+    em, tm = both(lambda nn: nn.Transformer(**cfg))
+    assert repr(em) == repr(tm)
+    same_state(em, tm)
+    assert (em.d_model, em.nhead, em.batch_first) == (tm.d_model, tm.nhead, tm.batch_first)
+    D, bf = cfg["d_model"], cfg.get("batch_first", False)
+    src = torch.randn(*((2, 6, D) if bf else (6, 2, D)))
+    tgt = torch.randn(*((2, 4, D) if bf else (4, 2, D)))
+    mask = tnn.Transformer.generate_square_subsequent_mask(4)
+    assert_same(enn.Transformer.generate_square_subsequent_mask(4), mask)
+    es, ts = E(src).requires_grad_(True), src.clone().requires_grad_(True)
+    ember.manual_seed(2)
+    torch.manual_seed(2)
+    ey, ty = em(es, E(tgt), tgt_mask=E(mask)), tm(ts, tgt, tgt_mask=mask)
+    assert_same(ey.detach(), ty.detach(), rtol=1e-5, atol=1e-5)
+    ey.sum().backward()
+    ty.sum().backward()
+    assert_same(es.grad, ts.grad, rtol=1e-4, atol=1e-5)
+    bad = torch.randn(*((3, 4, D) if bf else (4, 3, D)))
+    _raises(lambda: em(E(src), E(bad)), lambda: tm(src, bad))
+    _raises(lambda: em(E(src), E(tgt[..., :2])), lambda: tm(src, tgt[..., :2]))

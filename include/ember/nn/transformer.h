@@ -148,6 +148,33 @@ class TransformerDecoder : public Module {
   int64_t num_layers;
 };
 
+// torch's Transformer: an encoder and a decoder stack (each with a final LayerNorm) or custom ones; every
+// parameter of more than one dim re-initialised xavier_uniform_ (torch's _reset_parameters).
+class Transformer : public Module {
+ public:
+  struct Options {
+    int64_t d_model = 512, nhead = 8, num_encoder_layers = 6, num_decoder_layers = 6, dim_feedforward = 2048;
+    double dropout = 0.1;
+    Activation activation = activation_from_name("relu");
+    std::shared_ptr<TransformerEncoder> custom_encoder;
+    std::shared_ptr<TransformerDecoder> custom_decoder;
+    double layer_norm_eps = 1e-5;
+    bool batch_first = false, norm_first = false, bias = true;
+    LayerOptions factory;
+  };
+  explicit Transformer(Options options);
+  using Module::forward;
+  Tensor forward(const Tensor& src, const Tensor& tgt, const OptTensor& src_mask = {}, const OptTensor& tgt_mask = {},
+                 const OptTensor& memory_mask = {}, const OptTensor& src_key_padding_mask = {},
+                 const OptTensor& tgt_key_padding_mask = {}, const OptTensor& memory_key_padding_mask = {},
+                 std::optional<bool> src_is_causal = std::nullopt, std::optional<bool> tgt_is_causal = std::nullopt,
+                 bool memory_is_causal = false);
+  std::shared_ptr<TransformerEncoder> encoder;
+  std::shared_ptr<TransformerDecoder> decoder;
+  int64_t d_model, nhead;
+  bool batch_first;
+};
+
 // torch's Transformer.generate_square_subsequent_mask: -inf above the diagonal, 0 elsewhere.
 Tensor generate_square_subsequent_mask(int64_t sz, const TensorOptions& options = {});
 

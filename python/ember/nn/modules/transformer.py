@@ -2,6 +2,6 @@
 from .activation import _export
 
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
-           "TransformerDecoder"]
+           "TransformerDecoder", "Transformer"]
 
 _export(__all__ + ["NonDynamicallyQuantizableLinear"], globals())
