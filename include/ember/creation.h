@@ -9,6 +9,7 @@
 namespace ember {
 
 Tensor empty(IntArrayRef sizes, const TensorOptions& options = {});
+Tensor empty(IntArrayRef sizes, const TensorOptions& options, MemoryFormat format);
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options = {});
 Tensor zeros(IntArrayRef sizes, const TensorOptions& options = {});
 Tensor ones(IntArrayRef sizes, const TensorOptions& options = {});
@@ -17,6 +18,8 @@ Tensor full(IntArrayRef sizes, const Scalar& fill_value, const TensorOptions& op
 
 Tensor empty_like(const Tensor& t, const TensorOptions& options);
 Tensor empty_like(const Tensor& t);
+// Preserve: t's strides when t is dense, else dense strides in t's dim order (torch's empty_like).
+Tensor empty_like(const Tensor& t, const TensorOptions& options, MemoryFormat format);
 Tensor zeros_like(const Tensor& t, std::optional<ScalarType> dtype = std::nullopt);
 Tensor ones_like(const Tensor& t, std::optional<ScalarType> dtype = std::nullopt);
 Tensor full_like(const Tensor& t, const Scalar& fill_value, std::optional<ScalarType> dtype = std::nullopt);

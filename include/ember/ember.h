@@ -47,6 +47,8 @@ using AutoGradMode = autograd::GradModeGuard;
 #include "ember/nn/loss.h"
 #include "ember/optim/optimizer.h"
 #include "ember/data/dataset.h"
+#include "ember/vision/datasets.h"  // ember::vision: image transforms and datasets
+#include "ember/serialize.h"
 #include "ember/nn/modules_conv.h"
 #include "ember/nn/modules_norm.h"
 #include "ember/nn/modules_misc.h"

@@ -23,7 +23,12 @@ bool is_channels_last_contiguous(IntArrayRef sizes, IntArrayRef strides);
 DimVector channels_last_strides(IntArrayRef sizes);
 // torch's suggest_memory_format: whether strides order the dims as channels-last (ambiguous cases are not).
 bool is_channels_last_like(IntArrayRef sizes, IntArrayRef strides);
+// Strides of a fresh tensor in `format` (Contiguous or ChannelsLast(3d), which need rank 4 (5)).
+DimVector memory_format_strides(IntArrayRef sizes, MemoryFormat format);
 
+// t expanded to `shape` as torch's iterator sees an operand: new dims have stride 0 too (expand gives a new
+// dim of size 1 a dense stride, which would change the layout elementwise_strides infers).
+Tensor broadcast_operand(const Tensor& t, IntArrayRef shape);
 // torch's TensorIterator output layout for operands expanded to `shape` (`same_shape`: none was broadcast):
 // its fast setups (all contiguous, all channels-last, all dense in one layout), else infer_dense_strides.
 DimVector elementwise_strides(IntArrayRef shape, std::span<const Tensor> operands, bool same_shape);

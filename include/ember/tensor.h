@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ember/device.h"
+#include "ember/memory_format.h"
 #include "ember/dim_vector.h"
 #include "ember/dtype.h"
 #include "ember/safe_size.h"
@@ -127,6 +128,7 @@ class Tensor {
   Device device() const { return impl_->storage.device(); }
   int64_t storage_offset() const { return impl_->storage_offset; }
   bool is_contiguous() const { return impl_->is_contiguous; }
+  bool is_contiguous(MemoryFormat format) const;  // Preserve asks for plain contiguity, as torch
   size_t element_size() const { return ember::element_size(dtype()); }
   size_t nbytes() const { return size_t(numel()) * element_size(); }
   bool is_floating_point() const { return ember::is_floating_point(dtype()); }
@@ -195,8 +197,11 @@ class Tensor {
 
   // ---- copies
   Tensor contiguous() const;
+  Tensor contiguous(MemoryFormat format) const;  // Contiguous or ChannelsLast(3d)
   Tensor clone() const;
-  Tensor to(ScalarType dtype, bool copy = false) const;
+  Tensor clone(MemoryFormat format) const;
+  // A copy when the dtype, `copy` or a memory format the tensor is not in asks for one.
+  Tensor to(ScalarType dtype, bool copy = false, MemoryFormat format = MemoryFormat::Preserve) const;
   // Between devices, `non_blocking` lets a copy from or to pinned host memory return before it finishes.
   Tensor to(Device device, bool copy = false, bool non_blocking = false) const;
   Tensor& copy_(const Tensor& src, bool non_blocking = false);

@@ -167,3 +167,6 @@ except ImportError:  # einops is not installed
     pass
 from . import linalg  # noqa: E402
 from . import optim  # noqa: E402
+from . import serialization  # noqa: E402
+from .serialization import save, load  # noqa: E402
+from . import safetensors  # noqa: E402

@@ -23,6 +23,8 @@ std::optional<Device> device_from_object(nb::handle h);
 TensorOptions make_options(std::optional<ScalarType> dtype, nb::handle device, bool requires_grad,
                            bool pin_memory = false);
 nb::object device_object(Device d);
+// The format an ember.memory_format object names; None gives nullopt, another type torch's TypeError.
+std::optional<MemoryFormat> memory_format_from_object(nb::handle h, const char* fn);
 
 // Sizes given as varargs (2, 3), one sequence ((2, 3) or [2, 3] or a Size), or a keyword.
 DimVector sizes_from_args(const nb::args& args, const char* what);
@@ -270,6 +272,14 @@ namespace ember::py {
 // Convolution and pooling (torch.conv2d, F.max_pool2d, ...): python/src/nn_conv.cpp; m is ember._C, nn ember._C._nn.
 void init_nn_conv(nb::module_& m, nb::module_& nn);
 void init_optim(nb::module_& m);
+}  // namespace ember::py
+namespace ember::py {
+// ember._C._data (samplers, C++ datasets, shared memory): python/src/data.cpp.
+void init_data(nb::module_& m);
+// ember._C._vision: image transforms, the C++ transform pipeline and datasets (python/src/vision.cpp).
+void init_vision(nb::module_& m);
+// ember.save / ember.load and safetensors (python/src/serialize.cpp).
+void init_serialize(nb::module_& m);
 }  // namespace ember::py
 namespace ember::py { void init_nn_modules_layers(nb::module_& modules); }  // conv, pooling, norm, dropout, ... modules
 // ember.nn's activation, loss and transformer modules (into _nn._modules) and their few functions (into _nn).

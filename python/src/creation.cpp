@@ -10,10 +10,10 @@ using SizedFactory = Tensor (*)(IntArrayRef, const TensorOptions&);
 // Defines fn(*size, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False).
 void def_sized(nb::module_& m, const char* name, SizedFactory factory) {
   m.def(name, [factory, name](const nb::args& args, nb::handle size, nb::handle out, std::optional<ScalarType> dtype,
-                              nb::handle, nb::handle device, bool requires_grad, bool pin_memory, nb::handle) {
+                              nb::handle, nb::handle device, bool requires_grad, bool pin_memory) {
     DimVector sizes = factory_sizes(name, args, size);
     return with_out(out, factory(sizes, make_options(out_dtype(out, dtype), device, requires_grad, pin_memory)));
-  }, nb::arg("args"), nb::arg("size") = nb::none(), EMBER_FACTORY_KWARGS_PLAIN, nb::arg("memory_format") = nb::none());
+  }, nb::arg("args"), nb::arg("size") = nb::none(), EMBER_FACTORY_KWARGS_PLAIN);
 }
 
 // Options for *_like and new_*: unspecified fields come from the reference tensor.
@@ -53,7 +53,12 @@ nb::object with_out(nb::handle out, Tensor result) {
 void init_creation(nb::module_& m) {
   def_sized(m, "zeros", [](IntArrayRef s, const TensorOptions& o) { return zeros(s, o); });
   def_sized(m, "ones", [](IntArrayRef s, const TensorOptions& o) { return ones(s, o); });
-  def_sized(m, "empty", [](IntArrayRef s, const TensorOptions& o) { return empty(s, o); });
+  m.def("empty", [](const nb::args& args, nb::handle size, nb::handle out, std::optional<ScalarType> dtype, nb::handle,
+                    nb::handle device, bool requires_grad, bool pin_memory, nb::handle memory_format) {
+    DimVector sizes = factory_sizes("empty", args, size);
+    auto format = memory_format_from_object(memory_format, "empty").value_or(MemoryFormat::Contiguous);
+    return with_out(out, empty(sizes, make_options(out_dtype(out, dtype), device, requires_grad, pin_memory), format));
+  }, nb::arg("args"), nb::arg("size") = nb::none(), EMBER_FACTORY_KWARGS_PLAIN, nb::arg("memory_format") = nb::none());
 
   m.def("full", [](nb::handle size, nb::handle fill_value, nb::handle out, std::optional<ScalarType> dtype, nb::handle,
                    nb::handle device, bool requires_grad, bool pin_memory) {
@@ -118,21 +123,26 @@ void init_creation(nb::module_& m) {
 
   // *_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None)
   // (rand_like and randn_like also take generator=)
-  auto like = [](const Tensor& t, std::optional<ScalarType> dtype, nb::handle device, bool requires_grad, auto fill) {
-    Tensor out = empty_like(t, like_options(t, dtype, device, false));
+  auto like = [](const Tensor& t, std::optional<ScalarType> dtype, nb::handle device, bool requires_grad,
+                 nb::handle memory_format, const char* name, auto fill) {
+    auto format = memory_format_from_object(memory_format, name).value_or(MemoryFormat::Preserve);
+    Tensor out = empty_like(t, like_options(t, dtype, device, false), format);
     fill(out);
     return fresh(out, requires_grad);
   };
   auto def_like = [&](const char* name, auto fill) {
-    m.def(name, [like, fill](const Tensor& t, std::optional<ScalarType> dtype, nb::handle, nb::handle device,
-                             bool requires_grad, nb::handle) { return like(t, dtype, device, requires_grad, fill); },
+    m.def(name, [like, fill, name](const Tensor& t, std::optional<ScalarType> dtype, nb::handle, nb::handle device,
+                                   bool requires_grad, nb::handle memory_format) {
+            return like(t, dtype, device, requires_grad, memory_format, name, fill);
+          },
           nb::arg("input"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("layout") = nb::none(),
           nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, nb::arg("memory_format") = nb::none());
   };
   auto def_random_like = [&](const char* name, void (*sample)(Tensor&, Generator*)) {
-    m.def(name, [like, sample](const Tensor& t, std::optional<Generator*> gen, std::optional<ScalarType> dtype,
-                               nb::handle, nb::handle device, bool requires_grad, nb::handle) {
-      return like(t, dtype, device, requires_grad, [&](Tensor& out) { sample(out, gen.value_or(nullptr)); });
+    m.def(name, [like, sample, name](const Tensor& t, std::optional<Generator*> gen, std::optional<ScalarType> dtype,
+                                     nb::handle, nb::handle device, bool requires_grad, nb::handle memory_format) {
+      return like(t, dtype, device, requires_grad, memory_format, name,
+                  [&](Tensor& out) { sample(out, gen.value_or(nullptr)); });
     }, nb::arg("input"), nb::kw_only(), nb::arg("generator") = nb::none(), nb::arg("dtype") = nb::none(),
        nb::arg("layout") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,
        nb::arg("memory_format") = nb::none());
@@ -142,12 +152,10 @@ void init_creation(nb::module_& m) {
   def_like("ones_like", [](Tensor& t) { t.fill_(1); });
   def_random_like("rand_like", [](Tensor& t, Generator* g) { uniform_(t, 0.0, 1.0, g); });
   def_random_like("randn_like", [](Tensor& t, Generator* g) { normal_(t, 0.0, 1.0, g); });
-  m.def("full_like", [](const Tensor& t, nb::handle fill_value, std::optional<ScalarType> dtype, nb::handle,
-                        nb::handle device, bool requires_grad, nb::handle) {
+  m.def("full_like", [like](const Tensor& t, nb::handle fill_value, std::optional<ScalarType> dtype, nb::handle,
+                            nb::handle device, bool requires_grad, nb::handle memory_format) {
     Scalar fill = number_arg(fill_value, "full_like", "fill_value", 2);
-    Tensor out = empty_like(t, like_options(t, dtype, device, false));
-    out.fill_(fill);
-    return fresh(out, requires_grad);
+    return like(t, dtype, device, requires_grad, memory_format, "full_like", [&](Tensor& out) { out.fill_(fill); });
   }, nb::arg("input"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
      nb::arg("layout") = nb::none(), nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,
      nb::arg("memory_format") = nb::none());

@@ -94,6 +94,17 @@ std::optional<ScalarType> dtype_from_object(nb::handle h) {
   return std::nullopt;
 }
 
+std::optional<MemoryFormat> memory_format_from_object(nb::handle h, const char* fn) {
+  if (h.is_none()) return std::nullopt;
+  nb::handle cls = nb::module_::import_("ember").attr("memory_format");
+  EMBER_CHECK(PyObject_IsInstance(h.ptr(), cls.ptr()) == 1, TypeError, fn,
+              "(): argument 'memory_format' must be torch.memory_format, not ", nb::inst_name(h).c_str());
+  std::string name = nb::cast<std::string>(h.attr("_name"));
+  if (name == "channels_last") return MemoryFormat::ChannelsLast;
+  if (name == "channels_last_3d") return MemoryFormat::ChannelsLast3d;
+  return name == "preserve_format" ? MemoryFormat::Preserve : MemoryFormat::Contiguous;
+}
+
 void init_dtype(nb::module_& m) {
   auto cls = nb::class_<PyDType>(m, "dtype")
                  .def_prop_ro("itemsize", [](const PyDType& d) { return element_size(d.type); })

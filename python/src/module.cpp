@@ -93,4 +93,7 @@ NB_MODULE(_C, m) {
   py::init_nn_activation(m, nn);
   py::init_nn_loss(nn);
   py::init_optim(m);
+  py::init_data(m);
+  py::init_vision(m);
+  py::init_serialize(m);
 }

@@ -44,13 +44,6 @@ nb::object size_object(const SizeArg& s) {
   return tuple_of(s.values, true);
 }
 
-// forward as the C++ implementation (a qualified, non-virtual call), so that a Python subclass's super().forward()
-// does not come back to its own override through the trampoline.
-template <typename C>
-Tensor cpp_forward(C& self, const Tensor& input) {
-  return self.C::forward(input);
-}
-
 nb::object maybe_pair(const std::pair<Tensor, Tensor>& r, bool with_indices) {
   return with_indices ? nb::cast(r) : nb::cast(r.first);
 }
@@ -67,7 +60,7 @@ void def_conv(nb::module_& m, const char* name) {
                   groups, bias, padding_mode, layer_options(device, dtype));
       }, "in_channels"_a, "out_channels"_a, "kernel_size"_a, "stride"_a = 1, "padding"_a = 0, "dilation"_a = 1,
          "groups"_a = 1, "bias"_a = true, "padding_mode"_a = "zeros", "device"_a = nb::none(), "dtype"_a = nb::none())
-      .def("forward", &cpp_forward<nn::ConvNd>, "input"_a);
+      .def("forward", &base_forward<nn::ConvNd>, "input"_a);
 }
 
 template <typename T>
@@ -83,7 +76,7 @@ void def_conv_transpose(nb::module_& m, const char* name) {
          "groups"_a = 1, "bias"_a = true, "dilation"_a = 1, "padding_mode"_a = "zeros", "device"_a = nb::none(),
          "dtype"_a = nb::none())
       .def("forward", [](T& self, const Tensor& input, nb::handle output_size) {
-        if (output_size.is_none()) return cpp_forward<nn::ConvNd>(self, input);
+        if (output_size.is_none()) return base_forward<nn::ConvNd>(self, input);
         return self.forward(input, IntArrayRef(int_list(output_size, "output_size", false)));
       }, "input"_a, "output_size"_a = nb::none());
 }
@@ -135,7 +128,7 @@ template <typename T, typename Init>
 void def_avg_pool(nb::module_& m, const char* name, Init init) {
   ModuleClass<T> c(m, name);
   init(c);
-  c.def("forward", &cpp_forward<T>, "input"_a)
+  c.def("forward", &base_forward<T>, "input"_a)
       .def_prop_ro("kernel_size", [](const T& p) { return size_object(p.kernel_size); })
       .def_prop_ro("stride", [](const T& p) { return size_object(p.stride); })
       .def_prop_ro("padding", [](const T& p) { return size_object(p.padding); })
@@ -157,7 +150,7 @@ void def_adaptive(nb::module_& m, const char* name) {
   }
   c.def("forward", [](T& self, const Tensor& input) -> nb::object {
      if (self.max) return maybe_pair(self.forward_with_indices(input), self.return_indices);
-     return nb::cast(cpp_forward<T>(self, input));
+     return nb::cast(base_forward<T>(self, input));
    }, "input"_a)
       .def_prop_ro("output_size", [](const T& p) { return size_object(p.output_size); })
       .def_rw("return_indices", &T::return_indices);
@@ -170,7 +163,7 @@ void def_lp_pool(nb::module_& m, const char* name) {
                           bool ceil_mode) {
         construct(v, norm_type, size_arg(k, "kernel_size"), optional_size(stride, "stride"), ceil_mode);
       }, "norm_type"_a, "kernel_size"_a, "stride"_a = nb::none(), "ceil_mode"_a = false)
-      .def("forward", &cpp_forward<T>, "input"_a)
+      .def("forward", &base_forward<T>, "input"_a)
       .def_prop_ro("norm_type", [](const T& p) { return scalar_to_python(p.norm_type); })
       .def_prop_ro("kernel_size", [](const T& p) { return size_object(p.kernel_size); })
       .def_prop_ro("stride", [](const T& p) { return p.stride ? size_object(*p.stride) : nb::none(); })
@@ -214,7 +207,7 @@ void def_norm(nb::module_& m, const char* name, double momentum, bool affine, bo
       }, "num_features"_a, "eps"_a = 1e-5, "momentum"_a.none() = momentum, "affine"_a = affine,
          "track_running_stats"_a = track, "device"_a = nb::none(), "dtype"_a = nb::none(), nb::kw_only(),
          "bias"_a = true)
-      .def("forward", &cpp_forward<nn::NormBase>, "input"_a);
+      .def("forward", &base_forward<nn::NormBase>, "input"_a);
 }
 
 void def_norms(nb::module_& m) {
@@ -240,7 +233,7 @@ void def_norms(nb::module_& m) {
         construct(v, IntArrayRef(shape(normalized_shape)), eps, elementwise_affine, bias, layer_options(device, dtype));
       }, "normalized_shape"_a, "eps"_a = 1e-5, "elementwise_affine"_a = true, "bias"_a = true, "device"_a = nb::none(),
          "dtype"_a = nb::none())
-      .def("forward", &cpp_forward<nn::LayerNorm>, "input"_a)
+      .def("forward", &base_forward<nn::LayerNorm>, "input"_a)
       .def("reset_parameters", &nn::LayerNorm::reset_parameters)
       .def_prop_ro("normalized_shape", [](const nn::LayerNorm& l) { return tuple_of(l.normalized_shape); })
       .def_rw("eps", &nn::LayerNorm::eps)
@@ -251,7 +244,7 @@ void def_norms(nb::module_& m) {
         construct(v, num_groups, num_channels, eps, affine, layer_options(device, dtype), bias);
       }, "num_groups"_a, "num_channels"_a, "eps"_a = 1e-5, "affine"_a = true, "device"_a = nb::none(),
          "dtype"_a = nb::none(), nb::kw_only(), "bias"_a = true)
-      .def("forward", &cpp_forward<nn::GroupNorm>, "input"_a)
+      .def("forward", &base_forward<nn::GroupNorm>, "input"_a)
       .def("reset_parameters", &nn::GroupNorm::reset_parameters)
       .def_ro("num_groups", &nn::GroupNorm::num_groups)
       .def_ro("num_channels", &nn::GroupNorm::num_channels)
@@ -264,7 +257,7 @@ void def_norms(nb::module_& m) {
         construct(v, IntArrayRef(shape(normalized_shape)), eps, elementwise_affine, layer_options(device, dtype));
       }, "normalized_shape"_a, "eps"_a = nb::none(), "elementwise_affine"_a = true, "device"_a = nb::none(),
          "dtype"_a = nb::none())
-      .def("forward", &cpp_forward<nn::RMSNorm>, "input"_a)
+      .def("forward", &base_forward<nn::RMSNorm>, "input"_a)
       .def("reset_parameters", &nn::RMSNorm::reset_parameters)
       .def_prop_ro("normalized_shape", [](const nn::RMSNorm& l) { return tuple_of(l.normalized_shape); })
       .def_rw("eps", &nn::RMSNorm::eps, nb::arg("eps").none())
@@ -273,7 +266,7 @@ void def_norms(nb::module_& m) {
       .def("__init__", [](nb::pointer_and_handle<nn::LocalResponseNorm> v, int64_t size, double alpha, double beta,
                           double k) { construct(v, size, alpha, beta, k); },
            "size"_a, "alpha"_a = 1e-4, "beta"_a = 0.75, "k"_a = 1.0)
-      .def("forward", &cpp_forward<nn::LocalResponseNorm>, "input"_a)
+      .def("forward", &base_forward<nn::LocalResponseNorm>, "input"_a)
       .def_rw("size", &nn::LocalResponseNorm::size)
       .def_rw("alpha", &nn::LocalResponseNorm::alpha)
       .def_rw("beta", &nn::LocalResponseNorm::beta)
@@ -285,7 +278,7 @@ void def_dropout(nb::module_& m, const char* name) {
   ModuleClass<T, nn::DropoutBase>(m, name)
       .def("__init__", [](nb::pointer_and_handle<T> v, double p, bool inplace) { construct(v, p, inplace); },
            "p"_a = 0.5, "inplace"_a = false)
-      .def("forward", &cpp_forward<nn::DropoutBase>, "input"_a);
+      .def("forward", &base_forward<nn::DropoutBase>, "input"_a);
 }
 
 void def_dropouts(nb::module_& m) {
@@ -312,7 +305,7 @@ void def_embeddings(nb::module_& m) {
       }, "num_embeddings"_a, "embedding_dim"_a, "padding_idx"_a = nb::none(), "max_norm"_a = nb::none(),
          "norm_type"_a = 2.0, "scale_grad_by_freq"_a = false, "sparse"_a = false, "_weight"_a = nb::none(),
          "_freeze"_a = false, "device"_a = nb::none(), "dtype"_a = nb::none())
-      .def("forward", &cpp_forward<nn::Embedding>, "input"_a)
+      .def("forward", &base_forward<nn::Embedding>, "input"_a)
       .def("reset_parameters", &nn::Embedding::reset_parameters)
       .def_static("from_pretrained", &nn::Embedding::from_pretrained, "embeddings"_a, "freeze"_a = true,
                   "padding_idx"_a = nb::none(), "max_norm"_a = nb::none(), "norm_type"_a = 2.0,
@@ -408,24 +401,24 @@ void def_upsampling(nb::module_& m) {
   ModuleClass<nn::PixelShuffle>(m, "PixelShuffle")
       .def("__init__", [](nb::pointer_and_handle<nn::PixelShuffle> v, int64_t r) { construct(v, r); },
            "upscale_factor"_a)
-      .def("forward", &cpp_forward<nn::PixelShuffle>, "input"_a)
+      .def("forward", &base_forward<nn::PixelShuffle>, "input"_a)
       .def_rw("upscale_factor", &nn::PixelShuffle::upscale_factor);
   ModuleClass<nn::PixelUnshuffle>(m, "PixelUnshuffle")
       .def("__init__", [](nb::pointer_and_handle<nn::PixelUnshuffle> v, int64_t r) { construct(v, r); },
            "downscale_factor"_a)
-      .def("forward", &cpp_forward<nn::PixelUnshuffle>, "input"_a)
+      .def("forward", &base_forward<nn::PixelUnshuffle>, "input"_a)
       .def_rw("downscale_factor", &nn::PixelUnshuffle::downscale_factor);
   ModuleClass<nn::ChannelShuffle>(m, "ChannelShuffle")
       .def("__init__", [](nb::pointer_and_handle<nn::ChannelShuffle> v, int64_t groups) { construct(v, groups); },
            "groups"_a)
-      .def("forward", &cpp_forward<nn::ChannelShuffle>, "input"_a)
+      .def("forward", &base_forward<nn::ChannelShuffle>, "input"_a)
       .def_rw("groups", &nn::ChannelShuffle::groups);
 }
 
 template <typename T>
 ModuleClass<T> def_pad(nb::module_& m, const char* name) {
   ModuleClass<T> c(m, name);
-  c.def("forward", &cpp_forward<T>, "input"_a)
+  c.def("forward", &base_forward<T>, "input"_a)
       .def_prop_ro("padding", [](const T& p) { return tuple_of(p.padding); });
   if constexpr (std::is_constructible_v<T, const SizeArg&>) {
     c.def("__init__", [](nb::pointer_and_handle<T> v, nb::handle padding) { construct(v, size_arg(padding, "padding")); },
@@ -465,7 +458,7 @@ void def_fold_and_distances(nb::module_& m) {
         construct(v, size_arg(output_size, "output_size"), size_arg(k, "kernel_size"), size_arg(dilation, "dilation"),
                   size_arg(padding, "padding"), size_arg(stride, "stride"));
       }, "output_size"_a, "kernel_size"_a, "dilation"_a = 1, "padding"_a = 0, "stride"_a = 1)
-      .def("forward", &cpp_forward<nn::Fold>, "input"_a)
+      .def("forward", &base_forward<nn::Fold>, "input"_a)
       .def_prop_ro("output_size", [size](const nn::Fold& f) { return size(f.output_size); })
       .def_prop_ro("kernel_size", [size](const nn::Fold& f) { return size(f.kernel_size); })
       .def_prop_ro("dilation", [size](const nn::Fold& f) { return size(f.dilation); })
@@ -477,7 +470,7 @@ void def_fold_and_distances(nb::module_& m) {
         construct(v, size_arg(k, "kernel_size"), size_arg(dilation, "dilation"), size_arg(padding, "padding"),
                   size_arg(stride, "stride"));
       }, "kernel_size"_a, "dilation"_a = 1, "padding"_a = 0, "stride"_a = 1)
-      .def("forward", &cpp_forward<nn::Unfold>, "input"_a)
+      .def("forward", &base_forward<nn::Unfold>, "input"_a)
       .def_prop_ro("kernel_size", [size](const nn::Unfold& f) { return size(f.kernel_size); })
       .def_prop_ro("dilation", [size](const nn::Unfold& f) { return size(f.dilation); })
       .def_prop_ro("padding", [size](const nn::Unfold& f) { return size(f.padding); })

@@ -23,6 +23,7 @@ Tensor tensor_to(const Tensor& self, const nb::args& args, const nb::kwargs& kwa
   std::optional<ScalarType> dtype;
   std::optional<Device> device;
   bool copy = false, non_blocking = false;
+  std::optional<MemoryFormat> format;
   for (nb::handle a : args) {
     if (auto t = dtype_from_object(a)) dtype = t;
     else if (nb::isinstance<Tensor>(a)) {
@@ -42,12 +43,12 @@ Tensor tensor_to(const Tensor& self, const nb::args& args, const nb::kwargs& kwa
     else if (key == "device") device = device_from_object(v);
     else if (key == "copy") copy = nb::cast<bool>(v);
     else if (key == "non_blocking") non_blocking = nb::cast<bool>(v);
-    else if (key == "memory_format") continue;
+    else if (key == "memory_format") format = memory_format_from_object(v, "to");
     else throw TypeError(str("to() got an unexpected keyword argument '", key, "'"));
   }
   Tensor out = self;
   if (device) out = out.to(*device, copy, non_blocking);
-  if (dtype) out = out.to(*dtype, copy && !device);
+  if (dtype || format) out = out.to(dtype.value_or(out.dtype()), copy && !device, format.value_or(MemoryFormat::Preserve));
   if (copy && out.is_same(self)) out = self.clone();
   return out;
 }
@@ -183,7 +184,9 @@ void init_tensor(nb::module_& m) {
       .def_prop_ro("itemsize", &Tensor::element_size)
       .def_prop_ro("nbytes", &Tensor::nbytes)
       .def("storage_offset", &Tensor::storage_offset)
-      .def("is_contiguous", [](const Tensor& t, nb::handle) { return t.is_contiguous(); },
+      .def("is_contiguous", [](const Tensor& t, nb::handle format) {
+        return t.is_contiguous(memory_format_from_object(format, "is_contiguous").value_or(MemoryFormat::Contiguous));
+      },
            nb::arg("memory_format") = nb::none())
       .def("is_floating_point", &Tensor::is_floating_point)
       .def("is_complex", [](const Tensor&) { return false; })
@@ -210,9 +213,13 @@ void init_tensor(nb::module_& m) {
         return t.item().to_int();
       })
       // ---- copies and conversions
-      .def("contiguous", [](nb::handle self, nb::handle) { return same_or_new(self, nb::cast<const Tensor&>(self).contiguous()); },
-           nb::arg("memory_format") = nb::none())
-      .def("clone", [](const Tensor& t, nb::handle) { return t.clone(); }, nb::arg("memory_format") = nb::none())
+      .def("contiguous", [](nb::handle self, nb::handle format) {
+        auto f = memory_format_from_object(format, "contiguous").value_or(MemoryFormat::Contiguous);
+        return same_or_new(self, nb::cast<const Tensor&>(self).contiguous(f));
+      }, nb::arg("memory_format") = nb::none())
+      .def("clone", [](const Tensor& t, nb::handle format) {
+        return t.clone(memory_format_from_object(format, "clone").value_or(MemoryFormat::Preserve));
+      }, nb::arg("memory_format") = nb::none())
       .def("to", [](nb::handle self, const nb::args& args, const nb::kwargs& kwargs) {
         return same_or_new(self, tensor_to(nb::cast<const Tensor&>(self), args, kwargs));
       })

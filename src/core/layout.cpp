@@ -84,6 +84,31 @@ DimVector channels_last_strides(IntArrayRef sizes) {
   return out;
 }
 
+Tensor broadcast_operand(const Tensor& t, IntArrayRef shape) {
+  Tensor v = t.expand(shape);
+  size_t lead = shape.size() - size_t(t.dim());
+  if (lead == 0) return v;
+  std::fill_n(v.impl()->strides.begin(), lead, 0);
+  v.impl()->refresh_metadata();
+  return v;
+}
+
+DimVector memory_format_strides(IntArrayRef sizes, MemoryFormat format) {
+  switch (format) {
+    case MemoryFormat::Contiguous:
+      return contiguous_strides(sizes);
+    case MemoryFormat::ChannelsLast:
+      EMBER_CHECK(sizes.size() == 4, Error, "required rank 4 tensor to use channels_last format");
+      return channels_last_strides(sizes);
+    case MemoryFormat::ChannelsLast3d:
+      EMBER_CHECK(sizes.size() == 5, Error, "required rank 5 tensor to use channels_last_3d format");
+      return channels_last_strides(sizes);
+    case MemoryFormat::Preserve:
+      break;
+  }
+  throw Error("unsupported memory format Preserve");
+}
+
 DimVector infer_dense_strides(IntArrayRef sizes, std::span<const IntArrayRef> operand_strides) {
   int64_t n = int64_t(sizes.size());
   DimVector perm(static_cast<size_t>(n));

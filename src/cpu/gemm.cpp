@@ -127,9 +127,9 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, dou
       }
       Tensor ka, kb;
       Operand oa = as_operand(a, ka), ob = as_operand(b, kb);
-      // BLIS multiplies a transposed A about 20% slower (512x128^T @ 128x512: 132 vs 165 GFLOP/s);
-      // transposing it first costs one pass over A, small next to the product once N is not tiny.
-      if (oa.trans && N >= 64) {
+      // BLIS multiplies a transposed A about 20% slower (512x128^T @ 128x512: 132 vs 165 GFLOP/s), and its
+      // small-matrix path drops inf * 0 terms (nan in IEEE and torch) there: A is always made row-major.
+      if (oa.trans) {
         ka = a.contiguous();
         oa = {ka.data_ptr(), false, K};
       }

@@ -46,7 +46,7 @@ TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs
     bool full = std::equal(t.sizes().begin(), t.sizes().end(), shape.begin(), shape.end());
     same_shape &= full;
     all_contiguous &= full && converted.is_contiguous();
-    inputs_.push_back(full ? converted : converted.expand(shape));
+    inputs_.push_back(full ? converted : broadcast_operand(converted, shape));
   }
   all_contiguous |= config.contiguous_output;  // then the output is allocated contiguous
 

@@ -146,6 +146,25 @@ Tensor Tensor::contiguous() const {
   return out;
 }
 
+bool Tensor::is_contiguous(MemoryFormat format) const {
+  if (format == MemoryFormat::ChannelsLast || format == MemoryFormat::ChannelsLast3d)
+    return dim() == (format == MemoryFormat::ChannelsLast ? 4 : 5) && is_channels_last_contiguous(sizes(), strides());
+  return is_contiguous();
+}
+
+Tensor Tensor::contiguous(MemoryFormat format) const {
+  if (is_contiguous(format)) return *this;
+  EMBER_CHECK(format != MemoryFormat::Preserve, Error, "preserve memory format is unsupported by the contiguous operator");
+  return clone(format);
+}
+
+Tensor Tensor::clone(MemoryFormat format) const {
+  Tensor out = empty_like(*this, options(), format);
+  kernels::copy[out.device()](out, *this);
+  if (autograd::needs_grad({this})) autograd::record_copy("CloneBackward0", out, *this);
+  return out;
+}
+
 Tensor Tensor::clone() const {
   Tensor out = empty_like(*this);
   kernels::copy[out.device()](out, *this);
@@ -153,9 +172,9 @@ Tensor Tensor::clone() const {
   return out;
 }
 
-Tensor Tensor::to(ScalarType new_dtype, bool copy) const {
-  if (new_dtype == dtype() && !copy) return *this;
-  Tensor out = empty_like(*this, options().with_dtype(new_dtype));
+Tensor Tensor::to(ScalarType new_dtype, bool copy, MemoryFormat format) const {
+  if (new_dtype == dtype() && !copy && (format == MemoryFormat::Preserve || is_contiguous(format))) return *this;
+  Tensor out = empty_like(*this, options().with_dtype(new_dtype), format);
   kernels::copy[out.device()](out, *this);
   // A conversion to an integer or bool dtype is not differentiable: its result never requires grad.
   if (ember::is_floating_point(new_dtype) && autograd::needs_grad({this})) autograd::record_copy("ToCopyBackward0", out, *this);

@@ -51,6 +51,12 @@ Tensor empty(IntArrayRef sizes, const TensorOptions& options) {
   return finish(Tensor::make(std::move(storage), DimVector(sizes), std::move(strides), 0, dtype), options);
 }
 
+Tensor empty(IntArrayRef sizes, const TensorOptions& options, MemoryFormat format) {
+  if (format == MemoryFormat::Contiguous) return empty(sizes, options);
+  check_size_nonnegative(sizes);
+  return empty_strided(sizes, memory_format_strides(sizes, format), options);
+}
+
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options) {
   EMBER_CHECK(sizes.size() == strides.size(), Error, "mismatch in length of strides and shape");
   check_size_nonnegative(sizes);
@@ -79,6 +85,11 @@ Tensor empty_like(const Tensor& t, const TensorOptions& options) {
     return empty_strided(t.sizes(), t.strides(), o);
   }
   return empty_strided(t.sizes(), infer_dense_strides(t.sizes(), t.strides()), o);
+}
+
+Tensor empty_like(const Tensor& t, const TensorOptions& options, MemoryFormat format) {
+  if (format == MemoryFormat::Preserve) return empty_like(t, options);
+  return empty(t.sizes(), options.has_dtype() ? options : options.dtype(t.dtype()), format);
 }
 
 Tensor empty_like(const Tensor& t) { return empty_like(t, TensorOptions(t.dtype()).with_device(t.device())); }

@@ -10,6 +10,7 @@
 #include "ember/ops.h"
 #include "ember/parallel.h"
 #include "ember/reduce.h"
+#include "ember/safe_size.h"
 #include "ember/type_promotion.h"
 
 namespace ember {
@@ -411,7 +412,8 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) 
               dtype_info(mask.dtype()).cpp_name);
   // self and mask broadcast together into a contiguous result, as torch's out-of-place form
   Tensor r = autograd::untracked([&] {
-    return where(mask, scalar_tensor(value, self.options()), self).contiguous();
+    Tensor w = where(mask, scalar_tensor(value, self.options()), self).contiguous();
+    return w.as_strided(w.sizes(), contiguous_strides(w.sizes()), w.storage_offset());  // size-1 dims' strides too
   });
   if (autograd::needs_grad({&self})) autograd::record_masked_fill(r, self, mask);
   return r;

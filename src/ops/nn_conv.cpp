@@ -42,9 +42,25 @@ struct Conv {
   DimVector out_spatial;
 };
 
-// torch's layout rule for convolution and pooling outputs: channels-last when an operand suggests it.
-bool suggests_channels_last(const Tensor& t) {
+// torch's layout rule for convolution outputs: channels-last when an operand suggests it. A 1-d convolution
+// runs as a 2-d one whose weight is viewed (Cout, Cin, 1, K) (unsqueeze's stride) and judged so; its 3-d
+// input is never channels-last.
+bool suggests_channels_last(const Tensor& t, bool is_weight) {
+  if (t.dim() == 3) {
+    if (!is_weight) return false;
+    DimVector sizes(t.sizes()), strides(t.strides());
+    sizes.insert(2, 1);
+    strides.insert(2, t.size(2) * t.stride(2));
+    return is_channels_last_like(sizes, strides);
+  }
   return (t.dim() == 4 || t.dim() == 5) && is_channels_last_like(t.sizes(), t.strides());
+}
+
+// Strides of a channels-last result (a 3-d one as (N, C, 1, L) in channels-last, the unit dim dropped).
+DimVector channels_last_result_strides(IntArrayRef sizes) {
+  if (sizes.size() != 3) return channels_last_strides(sizes);
+  DimVector s = channels_last_strides({sizes[0], sizes[1], 1, sizes[2]});
+  return {s[0], s[1], s[3]};
 }
 
 Tensor bias_shaped(const Tensor& bias, int64_t dims) {
@@ -85,8 +101,8 @@ Tensor run_forward(const Tensor& input, const Tensor& weight, const std::optiona
     kernels::conv_forward[input.device()](x, w, b, out, c.g);
   }
   out = out.to(input.dtype());
-  if (!suggests_channels_last(input) && !suggests_channels_last(weight)) return out;
-  return empty_strided(out.sizes(), channels_last_strides(out.sizes()), out.options()).copy_(out);
+  if (!suggests_channels_last(input, false) && !suggests_channels_last(weight, true)) return out;
+  return empty_strided(out.sizes(), channels_last_result_strides(out.sizes()), out.options()).copy_(out);
 }
 
 // The gradients (input, weight, bias) for the entries of `mask`.

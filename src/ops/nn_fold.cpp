@@ -70,7 +70,9 @@ Tensor unfold(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation
     int64_t n = p.size(0), c = p.size(1), sH = p.stride(2);
     Tensor blocks_view = p.as_strided({n, c, g.kh, g.kw, oh, ow},
                                       {p.stride(0), p.stride(1), g.dh * sH, g.dw, g.sh * sH, g.sw}, p.storage_offset());
-    Tensor cols = blocks_view.reshape({n, c * g.kh * g.kw, oh * ow});
+    // A fresh contiguous result, as torch's: a reshape could be a view of the input (a 1x1 kernel).
+    Tensor cols = blocks_view.contiguous().view({n, c * g.kh * g.kw, oh * ow});
+    if (cols.storage().is_alias_of(input.storage())) cols = cols.clone();
     return ndim == 4 ? cols : cols.squeeze(0);
   });
   if (autograd::needs_grad({&input})) {

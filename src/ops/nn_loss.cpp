@@ -8,6 +8,7 @@
 
 #include "../autograd/formulas.h"
 #include "../dispatch/kernels.h"
+#include "../iter/tensor_iterator.h"
 #include "ember/creation.h"
 #include "ember/errors.h"
 #include "ember/nn/activation.h"
@@ -265,7 +266,11 @@ namespace {
 template <typename Elems>
 Tensor pointwise_loss(const char* name, const Tensor& x, const Tensor& y, Reduction reduction, Elems elems,
                       ag::LossDerivative dx, ag::LossDerivative dy = {}) {
-  Tensor r = ag::untracked([&] { return reduce(elems(x, y), reduction); });
+  Tensor r = ag::untracked([&] {
+    if (reduction != Reduction::None) return reduce(elems(x, y), reduction);
+    const Tensor operands[2] = {x, y};
+    return in_elementwise_layout(elems(x, y), operands);  // torch's kernels iterate over (input, target)
+  });
   if (ag::needs_grad({&x, &y})) ag::record_pointwise_loss(name, r, x, y, reduction, std::move(dx), std::move(dy));
   return r;
 }
@@ -360,10 +365,13 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std
   check_floating(input, "binary_cross_entropy");
   check_not_differentiable("binary_cross_entropy", "weight", weight.value_or(Tensor()));
   Tensor w = weight ? weight->expand(broadcast_shapes(std::vector<DimVector>{target.sizes(), weight->sizes()})) : Tensor();
-  bool in_range = ag::untracked([&] {
-    return all(logical_and(ge(input, wrapped_scalar(0)), le(input, wrapped_scalar(1)))).item().to_bool();
-  });
-  EMBER_CHECK(in_range, Error, "all elements of input should be between 0 and 1");
+  auto in_unit_range = [](const Tensor& t) {  // false for nan, as torch's check
+    return ag::untracked([&] {
+      return all(logical_and(ge(t, wrapped_scalar(0)), le(t, wrapped_scalar(1)))).item().to_bool();
+    });
+  };
+  EMBER_CHECK(in_unit_range(input), Error, "all elements of input should be between 0 and 1");
+  EMBER_CHECK(in_unit_range(target), Error, "all elements of target should be between 0 and 1");
   auto elems = [w](const Tensor& x, const Tensor& y) {
     Tensor lx = clamp(log(x), wrapped_scalar(-100), std::nullopt);
     Tensor l1x = clamp(log1p(neg(x)), wrapped_scalar(-100), std::nullopt);

@@ -311,7 +311,7 @@ Tensor rms_norm(const Tensor& input, IntArrayRef normalized_shape, const Optiona
   Tensor x = input.to(ct);
   Tensor r = rsqrt(add(mean(pow(x, wrapped_scalar(2)), dims, true), wrapped_scalar(e)));
   Tensor result = mul(x, r).to(input.dtype());
-  return weight.defined() ? mul(result, weight) : result;
+  return (weight.defined() ? mul(result, weight) : result).contiguous();  // torch's result is always contiguous
 }
 
 Tensor local_response_norm(const Tensor& input, int64_t size, double alpha, double beta, double k) {

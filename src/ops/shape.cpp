@@ -318,7 +318,10 @@ Tensor Tensor::expand(IntArrayRef target) const {
   for (int64_t i = ndim - 1; i >= 0; --i) {
     int64_t old_dim = old_ndim - ndim + i;  // the matching dim of this tensor, if any
     int64_t size = old_dim >= 0 ? impl_->sizes[old_dim] : 1;
+    // A new dim gets the stride it would have if dense over the dims after it, as torch (it matters only
+    // while its size is 1, as a layout hint; an expanded dim's stride is 0 below).
     int64_t stride = old_dim >= 0 ? impl_->strides[old_dim] : 0;
+    if (old_dim < 0 && i < ndim - 1 && __builtin_mul_overflow(sizes[i + 1], strides[i + 1], &stride)) stride = 0;
     int64_t want = target[i];
     if (want == -1) {
       EMBER_CHECK(old_dim >= 0, Error, "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension ", i);

@@ -149,6 +149,7 @@ Tensor strip_leading_ones(const Tensor& v) {
 // x[indices] = value, value a tensor or (when undefined) `number`; `single`: one entry written alone.
 void set_impl(const Tensor& self, const std::vector<TensorIndex>& indices, const Tensor& value, const Scalar& number,
               bool single) {
+  if (!value.defined()) number.check_fits(self.dtype());  // torch makes the value a tensor first, so it raises first
   const TensorIndex* one = single ? &indices[0] : nullptr;
   if (one && one->is_boolean() && !one->boolean()) return;  // torch writes nothing (no version bump, no node)
   Tensor target;

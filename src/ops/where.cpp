@@ -19,7 +19,8 @@ Tensor where_impl(const Tensor& cond, const Tensor& a, const Tensor& b) {
   if (common != kFloat16 && common != kBFloat16) {  // torch checks number operands except for these two
     for (const Tensor& v : values) check_wrapped_fits(v, common);
   }
-  Tensor c = cond.expand(shape), av = a.to(common).expand(shape), bv = b.to(common).expand(shape);
+  Tensor c = broadcast_operand(cond, shape), av = broadcast_operand(a.to(common), shape),
+         bv = broadcast_operand(b.to(common), shape);
   const Tensor operands[3] = {c, av, bv};
   auto full = [&](const Tensor& t) { return std::equal(t.sizes().begin(), t.sizes().end(), shape.begin(), shape.end()); };
   bool same_shape = full(cond) && full(a) && full(b);  // TensorIterator's layout, fast setups included

@@ -695,6 +695,9 @@ OPS = [  # (family, generator, weight)
     ("index", gen_index, 12),
 ]
 
+from gen_nn import NN_OPS  # noqa: E402
+OPS += NN_OPS
+
 try:
     import ember as _ember  # noqa: PLC0415 - only the names are read
     AVAILABLE = {n for n in dir(_ember) if not n.startswith("_")}

@@ -14,7 +14,8 @@ namespace ember::nn {
 struct ConvPadding : SizeArg {
   using SizeArg::SizeArg;
   ConvPadding(const SizeArg& numbers) : SizeArg(numbers) {}  // NOLINT
-  ConvPadding(const char* text) : SizeArg(0), text(text) {}  // NOLINT
+  template <size_t N>
+  ConvPadding(const char (&text)[N]) : SizeArg(0), text(text) {}  // NOLINT: "same" (an array, so 0 stays a number)
   ConvPadding(std::string text) : SizeArg(0), text(std::move(text)) {}  // NOLINT
   std::string text;  // empty for numbers
 };

@@ -1,2 +1,3 @@
 """ember.utils: checkpointing and data utilities."""
 from . import checkpoint
+from . import data

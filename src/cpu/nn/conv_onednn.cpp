@@ -25,13 +25,35 @@ dnnl::engine& cpu_engine() {
   return engine;
 }
 
-// The OpenMP threads oneDNN's parallel regions use on the calling thread (OpenMP's count is per thread).
-void set_omp_threads(int n) {
-  using SetFn = void (*)(int);
-  static const auto set = reinterpret_cast<SetFn>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
-  thread_local int current = 0;
-  if (set && n != current) set(current = n);
-}
+// oneDNN's parallel regions on this thread use one OpenMP thread while in scope (OpenMP's count is per
+// thread). The thread's count is restored after: the process has one OpenMP runtime, which may be torch's,
+// and torch's own regions on this thread must keep their team.
+class SingleOmpThread {
+ public:
+  SingleOmpThread() {
+    if (api().set) api().set(1);
+  }
+  ~SingleOmpThread() {
+    if (api().set) api().set(previous_);
+  }
+  SingleOmpThread(const SingleOmpThread&) = delete;
+  SingleOmpThread& operator=(const SingleOmpThread&) = delete;
+
+ private:
+  struct Api {
+    void (*set)(int) = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+    int (*get)() = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
+  };
+  static const Api& api() {
+    static const Api a = [] {
+      Api x;
+      if (!x.get) x.set = nullptr;
+      return x;
+    }();
+    return a;
+  }
+  int previous_ = api().set ? api().get() : 1;
+};
 
 // Runs fn(first, count, part) over `parts` parts of [0, size) in steps of `unit`, one per Ember thread, each with
 // oneDNN on one OpenMP thread: oneDNN never starts an OpenMP team, so no OpenMP threads spin beside Ember's pool
@@ -40,7 +62,7 @@ template <typename Fn>
 void over_parts(int64_t size, int64_t unit, Fn&& fn) {
   const int64_t units = (size + unit - 1) / unit, parts = std::min<int64_t>(get_num_threads(), units);
   parallel_for(0, parts, 1, [&](int64_t p0, int64_t p1) {
-    set_omp_threads(1);
+    SingleOmpThread one_thread;
     for (int64_t p = p0; p < p1; ++p) {
       int64_t first = p * units / parts * unit, end = std::min(size, (p + 1) * units / parts * unit);
       fn(first, end - first, p);
@@ -52,7 +74,7 @@ void over_parts(int64_t size, int64_t unit, Fn&& fn) {
 template <typename Fn>
 void over_batch(int64_t batch, Fn&& fn) {
   if (batch < get_num_threads()) {
-    set_omp_threads(1);
+    SingleOmpThread one_thread;
     return fn(int64_t(0), batch, int64_t(0));
   }
   over_parts(batch, 1, fn);
