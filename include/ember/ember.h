@@ -53,3 +53,6 @@ using AutoGradMode = autograd::GradModeGuard;
 #include "ember/nn/modules_norm.h"
 #include "ember/nn/modules_misc.h"
 #include "ember/optim/lr_scheduler.h"
+#include "ember/nn/modules_activation.h"
+#include "ember/nn/modules_loss.h"
+#include "ember/nn/transformer.h"

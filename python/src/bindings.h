@@ -282,3 +282,5 @@ void init_vision(nb::module_& m);
 void init_serialize(nb::module_& m);
 }  // namespace ember::py
 namespace ember::py { void init_nn_modules_layers(nb::module_& modules); }  // conv, pooling, norm, dropout, ... modules
+// ember.nn's activation, loss and transformer modules (into _nn._modules) and their few functions (into _nn).
+namespace ember::py { void init_nn_modules_act(nb::module_& modules, nb::module_& nn); }

@@ -271,7 +271,7 @@ void init_containers(nb::module_& m) {
         if (args.size() == 1 && nb::isinstance(args[0], ordered)) construct(v, named_module_list(args[0]));
         else construct(v, module_list(args));
       })
-      .def("forward", &nn::Sequential::forward, "input"_a)
+      .def("forward", &base_forward<nn::Sequential>, "input"_a)
       .def("__getitem__", [](nb::handle self, nb::handle idx) -> nb::object {
         auto& s = nb::cast<nn::Sequential&>(self);
         if (!PySlice_Check(idx.ptr())) return nb::cast(s.at(list_index(idx, int64_t(s.size()))));
@@ -397,7 +397,7 @@ void init_layers(nb::module_& m) {
       .def("__init__", [](nb::pointer_and_handle<nn::Linear> v, int64_t in, int64_t out, bool bias, nb::handle device,
                           std::optional<ScalarType> dtype) { construct(v, in, out, bias, layer_options(device, dtype)); },
            "in_features"_a, "out_features"_a, "bias"_a = true, "device"_a = nb::none(), "dtype"_a = nb::none())
-      .def("forward", &nn::Linear::forward, "input"_a)
+      .def("forward", &base_forward<nn::Linear>, "input"_a)
       .def("reset_parameters", &nn::Linear::reset_parameters)
       .def_rw("in_features", &nn::Linear::in_features)
       .def_rw("out_features", &nn::Linear::out_features);
@@ -422,7 +422,7 @@ void init_layers(nb::module_& m) {
       .def("__init__", [](nb::pointer_and_handle<nn::Flatten> v, int64_t start_dim, int64_t end_dim) {
         construct(v, start_dim, end_dim);
       }, "start_dim"_a = 1, "end_dim"_a = -1)
-      .def("forward", &nn::Flatten::forward, "input"_a)
+      .def("forward", &base_forward<nn::Flatten>, "input"_a)
       .def_rw("start_dim", &nn::Flatten::start_dim)
       .def_rw("end_dim", &nn::Flatten::end_dim);
 
@@ -430,7 +430,7 @@ void init_layers(nb::module_& m) {
       .def("__init__", [](nb::pointer_and_handle<nn::Unflatten> v, int64_t dim, nb::handle sizes) {
         construct(v, dim, IntArrayRef(int_list(sizes, "unflattened_size", false)));
       }, "dim"_a, "unflattened_size"_a)
-      .def("forward", &nn::Unflatten::forward, "input"_a)
+      .def("forward", &base_forward<nn::Unflatten>, "input"_a)
       .def_rw("dim", &nn::Unflatten::dim)
       .def_prop_ro("unflattened_size", [](const nn::Unflatten& u) { return make_size(u.unflattened_size); });
 }
@@ -547,6 +547,7 @@ void init_nn_module(nb::module_& nn_module) {
   init_module_class(m);
   init_containers(m);
   init_layers(m);
+  init_nn_modules_act(m, nn_module);
   init_functions(nn_module);
   init_nn_modules_layers(m);
 }

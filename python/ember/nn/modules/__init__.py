@@ -34,3 +34,12 @@ for _name in _LAYERS:
     globals()[_name].__module__ = "ember.nn"
 __all__ += _LAYERS
 del _name
+from . import activation as _activation  # noqa: E402
+from .activation import *  # noqa: E402,F401,F403
+__all__ += _activation.__all__
+from . import loss as _loss  # noqa: E402
+from .loss import *  # noqa: E402,F401,F403
+__all__ += _loss.__all__
+from . import transformer as _transformer  # noqa: E402
+from .transformer import *  # noqa: E402,F401,F403
+__all__ += _transformer.__all__
