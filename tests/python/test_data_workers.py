@@ -1,6 +1,7 @@
 """DataLoader worker processes: batches through shared memory, torch's order and worker seeding,
 worker errors with their traceback, a killed worker, timeout; shared tensors across processes."""
 import multiprocessing
+import multiprocessing.reduction
 import os
 import random
 import signal
@@ -192,7 +193,8 @@ def test_share_memory_between_processes():
     assert t.tolist() == [[1, 2, 3], [4, 5, 6]]  # a forked child's writes reach the shared pages
     ctx = multiprocessing.get_context("fork")
     to_child, from_child = ctx.SimpleQueue(), ctx.SimpleQueue()
-    eud._worker.register_reductions()
+    reducers = dict(multiprocessing.reduction.ForkingPickler._extra_reducers)
+    eud._worker.register_reductions()  # as in a worker; undone below, so later tests pickle by value
 
     def child():
         x = to_child.get()  # mapped from the segment's name
@@ -201,7 +203,11 @@ def test_share_memory_between_processes():
 
     p = ctx.Process(target=child)
     p.start()
-    to_child.put(t)
+    try:
+        to_child.put(t)
+    finally:
+        multiprocessing.reduction.ForkingPickler._extra_reducers.clear()
+        multiprocessing.reduction.ForkingPickler._extra_reducers.update(reducers)
     assert from_child.get() is True
     p.join()
     assert t.tolist() == [[10, 20, 30], [40, 50, 60]]

@@ -127,7 +127,7 @@ def worker_loop(dataset, index_queue, result_queue, auto_collation, collate_fn, 
     iterable dataset for a persistent worker's next pass."""
     global _worker_info, _hand_over
     try:
-        register_reductions()  # a spawned worker starts without them
+        register_reductions()  # only in workers: the main process keeps pickling tensors by value
         _C.set_num_threads(1)
         random.seed(seed)
         _C.manual_seed(seed)

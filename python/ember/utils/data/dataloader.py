@@ -10,7 +10,7 @@ import warnings
 from ... import _C
 from ..._C import _data
 from ._collate import default_collate, default_convert
-from ._worker import ExceptionWrapper, _IterationEnd, _fetch, register_reductions, worker_loop
+from ._worker import ExceptionWrapper, _IterationEnd, _fetch, worker_loop
 from .dataset import IterableDataset, Subset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
@@ -211,7 +211,6 @@ class _MultiProcessIter(_BaseIter):
     def __init__(self, loader):
         super().__init__(loader)
         import multiprocessing  # here: `import ember` need not load it
-        register_reductions()
         ctx = loader.multiprocessing_context
         ctx = multiprocessing.get_context(ctx) if isinstance(ctx, str) or ctx is None else ctx
         n = loader.num_workers
