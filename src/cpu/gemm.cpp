@@ -33,6 +33,17 @@ Operand as_operand(const Tensor& m, Tensor& keep) {
   return {keep.data_ptr(), false, std::max<int64_t>(cols, 1)};
 }
 
+// Whether a matrix holds an inf or nan: x * 0 is nan exactly then (a sum without branches, vectorised).
+template <typename T>
+bool has_non_finite(const Tensor& m) {
+  const T* p = m.data_ptr<T>();
+  int64_t rows = m.sizes()[0], cols = m.sizes()[1], s0 = m.strides()[0], s1 = m.strides()[1];
+  T acc = 0;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) acc += p[i * s0 + j * s1] * T(0);
+  return acc != acc;
+}
+
 template <typename T>
 void blas_gemm(const Operand& a, const Operand& b, T* c, int64_t M, int64_t N, int64_t K, double alpha, double beta) {
   auto call = [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
@@ -128,8 +139,10 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, dou
       Tensor ka, kb;
       Operand oa = as_operand(a, ka), ob = as_operand(b, kb);
       // BLIS multiplies a transposed A about 20% slower (512x128^T @ 128x512: 132 vs 165 GFLOP/s), and its
-      // small-matrix path drops inf * 0 terms (nan in IEEE and torch) there: A is always made row-major.
-      if (oa.trans) {
+      // small-matrix path then drops inf * 0 terms (nan in IEEE and torch): A is made row-major when N is not
+      // tiny, or when an operand holds an inf or nan.
+      if (oa.trans && (N >= 64 || (a.dtype() == kFloat32 ? has_non_finite<float>(a) || has_non_finite<float>(b)
+                                                          : has_non_finite<double>(a) || has_non_finite<double>(b)))) {
         ka = a.contiguous();
         oa = {ka.data_ptr(), false, K};
       }

@@ -64,9 +64,7 @@ def test_call_forms():
     assert_same(ember.einsum("ij,jk", e), torch.einsum("ij,jk", t))
     assert_same(ember.einsum("ij,jk", tuple(e)), torch.einsum("ij,jk", tuple(t)))
     assert_same(ember.einsum(e[0], [0, 1], e[1], [1, 2]), torch.einsum(t[0], [0, 1], t[1], [1, 2]))
-    # a product in another operand order: BLAS rounds it differently from torch's
-    assert_same(ember.einsum(e[0], [0, 1], e[1], [1, 2], [2, 0]), torch.einsum(t[0], [0, 1], t[1], [1, 2], [2, 0]),
-                rtol=1e-12)
+    assert_same(ember.einsum(e[0], [0, 1], e[1], [1, 2], [2, 0]), torch.einsum(t[0], [0, 1], t[1], [1, 2], [2, 0]))
     e, t = operands([(2, 3, 4)])
     assert_same(ember.einsum(e[0], [..., 51]), torch.einsum(t[0], [..., 51]))
     assert_same(ember.einsum(e[0], [25, ...], [...]), torch.einsum(t[0], [25, ...], [...]))
