@@ -98,15 +98,6 @@ namespace {
 std::shared_ptr<LayerNorm> layer_norm(const TransformerEncoderLayer::Options& o) {
   return std::make_shared<LayerNorm>(DimVector{o.d_model}, o.layer_norm_eps, true, o.bias, o.factory);
 }
-// torch's _canonical_mask for a layer's masks: bool (true masked out) to additive of `type`, float kept.
-OptTensor additive_mask(const OptTensor& mask, const char* name, ScalarType type) {
-  if (!mask || !mask->defined()) return std::nullopt;
-  EMBER_CHECK(mask->dtype() == kBool || mask->is_floating_point(), AssertionError, "only bool and floating types of ",
-              name, " are supported");
-  if (mask->dtype() != kBool) return mask;
-  return zeros(mask->sizes(), TensorOptions(type).device(mask->device()))
-      .masked_fill(*mask, -std::numeric_limits<double>::infinity());
-}
 // The feed-forward block: linear2(dropout(activation(linear1(x)))), then the block's own dropout.
 Tensor feed_forward(const Tensor& x, const TransformerEncoderLayer::Options& o, Linear& linear1, Module& dropout,
                     Linear& linear2, Module& out_dropout) {
@@ -165,8 +156,8 @@ TransformerEncoderLayer::TransformerEncoderLayer(Options o)
 
 Tensor TransformerEncoderLayer::forward(const Tensor& src, const OptTensor& src_mask,
                                         const OptTensor& src_key_padding_mask, bool is_causal) {
-  OptTensor kpm = additive_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype());
-  OptTensor mask = additive_mask(src_mask, "src_mask", src.dtype());
+  OptTensor kpm = functional::canonical_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype());
+  OptTensor mask = functional::canonical_mask(src_mask, "src_mask", src.dtype());
   auto self_attention = [&](const Tensor& x) {
     return (*dropout1)(self_attn->forward(x, x, x, kpm, false, mask, true, is_causal).first);
   };
@@ -190,8 +181,8 @@ TransformerEncoder::TransformerEncoder(const TransformerEncoderLayer& encoder_la
 
 Tensor TransformerEncoder::forward(const Tensor& src, const OptTensor& mask, const OptTensor& src_key_padding_mask,
                                    std::optional<bool> is_causal) {
-  OptTensor kpm = additive_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype());
-  OptTensor m = additive_mask(mask, "mask", src.dtype());
+  OptTensor kpm = functional::canonical_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype());
+  OptTensor m = functional::canonical_mask(mask, "mask", src.dtype());
   bool causal = detect_causal(m, is_causal);
   Tensor out = src;
   for (const ModulePtr& child : layers->children()) {

@@ -26,15 +26,6 @@ std::string py_tuple(std::initializer_list<int64_t> v) {
   return out + ")";
 }
 
-// torch's _canonical_mask: a bool mask (true masks out) as an additive mask of dtype `type`; float kept.
-OptTensor canonical_mask(const OptTensor& mask, const char* name, ScalarType type) {
-  if (!mask || !mask->defined()) return std::nullopt;
-  EMBER_CHECK(mask->dtype() == kBool || mask->is_floating_point(), AssertionError, "only bool and floating types of ",
-              name, " are supported");
-  if (mask->dtype() != kBool) return mask;
-  return zeros(mask->sizes(), TensorOptions(type).device(mask->device()))
-      .masked_fill(*mask, -std::numeric_limits<double>::infinity());
-}
 
 // One column more on the last dim of a mask (bias_k/bias_v, add_zero_attn).
 OptTensor pad_column(const OptTensor& mask) {
@@ -229,6 +220,15 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(
   out = linear(out, out_proj_weight, out_proj_bias).view({tgt_len, bsz, embed_dim});
   if (!batched) out = out.squeeze(1);
   return {out, Tensor()};
+}
+
+OptTensor canonical_mask(const OptTensor& mask, const char* name, ScalarType type) {
+  if (!mask || !mask->defined()) return std::nullopt;
+  EMBER_CHECK(mask->dtype() == kBool || mask->is_floating_point(), AssertionError, "only bool and floating types of ",
+              name, " are supported");
+  if (mask->dtype() != kBool) return mask;
+  return zeros(mask->sizes(), TensorOptions(type).device(mask->device()))
+      .masked_fill(*mask, -std::numeric_limits<double>::infinity());
 }
 
 }  // namespace ember::nn::functional

@@ -16,6 +16,9 @@ namespace ember::nn {
 using OptTensor = std::optional<Tensor>;
 
 namespace functional {
+// torch's _canonical_mask: a bool mask (true masks out) as an additive mask of dtype `type`; a float one kept.
+// `name` names the mask in the dtype error.
+OptTensor canonical_mask(const OptTensor& mask, const char* name, ScalarType type);
 // torch.nn.functional.multi_head_attention_forward: query (L, N, E) or (L, E), key/value (S, N, *) or (S, *).
 // Returns the output (L, N, E) and, when need_weights, the attention weights (N, L, S) averaged over heads or
 // (N, H, L, S); else an undefined tensor. Masks: bool (true is masked out) or additive float.
