@@ -60,6 +60,13 @@ void check_betas(const Dict& o) {
     EMBER_CHECK(b >= 0 && b < 1, ValueError, "Invalid beta parameter at index ", i, ": ", repr(b));
   }
 }
+// The Adam family's checks, in torch's order: lr, eps, betas, weight_decay.
+void check_adam_options(const Dict& o) {
+  check_min(o, "lr");
+  check_min(o, "eps");
+  check_betas(o);
+  check_min(o, "weight_decay");
+}
 
 // A state entry, made by `make` the first time.
 template <typename Make>
@@ -198,12 +205,7 @@ const Dict& AdamW::default_options() {
 }
 EMBER_OPTIMIZER_BASICS(Adam, "lr", "betas", "eps", "weight_decay", "amsgrad")
 EMBER_OPTIMIZER_BASICS(AdamW, "lr", "betas", "eps", "weight_decay", "amsgrad")
-void Adam::validate(const Dict& o) {
-  check_min(o, "lr");
-  check_min(o, "eps");
-  check_betas(o);
-  check_min(o, "weight_decay");
-}
+void Adam::validate(const Dict& o) { check_adam_options(o); }
 void AdamW::validate(const Dict& o) { Adam::validate(o); }
 void Adam::step_group(ParamGroup& o, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
   adam_group(*this, o, params, grads);
@@ -313,12 +315,7 @@ const Dict& Adamax::default_options() {
   return d;
 }
 EMBER_OPTIMIZER_BASICS(Adamax, "lr", "betas", "eps", "weight_decay")
-void Adamax::validate(const Dict& o) {
-  check_min(o, "lr");
-  check_min(o, "eps");
-  check_betas(o);
-  check_min(o, "weight_decay");
-}
+void Adamax::validate(const Dict& o) { check_adam_options(o); }
 void Adamax::step_group(ParamGroup& o, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
   check_params(params, grads);
   GroupState gs = gather(*this, params, {"exp_avg", "exp_inf"});
@@ -360,10 +357,7 @@ const Dict& NAdam::default_options() {
 }
 EMBER_OPTIMIZER_BASICS(NAdam, "lr", "betas", "eps", "weight_decay", "momentum_decay", "decoupled_weight_decay")
 void NAdam::validate(const Dict& o) {
-  check_min(o, "lr");
-  check_min(o, "eps");
-  check_betas(o);
-  check_min(o, "weight_decay");
+  check_adam_options(o);
   check_min(o, "momentum_decay");
 }
 void NAdam::step_group(ParamGroup& o, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
@@ -422,12 +416,7 @@ const Dict& RAdam::default_options() {
   return d;
 }
 EMBER_OPTIMIZER_BASICS(RAdam, "lr", "betas", "eps", "weight_decay", "decoupled_weight_decay")
-void RAdam::validate(const Dict& o) {
-  check_min(o, "lr");
-  check_min(o, "eps");
-  check_betas(o);
-  check_min(o, "weight_decay");
-}
+void RAdam::validate(const Dict& o) { check_adam_options(o); }
 void RAdam::step_group(ParamGroup& o, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
   check_params(params, grads);
   GroupState gs = gather(*this, params, {"exp_avg", "exp_avg_sq"});
