@@ -34,6 +34,19 @@ class Generator {
 };
 
 Generator& default_generator();
+
+// While in scope, default_generator() on this thread is `gen`: a C++ DataLoader worker thread's own generator,
+// as each torch worker process has its own default generator.
+class DefaultGeneratorGuard {
+ public:
+  explicit DefaultGeneratorGuard(Generator& gen);
+  ~DefaultGeneratorGuard();
+  DefaultGeneratorGuard(const DefaultGeneratorGuard&) = delete;
+  DefaultGeneratorGuard& operator=(const DefaultGeneratorGuard&) = delete;
+
+ private:
+  Generator* previous_;
+};
 void manual_seed(uint64_t seed);
 uint64_t initial_seed();
 

@@ -83,8 +83,9 @@ void init_data(nb::module_& m) {
   nb::class_<data::TensorDataset, data::Dataset>(d, "TensorDataset")
       .def(nb::init<Tensor, Tensor>(), nb::arg("data"), nb::arg("target"));
   nb::class_<data::BatchStream>(d, "BatchStream")
-      .def(nb::init<std::shared_ptr<data::Dataset>, std::vector<data::Indices>, int64_t, int64_t>(),
-           nb::arg("dataset"), nb::arg("batches"), nb::arg("num_workers") = 0, nb::arg("prefetch_factor") = 2)
+      .def(nb::init<std::shared_ptr<data::Dataset>, std::vector<data::Indices>, int64_t, int64_t, uint64_t>(),
+           nb::arg("dataset"), nb::arg("batches"), nb::arg("num_workers") = 0, nb::arg("prefetch_factor") = 2,
+           nb::arg("base_seed") = 0)
       .def("__len__", &data::BatchStream::size)
       .def("__iter__", [](nb::handle self) { return nb::borrow(self); })
       .def("__next__", [](data::BatchStream& s) {

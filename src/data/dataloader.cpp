@@ -6,8 +6,9 @@
 namespace ember::data {
 
 BatchStream::BatchStream(std::shared_ptr<Dataset> dataset, std::vector<Indices> batches, int64_t num_workers,
-                         int64_t prefetch_factor)
+                         int64_t prefetch_factor, uint64_t base_seed)
     : dataset_(std::move(dataset)), batches_(std::move(batches)), window_(num_workers * prefetch_factor),
+      base_seed_(base_seed),
       ready_(batches_.size()), errors_(batches_.size()) {
   EMBER_CHECK(num_workers >= 0, ValueError, "num_workers option should be non-negative; use num_workers=0 to disable "
               "multiprocessing.");
@@ -36,6 +37,8 @@ void BatchStream::work() {
     std::optional<Example> batch;
     std::exception_ptr error;
     try {
+      Generator gen(base_seed_ + k);
+      DefaultGeneratorGuard own_generator(gen);
       batch = dataset_->get_batch(batches_[k]);
     } catch (...) {
       error = std::current_exception();
@@ -79,7 +82,7 @@ DataLoader::DataLoader(std::shared_ptr<Dataset> dataset, DataLoaderOptions optio
 std::unique_ptr<BatchStream> DataLoader::epoch() {
   base_seed_ = draw_seed(options_.generator ? &*options_.generator : nullptr);
   return std::make_unique<BatchStream>(dataset_, batch_sampler_.epoch(), options_.num_workers,
-                                       options_.prefetch_factor);
+                                       options_.prefetch_factor, uint64_t(base_seed_));
 }
 
 }  // namespace ember::data

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numbers>
 #include <sstream>
+#include <utility>
 
 #include "ember/creation.h"
 #include "ember/host.h"
@@ -144,7 +145,15 @@ void Generator::set_state(const Tensor& state) {
   state_->next_double_normal = has_normal ? std::optional<double>(normal) : std::nullopt;
 }
 
+namespace {
+thread_local Generator* t_thread_default = nullptr;  // set by DefaultGeneratorGuard
+}  // namespace
+
+DefaultGeneratorGuard::DefaultGeneratorGuard(Generator& gen) : previous_(std::exchange(t_thread_default, &gen)) {}
+DefaultGeneratorGuard::~DefaultGeneratorGuard() { t_thread_default = previous_; }
+
 Generator& default_generator() {
+  if (t_thread_default) return *t_thread_default;
   static Generator g = [] {
     Generator gen;
     gen.seed();

@@ -112,6 +112,44 @@ def test_cpp_dataset_matches_python_pipeline(tmp_path):
         ds.cpp_dataset(T.Compose([T.ToTensor(), T.RandomRotation(10)]))
 
 
+def test_loader_takes_the_cpp_path_for_pil_order_transforms(tmp_path):
+    """torchvision's usual order (augment the PIL image, then ToTensor, Normalize) gives the DataLoader the C++
+    dataset: the same batches as the per-sample Python pipeline, from the same draws of the default generator."""
+    make_mnist(str(tmp_path), n=20)
+    augment = [T.RandomCrop(28, padding=2), T.RandomHorizontalFlip(), T.ToTensor(), T.Normalize((0.5,), (0.25,))]
+    ds = datasets.FashionMNIST(str(tmp_path), transform=T.Compose(augment))
+    order = [5, 0, 19, 7, 7, 3]
+    loader = ember.utils.data.DataLoader(ds, batch_size=3, sampler=order)
+    ember.manual_seed(3)
+    batches = list(loader)
+    assert type(iter(loader)).__name__ == "_CppIter"
+    ember.manual_seed(3)
+    ember._C._data.draw_seed()  # the loader's base seed, drawn before the first batch
+    want = [ds[i] for i in order]
+    got = ember.cat([b[0] for b in batches])
+    np.testing.assert_array_equal(got.numpy(), np.stack([w[0].numpy() for w in want]))
+    # a non-zero PIL fill is a pixel value: the per-sample path keeps it
+    ds.transform = T.Compose([T.RandomCrop(28, padding=2, fill=255), T.ToTensor()])
+    assert type(iter(loader)).__name__ != "_CppIter"
+
+
+def test_cpp_loader_workers_are_deterministic(tmp_path):
+    """With worker threads, each batch draws from its own generator (seeded from the loader's base seed and its
+    index): the same batches whatever the thread timing or count, and the main generator draws the same."""
+    make_mnist(str(tmp_path), n=64)
+    ds = datasets.FashionMNIST(str(tmp_path), transform=T.Compose([T.RandomCrop(28, padding=4), T.ToTensor()]))
+
+    def epoch(workers):
+        ember.manual_seed(5)
+        loader = ember.utils.data.DataLoader(ds, batch_size=8, shuffle=True, num_workers=workers)
+        batches = [b[0] for b in loader]
+        return ember.cat(batches), ember.rand(4)
+
+    (one, after_one), (two, after_two) = epoch(1), epoch(3)
+    assert ember.equal(one, two) and ember.equal(after_one, after_two)
+    assert not ember.equal(one, epoch(0)[0])  # no workers: the transforms draw from the main generator, as torch
+
+
 def write_cifar(folder, files, labels_key, meta_name, meta_key, protocol, byte_keys):
     os.makedirs(folder, exist_ok=True)
     key = (lambda k: k.encode()) if byte_keys else (lambda k: k)

@@ -20,8 +20,10 @@ namespace ember::data {
 // A batch's exception is rethrown by next() in its turn.
 class BatchStream {
  public:
+  // With workers, batch k is made with default_generator() seeded base_seed + k on its thread (the same batches
+  // whatever the thread timing and count); without, on the caller's thread and generator.
   BatchStream(std::shared_ptr<Dataset> dataset, std::vector<Indices> batches, int64_t num_workers = 0,
-              int64_t prefetch_factor = 2);
+              int64_t prefetch_factor = 2, uint64_t base_seed = 0);
   ~BatchStream();  // stops and joins the workers
   BatchStream(const BatchStream&) = delete;
   BatchStream& operator=(const BatchStream&) = delete;
@@ -35,6 +37,7 @@ class BatchStream {
   std::shared_ptr<Dataset> dataset_;
   std::vector<Indices> batches_;
   int64_t window_;
+  uint64_t base_seed_;
   std::vector<std::optional<Example>> ready_;
   std::vector<std::exception_ptr> errors_;
   size_t next_claim_ = 0, next_out_ = 0;

@@ -8,7 +8,7 @@ import numpy as np
 
 import ember
 from ember import _C
-from .transforms.transforms import _cpp_pipeline
+from .transforms.transforms import Compose, ToTensor, _cpp_pipeline
 
 __all__ = ["VisionDataset", "MNIST", "FashionMNIST", "CIFAR10", "CIFAR100", "DatasetFolder", "ImageFolder",
            "IMG_EXTENSIONS", "default_loader", "pil_loader"]
@@ -108,6 +108,22 @@ class MNIST(VisionDataset):
 
     def extra_repr(self):
         return f"Split: {'Train' if self.train else 'Test'}"
+
+    @property
+    def _cpp_dataset(self):
+        """The C++ dataset the DataLoader batches in place of this one (no Python per sample), or None. It takes a
+        transform of ToTensor and transforms with a C++ form; those before ToTensor (crops with fill 0, flips)
+        give the same pixels on the tensor, from the same random draws. No target_transform."""
+        steps = self.transform.transforms if isinstance(self.transform, Compose) else [self.transform]
+        cut = next((i for i, t in enumerate(steps) if isinstance(t, ToTensor)), None)
+        if cut is None or self.transforms is not None or self.target_transform is not None:
+            return None
+        if any(getattr(t, "fill", 0) != 0 for t in steps[:cut]):  # a PIL fill is a pixel value, not a tensor's
+            return None
+        try:
+            return self.cpp_dataset(Compose(steps[:cut] + steps[cut + 1:]))
+        except TypeError:
+            return None
 
     def cpp_dataset(self, transform=None):
         """The same split as a C++ dataset (ember::vision::MNIST) that the C++ loader batches without Python:

@@ -198,7 +198,8 @@ class _CppIter(_BaseIter):
         batches = [list(b) for b in self._sampler_iter]
         for m in maps:
             batches = [[int(m[i]) for i in b] for b in batches]
-        self._stream = _data.BatchStream(dataset, batches, loader.num_workers, loader.prefetch_factor or 2)
+        self._stream = _data.BatchStream(dataset, batches, loader.num_workers, loader.prefetch_factor or 2,
+                                         self._base_seed)
 
     def __next__(self):
         return self._out(list(next(self._stream)))
