@@ -19,11 +19,13 @@ DEFAULT_ROOT = "/usr/share/datasets/fashion-mnist"  # Debian's dataset-fashion-m
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--epochs", type=int, default=4)
+    p.add_argument("--epochs", type=int, default=6)
     p.add_argument("--batch-size", type=int, default=128)
     p.add_argument("--lr", type=float, default=3e-3, help="peak learning rate of the one-cycle schedule")
     p.add_argument("--weight-decay", type=float, default=1e-4)
-    p.add_argument("--width", type=int, default=32, help="channels of the first block (seed 002: 32)")
+    p.add_argument("--width", type=int, default=16, help="channels of the first block (seed 002: 32)")
+    p.add_argument("--dropout", type=float, default=0.1, help="the classifier's dropout (seed 002: 0.5)")
+    p.add_argument("--dropout2d", type=float, default=0.1, help="the conv blocks' channel dropout (seed 002: 0.25)")
     p.add_argument("--workers", type=int, default=2, help="DataLoader workers")
     p.add_argument("--threads", type=int, default=os.cpu_count(), help="compute threads")
     p.add_argument("--seed", type=int, default=0)
@@ -95,7 +97,7 @@ def TorchFashionMNIST(torch, root, train):
     return Dataset()
 
 
-def cnn_classifier(nn, width=32, num_classes=10):
+def cnn_classifier(nn, width=32, dropout=0.5, dropout2d=0.25, num_classes=10):
     """Seed 002's CNNClassifier for 1x28x28 images: three conv blocks (28 -> 14 -> 7 -> 3) and an MLP head."""
 
     def block(c_in, c_out, convs):
@@ -103,13 +105,13 @@ def cnn_classifier(nn, width=32, num_classes=10):
         for i in range(convs):
             layers += [nn.Conv2d(c_in if i == 0 else c_out, c_out, 3, padding=1), nn.BatchNorm2d(c_out),
                        nn.ReLU(inplace=True)]
-        return layers + [nn.MaxPool2d(2, 2), nn.Dropout2d(0.25)]
+        return layers + [nn.MaxPool2d(2, 2), nn.Dropout2d(dropout2d)]
 
     w = width
     features = nn.Sequential(*block(1, w, 2), *block(w, 2 * w, 2), *block(2 * w, 4 * w, 1))
     classifier = nn.Sequential(
-        nn.Flatten(), nn.Linear(4 * w * 3 * 3, 256), nn.ReLU(inplace=True), nn.Dropout(0.5),
-        nn.Linear(256, 128), nn.ReLU(inplace=True), nn.Dropout(0.5), nn.Linear(128, num_classes))
+        nn.Flatten(), nn.Linear(4 * w * 3 * 3, 256), nn.ReLU(inplace=True), nn.Dropout(dropout),
+        nn.Linear(256, 128), nn.ReLU(inplace=True), nn.Dropout(dropout), nn.Linear(128, num_classes))
     return nn.Sequential(features, classifier)
 
 
@@ -138,7 +140,7 @@ class Trainer:
                                    drop_last=True, persistent_workers=args.workers > 0)
         self.test_loader = loader(test_set, batch_size=1000, num_workers=args.workers,
                                   persistent_workers=args.workers > 0)
-        self.model = cnn_classifier(nn, args.width)
+        self.model = cnn_classifier(nn, args.width, args.dropout, args.dropout2d)
         self.loss_fn = nn.CrossEntropyLoss()
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
         steps = self.steps_per_epoch() * args.epochs
