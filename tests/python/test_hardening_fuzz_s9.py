@@ -1,0 +1,64 @@
+"""Regressions for the differential fuzzer's findings of seed 9 (nn families against torch 2.13)."""
+import pytest
+import torch
+
+import ember
+from conftest import assert_same, outcome
+
+
+def both(fn):
+    return fn(ember), fn(torch)
+
+
+CONSTANTS = [0.1, 0.3, 1.7, -2.2, 2.5, -3.75, -1.48]
+
+
+@pytest.mark.parametrize("value", CONSTANTS)
+@pytest.mark.parametrize("layout", ["contiguous", "expand", "slice"])
+def test_layer_and_group_norm_of_a_constant_slice_are_exactly_zero(value, layout):
+    # The mean of a constant slice is exact (shifted sums), and x - mean comes before the scaling: torch gives 0.
+    def make(m):
+        x = m.full((2, 4, 6), value)
+        return {"contiguous": x, "expand": m.full((1, 1, 1), value).expand(2, 4, 6), "slice": x[:, :, ::2]}[layout]
+
+    for fn in (lambda m: m.nn.functional.layer_norm(make(m), (make(m).shape[-1],)),
+               lambda m: m.nn.functional.layer_norm(make(m), make(m).shape[-2:], m.full(make(m).shape[-2:], 0.7),
+                                                    m.full(make(m).shape[-2:], 0.1)),
+               lambda m: m.nn.functional.group_norm(make(m), 2),
+               lambda m: m.nn.functional.instance_norm(make(m).double())):
+        e, t = both(fn)
+        assert_same(e, t)
+
+
+@pytest.mark.parametrize("value", CONSTANTS)
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_and_group_norm_with_affine_round_as_torch(value, training):
+    # torch: x * scale + (b - mean * scale) with fused multiply-adds over a contiguous input, whose rounding leaves
+    # up to 1e-4 where a constant channel should give b; (x - mean) * scale + b (exactly b) over an expanded one.
+    def bn(m, x):
+        w, b = m.tensor([2.5, -1.3, 0.7]), m.tensor([-4.0, 0.25, 1.7])
+        return m.nn.functional.batch_norm(x, m.full((3,), value), m.zeros(3), w, b, training=training)
+
+    assert_same(*both(lambda m: bn(m, m.full((4, 3, 5), value))))
+    assert_same(*both(lambda m: bn(m, m.full((4, 3), value))))
+    assert_same(*both(lambda m: bn(m, m.full((1, 3, 1), value).expand(4, 3, 5))))
+    assert_same(*both(lambda m: m.nn.functional.group_norm(m.full((2, 4, 5), value), 2, m.tensor([0.7, -1.3, 2.1, 0.3]),
+                                                           m.tensor([0.25, -0.1, 0.0, 1.7]))))
+    assert_same(*both(lambda m: m.nn.functional.group_norm(m.full((2, 4, 5), value), 2, None, m.ones(4))))
+    assert_same(*both(lambda m: m.nn.functional.instance_norm(m.full((1, 1, 4), value).expand(3, 1, 4),
+                                                              weight=m.tensor([3.0]), bias=m.tensor([-1.0]))))
+
+
+def test_batch_norm_keeps_an_input_that_is_channels_last_but_for_size_one_dims():
+    def prog(m):
+        x = m.arange(24.0, dtype=m.float64).view(3, 2, 1, 4).transpose(3, 1)
+        return m.nn.functional.batch_norm(x, m.zeros(4, dtype=m.float64), m.ones(4, dtype=m.float64), training=False)
+    assert_same(*both(prog), rtol=1e-12)
+
+
+@pytest.mark.parametrize("shape, perm", [((1, 1, 2, 4), (1, 3, 0, 2)), ((1, 2, 3, 4), (0, 3, 1, 2)),
+                                         ((1, 2, 3, 4, 5), (0, 4, 1, 2, 3)), ((3, 2, 1, 4), (0, 3, 2, 1))])
+def test_rms_norm_keeps_a_channels_last_input(shape, perm):
+    e, t = both(lambda m: m.nn.functional.rms_norm(m.arange(float(torch.Size(shape).numel()), dtype=m.float64)
+                                                   .view(shape).permute(perm), (shape[perm[-1]],), eps=1e-5))
+    assert_same(e, t, rtol=1e-12)
