@@ -62,3 +62,63 @@ def test_rms_norm_keeps_a_channels_last_input(shape, perm):
     e, t = both(lambda m: m.nn.functional.rms_norm(m.arange(float(torch.Size(shape).numel()), dtype=m.float64)
                                                    .view(shape).permute(perm), (shape[perm[-1]],), eps=1e-5))
     assert_same(e, t, rtol=1e-12)
+
+
+def _pair(m, dtype, other=None):
+    g = torch.Generator().manual_seed(0)
+    a, b = (torch.randn(3, 37, generator=g) * 3).tolist(), (torch.randn(3, 37, generator=g) * 3).tolist()
+    return m.tensor(a, dtype=getattr(m, dtype)), m.tensor(b, dtype=getattr(m, other or dtype))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("op, kw", [("huber_loss", {}), ("huber_loss", {"delta": 0.5}), ("smooth_l1_loss", {}),
+                                    ("smooth_l1_loss", {"beta": 0.5})])
+def test_huber_and_smooth_l1_round_reduced_dtypes_as_torch(dtype, op, kw):
+    # torch's kernels compute huber's float16 and smooth_l1's bfloat16 in float, the others in the dtype itself
+    for reduction in ("none", "mean", "sum"):
+        e, t = both(lambda m: getattr(m.nn.functional, op)(*_pair(m, dtype), reduction=reduction, **kw))
+        assert_same(e, t)
+
+
+@pytest.mark.parametrize("dtypes", [("float32", "float64"), ("float16", "float32"), ("bfloat16", "float16")])
+def test_huber_loss_has_the_input_dtype(dtypes):
+    for reduction in ("none", "mean"):
+        e, t = both(lambda m: m.nn.functional.huber_loss(*_pair(m, *dtypes), reduction=reduction))
+        assert_same(e, t, rtol=1e-6)
+    results = [outcome(lambda m=m: m.nn.functional.huber_loss(m.ones(3, dtype=m.int64), m.ones(3))) for m in (ember, torch)]
+    assert type(results[0][1]) is type(results[1][1]) is RuntimeError
+    assert str(results[0][1]) == str(results[1][1])
+
+
+@pytest.mark.parametrize("dtypes", [("float64", "float32"), ("float32", "float16"), ("bfloat16", "float16")])
+def test_bce_with_logits_has_the_target_dtype(dtypes):
+    F = "binary_cross_entropy_with_logits"
+    for reduction in ("none", "sum"):
+        e, t = both(lambda m: getattr(m.nn.functional, F)(*_pair(m, *dtypes), reduction=reduction))
+        assert_same(e, t, rtol=1e-6)
+        e, t = both(lambda m: getattr(m.nn.functional, F)(*_pair(m, *dtypes), pos_weight=m.ones(37, dtype=m.float64),
+                                                          weight=m.full((37,), 0.5, dtype=m.float64), reduction=reduction))
+        assert_same(e, t, rtol=1e-6)
+
+
+@pytest.mark.parametrize("transposed", ["input", "target"])
+def test_bce_with_logits_follows_the_target_layout(transposed):
+    def prog(m):
+        x, y = m.arange(12.0).view(3, 4) / 6, m.arange(12.0).view(3, 4) / 12
+        x, y = (x.t().contiguous().t(), y) if transposed == "input" else (x, y.t().contiguous().t())
+        return m.nn.functional.binary_cross_entropy_with_logits(x, y, pos_weight=m.ones(4), reduction="none")
+    assert_same(*both(prog), rtol=1e-6)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.nn.functional.binary_cross_entropy(m.full((3,), 0.5), m.full((3,), 1.5, dtype=m.float64)),
+    lambda m: m.nn.functional.binary_cross_entropy(m.full((5,), 0.5, dtype=m.float16), m.full((1, 5), 0.5)[0]),
+    lambda m: m.nn.functional.binary_cross_entropy_with_logits(m.ones(3), m.ones(3, dtype=m.int64)),
+    lambda m: m.nn.functional.binary_cross_entropy_with_logits(m.ones(3), m.ones(3), weight=m.ones(2, 3)),
+    lambda m: m.nn.functional.soft_margin_loss(m.ones(4, dtype=m.float64), m.ones(7, 4, dtype=m.float64)),
+    lambda m: m.nn.functional.soft_margin_loss(m.ones(7, 1), m.ones(4), reduction="none"),
+])
+def test_losses_raise_as_torch(call):
+    results = [outcome(lambda m=m: call(m)) for m in (ember, torch)]
+    assert type(results[0][1]) is type(results[1][1]) is RuntimeError
+    assert str(results[0][1]) == str(results[1][1])
