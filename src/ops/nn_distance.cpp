@@ -32,8 +32,8 @@ Tensor& normalize_out(Tensor& out, const Tensor& input, double p, int64_t dim, d
 }
 
 Tensor cosine_similarity(const Tensor& x1_, const Tensor& x2_, int64_t dim, double eps) {
-  Tensor operands[] = {x1_, x2_};
-  ScalarType common = result_type(operands);
+  // torch promotes the dtypes as such: a 0-dim operand counts as much as the other (both are broadcast first)
+  ScalarType common = promote_types(x1_.dtype(), x2_.dtype());
   EMBER_CHECK(is_floating_point(common), Error, "expected common dtype to be floating point, yet common dtype is ",
               dtype_info(common).legacy_name);
   Tensor x1 = x1_.to(common), x2 = x2_.to(common);

@@ -122,3 +122,37 @@ def test_losses_raise_as_torch(call):
     results = [outcome(lambda m=m: call(m)) for m in (ember, torch)]
     assert type(results[0][1]) is type(results[1][1]) is RuntimeError
     assert str(results[0][1]) == str(results[1][1])
+
+
+@pytest.mark.parametrize("shapes", [((2,), ()), ((), (2,)), ((4, 1), (1,)), ((3,), ())])
+@pytest.mark.parametrize("dtypes", [("bfloat16", "float32"), ("float16", "float64"), ("float32", "int64")])
+def test_cosine_similarity_promotes_a_0_dim_operand_as_a_tensor(shapes, dtypes):
+    e, t = both(lambda m: m.nn.functional.cosine_similarity(m.full(shapes[0], 1.5, dtype=getattr(m, dtypes[0])),
+                                                            m.full(shapes[1], 2, dtype=getattr(m, dtypes[1])), dim=0))
+    assert_same(e, t, rtol=1e-2)
+
+
+@pytest.mark.parametrize("op, padding", [("conv1d", "'same'"), ("conv1d", "'valid'"), ("conv2d", "'same'"),
+                                         ("conv_transpose1d", "0"), ("conv_transpose2d", "1"), ("conv1d", "0"),
+                                         ("conv2d", "(1, 0)")])
+@pytest.mark.parametrize("bias_dtype", ["bfloat16", "float32", "int64"])
+def test_conv_bias_of_another_dtype_is_cast_where_torch_casts(op, padding, bias_dtype):
+    nd = 1 if op.endswith("1d") else 2
+
+    def prog(m):
+        x = m.arange(2.0 * 2 * 5 ** nd, dtype=m.float64).view((1, 2) + (5,) * nd) / 7
+        w = m.arange(12.0 * 3 ** (nd - 1), dtype=m.float64).view((2, 2, 3) + (3,) * (nd - 1)) / 11
+        b = m.tensor([1, -2], dtype=getattr(m, bias_dtype), requires_grad=bias_dtype != "int64")
+        y = getattr(m.nn.functional, op)(x, w, b, padding=eval(padding))
+        if not b.requires_grad:
+            return y
+        y.sum().backward()
+        return y, b.grad
+
+    (e, ee), (t, te) = [outcome(lambda m=m: prog(m)) for m in (ember, torch)]
+    assert type(ee) is type(te)
+    if te is not None:
+        assert str(ee) == str(te)
+        return
+    for a, b in zip(e if isinstance(e, tuple) else [e], t if isinstance(t, tuple) else [t]):
+        assert_same(a, b, rtol=1e-6)
