@@ -156,3 +156,30 @@ def test_conv_bias_of_another_dtype_is_cast_where_torch_casts(op, padding, bias_
         return
     for a, b in zip(e if isinstance(e, tuple) else [e], t if isinstance(t, tuple) else [t]):
         assert_same(a, b, rtol=1e-6)
+
+
+@pytest.mark.parametrize("shapes", [((1, 1), (1,)), ((3, 2), (2,)), ((2,), (2,))])
+def test_pairwise_distance_records_at_norm_node(shapes):
+    def prog(m):
+        x = m.arange(float(torch.Size(shapes[0]).numel()), dtype=m.float64).view(shapes[0]).requires_grad_()
+        y = m.nn.functional.pairwise_distance(x, m.ones(shapes[1], dtype=m.float64), keepdim=True)
+        y.sum().backward()
+        return type(y.grad_fn).__name__, y.detach(), x.grad
+    (en, ey, eg), (tn, ty, tg) = both(prog)
+    assert en == tn == "NormBackward1"
+    assert_same(ey, ty, rtol=1e-12)
+    assert_same(eg, tg, rtol=1e-12)
+
+
+@pytest.mark.parametrize("index", [slice(None), slice(None, None, 1), Ellipsis, (slice(None), 0)])
+def test_setitem_of_a_number_records_fill_from_a_tensor(index):
+    def prog(m):
+        v = m.tensor([-0.68, -2.69], requires_grad=True)
+        w = m.stack([v, v], -1)
+        w[index] = -4
+        w.sum().backward()
+        return type(w.grad_fn).__name__, w.detach(), v.grad
+    (en, ew, eg), (tn, tw, tg) = both(prog)
+    assert en == tn
+    assert_same(ew, tw)
+    assert_same(eg, tg)
