@@ -544,13 +544,15 @@ Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction red
   DimVector shape = broadcast_shapes(input.sizes(), target.sizes());
   EMBER_CHECK(same_sizes(shape, input.sizes()), Error, "output with shape ", int_list(input.sizes()),
               " doesn't match the broadcast shape ", int_list(shape));
-  Tensor y = target.to(input.dtype());  // torch computes in the input's dtype
+  Tensor y = target.to(input.dtype());
+  // torch computes in place into a tensor like the input (its dtype, and its layout where dense)
   return pointwise_loss("SoftMarginLossBackward0", input, y, reduction, [](const Tensor& x, const Tensor& y) {
-    return log1p(exp(neg(mul(y, x))));
+    Tensor out = empty_like(x);
+    return out.copy_(y).neg_().mul_(x).exp_().log1p_();
   }, [](const Tensor& x, const Tensor& y) {
     Tensor z = exp(neg(mul(y, x)));
     return div(mul(neg(y), z), add(z, wrapped_scalar(1)));
-  });
+  }, {}, true);
 }
 
 Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,

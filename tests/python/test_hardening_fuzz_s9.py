@@ -183,3 +183,13 @@ def test_setitem_of_a_number_records_fill_from_a_tensor(index):
     assert en == tn
     assert_same(ew, tw)
     assert_same(eg, tg)
+
+
+@pytest.mark.parametrize("layouts", [("expand", "t"), ("t", "contiguous"), ("contiguous", "t"), ("slice", "t")])
+def test_soft_margin_loss_is_laid_out_like_its_input(layouts):
+    def make(m, how):
+        x = m.arange(20.0, dtype=m.float64).view(4, 5) / 7 - 1
+        return {"expand": m.tensor([-1.5], dtype=m.float64).expand(4, 5), "t": x.t().contiguous().t(),
+                "contiguous": x, "slice": m.arange(40.0, dtype=m.float64).view(4, 10)[:, ::2] / 9}[how]
+    e, t = both(lambda m: m.nn.functional.soft_margin_loss(make(m, layouts[0]), make(m, layouts[1]), reduction="none"))
+    assert_same(e, t, rtol=1e-12)
