@@ -193,3 +193,36 @@ def test_soft_margin_loss_is_laid_out_like_its_input(layouts):
                 "contiguous": x, "slice": m.arange(40.0, dtype=m.float64).view(4, 10)[:, ::2] / 9}[how]
     e, t = both(lambda m: m.nn.functional.soft_margin_loss(make(m, layouts[0]), make(m, layouts[1]), reduction="none"))
     assert_same(e, t, rtol=1e-12)
+
+
+@pytest.mark.parametrize("grad", ["requires_grad", "no_grad", "plain"])
+@pytest.mark.parametrize("kw", [{"kernel_size": 2}, {"kernel_size": 3, "stride": 1, "padding": 1}])
+def test_max_pool1d_without_a_gradient_gives_a_contiguous_result(grad, kw):
+    def prog(m):
+        x = m.arange(24.0).view(2, 4, 3).transpose(1, 2).requires_grad_(grad != "plain")
+        if grad == "no_grad":
+            with m.no_grad():
+                return m.nn.functional.max_pool1d(x, **kw)
+        return m.nn.functional.max_pool1d(x, **kw).detach()
+    assert_same(*both(prog))
+
+
+@pytest.mark.parametrize("op, xs, ws, kw", [
+    ("conv2d", (1, 2, 5, 5), (2, 1, 3, 3), {"groups": 2, "padding": "same"}),
+    ("conv1d", (2, 2, 5), (2, 2, 3), {"padding": "same"}),
+    ("conv1d", (1, 2, 12000), (2, 2, 3), {"padding": "valid"}),
+    ("conv2d", (1, 2, 9, 9), (2, 2, 4, 4), {"padding": "same"}),
+    ("conv2d", (1, 2, 9, 9), (2, 2, 4, 3), {"padding": "same"}),
+    ("conv_transpose1d", (2, 2, 5), (2, 2, 3), {}),
+    ("conv_transpose1d", (1, 2, 5), (2, 1, 3), {"groups": 2}),
+    ("conv_transpose1d", (1, 2, 5), (2, 2, 3), {}),
+])
+def test_float32_conv_bias_dtype_follows_torchs_mkldnn_choice(op, xs, ws, kw):
+    # torch's mkldnn path (grouped, batched, large or 4x4+ kernels) requires the bias's dtype; its others cast it
+    def prog(m):
+        channels = ws[0] if op.startswith("conv") and "transpose" not in op else ws[1] * kw.get("groups", 1)
+        return getattr(m.nn.functional, op)(m.ones(xs), m.ones(ws), m.ones(channels, dtype=m.float16), **kw)
+    (e, ee), (t, te) = [outcome(lambda m=m: prog(m)) for m in (ember, torch)]
+    assert type(ee) is type(te)
+    if te is None:
+        assert_same(e, t)
