@@ -240,10 +240,17 @@ Conv plan(const Tensor& input, const Tensor& weight, const std::optional<Tensor>
   return c;
 }
 
-// torch adds the bias in place (cast to the input's dtype) on its string-padding and transposed paths; only the
-// others require the bias to have the input's dtype.
-std::optional<Tensor> bias_cast_to(const std::optional<Tensor>& bias, const Tensor& input) {
-  return bias ? std::optional<Tensor>(bias->to(input.dtype())) : std::nullopt;
+// torch's string-padding and transposed paths add the bias in place (cast to the input's dtype), unless they run
+// through mkldnn, which torch picks for a float32 convolution that is grouped, batched, over 20480 input elements
+// or with every kernel dim over 3 (a 1-d kernel has height 1); mkldnn and the other paths require the input's dtype.
+std::optional<Tensor> bias_as_torch(const std::optional<Tensor>& bias, const Tensor& input, const Tensor& weight,
+                                    int64_t groups, int64_t spatial) {
+  if (!bias || bias->dtype() == input.dtype()) return bias;
+  bool big_kernel = weight.dim() > 3;
+  for (int64_t d = 2; d < weight.dim(); ++d) big_kernel = big_kernel && weight.size(d) > 3;
+  int64_t batch = input.dim() == spatial + 2 ? input.size(0) : 1;
+  bool mkldnn = input.dtype() == kFloat32 && (groups > 1 || batch > 1 || input.numel() > 20480 || big_kernel);
+  return mkldnn ? bias : std::optional<Tensor>(bias->to(input.dtype()));
 }
 
 // conv1d/2d/3d and the transposed forms: an unbatched input runs as a batch of one.
@@ -269,7 +276,7 @@ Tensor conv_nd(int64_t spatial, const char* name, const Tensor& input, const Ten
                const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation,
                int64_t groups) {
   EMBER_CHECK(padding == "same" || padding == "valid", Error, "Invalid padding string: '", padding, "'");
-  std::optional<Tensor> b = bias_cast_to(bias, input);
+  std::optional<Tensor> b = bias_as_torch(bias, input, weight, groups, spatial);
   if (padding == "valid") return conv_nd(spatial, name, input, weight, b, stride, IntArrayRef{0}, dilation, groups);
   return batchify(input, spatial, name, [&](const Tensor& x) {
     int64_t k = std::max<int64_t>(weight.dim() - 2, 0);
@@ -296,7 +303,7 @@ Tensor conv_nd(int64_t spatial, const char* name, const Tensor& input, const Ten
 Tensor conv_transpose_nd(int64_t spatial, const char* name, const Tensor& input, const Tensor& weight,
                          const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding,
                          IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
-  std::optional<Tensor> b = bias_cast_to(bias, input);
+  std::optional<Tensor> b = bias_as_torch(bias, input, weight, groups, spatial);
   return batchify(input, spatial, name, [&](const Tensor& x) {
     return convolve(x, weight, b, plan(x, weight, b, stride, padding, dilation, true, output_padding, groups));
   });
