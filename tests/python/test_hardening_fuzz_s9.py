@@ -226,3 +226,20 @@ def test_float32_conv_bias_dtype_follows_torchs_mkldnn_choice(op, xs, ws, kw):
     assert type(ee) is type(te)
     if te is None:
         assert_same(e, t)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_hardswish_gradient_is_zero_at_minus_three(dtype):
+    def prog(m):
+        x = m.tensor([-3.0, 3.0, -3.75, 2.99, -2.99, 0.0], dtype=getattr(m, dtype), requires_grad=True)
+        m.nn.functional.hardswish(x).sum().backward()
+        return x.grad
+    assert_same(*both(prog))
+
+
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact", "bilinear"])
+@pytest.mark.parametrize("shape, perm", [((1, 2, 1, 4), (0, 3, 1, 2)), ((1, 3, 4, 2), (0, 3, 1, 2)), ((2, 3, 4, 5), (0, 1, 2, 3))])
+def test_interpolate_keeps_a_channels_last_input(mode, shape, perm):
+    e, t = both(lambda m: m.nn.functional.interpolate(m.arange(float(torch.Size(shape).numel())).view(shape).permute(perm),
+                                                      size=(5, 7), mode=mode))
+    assert_same(e, t, rtol=1e-6)
