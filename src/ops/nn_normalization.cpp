@@ -123,6 +123,7 @@ Tensor batch_norm_impl(const Tensor& input, const Tensor& weight, const Tensor& 
   int64_t n = input.size(0), s = spatial_size(input);
   ScalarType ct = compute_dtype(input);
   Tensor mean, invstd, y3;
+  bool dense = false;
   autograd::untracked([&] {
     Tensor x3 = as_3d(input, n, c, s);
     if (training) {
@@ -137,15 +138,17 @@ Tensor batch_norm_impl(const Tensor& input, const Tensor& weight, const Tensor& 
       mean = running_mean.to(ct).view({c});
       invstd = inverse_std(running_var.to(ct).view({c}), eps, false);
     }
-    // torch: x * scale + (b - mean * scale) over a contiguous or channels-last input, (x - mean) * scale + b over
-    // others (a constant channel gives exactly b there).
+    // torch: x * scale + (b - mean * scale) over a contiguous or channels-last input with contiguous parameters,
+    // (x - mean) * scale + b over others (a constant channel gives exactly b there).
     Tensor scale = weight.defined() ? mul(param(weight, ct), invstd) : invstd, b = param(bias, ct);
-    bool dense = input.is_contiguous() || is_channels_last_contiguous(input.sizes(), input.strides());
+    dense = std::ranges::all_of(std::initializer_list<const Tensor*>{&weight, &bias, &running_mean, &running_var},
+                                [](const Tensor* t) { return !t->defined() || t->is_contiguous(); }) &&
+            (input.is_contiguous() || is_channels_last_contiguous(input.sizes(), input.strides()));
     y3 = empty_like(x3);
     kernels::norm_affine[x3.device()](x3, dense ? Tensor() : mean, scale, dense ? fused_shift(b, mean, scale) : b,
                                       Tensor(), Tensor(), y3);
   });
-  Tensor y = like_input(y3, input, true);
+  Tensor y = like_input(y3, input, dense);
   if (autograd::needs_grad({&input, &weight, &bias})) {
     autograd::record_batch_norm(y, input, weight, bias, mean, invstd, training, eps);
   }

@@ -243,3 +243,13 @@ def test_interpolate_keeps_a_channels_last_input(mode, shape, perm):
     e, t = both(lambda m: m.nn.functional.interpolate(m.arange(float(torch.Size(shape).numel())).view(shape).permute(perm),
                                                       size=(5, 7), mode=mode))
     assert_same(e, t, rtol=1e-6)
+
+
+@pytest.mark.parametrize("strided", ["weight", "bias", "running_mean", None])
+def test_batch_norm_with_a_strided_parameter_takes_torchs_generic_layout(strided):
+    def prog(m):
+        x = m.arange(8.0, dtype=m.float64).view(2, 2, 1, 2).permute(0, 3, 2, 1)
+        p = {k: (m.ones(4, dtype=m.float64)[::2] if k == strided else m.ones(2, dtype=m.float64))
+             for k in ("weight", "bias", "running_mean")}
+        return m.nn.functional.batch_norm(x, p["running_mean"], m.ones(2, dtype=m.float64), p["weight"], p["bias"])
+    assert_same(*both(prog), rtol=1e-12)
