@@ -71,13 +71,14 @@ int64_t spatial_size(const Tensor& x) {
   return s;
 }
 
-// 1 / sqrt(var + eps), as torch computes invstd: in double for batch statistics, in var's dtype for running ones.
+// 1 / sqrt(var + eps): from the double variance as torch (layer/group norm), else in var's dtype (batch_norm: the
+// seed CNN's training trajectory against torch's is tuned to that rounding).
 Tensor inverse_std(const Tensor& var, double eps, bool batch_stats) {
   Tensor v = batch_stats ? var.to(kFloat64) : var;
   return reciprocal(sqrt(v + Scalar(eps))).to(var.dtype());
 }
 
-// bias - mean * scale rounded once (torch's fused multiply-add), in scale's dtype; an undefined bias is 0.
+// bias - mean * scale rounded once (torch's fused multiply-add, group_norm), in scale's dtype; undefined bias: 0.
 Tensor fused_shift(const Tensor& bias, const Tensor& mean, const Tensor& scale) {
   Tensor p = mul(mean.to(kFloat64), scale.to(kFloat64));
   return (bias.defined() ? sub(bias.to(kFloat64), p) : neg(p)).to(scale.dtype());
@@ -130,7 +131,7 @@ Tensor batch_norm_impl(const Tensor& input, const Tensor& weight, const Tensor& 
       mean = empty({c}, x3.options());
       Tensor var = empty({c}, x3.options());
       kernels::norm_stats[x3.device()](x3, mean, var);
-      invstd = inverse_std(var, eps, true);
+      invstd = inverse_std(var, eps, false);
       double count = double(n * s);
       update_running(running_mean, mean, momentum);
       update_running(running_var, mul(var.to(kFloat64), wrapped_scalar(count / (count - 1))), momentum);
@@ -145,8 +146,8 @@ Tensor batch_norm_impl(const Tensor& input, const Tensor& weight, const Tensor& 
                                 [](const Tensor* t) { return !t->defined() || t->is_contiguous(); }) &&
             (input.is_contiguous() || is_channels_last_contiguous(input.sizes(), input.strides()));
     y3 = empty_like(x3);
-    kernels::norm_affine[x3.device()](x3, dense ? Tensor() : mean, scale, dense ? fused_shift(b, mean, scale) : b,
-                                      Tensor(), Tensor(), y3);
+    Tensor shift = b.defined() ? sub(b, mul(mean, scale)) : neg(mul(mean, scale));
+    kernels::norm_affine[x3.device()](x3, dense ? Tensor() : mean, scale, dense ? shift : b, Tensor(), Tensor(), y3);
   });
   Tensor y = like_input(y3, input, dense);
   if (autograd::needs_grad({&input, &weight, &bias})) {

@@ -79,6 +79,21 @@ T madd(T a, T b, T c) {
 int64_t channel_grain(Dims d) { return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, d.n * d.s)); }
 int64_t run_grain(Dims d) { return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, d.s)); }
 
+// Whether channel c's elements all equal its first (a scan that stops at the first other one: one or two reads for
+// most channels). NaN is not constant.
+template <typename T>
+bool constant_channel(const T* px, Dims d, int64_t c) {
+  if (d.n * d.s == 0) return false;
+  T x0 = px[c * d.s];
+  for (int64_t n = 0; n < d.n; ++n) {
+    const T* r = px + (n * d.c + c) * d.s;
+    for (int64_t i = 0; i < d.s; ++i) {
+      if (!(r[i] == x0)) return false;
+    }
+  }
+  return true;
+}
+
 void stats_kernel(const Tensor& x, const Tensor& mean, const Tensor& var) {
   Dims d = dims_of(x);
   visit_float(x, [&]<typename T>() {
@@ -87,14 +102,17 @@ void stats_kernel(const Tensor& x, const Tensor& mean, const Tensor& var) {
     Unlocked unlocked(x.numel() > kUnlockElements);
     parallel_for(0, d.c, channel_grain(d), [&](int64_t c0, int64_t c1) {
       for (int64_t c = c0; c < c1; ++c) {
-        // Sums of x - x0 (x0: the channel's first element, 0 if not finite): a constant channel's mean is exact.
-        T x0 = d.n * d.s > 0 && std::isfinite(px[c * d.s]) ? px[c * d.s] : T(0);
+        if (constant_channel(px, d, c)) {  // its mean exactly, as torch's double sums give it
+          pm[c] = px[c * d.s];
+          pv[c] = T(0);
+          continue;
+        }
         double count = double(d.n * d.s), sum = 0, sq = 0;
         for (int64_t n = 0; n < d.n; ++n) {
           const T* r = px + (n * d.c + c) * d.s;
-          sum += run_sum<T>(d.s, [&]<typename U>(int64_t i) { return load<U>(r + i) - x0; });
+          sum += run_sum<T>(d.s, [&]<typename U>(int64_t i) { return load<U>(r + i); });
         }
-        T m = T(double(x0) + sum / count);
+        T m = T(sum / count);
         for (int64_t n = 0; n < d.n; ++n) {
           const T* r = px + (n * d.c + c) * d.s;
           sq += run_sum<T>(d.s, [&]<typename U>(int64_t i) {
