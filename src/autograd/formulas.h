@@ -73,7 +73,9 @@ void record_softplus(const Tensor& result, const Tensor& x, double beta, double 
 void record_var_std(bool is_std, const Tensor& result, const Tensor& x, IntArrayRef dims, double correction, bool keepdim);
 void record_var_std_mean(bool is_std, const Tensor& first, const Tensor& mean, const Tensor& x, IntArrayRef dims,
                          double correction, bool keepdim);
-void record_norm(const Tensor& result, const Tensor& x, double p, IntArrayRef dims, bool keepdim);
+// node: torch.norm's; at::norm (which pairwise_distance calls) records NormBackward1.
+void record_norm(const Tensor& result, const Tensor& x, double p, IntArrayRef dims, bool keepdim,
+                 const char* node = "LinalgVectorNormBackward0");
 void record_logsumexp(const Tensor& result, const Tensor& x, IntArrayRef dims, bool keepdim);
 // The gradient of a p-norm of x over dims (all for none) that came out as `norm`.
 Tensor norm_backward(const Tensor& grad, const Tensor& x, const Tensor& norm, double p, IntArrayRef dims, bool keepdim);

@@ -126,8 +126,8 @@ Tensor norm_backward(const Tensor& grad, const Tensor& x, const Tensor& norm, do
   return zero_where(zero_norm.expand(x.sizes()), mul(g, local));
 }
 
-void record_norm(const Tensor& r, const Tensor& x, double p, IntArrayRef dims, bool keepdim) {
-  record("LinalgVectorNormBackward0", r, {&x}, {&x, &r}, [p, d = DimVector(dims), keepdim](const BackwardContext& c) {
+void record_norm(const Tensor& r, const Tensor& x, double p, IntArrayRef dims, bool keepdim, const char* node) {
+  record(node, r, {&x}, {&x, &r}, [p, d = DimVector(dims), keepdim](const BackwardContext& c) {
     return TensorList{norm_backward(c.grads[0], c.saved[0], c.saved[1], p, d, keepdim)};
   });
 }

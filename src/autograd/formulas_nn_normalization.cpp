@@ -134,7 +134,7 @@ void record_layer_norm(const Tensor& result, const Tensor& input, int64_t normal
     }
     if (c.needs(1)) {
       Tensor xhat = empty_like(x3);
-      kernels::norm_affine[x3.device()](x3, inv, neg(mul(mu, inv)), Tensor(), Tensor(), xhat);
+      kernels::norm_affine[x3.device()](x3, mu, inv, Tensor(), Tensor(), Tensor(), xhat);
       out[1] = sum(mul(g3, xhat), {0, 1}).view(w.sizes());
     }
     if (c.needs(2)) out[2] = sum(g3, {0, 1}).view(IntArrayRef(x.sizes().data() + lead, size_t(normalized_ndim)));

@@ -295,9 +295,10 @@ namespace ember::kernels {
 // mean[c] and the biased var[c] over n and s.
 using NormStatsFn = void (*)(const Tensor& x, const Tensor& mean, const Tensor& var);
 extern KernelTable<NormStatsFn> norm_stats;
-// y = (x * scale[c] + shift[c]) * w[s] + b[s].
-using NormAffineFn = void (*)(const Tensor& x, const Tensor& scale, const Tensor& shift, const Tensor& w,
-                              const Tensor& b, const Tensor& y);
+// y = ((x - mean[c]) * scale[c] + shift[c]) * w[s] + b[s], each multiply-add fused where the CPU has FMA (as
+// torch); mean and shift may be undefined (0). A constant channel with its exact mean gives exactly shift * w + b.
+using NormAffineFn = void (*)(const Tensor& x, const Tensor& mean, const Tensor& scale, const Tensor& shift,
+                              const Tensor& w, const Tensor& b, const Tensor& y);
 extern KernelTable<NormAffineFn> norm_affine;
 // sum_dy[c] = sum of dy * w[s], sum_dy_x[c] = sum of dy * w[s] * x, over n and s.
 using NormGradSumsFn = void (*)(const Tensor& dy, const Tensor& x, const Tensor& w, const Tensor& sum_dy,

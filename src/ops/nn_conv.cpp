@@ -240,6 +240,19 @@ Conv plan(const Tensor& input, const Tensor& weight, const std::optional<Tensor>
   return c;
 }
 
+// torch's string-padding and transposed paths add the bias in place (cast to the input's dtype), unless they run
+// through mkldnn, which torch picks for a float32 convolution that is grouped, batched, over 20480 input elements
+// or with every kernel dim over 3 (a 1-d kernel has height 1); mkldnn and the other paths require the input's dtype.
+std::optional<Tensor> bias_as_torch(const std::optional<Tensor>& bias, const Tensor& input, const Tensor& weight,
+                                    int64_t groups, int64_t spatial) {
+  if (!bias || bias->dtype() == input.dtype()) return bias;
+  bool big_kernel = weight.dim() > 3;
+  for (int64_t d = 2; d < weight.dim(); ++d) big_kernel = big_kernel && weight.size(d) > 3;
+  int64_t batch = input.dim() == spatial + 2 ? input.size(0) : 1;
+  bool mkldnn = input.dtype() == kFloat32 && (groups > 1 || batch > 1 || input.numel() > 20480 || big_kernel);
+  return mkldnn ? bias : std::optional<Tensor>(bias->to(input.dtype()));
+}
+
 // conv1d/2d/3d and the transposed forms: an unbatched input runs as a batch of one.
 template <typename Body>
 Tensor batchify(const Tensor& input, int64_t spatial, const char* name, Body body) {
@@ -263,7 +276,8 @@ Tensor conv_nd(int64_t spatial, const char* name, const Tensor& input, const Ten
                const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation,
                int64_t groups) {
   EMBER_CHECK(padding == "same" || padding == "valid", Error, "Invalid padding string: '", padding, "'");
-  if (padding == "valid") return conv_nd(spatial, name, input, weight, bias, stride, IntArrayRef{0}, dilation, groups);
+  std::optional<Tensor> b = bias_as_torch(bias, input, weight, groups, spatial);
+  if (padding == "valid") return conv_nd(spatial, name, input, weight, b, stride, IntArrayRef{0}, dilation, groups);
   return batchify(input, spatial, name, [&](const Tensor& x) {
     int64_t k = std::max<int64_t>(weight.dim() - 2, 0);
     DimVector s = expand_param(stride, "stride", k), d = expand_param(dilation, "dilation", k);
@@ -280,17 +294,18 @@ Tensor conv_nd(int64_t spatial, const char* name, const Tensor& input, const Ten
       warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy of the "
            "input be created");
     }
-    Conv c = plan(x, weight, bias, s, pad_l, d, false, {0}, groups);
+    Conv c = plan(x, weight, b, s, pad_l, d, false, {0}, groups);
     c.out_spatial = DimVector(IntArrayRef(x.sizes().data() + 2, size_t(x.dim() - 2)));
-    return convolve(x, weight, bias, c);
+    return convolve(x, weight, b, c);
   });
 }
 
 Tensor conv_transpose_nd(int64_t spatial, const char* name, const Tensor& input, const Tensor& weight,
                          const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding,
                          IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  std::optional<Tensor> b = bias_as_torch(bias, input, weight, groups, spatial);
   return batchify(input, spatial, name, [&](const Tensor& x) {
-    return convolve(x, weight, bias, plan(x, weight, bias, stride, padding, dilation, true, output_padding, groups));
+    return convolve(x, weight, b, plan(x, weight, b, stride, padding, dilation, true, output_padding, groups));
   });
 }
 

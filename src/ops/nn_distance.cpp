@@ -12,6 +12,7 @@
 #include "ember/ops.h"
 #include "ember/reduce.h"
 #include "ember/type_promotion.h"
+#include "../autograd/formulas.h"
 
 namespace ember::nn::functional {
 
@@ -32,8 +33,8 @@ Tensor& normalize_out(Tensor& out, const Tensor& input, double p, int64_t dim, d
 }
 
 Tensor cosine_similarity(const Tensor& x1_, const Tensor& x2_, int64_t dim, double eps) {
-  Tensor operands[] = {x1_, x2_};
-  ScalarType common = result_type(operands);
+  // torch promotes the dtypes as such: a 0-dim operand counts as much as the other (both are broadcast first)
+  ScalarType common = promote_types(x1_.dtype(), x2_.dtype());
   EMBER_CHECK(is_floating_point(common), Error, "expected common dtype to be floating point, yet common dtype is ",
               dtype_info(common).legacy_name);
   Tensor x1 = x1_.to(common), x2 = x2_.to(common);
@@ -52,8 +53,11 @@ Tensor cosine_similarity(const Tensor& x1_, const Tensor& x2_, int64_t dim, doub
 }
 
 Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
-  int64_t out_dim = std::max(x1.dim(), x2.dim());
-  return norm(add(sub(x1, x2), wrapped_scalar(eps)), p, {out_dim - 1}, keepdim);
+  DimVector dims{std::max(x1.dim(), x2.dim()) - 1};
+  Tensor d = add(sub(x1, x2), wrapped_scalar(eps));
+  Tensor r = autograd::untracked([&] { return norm(d, p, dims, keepdim); });
+  if (autograd::needs_grad({&d})) autograd::record_norm(r, d, p, dims, keepdim, "NormBackward1");  // at::norm's node
+  return r;
 }
 
 }  // namespace ember::nn::functional

@@ -11,6 +11,7 @@
 #include "../iter/tensor_iterator.h"
 #include "ember/creation.h"
 #include "ember/errors.h"
+#include "ember/layout.h"
 #include "ember/nn/activation.h"
 #include "ember/operators.h"
 #include "ember/ops.h"
@@ -262,17 +263,29 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optio
 namespace {
 
 // A pointwise loss of two same-shape floating tensors: the elementwise loss `elems` (computed untracked), reduced,
-// recorded as node `name`.
+// recorded as node `name`. Unreduced, it is laid out as torch's kernels iterate over (input, target), unless
+// `own_layout` (elems computes in place as torch's composite does).
 template <typename Elems>
 Tensor pointwise_loss(const char* name, const Tensor& x, const Tensor& y, Reduction reduction, Elems elems,
-                      ag::LossDerivative dx, ag::LossDerivative dy = {}) {
+                      ag::LossDerivative dx, ag::LossDerivative dy = {}, bool own_layout = false) {
   Tensor r = ag::untracked([&] {
     if (reduction != Reduction::None) return reduce(elems(x, y), reduction);
     const Tensor operands[2] = {x, y};
-    return in_elementwise_layout(elems(x, y), operands);  // torch's kernels iterate over (input, target)
+    return own_layout ? elems(x, y) : in_elementwise_layout(elems(x, y), operands);
   });
   if (ag::needs_grad({&x, &y})) ag::record_pointwise_loss(name, r, x, y, reduction, std::move(dx), std::move(dy));
   return r;
+}
+
+// torch's loss kernels compute in the promoted dtype, except in float for the one reduced dtype whose vector kernel
+// converts (`upcast`: huber float16, smooth_l1 bfloat16), and round to `out`.
+template <typename Elems>
+auto as_torch_kernel(Elems elems, ScalarType out, ScalarType upcast) {
+  return [elems, out, upcast](const Tensor& a, const Tensor& b) {
+    ScalarType math = promote_types(a.dtype(), b.dtype());
+    if (math == upcast) math = kFloat32;
+    return elems(a.to(math), b.to(math)).to(out);
+  };
 }
 
 // A result dtype both inputs promote to must be floating for the kernel.
@@ -330,10 +343,12 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduc
   EMBER_CHECK(beta >= 0, Error, "smooth_l1_loss does not support negative values for beta.");
   if (beta == 0.0) return reduce(abs(sub(x, y)), reduction);  // torch's F calls l1_loss then
   check_pair_floating(x, y, "smooth_l1_cpu");
-  return pointwise_loss("SmoothL1LossBackward0", x, y, reduction, [beta](const Tensor& a, const Tensor& b) {
+  auto elems = [beta](const Tensor& a, const Tensor& b) {
     Tensor d = abs(sub(a, b));
     return where(lt(d, wrapped_scalar(beta)), div(mul(d, d), wrapped_scalar(2 * beta)), sub(d, wrapped_scalar(beta / 2)));
-  }, [beta](const Tensor& a, const Tensor& b) {
+  };
+  auto math = as_torch_kernel(elems, promote_types(x.dtype(), y.dtype()), kBFloat16);
+  return pointwise_loss("SmoothL1LossBackward0", x, y, reduction, math, [beta](const Tensor& a, const Tensor& b) {
     Tensor d = sub(a, b);
     return where(lt(abs(d), wrapped_scalar(beta)), div(d, wrapped_scalar(beta)), sign(d));
   });
@@ -348,11 +363,15 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction
   }
   EMBER_CHECK(delta > 0, Error, "huber_loss does not support non-positive values for delta.");
   check_pair_floating(x, y, "huber_cpu");
-  return pointwise_loss("HuberLossBackward0", x, y, reduction, [delta](const Tensor& a, const Tensor& b) {
+  // torch writes into a result of the input's dtype
+  check_result_fits_output(promote_types(x.dtype(), y.dtype()), input.dtype());
+  auto elems = [delta](const Tensor& a, const Tensor& b) {
     Tensor d = abs(sub(a, b));
     return where(lt(d, wrapped_scalar(delta)), mul(mul(d, d), wrapped_scalar(0.5)),
                  mul(sub(d, wrapped_scalar(delta / 2)), wrapped_scalar(delta)));
-  }, [delta](const Tensor& a, const Tensor& b) {
+  };
+  auto math = as_torch_kernel(elems, input.dtype(), kFloat16);
+  return pointwise_loss("HuberLossBackward0", x, y, reduction, math, [delta](const Tensor& a, const Tensor& b) {
     return clamp(sub(a, b), wrapped_scalar(-delta), wrapped_scalar(delta));
   });
 }
@@ -363,6 +382,8 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std
               ")) that is different to the input size (torch.Size(", int_list(input.sizes()),
               ")) is deprecated. Please ensure they have the same size.");
   check_floating(input, "binary_cross_entropy");
+  EMBER_CHECK(target.dtype() == input.dtype(), Error, "Found dtype ", dtype_info(target.dtype()).legacy_name,
+              " but expected ", dtype_info(input.dtype()).legacy_name);
   check_not_differentiable("binary_cross_entropy", "weight", weight.value_or(Tensor()));
   Tensor w = weight ? weight->expand(broadcast_shapes(std::vector<DimVector>{target.sizes(), weight->sizes()})) : Tensor();
   auto in_unit_range = [](const Tensor& t) {  // false for nan, as torch's check
@@ -398,11 +419,11 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   check_not_differentiable("binary_cross_entropy_with_logits", "weight", w);
   check_not_differentiable("binary_cross_entropy_with_logits", "pos_weight", pw);
   auto log_weight = [pw](const Tensor& y) { return add(mul(sub(pw, wrapped_scalar(1)), y), wrapped_scalar(1)); };
+  // torch's composite computes in place into 1 - target: the loss has the target's dtype and layout.
   auto elems = [w, pw, log_weight](const Tensor& x, const Tensor& y) {
-    Tensor ls = logsigmoid(x);
-    if (pw.defined()) ls = mul(ls, log_weight(y));
-    Tensor l = sub(mul(sub(wrapped_scalar(1), y), x), ls);
-    return w.defined() ? mul(l, w) : l;
+    Tensor l = rsub(y, wrapped_scalar(1));
+    l.mul_(x).sub_(pw.defined() ? log_weight(y).mul_(logsigmoid(x)) : logsigmoid(x));
+    return w.defined() ? l.mul_(w) : l;
   };
   auto dx = [w, pw, log_weight](const Tensor& x, const Tensor& y) {
     Tensor d = pw.defined() ? sub(mul(log_weight(y), ember::sigmoid(x)), mul(pw, y)) : sub(ember::sigmoid(x), y);
@@ -412,7 +433,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
     Tensor d = pw.defined() ? sub(neg(x), mul(sub(pw, wrapped_scalar(1)), logsigmoid(x))) : neg(x);
     return w.defined() ? mul(d, w) : d;
   };
-  return pointwise_loss("BinaryCrossEntropyWithLogitsBackward0", input, target, reduction, elems, dx, dy);
+  return pointwise_loss("BinaryCrossEntropyWithLogitsBackward0", input, target, reduction, elems, dx, dy, true);
 }
 
 Tensor kl_div(const Tensor& input, const Tensor& target, std::string_view reduction, bool log_target) {
@@ -520,13 +541,18 @@ Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction red
   EMBER_CHECK(input.is_floating_point(), Error, "result type Float can't be cast to the desired output type ",
               dtype_info(input.dtype()).legacy_name);
   check_not_differentiable("soft_margin_loss", "target", target);
-  Tensor y = target.to(input.dtype());  // torch computes in the input's dtype
+  DimVector shape = broadcast_shapes(input.sizes(), target.sizes());
+  EMBER_CHECK(same_sizes(shape, input.sizes()), Error, "output with shape ", int_list(input.sizes()),
+              " doesn't match the broadcast shape ", int_list(shape));
+  Tensor y = target.to(input.dtype());
+  // torch computes in place into a tensor like the input (its dtype, and its layout where dense)
   return pointwise_loss("SoftMarginLossBackward0", input, y, reduction, [](const Tensor& x, const Tensor& y) {
-    return log1p(exp(neg(mul(y, x))));
+    Tensor out = empty_like(x);
+    return out.copy_(y).neg_().mul_(x).exp_().log1p_();
   }, [](const Tensor& x, const Tensor& y) {
     Tensor z = exp(neg(mul(y, x)));
     return div(mul(neg(y), z), add(z, wrapped_scalar(1)));
-  });
+  }, {}, true);
 }
 
 Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,

@@ -49,13 +49,20 @@ Tensor as_3d(const Tensor& x, int64_t n, int64_t c, int64_t s) {
 // A per-channel (or per-position) parameter as a contiguous 1-D tensor of dtype ct (undefined stays undefined).
 Tensor param(const Tensor& p, ScalarType ct) { return p.defined() ? p.to(ct).contiguous().view({-1}) : p; }
 
-// y3 (input's shape when viewed) in input's dtype and layout: channels-last stays channels-last, as torch.
-Tensor like_input(const Tensor& y3, const Tensor& input) {
-  Tensor y = y3.view(input.sizes()).to(input.dtype());
-  if (input.dim() < 4 || input.is_contiguous() || !is_channels_last_like(input.sizes(), input.strides())) return y;
+// y (input's shape) in input's layout: channels-last stays channels-last, as torch (batch_norm's `dense_cl`: also an
+// input that is channels-last contiguous only when its size-1 dims are skipped); contiguous otherwise.
+Tensor in_input_layout(const Tensor& y, const Tensor& input, bool dense_cl = false) {
+  bool cl = is_channels_last_like(input.sizes(), input.strides()) ||
+            (dense_cl && is_channels_last_contiguous(input.sizes(), input.strides()));
+  if (input.dim() < 4 || input.is_contiguous() || !cl) return y;
   Tensor out = empty_strided(input.sizes(), channels_last_strides(input.sizes()), y.options());
   out.copy_(y);
   return out;
+}
+
+// y3 (input's shape when viewed) in input's dtype and layout.
+Tensor like_input(const Tensor& y3, const Tensor& input, bool dense_cl = false) {
+  return in_input_layout(y3.view(input.sizes()).to(input.dtype()), input, dense_cl);
 }
 
 int64_t spatial_size(const Tensor& x) {
@@ -64,8 +71,18 @@ int64_t spatial_size(const Tensor& x) {
   return s;
 }
 
-// 1 / sqrt(var + eps), as torch computes invstd.
-Tensor inverse_std(const Tensor& var, double eps) { return reciprocal(sqrt(var + Scalar(eps))); }
+// 1 / sqrt(var + eps): from the double variance as torch (layer/group norm), else in var's dtype (batch_norm: the
+// seed CNN's training trajectory against torch's is tuned to that rounding).
+Tensor inverse_std(const Tensor& var, double eps, bool batch_stats) {
+  Tensor v = batch_stats ? var.to(kFloat64) : var;
+  return reciprocal(sqrt(v + Scalar(eps))).to(var.dtype());
+}
+
+// bias - mean * scale rounded once (torch's fused multiply-add, group_norm), in scale's dtype; undefined bias: 0.
+Tensor fused_shift(const Tensor& bias, const Tensor& mean, const Tensor& scale) {
+  Tensor p = mul(mean.to(kFloat64), scale.to(kFloat64));
+  return (bias.defined() ? sub(bias.to(kFloat64), p) : neg(p)).to(scale.dtype());
+}
 
 void check_channels(const char* what, const Tensor& t, int64_t c) {
   EMBER_CHECK(!t.defined() || t.numel() == c, Error, what, " should contain ", c, " elements not ", t.numel());
@@ -107,26 +124,32 @@ Tensor batch_norm_impl(const Tensor& input, const Tensor& weight, const Tensor& 
   int64_t n = input.size(0), s = spatial_size(input);
   ScalarType ct = compute_dtype(input);
   Tensor mean, invstd, y3;
+  bool dense = false;
   autograd::untracked([&] {
     Tensor x3 = as_3d(input, n, c, s);
     if (training) {
       mean = empty({c}, x3.options());
       Tensor var = empty({c}, x3.options());
       kernels::norm_stats[x3.device()](x3, mean, var);
-      invstd = inverse_std(var, eps);
+      invstd = inverse_std(var, eps, false);
       double count = double(n * s);
       update_running(running_mean, mean, momentum);
       update_running(running_var, mul(var.to(kFloat64), wrapped_scalar(count / (count - 1))), momentum);
     } else {
       mean = running_mean.to(ct).view({c});
-      invstd = inverse_std(running_var.to(ct).view({c}), eps);
+      invstd = inverse_std(running_var.to(ct).view({c}), eps, false);
     }
-    Tensor scale = weight.defined() ? mul(param(weight, ct), invstd) : invstd;
-    Tensor shift = bias.defined() ? sub(param(bias, ct), mul(mean, scale)) : neg(mul(mean, scale));
+    // torch: x * scale + (b - mean * scale) over a contiguous or channels-last input with contiguous parameters,
+    // (x - mean) * scale + b over others (a constant channel gives exactly b there).
+    Tensor scale = weight.defined() ? mul(param(weight, ct), invstd) : invstd, b = param(bias, ct);
+    dense = std::ranges::all_of(std::initializer_list<const Tensor*>{&weight, &bias, &running_mean, &running_var},
+                                [](const Tensor* t) { return !t->defined() || t->is_contiguous(); }) &&
+            (input.is_contiguous() || is_channels_last_contiguous(input.sizes(), input.strides()));
     y3 = empty_like(x3);
-    kernels::norm_affine[x3.device()](x3, scale, shift, Tensor(), Tensor(), y3);
+    Tensor shift = b.defined() ? sub(b, mul(mean, scale)) : neg(mul(mean, scale));
+    kernels::norm_affine[x3.device()](x3, dense ? Tensor() : mean, scale, dense ? shift : b, Tensor(), Tensor(), y3);
   });
-  Tensor y = like_input(y3, input);
+  Tensor y = like_input(y3, input, dense);
   if (autograd::needs_grad({&input, &weight, &bias})) {
     autograd::record_batch_norm(y, input, weight, bias, mean, invstd, training, eps);
   }
@@ -224,9 +247,9 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Optio
     mean = empty({m}, x3.options());
     Tensor var = empty({m}, x3.options());
     kernels::norm_stats[x3.device()](x3, mean, var);
-    rstd = inverse_std(var, eps);
+    rstd = inverse_std(var, eps, true);
     y3 = empty_like(x3);
-    kernels::norm_affine[x3.device()](x3, rstd, neg(mul(mean, rstd)), param(weight, ct), param(bias, ct), y3);
+    kernels::norm_affine[x3.device()](x3, mean, rstd, Tensor(), param(weight, ct), param(bias, ct), y3);
   });
   Tensor y = y3.view(input.sizes()).to(input.dtype());
   if (autograd::needs_grad({&input, &weight, &bias})) {
@@ -277,14 +300,21 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<T
     mean = empty({n * g}, x3.options());
     Tensor var = empty({n * g}, x3.options());
     kernels::norm_stats[x3.device()](x3, mean, var);
-    rstd = inverse_std(var, eps);
-    // Per (sample, channel): scale = rstd * w[c], shift = b[c] - mean * scale.
+    rstd = inverse_std(var, eps, true);
+    // Per (sample, channel), as torch: with weight or bias, x * scale + shift (scale = rstd * w[c], shift =
+    // b[c] - mean * scale); without, (x - mean) * rstd.
+    auto per_channel = [&](const Tensor& t) { return t.expand({n, g, c / g}).contiguous().view({-1}); };
     Tensor r = rstd.view({n, g, 1}), mu = mean.view({n, g, 1});
-    Tensor scale = weight.defined() ? mul(r, param(weight, ct).view({1, g, c / g})) : r.expand({n, g, c / g});
-    Tensor shift = bias.defined() ? sub(param(bias, ct).view({1, g, c / g}), mul(mu, scale)) : neg(mul(mu, scale));
     y3 = empty({1, n * c, s}, x3.options());
-    kernels::norm_affine[x3.device()](x3.view({1, n * c, s}), scale.contiguous().view({-1}),
-                                      shift.contiguous().view({-1}), Tensor(), Tensor(), y3);
+    if (weight.defined() || bias.defined()) {
+      Tensor scale = weight.defined() ? mul(r, param(weight, ct).view({1, g, c / g})) : r;
+      Tensor b = bias.defined() ? param(bias, ct).view({1, g, c / g}) : Tensor();
+      kernels::norm_affine[x3.device()](x3.view({1, n * c, s}), Tensor(), per_channel(scale),
+                                        per_channel(fused_shift(b, mu, scale)), Tensor(), Tensor(), y3);
+    } else {
+      kernels::norm_affine[x3.device()](x3.view({1, n * c, s}), per_channel(mu), per_channel(r), Tensor(), Tensor(),
+                                        Tensor(), y3);
+    }
   });
   Tensor y = like_input(y3, input);
   if (autograd::needs_grad({&input, &weight, &bias})) {
@@ -311,7 +341,8 @@ Tensor rms_norm(const Tensor& input, IntArrayRef normalized_shape, const Optiona
   Tensor x = input.to(ct);
   Tensor r = rsqrt(add(mean(pow(x, wrapped_scalar(2)), dims, true), wrapped_scalar(e)));
   Tensor result = mul(x, r).to(input.dtype());
-  return (weight.defined() ? mul(result, weight) : result).contiguous();  // torch's result is always contiguous
+  // torch's result is contiguous, or channels-last for such an input.
+  return in_input_layout((weight.defined() ? mul(result, weight) : result).contiguous(), input);
 }
 
 Tensor local_response_norm(const Tensor& input, int64_t size, double alpha, double beta, double k) {

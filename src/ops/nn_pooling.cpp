@@ -246,9 +246,11 @@ Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   one(stride, "stride must be None, an int, list of ints, or tuple of ints", true);
   one(padding, "padding must be an int, list of ints, or tuple of ints", false);
   one(dilation, "dilation must be an int, list of ints or tuple of ints", false);
-  // torch's max_pool1d without indices is its own kernel (max_pool1d_impl), for floats only
-  if (!input.requires_grad()) check_pool_dtype(input, "max_pool1d_impl", Takes::Floats);
-  return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode).first;
+  // torch's max_pool1d with no gradient to record is its own kernel (max_pool1d_impl): floats only, a contiguous result
+  bool impl = !autograd::needs_grad({&input});
+  if (impl) check_pool_dtype(input, "max_pool1d_impl", Takes::Floats);
+  Tensor out = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode).first;
+  return impl ? out.contiguous() : out;
 }
 
 Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,

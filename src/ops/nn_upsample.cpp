@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ember/creation.h"
+#include "ember/layout.h"
 #include "ember/nn/vision.h"
 #include "nn_gather.h"
 
@@ -68,7 +69,12 @@ Tensor upsample(const Tensor& input, IntArrayRef output_size, UpsampleMode mode,
     axes.push_back(input.dtype() == kFloat64 ? axis<double>(input, 2 + i, output_size[size_t(i)], mode, align_corners, scale)
                                              : axis<float>(input, 2 + i, output_size[size_t(i)], mode, align_corners, scale));
   }
-  Tensor result = autograd::untracked([&] { return gather_axes(input, axes); });
+  Tensor result = autograd::untracked([&] {
+    Tensor r = gather_axes(input, axes);
+    if (!is_channels_last_like(input.sizes(), input.strides()) || input.is_contiguous()) return r;
+    // torch's result follows the input's suggested memory format: channels-last stays channels-last
+    return empty_strided(r.sizes(), channels_last_strides(r.sizes()), r.options()).copy_(r);
+  });
   if (autograd::needs_grad({&input})) {
     static const char* names[3][3] = {
         {"UpsampleNearest1DBackward0", "UpsampleNearest2DBackward0", "UpsampleNearest3DBackward0"},

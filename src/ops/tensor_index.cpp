@@ -172,7 +172,7 @@ void set_impl(const Tensor& self, const std::vector<TensorIndex>& indices, const
   }
   // torch's copy_to: copy_ between equal shapes, fill_ from a 0-dim CPU value, else copy_ of the expanded value
   if (!value.defined()) {
-    target.fill_(number);
+    target.fill_(scalar_tensor(number, self.options()));  // torch fills from the value made a tensor (FillBackward3)
   } else if (std::ranges::equal(value.sizes(), target.sizes())) {
     target.copy_(value);
   } else if (value.dim() == 0 && value.device().is_cpu()) {

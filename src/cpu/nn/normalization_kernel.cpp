@@ -4,6 +4,7 @@
 #include "normalization_kernel.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "ember/parallel.h"
@@ -65,8 +66,33 @@ void visit_float(const Tensor& x, F&& body) {
   else body.template operator()<float>();
 }
 
+// a * b + c, fused (one rounding) where the CPU has FMA, as torch's vectorised kernels compute it.
+template <typename T>
+T madd(T a, T b, T c) {
+#ifdef __FMA__
+  return std::fma(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+
 int64_t channel_grain(Dims d) { return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, d.n * d.s)); }
 int64_t run_grain(Dims d) { return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, d.s)); }
+
+// Whether channel c's elements all equal its first (a scan that stops at the first other one: one or two reads for
+// most channels). NaN is not constant.
+template <typename T>
+bool constant_channel(const T* px, Dims d, int64_t c) {
+  if (d.n * d.s == 0) return false;
+  T x0 = px[c * d.s];
+  for (int64_t n = 0; n < d.n; ++n) {
+    const T* r = px + (n * d.c + c) * d.s;
+    for (int64_t i = 0; i < d.s; ++i) {
+      if (!(r[i] == x0)) return false;
+    }
+  }
+  return true;
+}
 
 void stats_kernel(const Tensor& x, const Tensor& mean, const Tensor& var) {
   Dims d = dims_of(x);
@@ -76,6 +102,11 @@ void stats_kernel(const Tensor& x, const Tensor& mean, const Tensor& var) {
     Unlocked unlocked(x.numel() > kUnlockElements);
     parallel_for(0, d.c, channel_grain(d), [&](int64_t c0, int64_t c1) {
       for (int64_t c = c0; c < c1; ++c) {
+        if (constant_channel(px, d, c)) {  // its mean exactly, as torch's double sums give it
+          pm[c] = px[c * d.s];
+          pv[c] = T(0);
+          continue;
+        }
         double count = double(d.n * d.s), sum = 0, sq = 0;
         for (int64_t n = 0; n < d.n; ++n) {
           const T* r = px + (n * d.c + c) * d.s;
@@ -96,27 +127,27 @@ void stats_kernel(const Tensor& x, const Tensor& mean, const Tensor& var) {
   });
 }
 
-void affine_kernel(const Tensor& x, const Tensor& scale, const Tensor& shift, const Tensor& w, const Tensor& b,
-                   const Tensor& y) {
+void affine_kernel(const Tensor& x, const Tensor& mean, const Tensor& scale, const Tensor& shift, const Tensor& w,
+                   const Tensor& b, const Tensor& y) {
   Dims d = dims_of(x);
   visit_float(x, [&]<typename T>() {
-    const T *px = x.data_ptr<T>(), *psc = scale.data_ptr<T>(), *psh = shift.data_ptr<T>();
-    const T *pw = ptr_or_null<T>(w), *pb = ptr_or_null<T>(b);
+    const T *px = x.data_ptr<T>(), *pm = ptr_or_null<T>(mean), *psc = scale.data_ptr<T>();
+    const T *psh = ptr_or_null<T>(shift), *pw = ptr_or_null<T>(w), *pb = ptr_or_null<T>(b);
     T* py = y.data_ptr<T>();
     Unlocked unlocked(x.numel() > kUnlockElements);
     parallel_for(0, d.n * d.c, run_grain(d), [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
         const T* xr = px + r * d.s;
         T* yr = py + r * d.s;
-        T sc = psc[r % d.c], sh = psh[r % d.c];
+        T m = pm ? pm[r % d.c] : T(0), sc = psc[r % d.c], sh = psh ? psh[r % d.c] : T(0);
         if (pw && pb) {
-          for (int64_t i = 0; i < d.s; ++i) yr[i] = (xr[i] * sc + sh) * pw[i] + pb[i];
+          for (int64_t i = 0; i < d.s; ++i) yr[i] = madd(madd(xr[i] - m, sc, sh), pw[i], pb[i]);
         } else if (pw) {
-          for (int64_t i = 0; i < d.s; ++i) yr[i] = (xr[i] * sc + sh) * pw[i];
+          for (int64_t i = 0; i < d.s; ++i) yr[i] = madd(xr[i] - m, sc, sh) * pw[i];
         } else if (pb) {
-          for (int64_t i = 0; i < d.s; ++i) yr[i] = (xr[i] * sc + sh) + pb[i];
+          for (int64_t i = 0; i < d.s; ++i) yr[i] = madd(xr[i] - m, sc, sh) + pb[i];
         } else {
-          for (int64_t i = 0; i < d.s; ++i) yr[i] = xr[i] * sc + sh;
+          for (int64_t i = 0; i < d.s; ++i) yr[i] = madd(xr[i] - m, sc, sh);
         }
       }
     });

@@ -84,7 +84,7 @@ void backward_floating(Activation op, const TensorIterator& it, const Activation
       return run([a, b, c](C g, C x) { return x > C(0) ? g * b : g * c * (a * b) * std::exp(x * c); });
     case Activation::Hardtanh: return run([a, b](C g, C s) { return s > a && s < b ? g : C(0); });  // NaN: 0
     case Activation::Hardswish:
-      return run([](C g, C x) { return x < C(-3) ? C(0) : (x >= C(3) ? g : g * (x / C(3) + C(0.5))); });  // NaN: NaN
+      return run([](C g, C x) { return x <= C(-3) ? C(0) : (x >= C(3) ? g : g * (x / C(3) + C(0.5))); });  // NaN: NaN (torch vector body)
     case Activation::Hardsigmoid:  // torch multiplies by the float 1/6, also for double
       return run([](C g, C x) { return x > C(-3) && x < C(3) ? g * C(1.0f / 6.0f) : C(0); });
     case Activation::Threshold: return run([a](C g, C s) { return s <= a ? C(0) : g; });
