@@ -318,9 +318,7 @@ void backward_weights_chunk(const Tensor& grad_output, const Tensor& input, cons
                             const Tensor& grad_bias, const ConvGeometry& g, Reordered& done) {
   ConvDescs d = describe(input, grad_weight, grad_output, g, grad_bias.defined());
   auto c = cached_primitive(BackwardWeights, d.key, [&] {
-    // Few input channels: the plain input as it is (blocked, it would be padded to 8 channels: 8x the work).
-    const memory::desc& src = input.size(1) / g.groups < 8 ? d.src : d.src_any;
-    dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, src, d.weights_any,
+    dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any,
                                                   d.bias, d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
     dnnl::convolution_backward_weights::primitive_desc pd(desc, user_scratchpad(), cpu_engine(), forward_pd(d));
     return Cached{dnnl::convolution_backward_weights(pd), {{DNNL_ARG_SRC, pd.src_desc()},
