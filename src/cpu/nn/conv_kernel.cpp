@@ -1,11 +1,10 @@
-// The CPU convolution kernels: float32 goes to oneDNN (but weight gradients over few input channels); the rest
-// unfolds each sample's input into columns (im2col) and multiplies with Ember's GEMM, group by group; backward
-// data folds the product back (col2im). One loop nest serves 1 to 3 spatial dims (missing leading dims have size 1).
+// The CPU convolution kernels: float32 goes to oneDNN; other dtypes (float64, integers) unfold each sample's input
+// into columns (im2col) and multiply with Ember's GEMM, group by group; backward data folds the product back
+// (col2im). One loop nest serves 1 to 3 spatial dims (missing leading dims have size 1).
 #include "conv_kernel.h"
 
 #include "../gemm.h"
 #include "ember/creation.h"
-#include "ember/parallel.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
 
@@ -91,12 +90,6 @@ Tensor sample_matrix(const Tensor& t, int64_t n, int64_t groups, int64_t gi) {
   return s.reshape({s.size(0), -1});
 }
 
-// Float32 weight gradients go to oneDNN, but for under 8 input channels per group: it would pad them to 8 (or
-// take its slow GEMM path); im2col with a GEMM per sample is faster (the main job's first conv: 1 channel).
-bool weights_on_onednn(const Tensor& input, const ConvGeometry& cg) {
-  return input.dtype() == kFloat32 && input.size(1) / cg.groups >= 8;
-}
-
 }  // namespace
 
 void conv_forward_kernel(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& output,
@@ -139,27 +132,18 @@ void conv_backward_data_kernel(const Tensor& grad_output, const Tensor& weight, 
 
 void conv_backward_weights_kernel(const Tensor& grad_output, const Tensor& input, const Tensor& grad_weight,
                                   const Tensor& grad_bias, const ConvGeometry& cg) {
-  if (weights_on_onednn(input, cg)) {
+  if (input.dtype() == kFloat32) {
     return onednn_conv_backward(grad_output, input, Tensor(), Tensor(), grad_weight, grad_bias, cg);
   }
-  // Samples split across the pool; each part but the first sums into its own tensor, added up at the end.
   Geometry3 g = geometry3(input, grad_weight, grad_output, cg);
-  int64_t batch = input.size(0), parts = std::min<int64_t>(get_num_threads(), batch);
-  std::vector<Tensor> sums{grad_weight.view({grad_weight.size(0), -1})};
-  for (int64_t p = 1; p < parts; ++p) sums.push_back(empty_like(sums[0]));
-  parallel_for(0, parts, 1, [&](int64_t p0, int64_t p1) {
-    Tensor col = empty({input.size(1) / cg.groups * g.k_size(), g.out_size()}, input.options());
-    for (int64_t p = p0; p < p1; ++p) {
-      for (int64_t n = p * batch / parts, first = n; n < (p + 1) * batch / parts; ++n) {
-        for (int64_t gi = 0; gi < cg.groups; ++gi) {
-          im2col(group(input.select(0, n), 0, cg.groups, gi), col, g);
-          gemm(sample_matrix(grad_output, n, cg.groups, gi), col.t(), group(sums[size_t(p)], 0, cg.groups, gi), 1,
-               n == first ? 0 : 1);
-        }
-      }
+  Tensor gw = grad_weight.view({grad_weight.size(0), -1});
+  Tensor col = empty({input.size(1) / cg.groups * g.k_size(), g.out_size()}, input.options());
+  for (int64_t n = 0; n < input.size(0); ++n) {
+    for (int64_t gi = 0; gi < cg.groups; ++gi) {
+      im2col(group(input.select(0, n), 0, cg.groups, gi), col, g);
+      gemm(sample_matrix(grad_output, n, cg.groups, gi), col.t(), group(gw, 0, cg.groups, gi), 1, n == 0 ? 0 : 1);
     }
-  });
-  for (size_t p = 1; p < sums.size(); ++p) sums[0].add_(sums[p]);
+  }
   if (grad_bias.defined()) {
     DimVector dims{0};
     for (int64_t d = 2; d < grad_output.dim(); ++d) dims.push_back(d);
@@ -171,7 +155,7 @@ void conv_backward_weights_kernel(const Tensor& grad_output, const Tensor& input
 void conv_backward_kernel(const Tensor& grad_output, const Tensor& input, const Tensor& weight,
                           const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
                           const ConvGeometry& cg) {
-  if (weights_on_onednn(input, cg)) {
+  if (input.dtype() == kFloat32) {
     return onednn_conv_backward(grad_output, input, weight, grad_input, grad_weight, grad_bias, cg);
   }
   if (grad_input.defined()) conv_backward_data_kernel(grad_output, weight, grad_input, cg);
