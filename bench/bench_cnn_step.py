@@ -8,8 +8,9 @@ Prints ember's speed as a ratio to torch's (higher is better). Target (issue 13)
 
     python bench/bench_cnn_step.py [--layers]
 
-Measured here (2 threads; medians, both libraries in one process): on an idle machine the step ran 153 ms vs torch's
-184 ms (0.83x the time) and the eval forward 671 ms vs 1420 ms (0.47x); with the machine loaded (load average 5-9 on 2
+Measured here (2 threads; medians, both libraries in one process): on an idle machine (before the conv backward's
+shared reorder and addmm's single GEMM, together about 5% of Ember's step) the step ran 153 ms vs torch's 184 ms
+(0.83x the time) and the eval forward 671 ms vs 1420 ms (0.47x); with the machine loaded (load average 5-9 on 2
 cores) the step ran 395-556 ms vs torch's 2.0-2.8 s (0.19-0.20x) and the eval 0.96-1.38 s vs 2.2-3.0 s (0.43-0.46x):
 torch's OpenMP team loses far more to the other processes than Ember's pool. About 75% of Ember's step is oneDNN's
 convolutions, the same jit:avx2 kernels torch runs.
