@@ -1,5 +1,5 @@
-// CPU convolution kernels (kernels::conv_forward, conv_backward_data, conv_backward_weights, conv_backward): float32 on oneDNN
-// (conv_onednn.cpp), other dtypes by im2col and Ember's GEMM (conv_kernel.cpp).
+// CPU convolution kernels (kernels::conv_forward, conv_backward_data, conv_backward_weights, conv_backward): float32
+// on oneDNN (conv_onednn.cpp), other dtypes by im2col and Ember's GEMM (conv_kernel.cpp).
 #pragma once
 #include "../../dispatch/kernels.h"
 

@@ -234,7 +234,12 @@ struct Arg {
 // Plain inputs already reordered to a primitive's layout during one chunk's work (a backward's grad_output serves
 // both the data and the weight gradient), with the scratch tensors that hold them.
 struct Reordered {
-  std::vector<std::pair<const void*, memory>> inputs;
+  struct Input {
+    const void* data;
+    memory::desc plain;
+    memory reordered;
+  };
+  std::vector<Input> inputs;
   std::vector<Tensor> scratch;
 };
 
@@ -256,18 +261,18 @@ void execute(const Cached& c, std::initializer_list<Arg> args, Reordered& done) 
       bound.emplace(a.id, cached_weights(given, a.tensor, it->second, stream));
       continue;
     }
-    auto same = std::find_if(done.inputs.begin(), done.inputs.end(), [&](const auto& r) {
-      return r.first == a.tensor.data_ptr() && r.second.get_desc() == it->second;
+    auto same = std::find_if(done.inputs.begin(), done.inputs.end(), [&](const Reordered::Input& r) {
+      return r.data == a.tensor.data_ptr() && r.plain == a.plain && r.reordered.get_desc() == it->second;
     });
     if (a.role == Role::In && same != done.inputs.end()) {
-      bound.emplace(a.id, same->second);
+      bound.emplace(a.id, same->reordered);
       continue;
     }
     done.scratch.push_back(empty({int64_t(it->second.get_size())}, TensorOptions(kUInt8)));
     memory m(it->second, cpu_engine(), done.scratch.back().data_ptr());
     if (a.role == Role::In) {
       reorder(given, m, stream);
-      done.inputs.emplace_back(a.tensor.data_ptr(), m);
+      done.inputs.push_back({a.tensor.data_ptr(), a.plain, m});
     } else {
       write_back.emplace_back(m, given);
     }
