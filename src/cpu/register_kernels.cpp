@@ -49,6 +49,7 @@ bool register_kernels() {
   kernels::conv_forward.set(cpu, &conv_forward_kernel);
   kernels::conv_backward_data.set(cpu, &conv_backward_data_kernel);
   kernels::conv_backward_weights.set(cpu, &conv_backward_weights_kernel);
+  kernels::conv_backward.set(cpu, &conv_backward_kernel);
   kernels::max_pool.set(cpu, &max_pool_kernel);
   kernels::avg_pool.set(cpu, &avg_pool_kernel);
   kernels::max_pool_backward.set(cpu, &max_pool_backward_kernel);

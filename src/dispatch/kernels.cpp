@@ -43,3 +43,6 @@ constinit KernelTable<AvgPoolFn> avg_pool("avg_pool");
 constinit KernelTable<MaxPoolBackwardFn> max_pool_backward("max_pool_backward");
 constinit KernelTable<AvgPoolBackwardFn> avg_pool_backward("avg_pool_backward");
 }  // namespace ember::kernels
+namespace ember::kernels {
+constinit KernelTable<ConvBackwardFn> conv_backward("conv_backward");
+}  // namespace ember::kernels

@@ -309,3 +309,11 @@ using NormGradInputFn = void (*)(const Tensor& dy, const Tensor& x, const Tensor
                                  const Tensor& b, const Tensor& e, const Tensor& dx);
 extern KernelTable<NormGradInputFn> norm_grad_input;
 }  // namespace ember::kernels
+namespace ember::kernels {
+// Both backward kernels of a convolution in one call (grad_output's layout work shared): the gradients whose
+// tensors are defined, as conv_backward_data and conv_backward_weights compute them.
+using ConvBackwardFn = void (*)(const Tensor& grad_output, const Tensor& input, const Tensor& weight,
+                                const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
+                                const ConvGeometry& g);
+extern KernelTable<ConvBackwardFn> conv_backward;
+}  // namespace ember::kernels

@@ -71,16 +71,21 @@ void mm_into(const Tensor& a, const Tensor& b, const Tensor& out, double alpha =
   kernels::gemm[out.device()](a, b, out, alpha, beta);
 }
 
-}  // namespace
-
-Tensor mm(const Tensor& a, const Tensor& b) {
-  check_same_device("wrapper_CUDA_mm", {{"self", &a}, {"mat2", &b}});
+// mm's checks of its operands; returns the product's (uninitialised) tensor.
+Tensor mm_result(const Tensor& a, const Tensor& b) {
   EMBER_CHECK(a.dim() == 2, Error, "self must be a matrix");
   EMBER_CHECK(b.dim() == 2, Error, "mat2 must be a matrix");
   EMBER_CHECK(a.sizes()[1] == b.sizes()[0], Error, "mat1 and mat2 shapes cannot be multiplied (", dims_str(a), " and ",
               dims_str(b), ")");
   check_same_dtype(a, b);
-  Tensor out = empty({a.sizes()[0], b.sizes()[1]}, a.options());
+  return empty({a.sizes()[0], b.sizes()[1]}, a.options());
+}
+
+}  // namespace
+
+Tensor mm(const Tensor& a, const Tensor& b) {
+  check_same_device("wrapper_CUDA_mm", {{"self", &a}, {"mat2", &b}});
+  Tensor out = mm_result(a, b);
   mm_into(a, b, out);
   if (autograd::needs_grad({&a, &b})) autograd::record_mm(out, a, b);
   return out;
@@ -166,9 +171,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) {
   check_same_device("wrapper_CUDA_addmm", {{"self", &input}, {"mat1", &m1}, {"mat2", &m2}});
   Tensor out = autograd::untracked([&] {
-    Tensor prod = mm(m1, m2);
-    Tensor out = empty(prod.sizes(), prod.options());
-    Tensor in = input.expand(prod.sizes());  // torch expands input first, even for an empty product
+    Tensor out = mm_result(m1, m2);
+    Tensor in = input.expand(out.sizes());  // torch expands input first, even for an empty product
     if (empty_product(out, m1.sizes()[1], &in, beta)) return out;
     out.copy_(in);
     if (beta.to_double() == 0) out.zero_();  // beta = 0 ignores input, NaNs included, as torch

@@ -113,18 +113,18 @@ TensorList run_backward(const Tensor& grad, const Tensor& input, const Tensor& w
   ScalarType ct = g.dtype();
   bool empty_case = g.numel() == 0 || x.numel() == 0 || w.numel() == 0;
   auto device = input.device();
-  if (mask[0]) {
-    r[0] = empty(input.sizes(), input.options().dtype(ct));
-    if (empty_case) r[0].zero_();
-    else if (c.transposed) kernels::conv_forward[device](g, w, Tensor(), r[0], c.g);
-    else kernels::conv_backward_data[device](g, w, r[0], c.g);
-  }
+  if (mask[0]) r[0] = empty(input.sizes(), input.options().dtype(ct));
+  if (mask[1]) r[1] = empty(weight.sizes(), weight.options().dtype(ct));
   Tensor gb = mask[2] ? empty({c.transposed ? weight.size(1) * c.g.groups : weight.size(0)}, g.options()) : Tensor();
-  if (mask[1]) {
-    r[1] = empty(weight.sizes(), weight.options().dtype(ct));
-    if (empty_case) r[1].zero_();
-    else if (c.transposed) kernels::conv_backward_weights[device](x, g, r[1], Tensor(), c.g);
-    else kernels::conv_backward_weights[device](g, x, r[1], gb, c.g);
+  if (empty_case) {
+    for (size_t i = 0; i < 2; ++i) {
+      if (mask[i]) r[i].zero_();
+    }
+  } else if (c.transposed) {
+    if (mask[0]) kernels::conv_forward[device](g, w, Tensor(), r[0], c.g);
+    if (mask[1]) kernels::conv_backward_weights[device](x, g, r[1], Tensor(), c.g);
+  } else if (mask[0] || mask[1]) {
+    kernels::conv_backward[device](g, x, w, r[0], r[1], mask[1] ? gb : Tensor(), c.g);
   }
   if (mask[2] && (empty_case || c.transposed || !mask[1])) {
     DimVector dims{0};

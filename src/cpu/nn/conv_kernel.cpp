@@ -114,7 +114,9 @@ void conv_forward_kernel(const Tensor& input, const Tensor& weight, const Tensor
 
 void conv_backward_data_kernel(const Tensor& grad_output, const Tensor& weight, const Tensor& grad_input,
                                const ConvGeometry& cg) {
-  if (grad_output.dtype() == kFloat32) return onednn_conv_backward_data(grad_output, weight, grad_input, cg);
+  if (grad_output.dtype() == kFloat32) {
+    return onednn_conv_backward(grad_output, Tensor(), weight, grad_input, Tensor(), Tensor(), cg);
+  }
   Geometry3 g = geometry3(grad_input, weight, grad_output, cg);
   Tensor w = weight.reshape({weight.size(0), -1});
   Tensor col = empty({grad_input.size(1) / cg.groups * g.k_size(), g.out_size()}, grad_output.options());
@@ -130,7 +132,9 @@ void conv_backward_data_kernel(const Tensor& grad_output, const Tensor& weight, 
 
 void conv_backward_weights_kernel(const Tensor& grad_output, const Tensor& input, const Tensor& grad_weight,
                                   const Tensor& grad_bias, const ConvGeometry& cg) {
-  if (input.dtype() == kFloat32) return onednn_conv_backward_weights(grad_output, input, grad_weight, grad_bias, cg);
+  if (input.dtype() == kFloat32) {
+    return onednn_conv_backward(grad_output, input, Tensor(), Tensor(), grad_weight, grad_bias, cg);
+  }
   Geometry3 g = geometry3(input, grad_weight, grad_output, cg);
   Tensor gw = grad_weight.view({grad_weight.size(0), -1});
   Tensor col = empty({input.size(1) / cg.groups * g.k_size(), g.out_size()}, input.options());
@@ -146,6 +150,16 @@ void conv_backward_weights_kernel(const Tensor& grad_output, const Tensor& input
     Tensor gb = grad_bias;
     gb.copy_(sum(grad_output, dims));
   }
+}
+
+void conv_backward_kernel(const Tensor& grad_output, const Tensor& input, const Tensor& weight,
+                          const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
+                          const ConvGeometry& cg) {
+  if (input.dtype() == kFloat32) {
+    return onednn_conv_backward(grad_output, input, weight, grad_input, grad_weight, grad_bias, cg);
+  }
+  if (grad_input.defined()) conv_backward_data_kernel(grad_output, weight, grad_input, cg);
+  if (grad_weight.defined()) conv_backward_weights_kernel(grad_output, input, grad_weight, grad_bias, cg);
 }
 
 }  // namespace ember::cpu

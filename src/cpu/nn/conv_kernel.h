@@ -1,5 +1,5 @@
-// CPU convolution kernels (kernels::conv_forward, conv_backward_data, conv_backward_weights): float32 on oneDNN
-// (conv_onednn.cpp), other dtypes by im2col and Ember's GEMM (conv_kernel.cpp).
+// CPU convolution kernels (kernels::conv_forward, conv_backward_data, conv_backward_weights, conv_backward): float32
+// on oneDNN (conv_onednn.cpp), other dtypes by im2col and Ember's GEMM (conv_kernel.cpp).
 #pragma once
 #include "../../dispatch/kernels.h"
 
@@ -11,12 +11,16 @@ void conv_backward_data_kernel(const Tensor& grad_output, const Tensor& weight, 
                                const ConvGeometry& g);
 void conv_backward_weights_kernel(const Tensor& grad_output, const Tensor& input, const Tensor& grad_weight,
                                   const Tensor& grad_bias, const ConvGeometry& g);
+void conv_backward_kernel(const Tensor& grad_output, const Tensor& input, const Tensor& weight,
+                          const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
+                          const ConvGeometry& g);
 
 void onednn_conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& output,
                          const ConvGeometry& g);
-void onednn_conv_backward_data(const Tensor& grad_output, const Tensor& weight, const Tensor& grad_input,
-                               const ConvGeometry& g);
-void onednn_conv_backward_weights(const Tensor& grad_output, const Tensor& input, const Tensor& grad_weight,
-                                  const Tensor& grad_bias, const ConvGeometry& g);
+// The gradients whose tensors are defined: grad_input (from grad_output and weight), grad_weight and grad_bias
+// (from grad_output and input).
+void onednn_conv_backward(const Tensor& grad_output, const Tensor& input, const Tensor& weight,
+                          const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
+                          const ConvGeometry& g);
 
 }  // namespace ember::cpu

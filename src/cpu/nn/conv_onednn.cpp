@@ -4,6 +4,7 @@
 // than a small convolution). oneDNN runs on its OpenMP runtime with Ember's thread count.
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -230,27 +231,52 @@ struct Arg {
   Role role;
 };
 
+// Plain inputs already reordered to a primitive's layout during one chunk's work (a backward's grad_output serves
+// both the data and the weight gradient), with the scratch tensors that hold them.
+struct Reordered {
+  struct Input {
+    const void* data;
+    memory::desc plain;
+    memory reordered;
+  };
+  std::vector<Input> inputs;
+  std::vector<Tensor> scratch;
+};
+
 // Runs a primitive on plain tensors: arguments it wants in another layout are reordered into scratch tensors
-// (Ember's caching allocator: no page faults per call), outputs reordered back after.
-void execute(const Cached& c, std::initializer_list<Arg> args) {
+// (Ember's caching allocator: no page faults per call), outputs reordered back after. Inputs reordered before
+// into `done` are reused.
+void execute(const Cached& c, std::initializer_list<Arg> args, Reordered& done) {
   dnnl::stream stream(cpu_engine());
   std::unordered_map<int, memory> bound;
   std::vector<std::pair<memory, memory>> write_back;
-  std::vector<Tensor> scratch;
   for (const Arg& a : args) {
     memory given(a.plain, cpu_engine(), a.tensor.data_ptr());
     auto it = c.wanted.find(a.id);
     if (it == c.wanted.end() || it->second == a.plain) {
       bound.emplace(a.id, given);
-    } else if (a.role == Role::Weights) {
-      bound.emplace(a.id, cached_weights(given, a.tensor, it->second, stream));
-    } else {
-      scratch.push_back(empty({int64_t(it->second.get_size())}, TensorOptions(kUInt8)));
-      memory m(it->second, cpu_engine(), scratch.back().data_ptr());
-      if (a.role == Role::In) reorder(given, m, stream);
-      else write_back.emplace_back(m, given);
-      bound.emplace(a.id, m);
+      continue;
     }
+    if (a.role == Role::Weights) {
+      bound.emplace(a.id, cached_weights(given, a.tensor, it->second, stream));
+      continue;
+    }
+    auto same = std::find_if(done.inputs.begin(), done.inputs.end(), [&](const Reordered::Input& r) {
+      return r.data == a.tensor.data_ptr() && r.plain == a.plain && r.reordered.get_desc() == it->second;
+    });
+    if (a.role == Role::In && same != done.inputs.end()) {
+      bound.emplace(a.id, same->reordered);
+      continue;
+    }
+    done.scratch.push_back(empty({int64_t(it->second.get_size())}, TensorOptions(kUInt8)));
+    memory m(it->second, cpu_engine(), done.scratch.back().data_ptr());
+    if (a.role == Role::In) {
+      reorder(given, m, stream);
+      done.inputs.push_back({a.tensor.data_ptr(), a.plain, m});
+    } else {
+      write_back.emplace_back(m, given);
+    }
+    bound.emplace(a.id, m);
   }
   run(c.primitive, c.scratchpad, bound, stream);
   for (auto& [from, to] : write_back) reorder(from, to, stream);
@@ -268,16 +294,17 @@ void forward_chunk(const Tensor& input, const Tensor& weight, const Tensor& bias
                   {{DNNL_ARG_SRC, pd.src_desc()}, {DNNL_ARG_WEIGHTS, pd.weights_desc()}, {DNNL_ARG_DST, pd.dst_desc()}},
                   pd.scratchpad_desc()};
   });
+  Reordered done;
   if (!bias.defined()) {
     return execute(*c, {{DNNL_ARG_SRC, input, d.src, Role::In}, {DNNL_ARG_WEIGHTS, weight, d.weights, Role::Weights},
-                       {DNNL_ARG_DST, output, d.dst, Role::Out}});
+                       {DNNL_ARG_DST, output, d.dst, Role::Out}}, done);
   }
   execute(*c, {{DNNL_ARG_SRC, input, d.src, Role::In}, {DNNL_ARG_WEIGHTS, weight, d.weights, Role::Weights},
-              {DNNL_ARG_BIAS, bias, d.bias, Role::In}, {DNNL_ARG_DST, output, d.dst, Role::Out}});
+              {DNNL_ARG_BIAS, bias, d.bias, Role::In}, {DNNL_ARG_DST, output, d.dst, Role::Out}}, done);
 }
 
 void backward_data_chunk(const Tensor& grad_output, const Tensor& weight, const Tensor& grad_input,
-                         const ConvGeometry& g) {
+                         const ConvGeometry& g, Reordered& done) {
   ConvDescs d = describe(grad_input, weight, grad_output, g, false);
   auto c = cached_primitive(BackwardData, d.key, [&] {
     dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any,
@@ -289,11 +316,11 @@ void backward_data_chunk(const Tensor& grad_output, const Tensor& weight, const 
                   pd.scratchpad_desc()};
   });
   execute(*c, {{DNNL_ARG_DIFF_DST, grad_output, d.dst, Role::In}, {DNNL_ARG_WEIGHTS, weight, d.weights, Role::Weights},
-              {DNNL_ARG_DIFF_SRC, grad_input, d.src, Role::Out}});
+              {DNNL_ARG_DIFF_SRC, grad_input, d.src, Role::Out}}, done);
 }
 
 void backward_weights_chunk(const Tensor& grad_output, const Tensor& input, const Tensor& grad_weight,
-                            const Tensor& grad_bias, const ConvGeometry& g) {
+                            const Tensor& grad_bias, const ConvGeometry& g, Reordered& done) {
   ConvDescs d = describe(input, grad_weight, grad_output, g, grad_bias.defined());
   auto c = cached_primitive(BackwardWeights, d.key, [&] {
     dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any,
@@ -306,11 +333,11 @@ void backward_weights_chunk(const Tensor& grad_output, const Tensor& input, cons
   });
   if (!grad_bias.defined()) {
     return execute(*c, {{DNNL_ARG_SRC, input, d.src, Role::In}, {DNNL_ARG_DIFF_DST, grad_output, d.dst, Role::In},
-                       {DNNL_ARG_DIFF_WEIGHTS, grad_weight, d.weights, Role::Out}});
+                       {DNNL_ARG_DIFF_WEIGHTS, grad_weight, d.weights, Role::Out}}, done);
   }
   execute(*c, {{DNNL_ARG_SRC, input, d.src, Role::In}, {DNNL_ARG_DIFF_DST, grad_output, d.dst, Role::In},
               {DNNL_ARG_DIFF_WEIGHTS, grad_weight, d.weights, Role::Out},
-              {DNNL_ARG_DIFF_BIAS, grad_bias, d.bias, Role::Out}});
+              {DNNL_ARG_DIFF_BIAS, grad_bias, d.bias, Role::Out}}, done);
 }
 
 }  // namespace
@@ -329,25 +356,24 @@ void onednn_conv_forward(const Tensor& input, const Tensor& weight, const Tensor
   });
 }
 
-void onednn_conv_backward_data(const Tensor& grad_output, const Tensor& weight, const Tensor& grad_input,
-                               const ConvGeometry& g) {
-  over_batch(grad_output.size(0), [&](int64_t first, int64_t n, int64_t) {
-    backward_data_chunk(grad_output.narrow(0, first, n), weight, grad_input.narrow(0, first, n), g);
-  });
-}
-
-// Each chunk but the first sums its weight (and bias) gradient into its own tensor, added up at the end.
-void onednn_conv_backward_weights(const Tensor& grad_output, const Tensor& input, const Tensor& grad_weight,
-                                  const Tensor& grad_bias, const ConvGeometry& g) {
-  int64_t threads = get_num_threads();
+// Both gradients chunk by chunk, grad_output reordered once for both. Each chunk but the first sums its weight (and
+// bias) gradient into its own tensor, added up at the end.
+void onednn_conv_backward(const Tensor& grad_output, const Tensor& input, const Tensor& weight,
+                          const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
+                          const ConvGeometry& g) {
+  int64_t batch = grad_output.size(0), threads = get_num_threads();
   std::vector<Tensor> weights{grad_weight}, biases{grad_bias};
-  for (int64_t t = 1; t < threads && input.size(0) >= threads; ++t) {
+  for (int64_t t = 1; grad_weight.defined() && t < threads && batch >= threads; ++t) {
     weights.push_back(empty_like(grad_weight));
     biases.push_back(grad_bias.defined() ? empty_like(grad_bias) : Tensor());
   }
-  over_batch(input.size(0), [&](int64_t first, int64_t n, int64_t t) {
-    backward_weights_chunk(grad_output.narrow(0, first, n), input.narrow(0, first, n), weights[size_t(t)],
-                           biases[size_t(t)], g);
+  over_batch(batch, [&](int64_t first, int64_t n, int64_t t) {
+    Reordered done;
+    Tensor go = grad_output.narrow(0, first, n);
+    if (grad_input.defined()) backward_data_chunk(go, weight, grad_input.narrow(0, first, n), g, done);
+    if (grad_weight.defined()) {
+      backward_weights_chunk(go, input.narrow(0, first, n), weights[size_t(t)], biases[size_t(t)], g, done);
+    }
   });
   for (size_t t = 1; t < weights.size(); ++t) {
     weights[0].add_(weights[t]);
