@@ -1,7 +1,7 @@
 // Trains seed 002's CNN on Fashion-MNIST with the C++ API alone: the model as a Module subclass, batches
 // assembled by the C++ DataLoader's threads, Adam with a OneCycle schedule, checkpoints in torch's format.
-//   train_fashion_mnist [--epochs 4] [--batch-size 128] [--lr 3e-3] [--width 32] [--workers 2] [--threads N]
-//                       [--seed 0] [--data DIR] [--out DIR] [--limit-batches N]
+//   train_fashion_mnist [--epochs 4] [--batch-size 128] [--eval-batch-size 1000] [--lr 3e-3] [--width 32]
+//                       [--workers 2] [--threads N] [--seed 0] [--data DIR] [--out DIR] [--limit-batches N]
 #include <ember/ember.h>
 
 #include <chrono>
@@ -17,7 +17,7 @@
 using namespace ember;
 
 struct Options {
-  int64_t epochs = 4, batch_size = 128, width = 32, workers = 2, threads = 0, seed = 0;
+  int64_t epochs = 4, batch_size = 128, eval_batch_size = 1000, width = 32, workers = 2, threads = 0, seed = 0;
   int64_t limit_batches = 0;  // at most this many batches per pass (0: all): the quick check ctest runs
   double lr = 3e-3;
   std::string data = vision::FashionMNIST::default_root, out;
@@ -36,26 +36,25 @@ void assign(T& field, const std::string& text) {
 Options parse(int argc, char** argv) {
   Options o;
   const std::map<std::string, std::variant<int64_t*, double*, std::string*>> fields{
-      {"--epochs", &o.epochs}, {"--batch-size", &o.batch_size}, {"--lr", &o.lr},
-      {"--width", &o.width},   {"--workers", &o.workers},       {"--threads", &o.threads},
-      {"--seed", &o.seed},     {"--data", &o.data},             {"--out", &o.out},
-      {"--limit-batches", &o.limit_batches}};
+      {"--epochs", &o.epochs}, {"--batch-size", &o.batch_size}, {"--eval-batch-size", &o.eval_batch_size},
+      {"--lr", &o.lr},         {"--width", &o.width},           {"--workers", &o.workers},
+      {"--threads", &o.threads}, {"--seed", &o.seed},           {"--data", &o.data},
+      {"--out", &o.out},       {"--limit-batches", &o.limit_batches}};
   for (int i = 1; i < argc; i += 2) {
     auto field = fields.find(argv[i]);
     if (field == fields.end() || i + 1 == argc)
       throw std::invalid_argument(std::string("unknown option or missing value: ") + argv[i] +
-                                  " (options: --epochs --batch-size --lr --width --workers --threads --seed --data "
+                                  " (options: --epochs --batch-size --eval-batch-size --lr --width --workers --threads --seed --data "
                                   "--out --limit-batches, each followed by its value)");
     std::visit([&](auto* f) { assign(*f, argv[i + 1]); }, field->second);
   }
-  if (o.epochs < 1 || o.batch_size < 1 || o.width < 1 || o.threads < 0 || o.limit_batches < 0)
-    throw std::invalid_argument("--epochs, --batch-size and --width must be positive, --threads and --limit-batches >= 0");
+  if (o.epochs < 1 || o.batch_size < 1 || o.eval_batch_size < 1 || o.width < 1 || o.threads < 0 || o.limit_batches < 0)
+    throw std::invalid_argument("--epochs, the batch sizes and --width must be positive, --threads and --limit-batches >= 0");
   return o;
 }
 
 // Seed 002's CNNClassifier for 1x28x28 images: three conv blocks of width w, 2w, 4w (each pooled to half,
-// 28 -> 14 -> 7 -> 3), then an MLP head. The layout (features.N, classifier.N) is the Python model's, so
-// checkpoints load on either side.
+// 28 -> 14 -> 7 -> 3), then an MLP head; parameters named as in the seed (features.N, classifier.N).
 class CNNClassifier : public nn::Module {
  public:
   explicit CNNClassifier(int64_t w, int64_t num_classes = 10) : nn::Module("CNNClassifier") {
@@ -127,8 +126,9 @@ int main(int argc, char** argv) try {
       std::make_shared<vision::RandomCrop>(28, 28, std::array<int64_t, 4>{2, 2, 2, 2}),
       std::make_shared<vision::RandomFlip>(0.5), normalize});
   auto test_set = std::make_shared<vision::FashionMNIST>(o.data, vision::Split::Test, Transforms{normalize});
-  data::DataLoader train_loader(train_set, {.batch_size = o.batch_size, .shuffle = true, .num_workers = o.workers});
-  data::DataLoader test_loader(test_set, {.batch_size = o.batch_size, .num_workers = o.workers});
+  data::DataLoader train_loader(train_set, {.batch_size = o.batch_size, .shuffle = true, .drop_last = true,
+                                           .num_workers = o.workers});
+  data::DataLoader test_loader(test_set, {.batch_size = o.eval_batch_size, .num_workers = o.workers});
 
   auto model = std::make_shared<CNNClassifier>(o.width);
   nn::CrossEntropyLoss criterion(/*weight=*/{}, /*ignore_index=*/-100, "mean", /*label_smoothing=*/0.0);
