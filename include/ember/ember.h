@@ -56,3 +56,6 @@ using AutoGradMode = autograd::GradModeGuard;
 #include "ember/nn/modules_activation.h"
 #include "ember/nn/modules_loss.h"
 #include "ember/nn/transformer.h"
+#include "ember/data/dataloader.h"  // ember::data: samplers and the C++ DataLoader
+#include "ember/data/datasets.h"
+#include "ember/parallel.h"  // set_num_threads / get_num_threads

@@ -144,6 +144,10 @@ const char* safetensors_dtype(ScalarType t);
 // A module's state dict as torch saves it (an OrderedDict of name -> tensor), and back.
 Value state_dict_value(const nn::StateDict& state);
 nn::StateDict state_dict_from_value(const Value& value);
+// libtorch's torch::save(module, path) / torch::load(module, path), in the format Python's
+// torch.save(module.state_dict(), path) writes: the state dict to `path`, and loaded back into `module` (strict).
+void save(const nn::Module& module, const std::string& path);
+void load(nn::Module& module, const std::string& path, const LoadOptions& options = {});
 
 }  // namespace serialize
 

@@ -683,4 +683,10 @@ nn::StateDict state_dict_from_value(const Value& value) {
   return out;
 }
 
+void save(const nn::Module& module, const std::string& path) { save(state_dict_value(module.state_dict()), path); }
+
+void load(nn::Module& module, const std::string& path, const LoadOptions& options) {
+  module.load_state_dict(state_dict_from_value(load(path, options)));
+}
+
 }  // namespace ember::serialize

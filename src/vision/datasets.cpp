@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include <cstring>
+#include <filesystem>
 
 #include "ember/creation.h"
 #include "ember/errors.h"
@@ -42,6 +43,20 @@ ScalarType idx_dtype(uint8_t code, const std::string& path) {
   throw ValueError(str(path, ": not an IDX file (unknown data type 0x", std::hex, int(code), ")"));
 }
 
+// root/<folder>/raw, root/<folder> or root: the first that holds `name` or `name`.gz.
+std::string find_idx(const std::string& root, const std::string& folder, const std::string& name,
+                     const std::string& hint) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> folders{fs::path(root) / folder / "raw", fs::path(root) / folder, fs::path(root)};
+  for (const auto& dir : folders)
+    for (const auto& file : {dir / name, dir / (name + ".gz")})
+      if (fs::is_regular_file(file)) return file.string();
+  throw Error(str("Dataset not found: no ", name, " (optionally .gz) in ", folders[0].string(), ", ",
+                  folders[1].string(), ", ", folders[2].string(), "; ", hint));
+}
+
+const char* split_prefix(Split split) { return split == Split::Train ? "train" : "t10k"; }
+
 uint32_t big_endian(const uint8_t* b) { return uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3]; }
 
 }  // namespace
@@ -77,6 +92,19 @@ MNIST::MNIST(Tensor images, Tensor labels, std::vector<std::shared_ptr<const Tra
 MNIST::MNIST(const std::string& images_path, const std::string& labels_path,
              std::vector<std::shared_ptr<const Transform>> transforms)
     : MNIST(read_idx(images_path), read_idx(labels_path), std::move(transforms)) {}
+
+MNIST::MNIST(const std::string& root, const std::string& folder, Split split, const std::string& hint,
+             std::vector<std::shared_ptr<const Transform>> transforms)
+    : MNIST(find_idx(root, folder, str(split_prefix(split), "-images-idx3-ubyte"), hint),
+            find_idx(root, folder, str(split_prefix(split), "-labels-idx1-ubyte"), hint), std::move(transforms)) {}
+
+MNIST::MNIST(const std::string& root, Split split, std::vector<std::shared_ptr<const Transform>> transforms)
+    : MNIST(root, "MNIST", split, "place the MNIST IDX files (train-images-idx3-ubyte[.gz] ...) there",
+            std::move(transforms)) {}
+
+FashionMNIST::FashionMNIST(const std::string& root, Split split, std::vector<std::shared_ptr<const Transform>> transforms)
+    : MNIST(root, "FashionMNIST", split, "install Debian's package: apt-get install dataset-fashion-mnist",
+            std::move(transforms)) {}
 
 data::Example MNIST::get(int64_t index) {
   data::Example b = get_batch(std::span<const int64_t>(&index, 1));

@@ -62,6 +62,12 @@ TEST(Serialization, FilesAndModuleStateDicts) {
   serialize::LoadOptions to_cpu;
   to_cpu.map_location = [](const std::string&) { return Device(kCPU); };
   EXPECT_TRUE(equal(serialize::state_dict_from_value(load(path, to_cpu))[0].second, a.weight));
+  nn::Linear c(3, 2);
+  save(c, path);  // libtorch's torch::save(module, path) / torch::load(module, path)
+  load(b, path);
+  EXPECT_TRUE(equal(c.weight, b.weight));
+  nn::Linear wrong(2, 2);
+  EXPECT_THROW(load(wrong, path), Error);
   std::remove(path.c_str());
 }
 

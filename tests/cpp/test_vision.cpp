@@ -88,5 +88,14 @@ TEST(Vision, IdxFilesAndMNISTDataset) {
   std::vector<int64_t> bad{5};
   EXPECT_THROW(ds.get_batch(bad), IndexError);
   EXPECT_THROW(V::read_idx((dir / "missing").string()), Error);
+  // torchvision's layout under a root: root/FashionMNIST/raw/t10k-*-ubyte
+  auto raw = dir / "FashionMNIST" / "raw";
+  std::filesystem::create_directories(raw);
+  std::filesystem::copy_file(images, raw / "t10k-images-idx3-ubyte");
+  std::filesystem::copy_file(labels, raw / "t10k-labels-idx1-ubyte");
+  V::FashionMNIST test_split(dir.string(), V::Split::Test);
+  EXPECT_TRUE(equal(test_split.labels(), ds.labels()));
+  EXPECT_THROW(V::FashionMNIST(dir.string(), V::Split::Train), Error);  // no train files: says where it looked
+  EXPECT_THROW(V::MNIST(dir.string(), V::Split::Test), Error);
   std::filesystem::remove_all(dir);
 }

@@ -8,10 +8,11 @@ import pytest
 
 EXPECTED = pathlib.Path(__file__).resolve().parents[2] / "examples" / "cpp" / "expected"
 PROGRAMS = sorted(EXPECTED.glob("*.py"))
+UNCOMPARED = {"train_fashion_mnist"}  # a training run: ctest runs a few steps and checks that it finishes
 
 
 def test_every_example_has_a_torch_twin():
-    assert {p.stem for p in EXPECTED.parent.glob("*.cpp")} == {p.stem for p in PROGRAMS}
+    assert {p.stem for p in EXPECTED.parent.glob("*.cpp")} - UNCOMPARED == {p.stem for p in PROGRAMS}
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.stem)
