@@ -107,12 +107,19 @@ def cnn_classifier(nn, width=32, dropout=0.5, dropout2d=0.25, num_classes=10):
                        nn.ReLU(inplace=True)]
         return layers + [nn.MaxPool2d(2, 2), nn.Dropout2d(dropout2d)]
 
-    w = width
-    features = nn.Sequential(*block(1, w, 2), *block(w, 2 * w, 2), *block(2 * w, 4 * w, 1))
-    classifier = nn.Sequential(
-        nn.Flatten(), nn.Linear(4 * w * 3 * 3, 256), nn.ReLU(inplace=True), nn.Dropout(dropout),
-        nn.Linear(256, 128), nn.ReLU(inplace=True), nn.Dropout(dropout), nn.Linear(128, num_classes))
-    return nn.Sequential(features, classifier)
+    class CNNClassifier(nn.Module):
+        def __init__(self):
+            super().__init__()
+            w = width
+            self.features = nn.Sequential(*block(1, w, 2), *block(w, 2 * w, 2), *block(2 * w, 4 * w, 1))
+            self.classifier = nn.Sequential(
+                nn.Flatten(), nn.Linear(4 * w * 3 * 3, 256), nn.ReLU(inplace=True), nn.Dropout(dropout),
+                nn.Linear(256, 128), nn.ReLU(inplace=True), nn.Dropout(dropout), nn.Linear(128, num_classes))
+
+        def forward(self, x):
+            return self.classifier(self.features(x))
+
+    return CNNClassifier()
 
 
 def progress(iterable, total, desc, enabled):
