@@ -117,8 +117,9 @@ class DataLoader:
         return len(self._index_sampler)
 
     def __iter__(self):
-        if _cpp_source(self.dataset)[0] is not None and self._auto_collation and self.collate_fn is default_collate:
-            return _CppIter(self)
+        dataset, maps = _cpp_source(self.dataset)  # a vision dataset builds its C++ twin here: once per pass
+        if dataset is not None and self._auto_collation and self.collate_fn is default_collate:
+            return _CppIter(self, dataset, maps)
         if self.num_workers == 0:
             return _SingleProcessIter(self)
         if not self.persistent_workers:
@@ -192,9 +193,8 @@ class _CppIter(_BaseIter):
     """A C++ dataset's (or Subset's of one) batches, assembled by C++ threads (num_workers of them) with no
     Python in the loop."""
 
-    def __init__(self, loader):
+    def __init__(self, loader, dataset, maps):
         super().__init__(loader)
-        dataset, maps = _cpp_source(loader.dataset)
         batches = [list(b) for b in self._sampler_iter]
         for m in maps:
             batches = [[int(m[i]) for i in b] for b in batches]
