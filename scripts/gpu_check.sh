@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and installs Ember on a lent GPU machine, which has the CUDA toolkit, python3 with torch (CUDA),
 # nanobind and scikit-build-core but no package registry and no BLIS: Debian's BLIS packages travel in .gpu/
-# (here: mkdir -p .gpu && cd .gpu && apt-get download libblis4-serial libblis-serial-dev). Then runs the command
+# (here: mkdir -p .gpu && cd .gpu && apt-get download libblis4-serial libblis-serial-dev liblapack3 liblapack-dev). Then runs the command
 # given (e.g. the CUDA tests and benchmarks).  Usage: bash scripts/gpu_check.sh python3 -m pytest tests/python/test_cuda_*.py
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -10,6 +10,7 @@ command -v ccache >/dev/null || need_apt+=(ccache)
 ls /usr/include/*/blis-serial/cblas.h >/dev/null 2>&1 || need_apt+=(libblis-serial-dev)
 [ -f /usr/include/dnnl.hpp ] || need_apt+=(libdnnl-dev)
 [ -f /usr/include/zlib.h ] || need_apt+=(zlib1g-dev)
+ls /usr/lib/*/liblapack.so >/dev/null 2>&1 || need_apt+=(liblapack-dev)
 command -v g++ >/dev/null || need_apt+=(g++)
 [ -d /usr/share/datasets/fashion-mnist ] || need_apt+=(dataset-fashion-mnist)  # the main job's data
 if [ ${#need_apt[@]} -gt 0 ]; then

@@ -16,6 +16,8 @@ struct NotImplementedError : Error { using Error::Error; };
 struct DeviceUnavailableError : Error { using Error::Error; };
 // A device allocation that failed even after the cache was emptied (torch.cuda.OutOfMemoryError, a RuntimeError).
 struct OutOfMemoryError : Error { using Error::Error; };
+// A linear-algebra routine that failed on its input (torch.linalg.LinAlgError, a RuntimeError).
+struct LinAlgError : Error { using Error::Error; };
 
 // Warnings (torch's UserWarning): go to the installed handler; the default prints to stderr.
 // The Python module installs one that raises a Python UserWarning.

@@ -1,10 +1,11 @@
 // Math ops beyond the elementwise tables: logit, signbit, nansum/nanmean, logcumsumexp, diff, cross, kron,
-// tensordot, dist, cdist and the linalg norms (hypot and xlogy are rows of binary_ops.def).
+// tensordot, dist, cdist, the linalg norms and the SVD (hypot and xlogy are rows of binary_ops.def).
 #pragma once
 #include <functional>
 #include <initializer_list>
 #include <optional>
 #include <string_view>
+#include <tuple>
 
 #include "ember/tensor.h"
 
@@ -61,7 +62,7 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2, std::optional<int
 // torch.linalg norms. dims none: all (vector_norm); ord as torch's (inf, -inf, 0, any p).
 Tensor linalg_vector_norm(const Tensor& x, double ord = 2, OptionalIntArrayRef dims = {}, bool keepdim = false,
                           std::optional<ScalarType> dtype = {});
-// ord: 1, -1, inf, -inf, or "fro"; "nuc", 2 and -2 need singular values, which Ember lacks (NotImplementedError).
+// ord: 1, -1, inf, -inf, 2, -2 (largest / smallest singular value), or "fro", "nuc" (sum of singular values).
 Tensor linalg_matrix_norm(const Tensor& a, double ord, IntArrayRef dims = {-2, -1}, bool keepdim = false,
                           std::optional<ScalarType> dtype = {});
 Tensor linalg_matrix_norm(const Tensor& a, std::string_view ord = "fro", IntArrayRef dims = {-2, -1},
@@ -71,5 +72,12 @@ Tensor linalg_norm(const Tensor& a, std::optional<double> ord = {}, OptionalIntA
                    bool keepdim = false, std::optional<ScalarType> dtype = {});
 Tensor linalg_norm(const Tensor& a, std::string_view ord, OptionalIntArrayRef dims = {}, bool keepdim = false,
                    std::optional<ScalarType> dtype = {});
+
+// torch.linalg.svd: (U, S, Vh) with A = U diag(S) Vh for each matrix of A's batch, S descending; U and Vh square when
+// full_matrices, else k = min(m, n) columns / rows. U and Vh are column-major, as torch's (LAPACK's) are.
+std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& a, bool full_matrices = true);
+Tensor linalg_svdvals(const Tensor& a);
+// torch.svd: (U, S, V = Vh transposed), reduced when some; without compute_uv, U and V are full-size zeros.
+std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& a, bool some = true, bool compute_uv = true);
 
 }  // namespace ember

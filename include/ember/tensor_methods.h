@@ -191,3 +191,25 @@ std::pair<Tensor, Tensor> cummax(int64_t dim) const;
 std::pair<Tensor, Tensor> cummin(int64_t dim) const;
 Tensor histc(int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0) const;
 Tensor bincount(const std::optional<Tensor>& weights = {}, int64_t minlength = 0) const;
+std::tuple<Tensor, Tensor, Tensor> unique(bool sorted = true, bool return_inverse = false, bool return_counts = false,
+                                          std::optional<int64_t> dim = {}) const;
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive(bool return_inverse = false, bool return_counts = false,
+                                                      std::optional<int64_t> dim = {}) const;
+// ---- math ops (ember/math_ops.h)
+Tensor logit(std::optional<double> eps = {}) const;
+Tensor signbit() const;
+Tensor nansum(IntArrayRef dims = {}, bool keepdim = false, std::optional<ScalarType> dtype = {}) const;
+Tensor nanmean(IntArrayRef dims = {}, bool keepdim = false, std::optional<ScalarType> dtype = {}) const;
+Tensor logcumsumexp(int64_t dim) const;
+Tensor diff(int64_t n = 1, int64_t dim = -1, const std::optional<Tensor>& prepend = {},
+            const std::optional<Tensor>& append = {}) const;
+Tensor cross(const Tensor& other, std::optional<int64_t> dim = {}) const;
+Tensor kron(const Tensor& other) const;
+Tensor dist(const Tensor& other, double p = 2) const;
+std::tuple<Tensor, Tensor, Tensor> svd(bool some = true, bool compute_uv = true) const;
+// ---- views named after another tensor or numpy
+Tensor view_as(const Tensor& other) const;
+Tensor reshape_as(const Tensor& other) const;
+Tensor swapaxes(int64_t axis0, int64_t axis1) const;
+Tensor swapdims(int64_t dim0, int64_t dim1) const;
+Tensor moveaxis(IntArrayRef source, IntArrayRef destination) const;

@@ -26,6 +26,8 @@ nanmedian = _named("nanmedian", ["values", "indices"])
 mode = _named("mode", ["values", "indices"])
 cummax = _named("cummax", ["values", "indices"])
 cummin = _named("cummin", ["values", "indices"])
+linalg_svd = _named("linalg_svd", ["U", "S", "Vh"])
+svd = _named("svd", ["U", "S", "V"])
 # what those ops return when called with out=(values, indices), as torch
 sort_out, topk_out, kthvalue_out, median_out, nanmedian_out, mode_out, cummax_out, cummin_out = (
     _named(f"{n}_out", ["values", "indices"])

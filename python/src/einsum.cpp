@@ -8,8 +8,14 @@ namespace ember::py {
 
 namespace {
 
-// One subscript of the sublist form: an int in [0, 52) (A-Z, then a-z) or Ellipsis.
-std::string sublist_labels(nb::handle list) {
+// The subscripts of one list of the sublist form: ints in [0, 52) (A-Z, then a-z) or Ellipsis.
+// A tensor where a list belongs is a TypeError, as torch's; with an output list (an odd count of arguments) torch's
+// Python wrapper reads it first and raises a RuntimeError.
+std::string sublist_labels(nb::handle list, bool with_output) {
+  EMBER_CHECK(!nb::isinstance<Tensor>(list) || !with_output, Error, "einsum(): the sublist form takes a list of "
+              "subscripts after each operand, not a Tensor");
+  EMBER_CHECK(!nb::isinstance<Tensor>(list), TypeError, "einsum(): the sublist form takes a list of subscripts after "
+              "each operand, not a Tensor");
   std::string labels;
   for (nb::handle item : nb::iter(list)) {
     if (item.is(nb::handle(Py_Ellipsis))) {
@@ -33,9 +39,9 @@ Tensor einsum_args(const nb::args& args) {
   if (nb::isinstance<Tensor>(args[0])) {  // x, [subscripts], y, [subscripts], ..., [output]
     for (size_t i = 0; i + 1 < n; i += 2) {
       operands.push_back(tensor_element(args[i], i));
-      equation += (i ? "," : "") + sublist_labels(args[i + 1]);
+      equation += (i ? "," : "") + sublist_labels(args[i + 1], n % 2 == 1);
     }
-    if (n % 2 == 1) equation += "->" + sublist_labels(args[n - 1]);
+    if (n % 2 == 1) equation += "->" + sublist_labels(args[n - 1], true);
     return einsum(equation, operands);
   }
   EMBER_CHECK(nb::isinstance<nb::str>(args[0]), TypeError, "einsum(): argument 'equation' must be str, not ",

@@ -140,7 +140,17 @@ void init_indexing(nb::module_& m, nb::class_<Tensor>& cls) {
     for (const Tensor& c : nonzero_numpy(x)) cols.append(nb::cast(c));
     return nb::tuple(cols);
   };
-  m.def("nonzero", nonzero_impl, nb::arg("input"), nb::kw_only(), nb::arg("as_tuple") = false);
+  m.def("nonzero", [nonzero_impl](const Tensor& x, bool as_tuple, nb::handle out) -> nb::object {
+    if (out.is_none()) return nonzero_impl(x, as_tuple);
+    EMBER_CHECK(!as_tuple, Error, "nonzero does not support the out kwarg when as_tuple is True");
+    Tensor& o = nb::cast<Tensor&>(out);
+    EMBER_CHECK(o.dtype() == kInt64, Error, "nonzero: Expected out tensor to have scalar type Long but got scalar type",
+                dtype_info(o.dtype()).legacy_name);
+    Tensor r = nonzero(x);
+    resize_output_like(o, r);  // a resized out takes the result's column-major layout, as torch's
+    o.copy_(r);
+    return nb::borrow(out);
+  }, nb::arg("input"), nb::kw_only(), nb::arg("as_tuple") = false, nb::arg("out") = nb::none());
   m.def("gather", [](const Tensor& x, int64_t dim, const Tensor& index, bool) { return gather(x, dim, index); },
         nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("sparse_grad") = false);
   cls.def("gather", [](const Tensor& x, int64_t dim, const Tensor& index, bool) { return gather(x, dim, index); },

@@ -1,6 +1,8 @@
 // Math ops: logit, the number-first xlogy, signbit, nansum, nanmean, logcumsumexp, diff, cross, kron, tensordot,
-// dist, cdist, and the linalg functions python/ember/linalg.py exposes (vector_norm, matrix_norm, norm, cross).
+// dist, cdist, and the linalg functions python/ember/linalg.py exposes (vector_norm, matrix_norm, norm, cross, svd,
+// svdvals), with torch.svd.
 #include <nanobind/stl/pair.h>
+#include <nanobind/stl/tuple.h>
 
 #include <tuple>
 
@@ -63,6 +65,11 @@ std::optional<int64_t> cdist_mode(const std::string& mode) {
 std::pair<DimVector, DimVector> tensordot_dims(const Tensor& a, const Tensor& b, nb::handle dims) {
   if (nb::isinstance<Tensor>(dims)) {
     const Tensor& t = nb::cast<const Tensor&>(dims);
+    if (t.numel() > 1 && t.sizes()[0] != 2) {
+      PyErr_Format(PyExc_AssertionError, "dims tensor must have size 2 in first dimension, got %lld",
+                   static_cast<long long>(t.sizes()[0]));
+      throw nb::python_error();
+    }
     if (t.numel() > 1) return tensordot_dims(a, b, nb::cast(t).attr("tolist")());
     return tensordot_dims(a, b, nb::int_(t.item().to_int()));
   }
@@ -116,6 +123,31 @@ void init_linalg_functions(nb::module_& m) {
   m.def("_linalg_cross", [](const Tensor& a, const Tensor& b, int64_t dim, nb::handle out) {
     return fn_or_out(out, [&] { return linalg_cross(a, b, dim); }, [&](Tensor& o) { linalg_cross_out(o, a, b, dim); });
   }, nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("dim") = -1, nb::arg("out") = nb::none());
+}
+
+// linalg.svd, linalg.svdvals and torch.svd, returning torch's named tuples.
+void init_svd(nb::module_& m, nb::class_<Tensor>& cls) {
+  auto named = [](const char* type, const std::tuple<Tensor, Tensor, Tensor>& r) {
+    return nb::module_::import_("ember.return_types").attr(type)(std::get<0>(r), std::get<1>(r), std::get<2>(r));
+  };
+  auto check_driver = [](nb::handle driver) {
+    EMBER_CHECK(driver.is_none(), Error, "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA "
+                "inputs with cuSOLVER backend.");
+  };
+  m.def("_linalg_svd", [named, check_driver](const Tensor& a, bool full_matrices, nb::handle driver) {
+    check_driver(driver);
+    return named("linalg_svd", linalg_svd(a, full_matrices));
+  }, nb::arg("A"), nb::arg("full_matrices") = true, nb::kw_only(), nb::arg("driver") = nb::none());
+  m.def("_linalg_svdvals", [check_driver](const Tensor& a, nb::handle driver, nb::handle out) {
+    check_driver(driver);
+    EMBER_CHECK(out.is_none() || nb::cast<const Tensor&>(out).dtype() == a.dtype(), Error, "Expected out tensor to have "
+                "dtype ", dtype_info(a.dtype()).name, ", but got ", dtype_info(nb::cast<const Tensor&>(out).dtype()).name,
+                " instead");
+    return maybe_out(out, {&a}, "linalg_svdvals", [&] { return out_dtype_as("linalg.svdvals", out, linalg_svdvals(a)); });
+  }, nb::arg("A"), nb::kw_only(), nb::arg("driver") = nb::none(), nb::arg("out") = nb::none());
+  auto torch_svd = [named](const Tensor& a, bool some, bool compute_uv) { return named("svd", svd(a, some, compute_uv)); };
+  m.def("svd", torch_svd, nb::arg("input"), nb::arg("some") = true, nb::arg("compute_uv") = true);
+  cls.def("svd", torch_svd, nb::arg("some") = true, nb::arg("compute_uv") = true);
 }
 
 }  // namespace
@@ -188,12 +220,20 @@ void init_math_ops(nb::module_& m, nb::class_<Tensor>& cls) {
   }, nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out") = nb::none());
   cls.def("kron", [](const Tensor& a, const Tensor& b) { return kron(a, b); }, nb::arg("other"));
 
-  m.def("tensordot", [](const Tensor& a, const Tensor& b, nb::handle dims, nb::handle out) {
+  // a and b are read as torch's Python tensordot reads them (a.dim()): anything else is an AttributeError.
+  m.def("tensordot", [](nb::handle a_obj, nb::handle b_obj, nb::handle dims, nb::handle out) {
+    for (nb::handle t : {a_obj, b_obj}) {
+      if (!nb::isinstance<Tensor>(t)) {
+        PyErr_Format(PyExc_AttributeError, "'%s' object has no attribute 'dim'", Py_TYPE(t.ptr())->tp_name);
+        throw nb::python_error();
+      }
+    }
+    const Tensor &a = nb::cast<const Tensor&>(a_obj), &b = nb::cast<const Tensor&>(b_obj);
     auto [da, db] = tensordot_dims(a, b, dims);
     if (out.is_none()) return nb::cast(tensordot(a, b, da, db));
     tensordot_out(nb::cast<Tensor&>(out), a, b, da, db);
     return nb::borrow(out);
-  }, nb::arg("a"), nb::arg("b"), nb::arg("dims") = 2, nb::arg("out") = nb::none());
+  }, nb::arg("a").none(), nb::arg("b").none(), nb::arg("dims").none() = 2, nb::arg("out") = nb::none());
 
   m.def("dist", [](const Tensor& a, const Tensor& b, double p) { return dist(a, b, p); }, nb::arg("input"),
         nb::arg("other"), nb::arg("p") = 2);
@@ -204,6 +244,7 @@ void init_math_ops(nb::module_& m, nb::class_<Tensor>& cls) {
   }, nb::arg("x1"), nb::arg("x2"), nb::arg("p") = 2.0, nb::arg("compute_mode") = "use_mm_for_euclid_dist_if_necessary");
 
   init_linalg_functions(m);
+  init_svd(m, cls);
 }
 
 }  // namespace ember::py

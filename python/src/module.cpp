@@ -10,6 +10,9 @@ NB_MODULE(_C, m) {
   // ember.OutOfMemoryError (torch.OutOfMemoryError, also ember.cuda.OutOfMemoryError): a RuntimeError.
   static PyObject* out_of_memory = PyErr_NewException("ember.OutOfMemoryError", PyExc_RuntimeError, nullptr);
   m.attr("OutOfMemoryError") = nb::handle(out_of_memory);
+  // ember.linalg.LinAlgError (torch.linalg.LinAlgError, named _LinAlgError as torch's): a RuntimeError.
+  static PyObject* linalg_error = PyErr_NewException("ember._C._LinAlgError", PyExc_RuntimeError, nullptr);
+  m.attr("_LinAlgError") = nb::handle(linalg_error);
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
@@ -25,6 +28,8 @@ NB_MODULE(_C, m) {
       PyErr_SetString(PyExc_AssertionError, e.what());
     } catch (const OutOfMemoryError& e) {
       PyErr_SetString(out_of_memory, e.what());
+    } catch (const LinAlgError& e) {
+      PyErr_SetString(linalg_error, e.what());
     } catch (const std::bad_cast&) {  // a Python argument nanobind could not convert, as torch: a TypeError
       PyErr_SetString(PyExc_TypeError, "an argument has a type this function does not accept");
     }

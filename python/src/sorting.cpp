@@ -46,6 +46,15 @@ nb::object unique_result(const std::tuple<Tensor, Tensor, Tensor>& r, bool retur
   return nb::tuple(items);
 }
 
+// A flag of unique / unique_consecutive: a bool; a tensor of several elements has no truth value (RuntimeError).
+bool unique_flag(nb::handle value, const char* name) {
+  EMBER_CHECK(!nb::isinstance<Tensor>(value) || nb::cast<const Tensor&>(value).numel() == 1, Error,
+              "Boolean value of Tensor with more than one value is ambiguous");
+  EMBER_CHECK(PyBool_Check(value.ptr()), TypeError, "unique(): argument '", name, "' must be bool, not ",
+              nb::inst_name(value).c_str());
+  return value.ptr() == Py_True;
+}
+
 std::optional<std::string_view> side_arg(const std::optional<std::string>& side) {
   return side ? std::optional<std::string_view>(*side) : std::nullopt;
 }
@@ -55,25 +64,37 @@ std::optional<std::string_view> side_arg(const std::optional<std::string>& side)
 void init_sorting(nb::module_& m) {
   auto cls = nb::borrow<nb::class_<Tensor>>(nb::type<Tensor>());
 
-  // sort: torch's two signatures; a `stable` keyword selects sort.stable (SortBackward1)
+  // sort and argsort: torch's two signatures each. A `stable` keyword (even None) selects sort.stable (SortBackward1),
+  // whose dim and descending are keyword-only: sort(x, 0, stable=True) is a TypeError, as in torch.
   auto sort_impl = [](const Tensor& x, int64_t dim, bool descending, std::optional<bool> stable, nb::handle out) {
     return pair_result("sort", out, [&] { return stable ? sort(x, stable, dim, descending) : sort(x, dim, descending); },
                        [&](Tensor& v, Tensor& i) { sort_out(v, i, x, dim, descending, stable.value_or(false)); });
   };
-  m.def("sort", sort_impl, nb::arg("input"), nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(),
-        nb::arg("stable") = nb::none(), nb::arg("out") = nb::none());
-  cls.def("sort", [sort_impl](const Tensor& x, int64_t dim, bool descending, std::optional<bool> stable) {
-    return sort_impl(x, dim, descending, stable, nb::none());
-  }, nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(), nb::arg("stable") = nb::none());
-  m.def("argsort", [](const Tensor& x, int64_t dim, bool descending, std::optional<bool> stable, nb::handle out) {
-    EMBER_CHECK(out.is_none() || stable, TypeError, "argsort(): out= needs the stable= keyword, as torch's argsort.stable");
-    return single_result(out, [&] { return argsort(x, dim, descending, stable.value_or(false)); },
-                         [&](Tensor& o) { argsort_out(o, x, dim, descending, *stable); });
-  }, nb::arg("input"), nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(), nb::arg("stable") = nb::none(),
+  m.def("sort", [sort_impl](const Tensor& x, int64_t dim, bool descending, nb::handle out) {
+    return sort_impl(x, dim, descending, std::nullopt, out);
+  }, nb::arg("input"), nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(), nb::arg("out") = nb::none());
+  m.def("sort", [sort_impl](const Tensor& x, std::optional<bool> stable, int64_t dim, bool descending, nb::handle out) {
+    return sort_impl(x, dim, descending, stable, out);
+  }, nb::arg("input"), nb::kw_only(), nb::arg("stable").none(), nb::arg("dim") = -1, nb::arg("descending") = false,
      nb::arg("out") = nb::none());
-  cls.def("argsort", [](const Tensor& x, int64_t dim, bool descending, bool stable) {
+  cls.def("sort", [sort_impl](const Tensor& x, int64_t dim, bool descending) {
+    return sort_impl(x, dim, descending, std::nullopt, nb::none());
+  }, nb::arg("dim") = -1, nb::arg("descending") = false);
+  cls.def("sort", [sort_impl](const Tensor& x, std::optional<bool> stable, int64_t dim, bool descending) {
+    return sort_impl(x, dim, descending, stable, nb::none());
+  }, nb::kw_only(), nb::arg("stable").none(), nb::arg("dim") = -1, nb::arg("descending") = false);
+  m.def("argsort", [](const Tensor& x, int64_t dim, bool descending) { return argsort(x, dim, descending, false); },
+        nb::arg("input"), nb::arg("dim") = -1, nb::arg("descending") = false);
+  m.def("argsort", [](const Tensor& x, bool stable, int64_t dim, bool descending, nb::handle out) {
+    return single_result(out, [&] { return argsort(x, dim, descending, stable); },
+                         [&](Tensor& o) { argsort_out(o, x, dim, descending, stable); });
+  }, nb::arg("input"), nb::kw_only(), nb::arg("stable"), nb::arg("dim") = -1, nb::arg("descending") = false,
+     nb::arg("out") = nb::none());
+  cls.def("argsort", [](const Tensor& x, int64_t dim, bool descending) { return argsort(x, dim, descending, false); },
+          nb::arg("dim") = -1, nb::arg("descending") = false);
+  cls.def("argsort", [](const Tensor& x, bool stable, int64_t dim, bool descending) {
     return argsort(x, dim, descending, stable);
-  }, nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(), nb::arg("stable") = false);
+  }, nb::kw_only(), nb::arg("stable"), nb::arg("dim") = -1, nb::arg("descending") = false);
   m.def("msort", [](const Tensor& x, nb::handle out) {
     return single_result(out, [&] { return msort(x); }, [&](Tensor& o) { msort_out(o, x); });
   }, nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none());
@@ -204,20 +225,27 @@ void init_sorting(nb::module_& m) {
   m.def("bincount", bincount_impl, nb::arg("input"), nb::arg("weights") = nb::none(), nb::arg("minlength") = 0);
   cls.def("bincount", bincount_impl, nb::arg("weights") = nb::none(), nb::arg("minlength") = 0);
 
-  auto unique_impl = [](const Tensor& x, bool sorted, bool return_inverse, bool return_counts,
+  // unique's flags as torch's Python wrapper reads them: a tensor's truth first (ambiguous for several elements, a
+  // RuntimeError), then a strict bool (TypeError); sorted is checked after them.
+  auto unique_impl = [](const Tensor& x, nb::handle sorted, nb::handle return_inverse, nb::handle return_counts,
                         std::optional<int64_t> dim) {
-    return unique_result(unique(x, sorted, return_inverse, return_counts, dim), return_inverse, return_counts);
+    bool inverse = unique_flag(return_inverse, "return_inverse"), counts = unique_flag(return_counts, "return_counts");
+    EMBER_CHECK(PyBool_Check(sorted.ptr()), TypeError, "unique(): argument 'sorted' must be bool, not ",
+                nb::inst_name(sorted).c_str());
+    return unique_result(unique(x, sorted.ptr() == Py_True, inverse, counts, dim), inverse, counts);
   };
-  m.def("unique", unique_impl, nb::arg("input"), nb::arg("sorted") = true, nb::arg("return_inverse") = false,
-        nb::arg("return_counts") = false, nb::arg("dim") = nb::none());
-  cls.def("unique", unique_impl, nb::arg("sorted") = true, nb::arg("return_inverse") = false,
-          nb::arg("return_counts") = false, nb::arg("dim") = nb::none());
-  auto consecutive_impl = [](const Tensor& x, bool return_inverse, bool return_counts, std::optional<int64_t> dim) {
-    return unique_result(unique_consecutive(x, return_inverse, return_counts, dim), return_inverse, return_counts);
+  m.def("unique", unique_impl, nb::arg("input"), nb::arg("sorted").none() = true, nb::arg("return_inverse").none() = false,
+        nb::arg("return_counts").none() = false, nb::arg("dim") = nb::none());
+  cls.def("unique", unique_impl, nb::arg("sorted").none() = true, nb::arg("return_inverse").none() = false,
+          nb::arg("return_counts").none() = false, nb::arg("dim") = nb::none());
+  auto consecutive_impl = [](const Tensor& x, nb::handle return_inverse, nb::handle return_counts,
+                             std::optional<int64_t> dim) {
+    bool inverse = unique_flag(return_inverse, "return_inverse"), counts = unique_flag(return_counts, "return_counts");
+    return unique_result(unique_consecutive(x, inverse, counts, dim), inverse, counts);
   };
-  m.def("unique_consecutive", consecutive_impl, nb::arg("input"), nb::arg("return_inverse") = false,
-        nb::arg("return_counts") = false, nb::arg("dim") = nb::none());
-  cls.def("unique_consecutive", consecutive_impl, nb::arg("return_inverse") = false, nb::arg("return_counts") = false,
+  m.def("unique_consecutive", consecutive_impl, nb::arg("input"), nb::arg("return_inverse").none() = false,
+        nb::arg("return_counts").none() = false, nb::arg("dim") = nb::none());
+  cls.def("unique_consecutive", consecutive_impl, nb::arg("return_inverse").none() = false, nb::arg("return_counts").none() = false,
           nb::arg("dim") = nb::none());
 }
 

@@ -87,6 +87,8 @@ void record_logcumsumexp(const Tensor& result, const Tensor& x, int64_t dim);
 void record_cross(const Tensor& result, const Tensor& a, const Tensor& b, int64_t dim);
 void record_dist(const Tensor& result, const Tensor& a, const Tensor& b, double p);
 void record_cdist(const Tensor& result, const Tensor& x1, const Tensor& x2, double p);
+// linalg.svd's three outputs (formulas_svd.cpp).
+void record_svd(const Tensor& U, const Tensor& S, const Tensor& Vh, const Tensor& a);
 
 // Order statistics (formulas_sorting.cpp). record_selected: values picked from x along dim at `indices` (sort,
 // topk, cummax, and the keepdim-able reductions kthvalue/median/mode); the gradient goes back to those elements.

@@ -7,6 +7,7 @@
 #include "scatter_kernel.h"
 #include "softmax_kernel.h"
 #include "sort_kernel.h"
+#include "svd_kernel.h"
 #include "unary_kernels.h"
 #include "where_kernel.h"
 #include "shape_utils_kernel.h"
@@ -45,6 +46,7 @@ bool register_kernels() {
   kernels::searchsorted.set(cpu, &searchsorted_kernel);
   kernels::histc.set(cpu, &histc_kernel);
   kernels::unique_runs.set(cpu, &unique_runs_kernel);
+  kernels::svd.set(cpu, &svd_kernel);
   register_normalization_kernels();
   kernels::conv_forward.set(cpu, &conv_forward_kernel);
   kernels::conv_backward_data.set(cpu, &conv_backward_data_kernel);

@@ -26,6 +26,7 @@ constinit KernelTable<CumExtremumFn> cum_extremum("cum_extremum");
 constinit KernelTable<SearchSortedFn> searchsorted("searchsorted");
 constinit KernelTable<HistcFn> histc("histc");
 constinit KernelTable<UniqueRunsFn> unique_runs("unique_runs");
+constinit KernelTable<SvdFn> svd("svd");
 
 }  // namespace ember::kernels
 

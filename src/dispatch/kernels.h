@@ -159,6 +159,12 @@ namespace ember::kernels {
 // src's where j - i <= diagonal (lower) or j - i >= diagonal (upper), else zero.
 using TriangleFn = void (*)(const Tensor& dst, const Tensor& src, bool upper, int64_t diagonal);
 extern KernelTable<TriangleFn> triangle;
+// The SVD of each matrix of a batch, every matrix stored as its contiguous transpose (column-major): a (B, n, m)
+// holds the m x n inputs and is overwritten; s (B, k) gets the singular values, descending (k = min(m, n)); u
+// (B, ucols, m) and vh (B, n, vrows) get U and Vh (ucols = vrows = k, or m and n when full), or are undefined for
+// values only. Raises LinAlgError where LAPACK fails (a NaN in A).
+using SvdFn = void (*)(const Tensor& a, const Tensor& s, const Tensor& u, const Tensor& vh, bool full);
+extern KernelTable<SvdFn> svd;
 }  // namespace ember::kernels
 namespace ember {
 

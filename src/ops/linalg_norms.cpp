@@ -10,6 +10,7 @@
 #include "ember/ops.h"
 #include "ember/reduce.h"
 #include "ember/type_promotion.h"
+#include "linalg_svd.h"
 
 namespace ember {
 
@@ -37,10 +38,12 @@ Tensor norm_input(const Tensor& x, std::optional<ScalarType> dtype, const char* 
   return x.to(*dtype);
 }
 
-// Matrix norms that need singular values (nuc, 2, -2): Ember has no SVD yet.
-[[noreturn]] void no_svd(const std::string& ord) {
-  throw NotImplementedError(str("linalg.matrix_norm: ord=", ord, " needs singular values (svd), which Ember does not "
-                                "implement yet"));
+// The matrix norms of singular values: torch refuses float16 / bfloat16 input before any dtype= conversion.
+Tensor svd_norm(const Tensor& a, SingularValueNorm which, const DimVector& d, bool keepdim,
+                std::optional<ScalarType> dtype) {
+  EMBER_CHECK(a.dtype() != kFloat16 && a.dtype() != kBFloat16, Error,
+              "linalg.matrix_norm: Low precision dtypes not supported. Got ", legacy(a));
+  return singular_value_norm(norm_input(a, dtype, "linalg.matrix_norm"), which, d[0], d[1], keepdim);
 }
 
 // torch's checks of A and dims (after ord's): a floating matrix (batch), two different dims.
@@ -79,7 +82,9 @@ Tensor linalg_matrix_norm(const Tensor& a, double ord, IntArrayRef dims, bool ke
   EMBER_CHECK(abs_ord == 2 || abs_ord == 1 || std::isinf(abs_ord), Error,
               "linalg.matrix_norm: Order ", ord, " not supported.");
   DimVector d = matrix_dims(a, dims);
-  if (abs_ord == 2) no_svd(ord > 0 ? "2" : "-2");
+  if (abs_ord == 2) {
+    return svd_norm(a, ord > 0 ? SingularValueNorm::Largest : SingularValueNorm::Smallest, d, keepdim, dtype);
+  }
   if (std::isinf(abs_ord)) std::swap(d[0], d[1]);  // the inf norm is the 1 norm of the transpose
   if (!keepdim && d[0] < d[1]) --d[1];              // the first reduction removes d[0]
   Tensor col = linalg_vector_norm(a, 1, {d[0]}, keepdim, dtype);
@@ -90,7 +95,9 @@ Tensor linalg_matrix_norm(const Tensor& a, std::string_view ord, IntArrayRef dim
                           std::optional<ScalarType> dtype) {
   EMBER_CHECK(ord == "fro" || ord == "nuc", Error, "linalg.matrix_norm: Order ", ord, " not supported.");
   DimVector d = matrix_dims(a, dims);
-  if (ord == "nuc") no_svd("'nuc'");
+  if (ord == "nuc") {
+    return svd_norm(a, SingularValueNorm::Nuclear, d, keepdim, dtype);
+  }
   return linalg_vector_norm(a, 2, d, keepdim, dtype);
 }
 

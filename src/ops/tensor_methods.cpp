@@ -324,6 +324,34 @@ std::vector<Tensor> Tensor::vsplit(IntArrayRef indices) const { return ember::vs
 std::vector<Tensor> Tensor::dsplit(int64_t sections) const { return ember::dsplit(*this, sections); }
 std::vector<Tensor> Tensor::dsplit(IntArrayRef indices) const { return ember::dsplit(*this, indices); }
 
+// ---- math ops
+Tensor Tensor::logit(std::optional<double> eps) const { return ember::logit(*this, eps); }
+Tensor Tensor::signbit() const { return ember::signbit(*this); }
+Tensor Tensor::nansum(IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) const {
+  return ember::nansum(*this, dims, keepdim, dtype);
+}
+Tensor Tensor::nanmean(IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) const {
+  return ember::nanmean(*this, dims, keepdim, dtype);
+}
+Tensor Tensor::logcumsumexp(int64_t dim) const { return ember::logcumsumexp(*this, dim); }
+Tensor Tensor::diff(int64_t n, int64_t dim, const std::optional<Tensor>& prepend,
+                    const std::optional<Tensor>& append) const {
+  return ember::diff(*this, n, dim, prepend, append);
+}
+Tensor Tensor::cross(const Tensor& other, std::optional<int64_t> dim) const { return ember::cross(*this, other, dim); }
+Tensor Tensor::kron(const Tensor& other) const { return ember::kron(*this, other); }
+Tensor Tensor::dist(const Tensor& other, double p) const { return ember::dist(*this, other, p); }
+std::tuple<Tensor, Tensor, Tensor> Tensor::svd(bool some, bool compute_uv) const {
+  return ember::svd(*this, some, compute_uv);
+}
+
+// ---- views named after another tensor or numpy
+Tensor Tensor::view_as(const Tensor& other) const { return view(other.sizes()); }
+Tensor Tensor::reshape_as(const Tensor& other) const { return reshape(other.sizes()); }
+Tensor Tensor::swapaxes(int64_t axis0, int64_t axis1) const { return transpose(axis0, axis1); }
+Tensor Tensor::swapdims(int64_t dim0, int64_t dim1) const { return transpose(dim0, dim1); }
+Tensor Tensor::moveaxis(IntArrayRef source, IntArrayRef destination) const { return movedim(source, destination); }
+
 // ---- order statistics
 std::pair<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending) const { return ember::sort(*this, dim, descending); }
 std::pair<Tensor, Tensor> Tensor::sort(std::optional<bool> stable, int64_t dim, bool descending) const {
@@ -366,6 +394,14 @@ Tensor Tensor::histc(int64_t bins, const Scalar& min, const Scalar& max) const {
 }
 Tensor Tensor::bincount(const std::optional<Tensor>& weights, int64_t minlength) const {
   return ember::bincount(*this, weights, minlength);
+}
+std::tuple<Tensor, Tensor, Tensor> Tensor::unique(bool sorted, bool return_inverse, bool return_counts,
+                                                  std::optional<int64_t> dim) const {
+  return ember::unique(*this, sorted, return_inverse, return_counts, dim);
+}
+std::tuple<Tensor, Tensor, Tensor> Tensor::unique_consecutive(bool return_inverse, bool return_counts,
+                                                              std::optional<int64_t> dim) const {
+  return ember::unique_consecutive(*this, return_inverse, return_counts, dim);
 }
 
 }  // namespace ember

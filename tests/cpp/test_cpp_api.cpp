@@ -340,3 +340,46 @@ TEST(CppApi, CatAndStackOut) {
   Tensor narrow = empty({0}, kLong);
   EXPECT_THROW(cat_out(narrow, parts, 0), TypeError);
 }
+
+// The composite math ops, unique and the numpy-named views are Tensor methods too, as in libtorch.
+TEST(CppApi, CompositeMathMethods) {
+  Tensor x = floats({0.25f, 0.5f, -1.f, 2.f}, {2, 2});
+  EXPECT_TRUE(x.abs().logit().allclose(logit(x.abs())));
+  EXPECT_TRUE(x.signbit().equal(signbit(x)));
+  EXPECT_NEAR(x.nansum().item<float>(), 1.75f, 1e-6);
+  EXPECT_NEAR(x.nanmean({1}).sum().item<float>(), 0.875f, 1e-6);
+  EXPECT_TRUE(x.logcumsumexp(0).allclose(logcumsumexp(x, 0)));
+  EXPECT_TRUE(x.diff().equal(diff(x)));
+  EXPECT_TRUE(x.kron(x).equal(kron(x, x)));
+  EXPECT_NEAR(x.dist(zeros_like(x)).item<float>(), std::sqrt(5.3125f), 1e-5);
+  Tensor v = floats({1, 0, 0, 0, 1, 0}, {2, 3});
+  EXPECT_TRUE(v.cross(v.flip({0}), 1).equal(cross(v, v.flip({0}), 1)));
+  auto [values, inverse, counts] = tensor<int64_t>({3, 1, 3, 2}).unique(true, true, true);
+  EXPECT_EQ(printed(values.sizes()), "[3]");
+  EXPECT_EQ(counts[2].item<int64_t>(), 2);
+  EXPECT_EQ(inverse[0].item<int64_t>(), 2);
+  EXPECT_EQ(std::get<0>(tensor<int64_t>({1, 1, 2, 1}).unique_consecutive()).numel(), 3);
+  EXPECT_EQ(x.swapaxes(0, 1).stride(0), 1);
+  EXPECT_EQ(x.swapdims(0, 1).stride(0), 1);
+  EXPECT_EQ(zeros({2, 3, 4}).moveaxis({0}, {2}).sizes()[2], 2);
+  EXPECT_EQ(printed(arange(4).view_as(x).sizes()), "[2, 2]");
+  EXPECT_EQ(printed(arange(4).reshape_as(x).sizes()), "[2, 2]");
+}
+
+// The SVD: U diag(S) Vh rebuilds A; the matrix norms that need singular values.
+TEST(CppApi, SvdAndSingularValueNorms) {
+  Tensor a = arange(12, TensorOptions().dtype(kFloat64)).reshape({3, 4}).sin();
+  auto [u, s, vh] = linalg_svd(a, false);
+  EXPECT_EQ(printed(u.sizes()), "[3, 3]");
+  EXPECT_EQ(printed(vh.sizes()), "[3, 4]");
+  EXPECT_TRUE(matmul(u * s.unsqueeze(0), vh).allclose(a, 1e-12, 1e-12));
+  EXPECT_TRUE(linalg_svdvals(a).allclose(s));
+  EXPECT_NEAR(linalg_matrix_norm(a, "nuc").item<double>(), s.sum().item<double>(), 1e-12);
+  EXPECT_NEAR(linalg_matrix_norm(a, 2).item<double>(), s[0].item<double>(), 1e-12);
+  EXPECT_NEAR(linalg_matrix_norm(a, -2).item<double>(), s[2].item<double>(), 1e-12);
+  auto [u2, s2, v2] = a.svd();
+  EXPECT_TRUE(matmul(u2 * s2.unsqueeze(0), v2.transpose(0, 1)).allclose(a, 1e-12, 1e-12));
+  Tensor bad = a.clone();
+  bad.index_put_({0, 0}, std::nan(""));
+  EXPECT_THROW(linalg_svd(bad), LinAlgError);
+}

@@ -119,7 +119,18 @@ ENTRIES += [
     linalg("linalg_matrix_norm", Sample(T((3, 4))), Sample(T((2, 3, 4), "transposed"), 1), Sample(T((3, 4)), -1),
            Sample(T((3, 4), "offset"), INF), Sample(T((2, 3, 4)), -INF, (0, 2), True), Sample(T((2, 3, 4)), "fro", (2, 0)),
            Sample(T((3, 4)), 1, keepdim=True), Sample(T((4,)), raises=True), Sample(T((3, 4)), 3, raises=True)),
+    # the norms of singular values (torch refuses float16 and bfloat16 for them)
+    OpInfo("linalg_matrix_norm_svd", fixed(Sample(T((3, 4)), "nuc"), Sample(T((4, 3), "transposed"), 2),
+                                           Sample(T((2, 3, 4)), -2, (2, 0), True), Sample(T((3, 3), "offset"), -2),
+                                           Sample(T((2, 4, 3)), "nuc", (0, 1), True)),
+           torch_fn="linalg.matrix_norm", ember_fn="linalg.matrix_norm", method=None, dtypes=("float32", "float64"),
+           grad=True, check_strides=False, tol=REDUCE_TOL),
+    linalg("linalg_svdvals", Sample(T((3, 4))), Sample(T((2, 4, 3), "transposed")), Sample(T((5, 5), "offset")),
+           Sample(T((0, 3))), Sample(T((4,)), raises=True), dtypes=("float32", "float64")),
     linalg("linalg_norm", Sample(T((3, 4))), Sample(T((3, 4)), 1), Sample(T((4,), "offset"), INF),
            Sample(T((3, 4, 5), "transposed"), 3, 1), Sample(T((3, 4, 5)), -INF, (0, 1), True), Sample(T((3, 4)), "fro"),
            Sample(T((2, 3, 4)), dim=(1, 2)), Sample(T((2, 3, 4))), Sample(T((2, 3, 4)), 2, raises=True)),
+    OpInfo("linalg_norm_svd", fixed(Sample(T((3, 4)), "nuc"), Sample(T((3, 4)), 2), Sample(T((2, 3, 4)), -2, (1, 2))),
+           torch_fn="linalg.norm", ember_fn="linalg.norm", method=None, dtypes=("float32", "float64"), grad=True,
+           check_strides=False, tol=REDUCE_TOL),
 ]

@@ -123,7 +123,7 @@ ENTRIES = [
            grad=True),
     OpInfo("nonzero_tuple", fixed(Sample(x34(), as_tuple=True), Sample(x34("transposed", dtype="bool"), as_tuple=True),
                                   Sample(T(()), as_tuple=True), Sample(T((0, 3)), as_tuple=True)),
-           torch_fn="nonzero", missing=("out",)),
+           torch_fn="nonzero"),
     OpInfo("where_condition", fixed(Sample(MASK), Sample(x34("offset")), Sample(T(())), Sample(T((2, 0, 3)))),
            torch_fn="where", method=None),
     OpInfo("argwhere", fixed(Sample(x34()), Sample(x34("expanded", dtype="bool")), Sample(T(())), Sample(T((0, 3))))),

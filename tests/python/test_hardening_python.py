@@ -441,11 +441,6 @@ PROBE_KNOWN = {
     "lib.baddbmm(t, t, lib.ones(3))", "t.baddbmm(t, lib.ones(3))", "lib.index_put(t, t, lib.ones(3))",
     "t.index_put(t, lib.ones(3))", "t.index_put_(t, lib.ones(3))", "t.unflatten(t, lib.ones(3))",
 }
-# ops of issue 10 whose wrong-type errors are not torch's yet (TypeError where torch raises RuntimeError or
-# AttributeError from inside): skipped until their bindings take `object` arguments and check them as torch does
-PROBE_PENDING_OPS = ("einsum", "tensordot", "unique", "unique_consecutive")
-
-
 def probe_calls():
     fns = sorted(n for n in dir(ember) if not n.startswith("_") and hasattr(torch, n) and callable(getattr(ember, n))
                  and not isinstance(getattr(ember, n), type)
@@ -469,9 +464,7 @@ def probe_mismatches():
     out = []
     for expr in probe_calls():
         (_, e_err), (_, t_err) = run_both(expr, t=lambda lib: lib.ones(2, 3))
-        pending = expr.split("(")[0].split(".")[-1] in PROBE_PENDING_OPS
-        if e_err is not None and t_err is not None and type(e_err) is not type(t_err) and expr not in PROBE_KNOWN \
-                and not pending:
+        if e_err is not None and t_err is not None and type(e_err) is not type(t_err) and expr not in PROBE_KNOWN:
             out.append(f"{expr}: ember {type(e_err).__name__}: {e_err} | torch {type(t_err).__name__}")
         elif e_err is not None and "std::bad_cast" in str(e_err):
             out.append(f"{expr}: bare std::bad_cast")

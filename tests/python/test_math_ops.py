@@ -1,5 +1,5 @@
 """Math ops against torch where the op database cannot say it: number-first forms, messages of errors, warnings,
-node names, out= rules, the linalg norms that need an SVD, tensordot's dims forms and the pow/div/copysign forms."""
+node names, out= rules, tensordot's dims forms and the pow/div/copysign forms."""
 import warnings
 
 import numpy as np
@@ -109,15 +109,6 @@ def test_out_with_grad_is_refused():
                  lambda m, a: m.linalg.vector_norm(a, out=m.empty(0, dtype=a.dtype))):
         (_, ee), (_, et) = outcome(lambda: call(ember, e)), outcome(lambda: call(torch, t))
         assert type(ee) is type(et) is RuntimeError
-
-
-def test_matrix_norms_that_need_an_svd_raise():
-    e, _ = pair((3, 4))
-    for ord in ("nuc", 2, -2):
-        with pytest.raises(NotImplementedError, match="svd"):
-            ember.linalg.matrix_norm(e, ord)
-    with pytest.raises(NotImplementedError, match="svd"):
-        ember.linalg.norm(e, "nuc")
 
 
 def test_cross_without_dim_warns_and_takes_the_first_dim_of_size_3():
