@@ -19,9 +19,9 @@ from conftest import assert_same, outcome
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def run_child(code, timeout=60):
-    """Runs `code` in a child Python (this directory importable): its crash or hang cannot take the tests down."""
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout, cwd=HERE)
+def run_child(code, timeout=60, cwd=HERE):
+    """Runs `code` in a child Python (in cwd, importable): its crash or hang cannot take the tests down."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout, cwd=cwd)
 
 
 def deep(n):
@@ -471,10 +471,10 @@ def probe_mismatches():
     return out
 
 
-def test_probe_wrong_types():
+def test_probe_wrong_types(tmp_path):
     code = ("import sys; sys.path.insert(0, %r)\nfrom test_hardening_python import probe_mismatches\n"
             "print('\\n'.join(probe_mismatches())); print('done')") % HERE
-    r = run_child(code, timeout=300)
+    r = run_child(code, timeout=300, cwd=tmp_path)  # probes such as save(t, 'a') write into cwd
     assert r.returncode == 0 and r.stdout.endswith("done\n"), (r.returncode, r.stderr[-3000:])
     mismatches = r.stdout[:-len("done\n")].strip()
     assert not mismatches, mismatches
