@@ -76,7 +76,7 @@ void check_result_fits_output(ScalarType result, ScalarType out) {
 
 Tensor wrapped_scalar(const Scalar& value) {
   ScalarType t = value.is_floating_point() ? kFloat64 : value.is_bool() ? kBool : kInt64;
-  Tensor s = full({}, value, TensorOptions(t));
+  Tensor s = full({}, value, TensorOptions(t).device(kCPU));  // a CPU 0-dim, as torch wraps numbers
   s.impl()->is_wrapped_number = true;
   return s;
 }

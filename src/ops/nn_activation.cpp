@@ -9,6 +9,7 @@
 #include "../dispatch/kernels.h"
 #include "../functors/compute.h"
 #include "ember/creation.h"
+#include "ember/host.h"
 #include "ember/ops.h"
 #include "ember/random.h"
 #include "ember/reduce.h"
@@ -128,8 +129,8 @@ void check_lambd(const Tensor& x, double lambd) {
 Tensor rrelu_noise(const Tensor& x, double lower, double upper) {
   EMBER_CHECK(x.dtype() == kFloat32 || x.dtype() == kFloat64 || x.dtype() == kBFloat16, NotImplementedError,
               "\"rrelu_with_noise_out_cpu\" not implemented for '", dtype_info(x.dtype()).legacy_name, "'");
-  Tensor xc = x.contiguous().to(kFloat64);
-  Tensor noise = empty(x.sizes(), TensorOptions(kFloat64));
+  Tensor xc = host_copy(x).contiguous().to(kFloat64);  // drawn on the host, from the CPU generator's stream
+  Tensor noise = empty(x.sizes(), TensorOptions(kFloat64).device(kCPU));
   const double* in = xc.data_ptr<double>();
   double* out = noise.data_ptr<double>();
   GeneratorState& g = default_generator().state();
@@ -143,7 +144,7 @@ Tensor rrelu_noise(const Tensor& x, double lower, double upper) {
     double u = double(((hi << 32) | lo) & ((uint64_t(1) << 53) - 1)) * 0x1p-53;
     out[i] = u * (upper - lower) + lower;
   }
-  return noise.to(x.dtype());
+  return noise.to(x.options());
 }
 
 Tensor rrelu_impl(const Tensor& input, double lower, double upper, bool training, bool inplace) {

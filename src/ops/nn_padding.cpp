@@ -115,7 +115,7 @@ Tensor pad_indexed(const Tensor& self, IntArrayRef pad, Mode mode) {
     }
     int64_t out = size + l + r;
     EMBER_CHECK(out >= 1, Error, "input (W: ", size, ") is too small. Calculated output W: ", out);
-    Tensor idx = empty({out}, TensorOptions(kInt64));
+    Tensor idx = empty({out}, TensorOptions(kInt64).device(kCPU));  // built on the host, then moved
     int64_t* p = idx.data_ptr<int64_t>();
     for (int64_t o = 0; o < out; ++o) {
       int64_t j = o - l;

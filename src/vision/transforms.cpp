@@ -247,7 +247,7 @@ Tensor normalize(const Tensor& img, std::span<const double> mean, std::span<cons
               int_list(img.sizes()));
   int64_t c = img.size(-3);
   auto as_column = [&](std::span<const double> v) {
-    return tensor(std::vector<double>(v.begin(), v.end()), {int64_t(v.size()), 1, 1}, TensorOptions(img.dtype()));
+    return tensor(std::vector<double>(v.begin(), v.end()), {int64_t(v.size()), 1, 1}, img.options());
   };
   for (auto v : {mean, std})
     EMBER_CHECK(v.size() == 1 || int64_t(v.size()) == c, ValueError, "normalize: expected 1 or ", c,
@@ -470,7 +470,7 @@ Tensor convert_image_dtype(const Tensor& img, ScalarType dtype) {
   double in_max = max_value(from), out_max = max_value(dtype);
   if (in_max > out_max) {
     int64_t factor = int64_t((in_max + 1) / (out_max + 1));
-    return div(img, scalar_tensor(factor, TensorOptions(from)), "floor").to(dtype);
+    return div(img, scalar_tensor(factor, img.options()), "floor").to(dtype);
   }
   int64_t factor = int64_t((out_max + 1) / (in_max + 1));
   return img.to(dtype) * Scalar(factor);
