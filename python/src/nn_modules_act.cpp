@@ -441,18 +441,25 @@ void set_activation_attr(nb::handle self, nb::handle activation, const nn::Activ
     nb::setattr(self, "activation", activation);
 }
 
+// The encoder and decoder layers' class with their shared constructor (torch's arguments and defaults).
+template <typename Layer>
+Cls<Layer> transformer_layer_class(nb::module_& m, const char* name) {
+  Cls<Layer> cls(m, name);
+  cls.def("__init__", [](nb::pointer_and_handle<Layer> v, int64_t d_model, int64_t nhead, int64_t dim_feedforward,
+                         double dropout, nb::handle activation, double layer_norm_eps, bool batch_first,
+                         bool norm_first, bool bias, nb::handle device, std::optional<ScalarType> dtype) {
+    construct(v, typename Layer::Options{d_model, nhead, dim_feedforward, dropout, activation_arg(activation),
+                                         layer_norm_eps, batch_first, norm_first, bias, layer_options(device, dtype)});
+    set_activation_attr(v.h, activation, v.p->options.activation);
+  }, "d_model"_a, "nhead"_a, "dim_feedforward"_a = 2048, "dropout"_a = 0.1, "activation"_a = "relu",
+     "layer_norm_eps"_a = 1e-5, "batch_first"_a = false, "norm_first"_a = false, "bias"_a = true,
+     "device"_a = nb::none(), "dtype"_a = nb::none());
+  return cls;
+}
+
 void init_transformer(nb::module_& m) {
   using Layer = nn::TransformerEncoderLayer;
-  Cls<Layer>(m, "TransformerEncoderLayer")
-      .def("__init__", [](nb::pointer_and_handle<Layer> v, int64_t d_model, int64_t nhead, int64_t dim_feedforward,
-                          double dropout, nb::handle activation, double layer_norm_eps, bool batch_first,
-                          bool norm_first, bool bias, nb::handle device, std::optional<ScalarType> dtype) {
-        construct(v, Layer::Options{d_model, nhead, dim_feedforward, dropout, activation_arg(activation),
-                                    layer_norm_eps, batch_first, norm_first, bias, layer_options(device, dtype)});
-        set_activation_attr(v.h, activation, v.p->options.activation);
-      }, "d_model"_a, "nhead"_a, "dim_feedforward"_a = 2048, "dropout"_a = 0.1, "activation"_a = "relu",
-         "layer_norm_eps"_a = 1e-5, "batch_first"_a = false, "norm_first"_a = false, "bias"_a = true,
-         "device"_a = nb::none(), "dtype"_a = nb::none())
+  transformer_layer_class<Layer>(m, "TransformerEncoderLayer")
       .def("forward", [](Layer& self, const Tensor& src, nb::handle src_mask, nb::handle src_key_padding_mask,
                          bool is_causal) {
         return self.Layer::forward(src, opt_tensor(src_mask), opt_tensor(src_key_padding_mask), is_causal);
@@ -461,16 +468,7 @@ void init_transformer(nb::module_& m) {
       .def_prop_ro("activation_relu_or_gelu", [](const Layer& l) { return !l.options.activation.name.empty(); });
 
   using DLayer = nn::TransformerDecoderLayer;
-  Cls<DLayer>(m, "TransformerDecoderLayer")
-      .def("__init__", [](nb::pointer_and_handle<DLayer> v, int64_t d_model, int64_t nhead, int64_t dim_feedforward,
-                          double dropout, nb::handle activation, double layer_norm_eps, bool batch_first,
-                          bool norm_first, bool bias, nb::handle device, std::optional<ScalarType> dtype) {
-        construct(v, DLayer::Options{d_model, nhead, dim_feedforward, dropout, activation_arg(activation),
-                                     layer_norm_eps, batch_first, norm_first, bias, layer_options(device, dtype)});
-        set_activation_attr(v.h, activation, v.p->options.activation);
-      }, "d_model"_a, "nhead"_a, "dim_feedforward"_a = 2048, "dropout"_a = 0.1, "activation"_a = "relu",
-         "layer_norm_eps"_a = 1e-5, "batch_first"_a = false, "norm_first"_a = false, "bias"_a = true,
-         "device"_a = nb::none(), "dtype"_a = nb::none())
+  transformer_layer_class<DLayer>(m, "TransformerDecoderLayer")
       .def("forward", [](DLayer& self, const Tensor& tgt, const Tensor& memory, nb::handle tgt_mask,
                          nb::handle memory_mask, nb::handle tgt_key_padding_mask, nb::handle memory_key_padding_mask,
                          bool tgt_is_causal, bool memory_is_causal) {

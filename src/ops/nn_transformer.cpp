@@ -50,29 +50,18 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(
     const OptTensor& static_v, bool average_attn_weights, bool is_causal) {
   // ---- batching: an unbatched (L, E) query works as a batch of one
   int64_t qd = query_in.dim(), kd = key_in.dim(), vd = value_in.dim();
-  bool batched = qd == 3;
-  if (qd == 3) {
-    EMBER_CHECK(kd == 3 && vd == 3, AssertionError, "For batched (3-D) `query`, expected `key` and `value` to be "
-                "3-D but found ", kd, "-D and ", vd, "-D tensors respectively");
-    EMBER_CHECK(!key_padding_mask_in || key_padding_mask_in->dim() == 2, AssertionError,
-                "For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but found ",
-                key_padding_mask_in->dim(), "-D tensor instead");
-    EMBER_CHECK(!attn_mask_in || attn_mask_in->dim() == 2 || attn_mask_in->dim() == 3, AssertionError,
-                "For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found ",
-                attn_mask_in->dim(), "-D tensor instead");
-  } else if (qd == 2) {
-    EMBER_CHECK(kd == 2 && vd == 2, AssertionError, "For unbatched (2-D) `query`, expected `key` and `value` to be "
-                "2-D but found ", kd, "-D and ", vd, "-D tensors respectively");
-    EMBER_CHECK(!key_padding_mask_in || key_padding_mask_in->dim() == 1, AssertionError,
-                "For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D but found ",
-                key_padding_mask_in->dim(), "-D tensor instead");
-    EMBER_CHECK(!attn_mask_in || attn_mask_in->dim() == 2 || attn_mask_in->dim() == 3, AssertionError,
-                "For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found ",
-                attn_mask_in->dim(), "-D tensor instead");
-  } else {
-    throw AssertionError(str("query should be unbatched 2D or batched 3D tensor but received ", qd,
-                             "-D query tensor"));
-  }
+  EMBER_CHECK(qd == 2 || qd == 3, AssertionError, "query should be unbatched 2D or batched 3D tensor but received ", qd,
+              "-D query tensor");
+  const bool batched = qd == 3;
+  const char* form = batched ? "batched (3-D)" : "unbatched (2-D)";
+  EMBER_CHECK(kd == qd && vd == qd, AssertionError, "For ", form, " `query`, expected `key` and `value` to be ", qd,
+              "-D but found ", kd, "-D and ", vd, "-D tensors respectively");
+  EMBER_CHECK(!key_padding_mask_in || key_padding_mask_in->dim() == qd - 1, AssertionError, "For ", form,
+              " `query`, expected `key_padding_mask` to be `None` or ", qd - 1, "-D but found ",
+              key_padding_mask_in->dim(), "-D tensor instead");
+  EMBER_CHECK(!attn_mask_in || attn_mask_in->dim() == 2 || attn_mask_in->dim() == 3, AssertionError, "For ", form,
+              " `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found ", attn_mask_in->dim(),
+              "-D tensor instead");
   Tensor query = batched ? query_in : query_in.unsqueeze(1);
   Tensor key = batched ? key_in : key_in.unsqueeze(1);
   Tensor value = batched ? value_in : value_in.unsqueeze(1);
