@@ -1,7 +1,7 @@
 // Fused multi-tensor optimizer steps. The element math follows torch's _single_tensor_sgd/_adam
 // op by op (same roundings in the parameter's dtype); the whole step is one pass per parameter.
-// sqrt without errno, so the element loops vectorise (CMake builds src/cpu kernels with -fno-math-errno).
-#pragma GCC optimize("no-math-errno")
+// Each loop is specialised on the options' flags (static_flags), so it is branch-free and vectorises
+// (CMakeLists builds src/optim with -fno-math-errno for sqrt).
 #include "ember/optim/functional.h"
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 namespace ember::optim::functional {
 using detail::check_like;
 using detail::for_each_chunk;
+using detail::static_flags;
 using detail::visit_float;
 
 void sgd(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, std::vector<Tensor>& momentum_buffers,
@@ -75,6 +76,7 @@ void adam(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, c
     bc2_sqrt[i] = std::sqrt(1 - std::pow(o.beta2, double(step)));
     steps[i].bump_version();
   }
+  const bool decay = o.weight_decay != 0;
   for_each_chunk(params, {&exp_avgs, &exp_avg_sqs, &max_exp_avg_sqs}, [&](size_t i, int64_t b, int64_t e) {
     visit_float(params[i], [&]<typename T>(T) {
       T* __restrict p = params[i].data_ptr<T>();
@@ -82,24 +84,24 @@ void adam(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, c
       T* __restrict m = exp_avgs[i].data_ptr<T>();
       T* __restrict v = exp_avg_sqs[i].data_ptr<T>();
       T* __restrict vmax = o.amsgrad ? max_exp_avg_sqs[i].data_ptr<T>() : nullptr;
-      const bool maximize = o.maximize, amsgrad = o.amsgrad;
-      const T wd = T(o.weight_decay), decay = T(1 - o.lr * o.weight_decay), w1 = T(1 - o.beta1), b2 = T(o.beta2),
+      const T wd = T(o.weight_decay), shrink = T(1 - o.lr * o.weight_decay), w1 = T(1 - o.beta1), b2 = T(o.beta2),
               w2 = T(1 - o.beta2), bc2 = T(bc2_sqrt[i]), eps = T(o.eps), neg_step = T(-step_size[i]);
-      const bool coupled = o.weight_decay != 0 && !o.decoupled_weight_decay, small_w1 = w1 < T(0.5);
-      const bool decoupled = o.weight_decay != 0 && o.decoupled_weight_decay;
-      for (int64_t k = b; k < e; ++k) {
-        T d = maximize ? -g[k] : g[k];
-        T x = decoupled ? p[k] * decay : p[k];
-        if (coupled) d = d + wd * x;
-        T mk = small_w1 ? m[k] + w1 * (d - m[k]) : d - (d - m[k]) * (T(1) - w1);  // lerp as torch
-        T vk = v[k] * b2 + w2 * d * d;
-        m[k] = mk;
-        v[k] = vk;
-        T vd = vk;
-        if (amsgrad) vd = vmax[k] = std::max(vmax[k], vk);
-        x = x + neg_step * (mk / (std::sqrt(vd) / bc2 + eps));
-        p[k] = x;
-      }
+      const bool small_w1 = w1 < T(0.5);
+      static_flags(
+          [&](auto maximize, auto coupled, auto decoupled, auto amsgrad) {
+            for (int64_t k = b; k < e; ++k) {
+              T d = maximize ? -g[k] : g[k];
+              T x = decoupled ? p[k] * shrink : p[k];
+              if constexpr (coupled) d = d + wd * x;
+              T mk = small_w1 ? m[k] + w1 * (d - m[k]) : d - (d - m[k]) * (T(1) - w1);  // lerp as torch
+              T vk = v[k] * b2 + w2 * d * d;
+              m[k] = mk;
+              v[k] = vk;
+              if constexpr (amsgrad) vk = vmax[k] = std::max(vmax[k], vk);
+              p[k] = x + neg_step * (mk / (std::sqrt(vk) / bc2 + eps));
+            }
+          },
+          o.maximize, decay && !o.decoupled_weight_decay, decay && o.decoupled_weight_decay, o.amsgrad);
     });
   });
 }

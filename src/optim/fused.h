@@ -1,6 +1,7 @@
 // Shared pieces of the fused optimizer steps: checks, the chunked parallel loop, float dispatch.
 #pragma once
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "ember/errors.h"
@@ -28,6 +29,21 @@ void visit_float(const Tensor& p, Fn&& fn) {
   if (p.dtype() == kFloat32) fn(float{});
   else if (p.dtype() == kFloat64) fn(double{});
   else throw NotImplementedError(str("optimizer: fused step supports float32 and float64 parameters, got ", p.dtype()));
+}
+
+// Calls fn with each runtime flag as a std::bool_constant, so a loop specialised on them has no branches
+// (and vectorises): static_flags(fn, a, b) calls fn(bool_constant<a>{}, bool_constant<b>{}).
+template <typename Fn>
+void static_flags(Fn&& fn) {
+  fn();
+}
+template <typename Fn, typename... Rest>
+void static_flags(Fn&& fn, bool flag, Rest... rest) {
+  auto bind = [&]<bool B>(std::bool_constant<B> b) {
+    static_flags([&](auto... more) { fn(b, more...); }, rest...);
+  };
+  if (flag) bind(std::true_type{});
+  else bind(std::false_type{});
 }
 
 // Runs fn(i, begin, end) over all parameters in chunks, in parallel when the step is large (GIL
