@@ -18,6 +18,27 @@ using detail::for_each_chunk;
 using detail::static_flags;
 using detail::visit_float;
 
+// One SGD step's scalars for a tensor, in its dtype.
+template <typename T>
+struct SGDScalars {
+  T wd, mom, damp, neg_lr;
+};
+
+// SGD over n elements, specialised on the flags (kInit: the momentum buffer starts as the gradient).
+template <typename T, bool kMaximize, bool kDecay, bool kMomentum, bool kInit, bool kNesterov>
+void sgd_loop(T* __restrict p, const T* __restrict g, T* __restrict buf, int64_t n, const SGDScalars<T> c) {
+  for (int64_t k = 0; k < n; ++k) {
+    T d = kMaximize ? -g[k] : g[k];
+    if constexpr (kDecay) d = d + c.wd * p[k];
+    if constexpr (kMomentum) {
+      T m = kInit ? d : buf[k] * c.mom + c.damp * d;
+      buf[k] = m;
+      d = kNesterov ? d + c.mom * m : m;
+    }
+    p[k] = p[k] + c.neg_lr * d;
+  }
+}
+
 void sgd(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, std::vector<Tensor>& momentum_buffers,
          const SGDOptions& o) {
   EMBER_CHECK(grads.size() == params.size() && momentum_buffers.size() == params.size(), Error,
@@ -34,24 +55,41 @@ void sgd(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, st
   }
   for_each_chunk(params, {&momentum_buffers}, [&](size_t i, int64_t b, int64_t e) {
     visit_float(params[i], [&]<typename T>(T) {
-      T* __restrict p = params[i].data_ptr<T>();
-      const T* __restrict g = grads[i].data_ptr<T>();
-      T* __restrict buf = o.momentum != 0 ? momentum_buffers[i].data_ptr<T>() : nullptr;
-      const bool maximize = o.maximize, decay = o.weight_decay != 0, nesterov = o.nesterov;
-      const T wd = T(o.weight_decay), mom = T(o.momentum), damp = T(1 - o.dampening), neg_lr = T(-o.lr);
-      const bool init = first[i];
-      for (int64_t k = b; k < e; ++k) {
-        T d = maximize ? -g[k] : g[k];
-        if (decay) d = d + wd * p[k];
-        if (buf) {
-          T m = init ? d : buf[k] * mom + damp * d;
-          buf[k] = m;
-          d = nesterov ? d + mom * m : m;
-        }
-        p[k] = p[k] + neg_lr * d;
-      }
+      const SGDScalars<T> c{T(o.weight_decay), T(o.momentum), T(1 - o.dampening), T(-o.lr)};
+      T* buf = o.momentum != 0 ? momentum_buffers[i].data_ptr<T>() + b : nullptr;
+      static_flags(
+          [&](auto maximize, auto decay, auto momentum, auto init, auto nesterov) {
+            sgd_loop<T, decltype(maximize)::value, decltype(decay)::value, decltype(momentum)::value,
+                     decltype(init)::value, decltype(nesterov)::value>(
+                params[i].data_ptr<T>() + b, grads[i].data_ptr<T>() + b, buf, e - b, c);
+          },
+          o.maximize, o.weight_decay != 0, o.momentum != 0, first[i] != 0, o.nesterov);
     });
   });
+}
+
+// One Adam step's scalars for a tensor, in its dtype.
+template <typename T>
+struct AdamScalars {
+  T wd, shrink, w1, b2, w2, bc2, eps, neg_step;
+};
+
+// Adam over n elements, specialised on the flags: no branches and no aliasing (restrict parameters, scalars
+// by value), so it vectorises without runtime checks.
+template <typename T, bool kMaximize, bool kCoupled, bool kDecoupled, bool kAmsgrad, bool kSmallW1>
+void adam_loop(T* __restrict p, const T* __restrict g, T* __restrict m, T* __restrict v, T* __restrict vmax,
+               int64_t n, const AdamScalars<T> c) {
+  for (int64_t k = 0; k < n; ++k) {
+    T d = kMaximize ? -g[k] : g[k];
+    T x = kDecoupled ? p[k] * c.shrink : p[k];
+    if constexpr (kCoupled) d = d + c.wd * x;
+    T mk = kSmallW1 ? m[k] + c.w1 * (d - m[k]) : d - (d - m[k]) * (T(1) - c.w1);  // lerp as torch
+    T vk = v[k] * c.b2 + c.w2 * d * d;
+    m[k] = mk;
+    v[k] = vk;
+    if constexpr (kAmsgrad) vk = vmax[k] = std::max(vmax[k], vk);
+    p[k] = x + c.neg_step * (mk / (std::sqrt(vk) / c.bc2 + c.eps));
+  }
 }
 
 void adam(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, const std::vector<Tensor>& exp_avgs,
@@ -79,29 +117,18 @@ void adam(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, c
   const bool decay = o.weight_decay != 0;
   for_each_chunk(params, {&exp_avgs, &exp_avg_sqs, &max_exp_avg_sqs}, [&](size_t i, int64_t b, int64_t e) {
     visit_float(params[i], [&]<typename T>(T) {
-      T* __restrict p = params[i].data_ptr<T>();
-      const T* __restrict g = grads[i].data_ptr<T>();
-      T* __restrict m = exp_avgs[i].data_ptr<T>();
-      T* __restrict v = exp_avg_sqs[i].data_ptr<T>();
-      T* __restrict vmax = o.amsgrad ? max_exp_avg_sqs[i].data_ptr<T>() : nullptr;
-      const T wd = T(o.weight_decay), shrink = T(1 - o.lr * o.weight_decay), w1 = T(1 - o.beta1), b2 = T(o.beta2),
-              w2 = T(1 - o.beta2), bc2 = T(bc2_sqrt[i]), eps = T(o.eps), neg_step = T(-step_size[i]);
-      const bool small_w1 = w1 < T(0.5);
+      const AdamScalars<T> c{T(o.weight_decay), T(1 - o.lr * o.weight_decay), T(1 - o.beta1), T(o.beta2),
+                             T(1 - o.beta2), T(bc2_sqrt[i]), T(o.eps), T(-step_size[i])};
+      T* vmax = o.amsgrad ? max_exp_avg_sqs[i].data_ptr<T>() + b : nullptr;
       static_flags(
-          [&](auto maximize, auto coupled, auto decoupled, auto amsgrad) {
-            for (int64_t k = b; k < e; ++k) {
-              T d = maximize ? -g[k] : g[k];
-              T x = decoupled ? p[k] * shrink : p[k];
-              if constexpr (coupled) d = d + wd * x;
-              T mk = small_w1 ? m[k] + w1 * (d - m[k]) : d - (d - m[k]) * (T(1) - w1);  // lerp as torch
-              T vk = v[k] * b2 + w2 * d * d;
-              m[k] = mk;
-              v[k] = vk;
-              if constexpr (amsgrad) vk = vmax[k] = std::max(vmax[k], vk);
-              p[k] = x + neg_step * (mk / (std::sqrt(vk) / bc2 + eps));
-            }
+          [&](auto maximize, auto coupled, auto decoupled, auto amsgrad, auto small_w1) {
+            adam_loop<T, decltype(maximize)::value, decltype(coupled)::value, decltype(decoupled)::value,
+                      decltype(amsgrad)::value, decltype(small_w1)::value>(
+                params[i].data_ptr<T>() + b, grads[i].data_ptr<T>() + b, exp_avgs[i].data_ptr<T>() + b,
+                exp_avg_sqs[i].data_ptr<T>() + b, vmax, e - b, c);
           },
-          o.maximize, decay && !o.decoupled_weight_decay, decay && o.decoupled_weight_decay, o.amsgrad);
+          o.maximize, decay && !o.decoupled_weight_decay, decay && o.decoupled_weight_decay, o.amsgrad,
+          c.w1 < T(0.5));
     });
   });
 }

@@ -1,6 +1,7 @@
 // Shared pieces of the fused optimizer steps: checks, the chunked parallel loop, float dispatch.
 #pragma once
 #include <algorithm>
+#include <atomic>
 #include <type_traits>
 #include <vector>
 
@@ -59,11 +60,14 @@ void for_each_chunk(const std::vector<Tensor>& params, std::initializer_list<con
     total += params[i].numel();
   }
   {
-    Unlocked unlocked(total >= kUnlockElements);
-    parallel_for(0, int64_t(chunks.size()), total >= kUnlockElements ? 1 : int64_t(chunks.size()) + 1,
-                 [&](int64_t b, int64_t e) {
-                   for (int64_t c = b; c < e; ++c) fn(chunks[c].i, chunks[c].begin, chunks[c].end);
-                 });
+    // Threads claim chunks as they go, so a thread the OS holds back (a loaded machine) delays no one.
+    const bool parallel = total >= kUnlockElements && chunks.size() > 1;
+    Unlocked unlocked(parallel);
+    std::atomic<size_t> next = 0;
+    parallel_for(0, parallel ? get_num_threads() : 1, 1, [&](int64_t, int64_t) {
+      for (size_t c; (c = next.fetch_add(1, std::memory_order_relaxed)) < chunks.size();)
+        fn(chunks[c].i, chunks[c].begin, chunks[c].end);
+    });
   }
   for (const Tensor& p : params) p.bump_version();
   for (const std::vector<Tensor>* ts : written)
