@@ -1,5 +1,6 @@
 // Fused multi-tensor optimizer steps. The element math follows torch's _single_tensor_sgd/_adam
-// op by op (same roundings in the parameter's dtype); the whole step is one pass per parameter.
+// op by op with the roundings of torch's CPU kernels (fma where they fuse: add with alpha, lerp,
+// addcmul; (value * a) / b for addcdiv), so a step is bitwise torch's; one pass per parameter.
 // Each loop is specialised on the options' flags (static_flags), so it is branch-free and vectorises
 // (CMakeLists builds src/optim with -fno-math-errno for sqrt).
 #include "ember/optim/functional.h"
@@ -29,13 +30,13 @@ template <typename T, bool kMaximize, bool kDecay, bool kMomentum, bool kInit, b
 void sgd_loop(T* __restrict p, const T* __restrict g, T* __restrict buf, int64_t n, const SGDScalars<T> c) {
   for (int64_t k = 0; k < n; ++k) {
     T d = kMaximize ? -g[k] : g[k];
-    if constexpr (kDecay) d = d + c.wd * p[k];
+    if constexpr (kDecay) d = std::fma(p[k], c.wd, d);
     if constexpr (kMomentum) {
-      T m = kInit ? d : buf[k] * c.mom + c.damp * d;
+      T m = kInit ? d : std::fma(d, c.damp, buf[k] * c.mom);
       buf[k] = m;
-      d = kNesterov ? d + c.mom * m : m;
+      d = kNesterov ? std::fma(m, c.mom, d) : m;
     }
-    p[k] = p[k] + c.neg_lr * d;
+    p[k] = std::fma(d, c.neg_lr, p[k]);
   }
 }
 
@@ -82,13 +83,13 @@ void adam_loop(T* __restrict p, const T* __restrict g, T* __restrict m, T* __res
   for (int64_t k = 0; k < n; ++k) {
     T d = kMaximize ? -g[k] : g[k];
     T x = kDecoupled ? p[k] * c.shrink : p[k];
-    if constexpr (kCoupled) d = d + c.wd * x;
-    T mk = kSmallW1 ? m[k] + c.w1 * (d - m[k]) : d - (d - m[k]) * (T(1) - c.w1);  // lerp as torch
-    T vk = v[k] * c.b2 + c.w2 * d * d;
+    if constexpr (kCoupled) d = std::fma(x, c.wd, d);
+    T mk = kSmallW1 ? std::fma(c.w1, d - m[k], m[k]) : std::fma(c.w1 - T(1), d - m[k], d);
+    T vk = std::fma(c.w2 * d, d, v[k] * c.b2);
     m[k] = mk;
     v[k] = vk;
     if constexpr (kAmsgrad) vk = vmax[k] = std::max(vmax[k], vk);
-    p[k] = x + c.neg_step * (mk / (std::sqrt(vk) / c.bc2 + c.eps));
+    p[k] = x + c.neg_step * mk / (std::sqrt(vk) / c.bc2 + c.eps);
   }
 }
 
