@@ -82,7 +82,8 @@ class Value {
   std::shared_ptr<Entries> entries_;
 };
 
-// Where save writes: called with consecutive pieces of the file (it may keep no pointer past the call).
+// Where save writes: called with consecutive pieces of the file (it may keep no pointer past the call),
+// one call at a time but not always on the calling thread (a pool thread writes while another computes CRCs).
 using Sink = std::function<void(const void* data, size_t n)>;
 // Where load reads: a file, or bytes in memory.
 class Source {
@@ -91,8 +92,11 @@ class Source {
   virtual uint64_t size() const = 0;
   // Copies [offset, offset + n) into dst; raises when the source is shorter.
   virtual void read(uint64_t offset, void* dst, size_t n) const = 0;
-  // A storage of bytes [offset, offset + n): a copy, or for a mapped file a view that keeps the mapping alive.
-  virtual Storage storage(uint64_t offset, size_t n) const;
+  // A storage viewing bytes [offset, offset + n) (a mapped file's, kept alive by it), or an undefined one
+  // when the source cannot be viewed.
+  virtual Storage view(uint64_t offset, size_t n) const { return {}; }
+  // A storage of bytes [offset, offset + n): the view, else a copy.
+  Storage storage(uint64_t offset, size_t n) const;
   static std::unique_ptr<Source> from_memory(const void* data, size_t n);  // borrowed: must outlive the load
   // A file; with `mmap`, storages view a private copy-on-write mapping of it (torch.load(mmap=True)).
   static std::unique_ptr<Source> from_file(const std::string& path, bool mmap = false);

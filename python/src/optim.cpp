@@ -307,8 +307,11 @@ std::optional<int64_t> opt_int(nb::handle h) {
   return h.is_none() ? std::nullopt : std::optional<int64_t>(nb::cast<int64_t>(h));
 }
 
+// A scheduler's per-group numbers (base_lrs, _last_lr, max_lrs, ...): lists in torch's state_dicts.
 nb::dict scheduler_state(const S::LRScheduler& s) {
   nb::dict d = to_pydict(s.state_dict());
+  for (nb::handle k : nb::list(d.keys()))
+    if (PyTuple_CheckExact(d[k].ptr())) d[k] = nb::steal(PySequence_List(d[k].ptr()));
   if (dynamic_cast<const S::LambdaLR*>(&s)) {  // torch saves no functions: None for each
     nb::list l;
     for (size_t i = 0; i < s.base_lrs().size(); ++i) l.append(nb::none());
@@ -327,8 +330,14 @@ nb::dict scheduler_state(const S::LRScheduler& s) {
 
 void load_scheduler_state(S::LRScheduler& s, nb::handle sd) {
   Dict d;
-  for (auto [k, v] : as_dict(sd))
-    if (nb::cast<std::string>(k) != "_schedulers") d[nb::cast<std::string>(k)] = to_value(v);
+  for (auto [k, v] : as_dict(sd)) {
+    if (nb::cast<std::string>(k) == "_schedulers") continue;
+    bool numbers = PyList_CheckExact(v.ptr()) && nb::len(v) > 0;  // per-group numbers, as torch saves them
+    if (numbers)
+      for (nb::handle x : nb::borrow<nb::list>(v))
+        numbers = numbers && (PyFloat_Check(x.ptr()) || (PyLong_Check(x.ptr()) && !PyBool_Check(x.ptr())));
+    d[nb::cast<std::string>(k)] = numbers ? Value(nb::cast<std::vector<double>>(v)) : to_value(v);
+  }
   s.load_state_dict(d);
   const std::vector<std::shared_ptr<S::LRScheduler>>* subs = nullptr;
   if (auto* q = dynamic_cast<S::SequentialLR*>(&s)) subs = &q->schedulers();

@@ -136,6 +136,7 @@ struct Buffer {
 // Calls write(memoryview) for each piece (no copy of tensor data on the C++ side).
 serialize::Sink python_sink(nb::handle write) {
   return [write](const void* data, size_t n) {
+    nb::gil_scoped_acquire gil;  // save may call it from a pool thread
     nb::object view = nb::steal(PyMemoryView_FromMemory(static_cast<char*>(const_cast<void*>(data)), Py_ssize_t(n), PyBUF_READ));
     if (!view.is_valid()) throw nb::python_error();
     write(view);

@@ -1,6 +1,8 @@
 // Shared pieces of the fused optimizer steps: checks, the chunked parallel loop, float dispatch.
 #pragma once
 #include <algorithm>
+#include <atomic>
+#include <type_traits>
 #include <vector>
 
 #include "ember/errors.h"
@@ -30,6 +32,21 @@ void visit_float(const Tensor& p, Fn&& fn) {
   else throw NotImplementedError(str("optimizer: fused step supports float32 and float64 parameters, got ", p.dtype()));
 }
 
+// Calls fn with each runtime flag as a std::bool_constant, so a loop specialised on them has no branches
+// (and vectorises): static_flags(fn, a, b) calls fn(bool_constant<a>{}, bool_constant<b>{}).
+template <typename Fn>
+void static_flags(Fn&& fn) {
+  fn();
+}
+template <typename Fn, typename... Rest>
+void static_flags(Fn&& fn, bool flag, Rest... rest) {
+  auto bind = [&]<bool B>(std::bool_constant<B> b) {
+    static_flags([&](auto... more) { fn(b, more...); }, rest...);
+  };
+  if (flag) bind(std::true_type{});
+  else bind(std::false_type{});
+}
+
 // Runs fn(i, begin, end) over all parameters in chunks, in parallel when the step is large (GIL
 // released), then bumps the version of every tensor in `written` (the step wrote them in place).
 template <typename Fn>
@@ -43,11 +60,14 @@ void for_each_chunk(const std::vector<Tensor>& params, std::initializer_list<con
     total += params[i].numel();
   }
   {
-    Unlocked unlocked(total >= kUnlockElements);
-    parallel_for(0, int64_t(chunks.size()), total >= kUnlockElements ? 1 : int64_t(chunks.size()) + 1,
-                 [&](int64_t b, int64_t e) {
-                   for (int64_t c = b; c < e; ++c) fn(chunks[c].i, chunks[c].begin, chunks[c].end);
-                 });
+    // Threads claim chunks as they go, so a thread the OS holds back (a loaded machine) delays no one.
+    const bool parallel = total >= kUnlockElements && chunks.size() > 1;
+    Unlocked unlocked(parallel);
+    std::atomic<size_t> next = 0;
+    parallel_for(0, parallel ? get_num_threads() : 1, 1, [&](int64_t, int64_t) {
+      for (size_t c; (c = next.fetch_add(1, std::memory_order_relaxed)) < chunks.size();)
+        fn(chunks[c].i, chunks[c].begin, chunks[c].end);
+    });
   }
   for (const Tensor& p : params) p.bump_version();
   for (const std::vector<Tensor>* ts : written)

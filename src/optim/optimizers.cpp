@@ -1,7 +1,6 @@
 // torch.optim's optimizers: options with torch's defaults and checks, lazy per-parameter state as
 // torch's, and each group's step as one fused pass (the element math follows torch's CPU default,
 // the single-tensor implementation, op by op in the parameter's dtype).
-#pragma GCC optimize("no-math-errno")
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -19,6 +18,7 @@ namespace {
 
 using detail::check_like;
 using detail::for_each_chunk;
+using detail::static_flags;
 using detail::visit_float;
 
 // A number as Python prints it (torch's messages show the value given): 1.0, 1e-05, -1.
@@ -286,24 +286,28 @@ void RMSprop::step_group(ParamGroup& o, const std::vector<Tensor>& params, const
       T* __restrict buf = momentum ? bufs[i].data_ptr<T>() : nullptr;
       T* __restrict ga = centered ? avgs[i].data_ptr<T>() : nullptr;
       const T a = T(alpha), w = T(1 - alpha), ep = T(eps), m = T(mom), neg_lr = T(-lr);
-      for (int64_t k = b; k < e; ++k) {
-        T d = c.grad(g[k], p[k]);
-        T sk = s[k] * a + w * d * d;
-        s[k] = sk;
-        T avg;
-        if (ga) {
-          T gk = ga[k] = lerp(ga[k], d, w);
-          avg = std::sqrt(sk - gk * gk) + ep;
-        } else {
-          avg = std::sqrt(sk) + ep;
-        }
-        if (buf) {
-          T bk = buf[k] = buf[k] * m + d / avg;
-          p[k] = p[k] + neg_lr * bk;
-        } else {
-          p[k] = p[k] + neg_lr * (d / avg);
-        }
-      }
+      static_flags(
+          [&](auto has_avg, auto has_buf) {
+            for (int64_t k = b; k < e; ++k) {
+              T d = c.grad(g[k], p[k]);
+              T sk = s[k] * a + w * d * d;
+              s[k] = sk;
+              T avg;
+              if constexpr (has_avg) {
+                T gk = ga[k] = lerp(ga[k], d, w);
+                avg = std::sqrt(sk - gk * gk) + ep;
+              } else {
+                avg = std::sqrt(sk) + ep;
+              }
+              if constexpr (has_buf) {
+                T bk = buf[k] = buf[k] * m + d / avg;
+                p[k] = p[k] + neg_lr * bk;
+              } else {
+                p[k] = p[k] + neg_lr * (d / avg);
+              }
+            }
+          },
+          centered, momentum);
     });
   });
 }
@@ -439,15 +443,20 @@ void RAdam::step_group(ParamGroup& o, const std::vector<Tensor>& params, const s
       const T w1 = T(1 - b1), beta2 = T(b2), w2 = T(1 - b2), ep = T(eps), bias1 = T(bc1), tlr = T(lr),
               sqrt_bc2 = T(std::sqrt(bc2)), r = T(rect), shrink = T(1 - dec.lr * dec.wd);
       const bool decoupled = dec.decoupled && dec.wd != 0, coupled = !dec.decoupled && dec.wd != 0;
-      for (int64_t j = b; j < e; ++j) {
-        T x = decoupled ? p[j] * shrink : p[j];
-        T d = c.maximize ? -g[j] : g[j];
-        if (coupled) d = d + T(dec.wd) * x;
-        T mk = mp[j] = lerp(mp[j], d, w1);
-        T vk = vp[j] = vp[j] * beta2 + w2 * d * d;
-        T corrected = mk / bias1;
-        p[j] = rectified ? x - corrected * tlr * (sqrt_bc2 / (std::sqrt(vk) + ep)) * r : x - corrected * tlr;
-      }
+      static_flags(
+          [&](auto rect) {
+            for (int64_t j = b; j < e; ++j) {
+              T x = decoupled ? p[j] * shrink : p[j];
+              T d = c.maximize ? -g[j] : g[j];
+              if (coupled) d = d + T(dec.wd) * x;
+              T mk = mp[j] = lerp(mp[j], d, w1);
+              T vk = vp[j] = vp[j] * beta2 + w2 * d * d;
+              T corrected = mk / bias1;
+              if constexpr (rect) p[j] = x - corrected * tlr * (sqrt_bc2 / (std::sqrt(vk) + ep)) * r;
+              else p[j] = x - corrected * tlr;
+            }
+          },
+          rectified);
     });
   });
 }

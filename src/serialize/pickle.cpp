@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <random>
@@ -10,6 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ember/parallel.h"
 #include "zip.h"
 
 namespace ember::serialize {
@@ -577,14 +579,26 @@ void detail::write_atomically(const std::string& path, const std::function<void(
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0) throw Error(str("[Errno ", errno, "] ", std::strerror(errno), ": '", path, "'"));
   try {
+    // Blocks are reserved ahead of the writes (doubling): ext4 then skips its per-page delayed allocation
+    // and the flush it starts when a rename replaces a file. The reserve past the end is freed after.
+    uint64_t pos = 0, reserved = 0;
+    bool reserving = true;
     produce([&](const void* data, size_t n) {
+      if (reserving && pos + n > reserved) {
+        uint64_t want = std::max<uint64_t>({pos + n, 2 * reserved, uint64_t(1) << 20});
+        reserving = ::fallocate(fd, FALLOC_FL_KEEP_SIZE, off_t(reserved), off_t(want - reserved)) == 0;
+        if (reserving) reserved = want;
+      }
       for (size_t done = 0; done < n;) {
         ssize_t w = ::write(fd, static_cast<const char*>(data) + done, n - done);
         if (w < 0 && errno == EINTR) continue;
         if (w < 0) throw Error(str("writing '", path, "' failed: ", std::strerror(errno)));
         done += size_t(w);
       }
+      pos += n;
     });
+    if (reserved > pos && ::ftruncate(fd, off_t(pos)) != 0)
+      throw Error(str("writing '", path, "' failed: ", std::strerror(errno)));
     int rc = ::close(fd);
     fd = -1;
     if (rc != 0) throw Error(str("closing '", path, "' failed: ", std::strerror(errno)));
@@ -623,6 +637,36 @@ void save(const Value& value, const std::string& path) {
   detail::write_atomically(path, [&](const Sink& sink) { save(value, sink, archive_name(path)); });
 }
 
+namespace {
+
+// A storage still to be filled from the source's bytes at `offset`.
+struct Unread {
+  Storage storage;
+  uint64_t offset;
+};
+
+// Fills the storages in slices of at most 4 MiB, in parallel over the thread pool from 1 MiB in all
+// (page-cache copies and first touches of fresh memory are CPU work).
+void read_storages(const Source& source, const std::vector<Unread>& unread) {
+  constexpr size_t kSlice = size_t(4) << 20, kParallel = size_t(1) << 20;
+  struct Slice { const Unread* u; size_t begin, end; };
+  std::vector<Slice> slices;
+  size_t total = 0;
+  for (const Unread& u : unread) {
+    for (size_t b = 0; b < u.storage.nbytes(); b += kSlice) slices.push_back({&u, b, std::min(b + kSlice, u.storage.nbytes())});
+    total += u.storage.nbytes();
+  }
+  const int64_t n = int64_t(slices.size());
+  parallel_for(0, n, total >= kParallel ? 1 : n + 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const Slice& s = slices[size_t(i)];
+      source.read(s.u->offset + s.begin, static_cast<char*>(s.u->storage.data()) + s.begin, s.end - s.begin);
+    }
+  });
+}
+
+}  // namespace
+
 Value load(const Source& source, const LoadOptions& options) {
   unsigned char magic[4] = {0, 0, 0, 0};
   if (source.size() >= 4) source.read(0, magic, 4);
@@ -644,6 +688,7 @@ Value load(const Source& source, const LoadOptions& options) {
     throw Error("PytorchStreamReader failed reading file data.pkl: the record is corrupted (CRC-32 mismatch)");
 
   std::unordered_map<std::string, Value> loaded;
+  std::vector<Unread> unread;
   auto persistent_load = [&](const Value& pid) -> Value {
     const auto& f = pid.items();
     if (f.size() != 5 || f[0].to_string() != "storage") refuse("malformed persistent id (not a storage)");
@@ -661,12 +706,20 @@ Value load(const Source& source, const LoadOptions& options) {
       throw Error(str("ember.load: storage '", key, "' declares ", numel, " elements of ", item, " bytes but its record holds ",
                       rec->second.size, " bytes"));
     Device device = options.map_location ? options.map_location(location) : Device(location);
-    Tensor flat = Tensor::make(source.storage(rec->second.offset, size_t(rec->second.size)), {numel}, {1}, 0,
-                               dtype.value_or(kUInt8));
+    const uint64_t offset = rec->second.offset;
+    const size_t n = size_t(rec->second.size);
+    Storage s = source.view(offset, n);
+    if (!s.defined() && device == kCPU) {  // read after unpickling, with the others, in parallel
+      s = Storage::allocate(n, kCPU);
+      unread.push_back({s, offset});
+    }
+    Tensor flat = Tensor::make(s.defined() ? s : source.storage(offset, n), {numel}, {1}, 0, dtype.value_or(kUInt8));
     if (device != kCPU) flat = flat.to(device);
     return loaded.emplace(key, Value(flat)).first->second;
   };
-  return Unpickler(pickle, persistent_load).run();
+  Value out = Unpickler(pickle, persistent_load).run();
+  read_storages(source, unread);
+  return out;
 }
 
 Value load(const std::string& path, const LoadOptions& options) { return load(*Source::from_file(path), options); }

@@ -94,6 +94,7 @@ const Value* Value::find(const std::string& key) const {
 // ---- sources
 
 Storage Source::storage(uint64_t offset, size_t n) const {
+  if (Storage v = view(offset, n); v.defined()) return v;
   Storage s = Storage::allocate(n, kCPU);
   if (n) read(offset, s.data(), n);
   return s;
@@ -141,8 +142,8 @@ class FileSource : public Source {
       done += size_t(r);
     }
   }
-  Storage storage(uint64_t offset, size_t n) const override {
-    if (!mapping_ || n == 0) return Source::storage(offset, n);
+  Storage view(uint64_t offset, size_t n) const override {
+    if (!mapping_ || n == 0) return {};
     if (offset > size_ || n > size_ - offset) truncated();
     auto* keep = new std::shared_ptr<void>(mapping_);
     char* p = static_cast<char*>(mapping_.get()) + offset;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ember/parallel.h"
 
 namespace ember::serialize::detail {
 namespace {
@@ -14,7 +15,7 @@ namespace {
 constexpr uint32_t kLocalSig = 0x04034b50, kCentralSig = 0x02014b50, kEndSig = 0x06054b50;
 constexpr uint32_t kDescriptorSig = 0x08074b50;
 constexpr uint16_t kFlags = 0x08;  // CRC-32 and sizes follow the data (a data descriptor)
-constexpr size_t kChunk = size_t(1) << 20;  // CRC-32 then write one chunk while it is in cache
+constexpr size_t kChunk = size_t(1) << 20;  // records from this size are written in pieces of it
 constexpr uint32_t kZip64EndSig = 0x06064b50, kZip64LocatorSig = 0x07064b50;
 constexpr uint32_t k32 = 0xFFFFFFFFu;
 constexpr uint16_t kDosDate = 0x21;  // 1980-01-01
@@ -127,13 +128,13 @@ void ZipWriter::add(const std::string& name, const void* data, size_t n) {
   if (n < kChunk) {  // small records gather with the headers: fewer, larger writes
     r.crc = crc32_update(0, p, n);
     put(p, n);
-  } else {
+  } else {  // the CRC-32 on one pool thread while another writes the record (inline: one after the other)
     flush();
-    for (size_t done = 0; done < n; done += kChunk) {
-      size_t k = std::min(kChunk, n - done);
-      r.crc = crc32_update(r.crc, p + done, k);
-      sink_(p + done, k);
-    }
+    parallel_for(0, 2, 1, [&](int64_t b, int64_t e) {
+      if (b == 0) r.crc = crc32(p, n);
+      if (e == 2)
+        for (size_t done = 0; done < n; done += kChunk) sink_(p + done, std::min(kChunk, n - done));
+    });
     pos_ += n;
   }
   std::string d;

@@ -160,6 +160,22 @@ def test_state_dict_round_trip_and_adam_betas_cycling():
         assert eo.param_groups[1]["betas"] == pytest.approx(to.param_groups[1]["betas"])
 
 
+def test_state_dict_lists_as_torch_and_torch_state_loads():
+    eo, to = pair()
+    es = ember.optim.lr_scheduler.CyclicLR(eo, base_lr=0.01, max_lr=0.1, step_size_up=5)
+    ts = torch.optim.lr_scheduler.CyclicLR(to, base_lr=0.01, max_lr=0.1, step_size_up=5)
+    for _ in range(7):
+        eo.step(), to.step(), es.step(), ts.step()
+    esd, tsd = es.state_dict(), ts.state_dict()
+    for k in ["base_lrs", "_last_lr", "max_lrs", "base_momentums", "max_momentums"]:
+        assert type(esd[k]) is type(tsd[k]) is list and esd[k] == pytest.approx(tsd[k]), k
+    es2 = ember.optim.lr_scheduler.CyclicLR(eo, base_lr=0.02, max_lr=0.2, step_size_up=5)
+    es2.load_state_dict({k: v for k, v in tsd.items() if k != "_scale_fn_custom"})  # torch's lists load
+    for _ in range(6):
+        eo.step(), to.step(), es2.step(), ts.step()
+        assert es2.get_last_lr() == pytest.approx(ts.get_last_lr(), rel=1e-12)
+
+
 def test_sequential_state_dict_round_trip():
     eo, to = pair()
     es, ts = seq(ember, eo), seq(torch, to)

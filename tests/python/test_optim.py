@@ -100,6 +100,33 @@ def test_trajectory_matches_torch(name, kwargs, dtype):
             torch.testing.assert_close(to_torch(ev).double(), tv.double(), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("name,kwargs", [SETTINGS[3], SETTINGS[5], SETTINGS[7], SETTINGS[10], SETTINGS[16]])
+def test_large_parameters_match_torch(name, kwargs):
+    # past the fused step's 32K-element chunks and its parallel threshold, with ragged tails
+    ep, tp = make_pair("float32", shapes=[(300, 301), (70001,), (5,)])
+    eo, to = getattr(ember.optim, name)(ep, **kwargs), getattr(torch.optim, name)(tp, **kwargs)
+    rng = np.random.default_rng(2)
+    for _ in range(20):
+        set_grads(ep, tp, rng)
+        eo.step()
+        to.step()
+    check_close(ep, tp, 1e-6)
+
+
+@pytest.mark.parametrize("kwargs", [SETTINGS[i][1] for i in range(5)])
+def test_sgd_steps_are_bitwise_torchs(kwargs):
+    # fma where torch's kernels fuse (add with alpha): vectorised chunks and tails round as torch's
+    ep, tp = make_pair("float32", shapes=[(70001,), (37,)])
+    eo, to = ember.optim.SGD(ep, **kwargs), torch.optim.SGD(tp, **kwargs)
+    rng = np.random.default_rng(3)
+    for _ in range(10):
+        set_grads(ep, tp, rng)
+        eo.step()
+        to.step()
+    for e, t in zip(ep, tp):
+        assert np.array_equal(e.detach().numpy(), t.detach().numpy())
+
+
 @pytest.mark.parametrize("name,kwargs", [SETTINGS[2], SETTINGS[6], SETTINGS[10]])
 def test_param_groups_match_torch(name, kwargs):
     ep, tp, eo, to = run_both(name, kwargs, "float32", steps=30, groups=True)
