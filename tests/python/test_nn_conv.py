@@ -144,6 +144,21 @@ def test_max_pool_nan_and_ties():
         assert_same(ei, ti)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("size", [4, 7, 14, 32])
+def test_max_pool_2x2_nan_and_ties(dtype, size):
+    """The 2x2, stride-2 kernel (branch-free taps) on rows of every length, NaNs, ties and -inf as torch."""
+    a = np.random.default_rng(size).integers(-2, 3, (2, 3, size, size)).astype(dtype)
+    a[a == 2] = np.nan
+    a[0, 0, 0, :] = -np.inf
+    e, t = ember.from_numpy(a), torch.from_numpy(a)
+    ev, ei = EF.max_pool2d(e, 2, 2, return_indices=True)
+    tv, ti = TF.max_pool2d(t, 2, 2, return_indices=True)
+    assert_same(ev, tv)
+    assert_same(ei, ti)
+    assert_same(EF.max_pool2d(e, 2, 2), tv)
+
+
 SEED_CNN = [(3, 32), (32, 32), "pool", (32, 64), (64, 64), "pool", (64, 128), "pool"]
 
 
