@@ -372,6 +372,9 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction
   };
   auto math = as_torch_kernel(elems, input.dtype(), kFloat16);
   return pointwise_loss("HuberLossBackward0", x, y, reduction, math, [delta](const Tensor& a, const Tensor& b) {
+    // torch's backward kernel takes no mixed dtypes (its forward does)
+    EMBER_CHECK(a.dtype() == b.dtype(), Error, "Found dtype ", dtype_info(b.dtype()).legacy_name, " but expected ",
+                dtype_info(a.dtype()).legacy_name);
     return clamp(sub(a, b), wrapped_scalar(-delta), wrapped_scalar(delta));
   });
 }
