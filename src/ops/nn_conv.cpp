@@ -241,15 +241,12 @@ Conv plan(const Tensor& input, const Tensor& weight, const std::optional<Tensor>
 }
 
 // torch's string-padding and transposed paths add the bias in place (cast to the input's dtype), unless they run
-// through mkldnn, which torch picks for a float32 convolution that is grouped, batched, over 20480 input elements
-// or with every kernel dim over 3 (a 1-d kernel has height 1); mkldnn and the other paths require the input's dtype.
+// through mkldnn; mkldnn and the other paths require the input's dtype.
 std::optional<Tensor> bias_as_torch(const std::optional<Tensor>& bias, const Tensor& input, const Tensor& weight,
                                     int64_t groups, int64_t spatial) {
   if (!bias || bias->dtype() == input.dtype()) return bias;
-  bool big_kernel = weight.dim() > 3;
-  for (int64_t d = 2; d < weight.dim(); ++d) big_kernel = big_kernel && weight.size(d) > 3;
   int64_t batch = input.dim() == spatial + 2 ? input.size(0) : 1;
-  bool mkldnn = input.dtype() == kFloat32 && (groups > 1 || batch > 1 || input.numel() > 20480 || big_kernel);
+  bool mkldnn = conv_uses_mkldnn(input.dtype(), batch, input.numel(), weight, groups);
   return mkldnn ? bias : std::optional<Tensor>(bias->to(input.dtype()));
 }
 
@@ -373,6 +370,12 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
               " does not match the convolution's output");
   TensorList r = autograd::untracked([&] { return run_backward(grad_output, input, weight, c, output_mask); });
   return {r[0], r[1], r[2]};
+}
+
+bool conv_uses_mkldnn(ScalarType dtype, int64_t batch, int64_t numel, const Tensor& weight, int64_t groups) {
+  bool big_kernel = weight.dim() > 3;
+  for (int64_t d = 2; d < weight.dim(); ++d) big_kernel = big_kernel && weight.size(d) > 3;
+  return dtype == kFloat32 && (groups > 1 || batch > 1 || numel > 20480 || big_kernel);
 }
 
 }  // namespace ember::nn::functional

@@ -129,3 +129,99 @@ def test_reproducer_scripts_escape_their_message(tmp_path, monkeypatch):
     path = runner.write_reproducer(fail, 0)
     tree = ast.parse(open(path, encoding="utf-8").read())
     assert message in ast.get_docstring(tree)
+
+
+# ---- setitem through a slice that is whole only after wrapping, and matmul's node names
+
+@pytest.mark.parametrize("index", [slice(-3, None), slice(-100, None), slice(0, 3), slice(0, 100), slice(None),
+                                   slice(1, None)])
+@pytest.mark.parametrize("size", [3, 0])
+def test_setitem_slice_is_self_only_as_written(index, size):
+    # torch skips a slice starting at 0 with step 1 that reaches the end (FillBackward3); x[-3:] is a view
+    def fn(m):
+        x = m.zeros(size, requires_grad=True).clone()
+        x[index] = m.tensor(-1.0)
+        return x.grad_fn.name()
+    assert fn(ember) == fn(torch)
+
+
+@pytest.mark.parametrize("shapes", [((4,), (4, 3)), ((1,), (1, 4)), ((2, 3, 4), (4, 3)), ((2, 3, 4), (4,)),
+                                    ((5, 2, 3, 4), (5, 2, 4, 3)), ((4,), (2, 4, 3)), ((2, 3, 4), (1, 4, 5))])
+def test_matmul_node_names(shapes):
+    def fn(m):
+        a = m.ones(shapes[0], requires_grad=True)
+        r = m.matmul(a, m.ones(shapes[1]))
+        r.sum().backward()
+        return r.grad_fn.name(), r.detach(), a.grad
+    e, t = both(fn)
+    assert e[0] == t[0]
+    assert_same(e[1], t[1])
+    assert_same(e[2], t[2])
+
+
+# ---- pow saves its result whichever input needs a gradient
+
+@pytest.mark.parametrize("exponent", ["int16", "float32", "0-dim"])
+def test_pow_result_modified_in_place_fails_backward(exponent):
+    def fn(m):
+        a = m.tensor([0.5, 1.5, 2.0], requires_grad=True)
+        e = {"int16": m.tensor([1, 2, 3], dtype=m.int16), "float32": m.tensor([1.0, 2.0, 3.0]),
+             "0-dim": m.tensor(2.0)}[exponent]
+        r = a ** e
+        r.mul_(2)
+        r.sum().backward()
+    for m in (ember, torch):
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            fn(m)
+
+
+# ---- huber_loss's unreduced result is laid out as empty_like(input)
+
+def test_huber_loss_layout_follows_the_input():
+    def fn(m, swap):
+        x = m.arange(23.0, dtype=m.float64).as_strided((3, 2, 3), (5, 2, 5), 0)
+        y = m.arange(12.0, dtype=m.float64).as_strided((3, 2, 3), (1, 2, 3), 1)
+        return m.nn.functional.huber_loss(*((y, x) if swap else (x, y)), reduction="none")
+    for swap in (False, True):
+        assert_same(fn(ember, swap), fn(torch, swap))
+
+
+# ---- cross_entropy (fused path) with a +inf logit: torch's log_softmax row is all nan
+
+@pytest.mark.parametrize("transpose", [False, True])
+def test_cross_entropy_with_an_infinite_logit(transpose):
+    inf = float("inf")
+    rows = [[1.36, inf, 0.94, -2.5, -0.03], [-0.83, inf, 3, 0, -2], [1.0, 2.0, -inf, 0.5, 0.1], [inf, 0, 1, 2, 3]]
+
+    def fn(m):
+        x = m.tensor(rows).t().contiguous().t() if transpose else m.tensor(rows)
+        x.requires_grad_()
+        r = m.nn.functional.cross_entropy(x, m.tensor([0, 2, 3, 0]), reduction="none", ignore_index=2)
+        r.sum().backward()
+        return r.detach(), x.grad
+    e, t = both(fn)
+    assert_same(e[0], t[0], rtol=1e-6)
+    assert_same(e[1], t[1], rtol=1e-6, check_strides=False)
+
+
+# ---- float32 convolutions torch runs on its slow path: zero padding times an inf/nan weight is nan
+
+@pytest.mark.parametrize("case", ["conv1d", "conv2d", "conv2d_same", "conv_transpose2d", "conv_transpose1d"])
+def test_float32_slow_path_convolution_with_non_finite_weights(case):
+    def fn(m):
+        F = m.nn.functional
+        g = m.Generator().manual_seed(3) if m is torch else None
+        x = m.tensor(torch.randn(1, 3, 5, 6, generator=torch.Generator().manual_seed(3)).tolist())
+        w = m.tensor(torch.randn(2, 3, 3, 3, generator=torch.Generator().manual_seed(4)).tolist())
+        w[0, 1, 0, 0] = float("inf")
+        w[1, 2, 2, 1] = float("nan")
+        del g
+        return {"conv1d": lambda: F.conv1d(x[:, :, 0], w[:, :, 0], padding=2, stride=2, dilation=2),
+                "conv2d": lambda: F.conv2d(x, w, padding=1),
+                "conv2d_same": lambda: F.conv2d(x, w, padding="same", dilation=2),
+                "conv_transpose2d": lambda: F.conv_transpose2d(x, w.transpose(0, 1), stride=2),
+                "conv_transpose1d": lambda: F.conv_transpose1d(x[:, :, 0], w.transpose(0, 1)[:, :, 0], stride=2,
+                                                               padding=1)}[case]()
+    e, t = both(fn)
+    assert torch.equal(torch.isnan(torch.tensor(e.tolist())), torch.isnan(t))
+    assert_same(e, t, rtol=1e-5, atol=1e-5)
