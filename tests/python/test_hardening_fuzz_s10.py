@@ -225,3 +225,28 @@ def test_float32_slow_path_convolution_with_non_finite_weights(case):
     e, t = both(fn)
     assert torch.equal(torch.isnan(torch.tensor(e.tolist())), torch.isnan(t))
     assert_same(e, t, rtol=1e-5, atol=1e-5)
+
+
+# ---- interpolate: a dim that keeps its size under a scale factor
+
+@pytest.mark.parametrize("mode, nd", [("nearest", 1), ("nearest", 2), ("nearest", 3), ("nearest-exact", 1),
+                                      ("nearest-exact", 2), ("nearest-exact", 3), ("linear", 1), ("bilinear", 2),
+                                      ("trilinear", 3)])
+@pytest.mark.parametrize("scale", [1.04, 2.04, 1.3, 0.7])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_interpolate_size_keeping_scales(mode, nd, scale, layout):
+    # torch's linear kernels copy a dim that keeps its size; its 2-d nearest kernel copies it (and halves a doubled
+    # size's index); the 1-d/3-d nearest and the nearest-exact kernels apply the scale
+    def fn(m):
+        x = m.arange(20.0 * 3 ** (nd - 1), dtype=m.float64).view((1, 1, 20) + (3,) * (nd - 1))
+        if layout == "transposed" and nd > 1:
+            x = x.transpose(2, 3).contiguous().transpose(2, 3)
+        return m.nn.functional.interpolate(x, scale_factor=(scale,) + (1.3,) * (nd - 1), mode=mode)
+    assert_same(*both(fn), rtol=1e-12)
+
+
+def test_interpolate_linear_kept_dim_with_infinities():
+    def fn(m):
+        x = m.tensor([[[-0.89, -4.0, -0.0, -float("inf")], [0.86, float("inf"), -2.0, 0.0]]])
+        return m.nn.functional.interpolate(x, size=4, mode="linear")
+    assert_same(*both(fn))
