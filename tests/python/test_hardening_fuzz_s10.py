@@ -250,3 +250,32 @@ def test_interpolate_linear_kept_dim_with_infinities():
         x = m.tensor([[[-0.89, -4.0, -0.0, -float("inf")], [0.86, float("inf"), -2.0, 0.0]]])
         return m.nn.functional.interpolate(x, size=4, mode="linear")
     assert_same(*both(fn))
+
+
+# ---- log_softmax backward in bfloat16/float16: float math, one rounding
+
+@pytest.mark.parametrize("fn", ["log_softmax"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_reduced_precision_softmax_backward_rounds_once(fn, dtype):
+    def grad(m):
+        v = m.tensor([[[1.0, 2.11, -0.64], [-0.6, -1, -2.38], [0, -2.25, 1]],
+                      [[1.74, 1.0, 1.0], [-0.31, -1.75, -1.15], [-3.5, 1, 2]]], requires_grad=True)
+        getattr(m, fn)(v, 1, dtype=getattr(m, dtype)).float().square().sum().backward()
+        return v.grad
+    assert_same(*both(grad))
+
+
+# ---- conv padding='same' with an odd total: torch pads the extra element as real zeros (0 * nan is nan there)
+
+@pytest.mark.parametrize("kernel", [(3, 3), (3, 2), (2, 2)])
+@pytest.mark.parametrize("batch", [1, 2])
+def test_same_padding_extra_element_is_a_zero_padded_copy(kernel, batch):
+    def fn(m):
+        x = m.tensor(torch.randn(batch, 2, 4, 5, generator=torch.Generator().manual_seed(1)).tolist())
+        w = m.tensor(torch.randn(3, 2, *kernel, generator=torch.Generator().manual_seed(2)).tolist())
+        w[0, 0, -1, -1] = float("nan")
+        w[1, 1, 0, -1] = float("inf")
+        return m.nn.functional.conv2d(x, w, padding="same")
+    e, t = both(fn)
+    assert torch.equal(torch.isnan(torch.tensor(e.tolist())), torch.isnan(t))
+    assert_same(e, t, rtol=1e-5, atol=1e-5)
