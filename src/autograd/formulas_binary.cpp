@@ -38,7 +38,8 @@ void record_pow(const Tensor& r, const Tensor& a, const Tensor& b) {
       return TensorList{exponent_grad(c.grads[0], c.saved[0], c.saved[1], c.saved[2])};
     });
   } else {
-    record("PowBackward1", r, {&a, &b}, {&a, &b, if_needed(b.requires_grad(), r)}, [base_grad, exponent_grad](const BackwardContext& c) {
+    // torch saves the result whichever input needs a gradient: an in-place change of it fails backward
+    record("PowBackward1", r, {&a, &b}, {&a, &b, &r}, [base_grad, exponent_grad](const BackwardContext& c) {
       const Tensor &g = c.grads[0], &a = c.saved[0], &b = c.saved[1];
       return TensorList{c.needs(0) ? base_grad(g, a, b) : Tensor(), c.needs(1) ? exponent_grad(g, a, b, c.saved[2]) : Tensor()};
     });

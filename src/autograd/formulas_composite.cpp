@@ -74,16 +74,22 @@ void record_softplus(const Tensor& r, const Tensor& x, double beta, double thres
 
 namespace {
 
-// Gradient of var (2 (x - mean) / (N - correction)) or std (that over 2 std; 0 where std is 0, as
-// torch) for the incoming g; r is the var/std result.
+// Gradient of var (2 / (N - correction) g (x - mean), unclamped: N - correction <= 0 gives inf, nan or negative
+// gradients, except over all dims (none given), where torch gives g inf, or g nan where x is its mean) or std (var's
+// for g / (2 std), 0 where std is 0, as torch); r is the var/std result.
 Tensor var_std_grad(bool is_std, const Tensor& g, const Tensor& x, const Tensor& r, IntArrayRef d, double correction,
                     bool keepdim) {
-  double denom = std::max(0.0, double(reduced_count(x.sizes(), d)) - correction);
-  Tensor centered = sub(x, mean(x, d, true));
+  double dof = double(reduced_count(x.sizes(), d)) - correction;
   Tensor scale = keep_dims(g, x.sizes(), d, keepdim);
-  if (!is_std) return mul(scale * (2.0 / denom), centered);
-  Tensor std = keep_dims(r, x.sizes(), d, keepdim);
-  return mul(zero_where(eq(std, wrapped_scalar(0)), div(scale, std * denom)), centered);
+  if (is_std) {
+    Tensor std = keep_dims(r, x.sizes(), d, keepdim);
+    scale = zero_where(eq(std, wrapped_scalar(0)), div(scale, std * 2));
+  }
+  Tensor m = mean(x, d, true);
+  if (dof <= 0 && (d.empty() || x.dim() == 0)) {
+    return mul(scale, where(eq(x, m), wrapped_scalar(NAN), wrapped_scalar(INFINITY)).to(x.dtype()));
+  }
+  return mul(scale * (2.0 / dof), sub(x, m));
 }
 
 }  // namespace

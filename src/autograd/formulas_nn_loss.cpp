@@ -56,7 +56,7 @@ void record_cross_entropy(const Tensor& result, const Tensor& x, const Tensor& l
     const Tensor &g = c.grads[0], &x = c.saved[0], &lse = c.saved[1];
     if (fused->stand_in == g.impl()) {
       Tensor gx = empty(x.sizes(), x.options());
-      kernels::cross_entropy_backward[x.device().type](x, lse, c.saved[2].view({-1}), fused->coef, gx);
+      kernels::cross_entropy_backward[x.device().type](x.contiguous(), lse, c.saved[2].view({-1}), fused->coef, gx);
       *fused = {};
       return TensorList{gx};
     }

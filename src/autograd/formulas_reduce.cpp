@@ -116,11 +116,13 @@ void record_prod(const Tensor& r, const Tensor& x, IntArrayRef dims, bool keepdi
 
 void record_softmax(bool log, const Tensor& r, const Tensor& x, int64_t dim) {
   record(log ? "LogSoftmaxBackward0" : "SoftmaxBackward0", r, {&x}, {&r}, [log, dim](const BackwardContext& c) {
-    const Tensor &g = c.grads[0], &y = c.saved[0];
+    // torch's kernels compute in float for float16/bfloat16 and round once
+    ScalarType out = c.saved[0].dtype(), math = opmath_dtype(out);
+    Tensor g = c.grads[0].to(math), y = c.saved[0].to(math);
     int64_t d = y.dim() == 0 ? 0 : wrap_dim(dim, y.dim());
     DimVector ds = y.dim() == 0 ? DimVector{} : DimVector{d};
-    if (log) return TensorList{sub(g, mul(exp(y), sum(g, ds, true)))};
-    return TensorList{mul(y, sub(g, sum(mul(g, y), ds, true)))};
+    if (log) return TensorList{sub(g, mul(exp(y), sum(g, ds, true))).to(out)};
+    return TensorList{mul(y, sub(g, sum(mul(g, y), ds, true))).to(out)};
   });
 }
 

@@ -13,6 +13,20 @@ namespace {
 
 std::atomic<uint64_t> g_next_sequence_nr = 0;
 thread_local const TensorImpl* t_in_place_target = nullptr;  // see record_in_place
+// The slots (node, index) where nodes recorded during an in-place op's compute saved their own result.
+thread_local std::vector<std::pair<FunctionNode*, size_t>> t_saved_results;
+
+// record_in_place's state for one op (its target and result slots), restored when the op ends.
+struct InPlaceScope {
+  const TensorImpl* previous;
+  std::vector<std::pair<FunctionNode*, size_t>> outer;
+  explicit InPlaceScope(const TensorImpl* target)
+      : previous(std::exchange(t_in_place_target, target)), outer(std::exchange(t_saved_results, {})) {}
+  ~InPlaceScope() {
+    t_in_place_target = previous;
+    t_saved_results = std::move(outer);
+  }
+};
 
 std::string describe(const Tensor& t) {  // torch's "[torch.FloatTensor [3, 4]]"
   std::string_view name = dtype_info(t.dtype()).legacy_name;
@@ -110,8 +124,9 @@ void as_new_tensor(const Tensor& result) { result.impl()->view_base.reset(); }
 
 void record(const char* name, const Tensor& result, std::initializer_list<const Tensor*> inputs,
             std::initializer_list<const Tensor*> saved, BackwardFormula formula) {
-  // torch's set_history: integer and bool results are never differentiable.
-  EMBER_CHECK(is_floating_point(result.dtype()), Error, "Autograd not support dtype: ",
+  // torch's set_history: integer and bool results are never differentiable; an in-place op's result is its target,
+  // whose history torch rebases unchecked (an int tensor masked_fill_'d with a float that requires grad)
+  EMBER_CHECK(is_floating_point(result.dtype()) || t_in_place_target, Error, "Autograd not support dtype: ",
               dtype_info(result.dtype()).legacy_name);
   auto node = std::make_shared<FunctionNode>(name, std::move(formula));
   for (const Tensor* t : inputs) add_edge(*node, *t);
@@ -130,6 +145,7 @@ void record(const char* name, const Tensor& result, std::initializer_list<const 
       node->saved.emplace_back(t->detach().clone(), false);
       original_self_saved = true;
     } else {
+      if (t_in_place_target && t->is_same(result)) t_saved_results.emplace_back(node.get(), node->saved.size());
       node->saved.emplace_back(*t, t->is_same(result));
     }
   }
@@ -228,15 +244,8 @@ bool writes_into_graph_view(const Tensor& self) {
 
 Tensor& record_in_place(Tensor& self, const std::function<Tensor()>& compute) {
   check_in_place(self);
-  const TensorImpl* previous = std::exchange(t_in_place_target, self.impl());
-  Tensor result;
-  try {
-    result = compute();
-  } catch (...) {
-    t_in_place_target = previous;
-    throw;
-  }
-  t_in_place_target = previous;
+  InPlaceScope scope(self.impl());
+  Tensor result = compute();
   {
     GradModeGuard no_grad(false);
     self.copy_(result);
@@ -247,6 +256,11 @@ Tensor& record_in_place(Tensor& self, const std::function<Tensor()>& compute) {
     rebase_view_history(self, Tensor(self.impl()->view_base), result);
   } else {
     set_history(self, result.grad_fn(), result.output_nr());
+  }
+  // The op's node saves self, not the temporary result (torch's in-place ops save self as their output), so a
+  // later in-place change of self fails backward.
+  for (auto [node, slot] : t_saved_results) {
+    if (node == result.grad_fn().get()) node->saved[slot] = SavedTensor(self, true);
   }
   return self;
 }

@@ -133,21 +133,47 @@ Tensor outer(const Tensor& a, const Tensor& b) {
   return mul(a.unsqueeze(1), b.unsqueeze(0));
 }
 
+namespace {
+
+// torch's matmul shapes a folded or batched product with _unsafe_view: a new tensor (no view), UnsafeViewBackward0.
+Tensor unsafe_view(const Tensor& product, IntArrayRef shape) {
+  Tensor r = autograd::untracked([&] { return product.view(shape); });
+  autograd::as_new_tensor(r);
+  if (autograd::needs_grad({&product})) autograd::record_unsafe_view(r, product, product.sizes());
+  return r;
+}
+
+// 1-d @ 2-d: torch squeezes the (1, N) product in place (SqueezeBackward4; the result is no view).
+Tensor squeezed_row(const Tensor& product) {
+  return autograd::run_function(
+      "SqueezeBackward4", {product},
+      [&](autograd::AutogradContext&) {
+        Tensor r = product.squeeze(0);
+        autograd::as_new_tensor(r);
+        return autograd::TensorList{r};
+      },
+      [](autograd::AutogradContext&, const autograd::TensorList& grads) {
+        return autograd::TensorList{grads[0].unsqueeze(0)};
+      })[0];
+}
+
+}  // namespace
+
 Tensor matmul(const Tensor& a, const Tensor& b) {
   int64_t da = a.dim(), db = b.dim();
   EMBER_CHECK(da > 0 && db > 0, Error, "both arguments to matmul need to be at least 1D, but they are ", da, "D and ",
               db, "D");
   if (da == 1 && db == 1) return dot(a, b);
   if (da == 2 && db == 1) return mv(a, b);
-  if (da == 1 && db == 2) return mm(a.unsqueeze(0), b).squeeze({0});
+  if (da == 1 && db == 2) return squeezed_row(mm(a.unsqueeze(0), b));
   if (da == 2 && db == 2) return mm(a, b);
   if (da >= 3 && db <= 2) {  // fold a's batch dims into rows
     DimVector out_shape(a.sizes());
     out_shape.erase(out_shape.size() - 1);
     Tensor rows = a.reshape({checked_numel(out_shape), a.sizes().back()});
-    if (db == 1) return mv(rows, b).view(out_shape);
+    if (db == 1) return unsafe_view(mv(rows, b), out_shape);
     out_shape.push_back(b.sizes()[1]);
-    return mm(rows, b).view(out_shape);
+    return unsafe_view(mm(rows, b), out_shape);
   }
   // General case: broadcast the batch dims and run bmm.
   Tensor a2 = da == 1 ? a.unsqueeze(0) : a, b2 = db == 1 ? b.unsqueeze(1) : b;
@@ -165,7 +191,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   DimVector out_shape(batch);
   if (da > 1) out_shape.push_back(M);
   if (db > 1) out_shape.push_back(N);
-  return out.view(out_shape);
+  return unsafe_view(out, out_shape);
 }
 
 Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) {

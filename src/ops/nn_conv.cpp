@@ -1,8 +1,9 @@
 // Convolutions (ember/nn/conv.h): torch's argument expansion, shape checks and messages, unbatched inputs, "same"
-// padding (asymmetric for even effective kernels, without a padded copy), float16/bfloat16 through float32, and
+// padding (symmetric natively, an odd extra element as a zero-padded copy, as torch), float16/bfloat16 through float32, and
 // ConvolutionBackward0. The kernels (kernels::conv_*) see contiguous tensors and a ConvGeometry; a transposed
 // convolution is the backward-data kernel run forward.
 #include "ember/nn/conv.h"
+#include "ember/nn/padding.h"
 
 #include "../autograd/formulas.h"
 #include "../dispatch/kernels.h"
@@ -241,15 +242,12 @@ Conv plan(const Tensor& input, const Tensor& weight, const std::optional<Tensor>
 }
 
 // torch's string-padding and transposed paths add the bias in place (cast to the input's dtype), unless they run
-// through mkldnn, which torch picks for a float32 convolution that is grouped, batched, over 20480 input elements
-// or with every kernel dim over 3 (a 1-d kernel has height 1); mkldnn and the other paths require the input's dtype.
+// through mkldnn; mkldnn and the other paths require the input's dtype.
 std::optional<Tensor> bias_as_torch(const std::optional<Tensor>& bias, const Tensor& input, const Tensor& weight,
                                     int64_t groups, int64_t spatial) {
   if (!bias || bias->dtype() == input.dtype()) return bias;
-  bool big_kernel = weight.dim() > 3;
-  for (int64_t d = 2; d < weight.dim(); ++d) big_kernel = big_kernel && weight.size(d) > 3;
   int64_t batch = input.dim() == spatial + 2 ? input.size(0) : 1;
-  bool mkldnn = input.dtype() == kFloat32 && (groups > 1 || batch > 1 || input.numel() > 20480 || big_kernel);
+  bool mkldnn = conv_uses_mkldnn(input.dtype(), batch, input.numel(), weight, groups);
   return mkldnn ? bias : std::optional<Tensor>(bias->to(input.dtype()));
 }
 
@@ -283,20 +281,24 @@ Tensor conv_nd(int64_t spatial, const char* name, const Tensor& input, const Ten
     DimVector s = expand_param(stride, "stride", k), d = expand_param(dilation, "dilation", k);
     for (int64_t v : s) EMBER_CHECK(v == 1, Error, "padding='same' is not supported for strided convolutions");
     // Plan as "valid" to check, then pad each dim by dilation * (K - 1), the extra element (if any) after.
-    DimVector pad_l;
+    DimVector pad_l, extra(size_t(2 * k), 0);  // extra: F.pad's (left, right) pairs, last dim first
     bool odd = false;
     for (int64_t i = 0; i < k; ++i) {
       int64_t total = d[size_t(i)] * (weight.size(i + 2) - 1);
       pad_l.push_back(total / 2);
+      extra[size_t(2 * (k - 1 - i) + 1)] = total % 2;
       odd = odd || total % 2;
     }
+    // torch pads the extra element as a zero-padded copy (real zeros: 0 * inf is nan there), the rest natively
+    Tensor xp = x;
     if (odd) {
       warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy of the "
            "input be created");
+      xp = constant_pad_nd(x, extra);
     }
-    Conv c = plan(x, weight, b, s, pad_l, d, false, {0}, groups);
+    Conv c = plan(xp, weight, b, s, pad_l, d, false, {0}, groups);
     c.out_spatial = DimVector(IntArrayRef(x.sizes().data() + 2, size_t(x.dim() - 2)));
-    return convolve(x, weight, b, c);
+    return convolve(xp, weight, b, c);
   });
 }
 
@@ -373,6 +375,12 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
               " does not match the convolution's output");
   TensorList r = autograd::untracked([&] { return run_backward(grad_output, input, weight, c, output_mask); });
   return {r[0], r[1], r[2]};
+}
+
+bool conv_uses_mkldnn(ScalarType dtype, int64_t batch, int64_t numel, const Tensor& weight, int64_t groups) {
+  bool big_kernel = weight.dim() > 3;
+  for (int64_t d = 2; d < weight.dim(); ++d) big_kernel = big_kernel && weight.size(d) > 3;
+  return dtype == kFloat32 && (groups > 1 || batch > 1 || numel > 20480 || big_kernel);
 }
 
 }  // namespace ember::nn::functional

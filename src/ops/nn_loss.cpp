@@ -249,6 +249,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optio
   const int64_t N = x.sizes()[0];
   Tensor lse = empty({N}, x.options());
   kernels::row_logsumexp[x.device().type](x, lse);
+  masked_fill_(lse, eq(lse, wrapped_scalar(INFINITY)), NAN);  // a +inf logit makes torch's log_softmax row all nan
   Tensor out = empty(reduction == Reduction::None ? DimVector{N} : DimVector{}, x.options());
   Tensor total_weight = zeros({}, x.options());
   auto bad = kernels::nll_loss[x.device().type](x.view({N, x.sizes()[1], 1}), lse, t.view({N, 1}), weight,
@@ -370,10 +371,17 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction
     return where(lt(d, wrapped_scalar(delta)), mul(mul(d, d), wrapped_scalar(0.5)),
                  mul(sub(d, wrapped_scalar(delta / 2)), wrapped_scalar(delta)));
   };
-  auto math = as_torch_kernel(elems, input.dtype(), kFloat16);
+  auto kernel = as_torch_kernel(elems, input.dtype(), kFloat16);
+  auto math = [kernel](const Tensor& a, const Tensor& b) {  // torch writes into empty_like(input)
+    Tensor out = empty_like(a);
+    return out.copy_(kernel(a, b));
+  };
   return pointwise_loss("HuberLossBackward0", x, y, reduction, math, [delta](const Tensor& a, const Tensor& b) {
+    // torch's backward kernel takes no mixed dtypes (its forward does)
+    EMBER_CHECK(a.dtype() == b.dtype(), Error, "Found dtype ", dtype_info(b.dtype()).legacy_name, " but expected ",
+                dtype_info(a.dtype()).legacy_name);
     return clamp(sub(a, b), wrapped_scalar(-delta), wrapped_scalar(delta));
-  });
+  }, {}, true);
 }
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,

@@ -11,12 +11,16 @@ namespace ember::nn::functional {
 
 namespace {
 
-// One resized dim's gather: index0 (and for linear index1, weight0, weight1), computed in T as torch's kernels.
+// One resized dim's gather: index0 (and for linear index1, weight0, weight1), computed as torch's kernels: in T for
+// linear, in float for nearest (whatever the dtype). A dim that keeps its size is copied by the linear kernels and by the 2-d nearest one (which also halves a doubled
+// size's index), whatever the scale; the other nearest kernels apply the scale.
 template <typename T>
 autograd::GatherAxis axis(const Tensor& input, int64_t d, int64_t out, UpsampleMode mode, bool align_corners,
                           std::optional<double> scale) {
+  bool nearest_2d = input.dim() == 4;
   int64_t in = input.size(d);
   T s = scale ? T(1.0 / *scale) : T(in) / T(out);  // torch's compute_scales_value
+  float fs = scale ? float(1.0 / *scale) : float(in) / float(out);
   Tensor i0 = empty({out}, TensorOptions(kInt64)), i1 = empty({out}, TensorOptions(kInt64));
   Tensor w0 = empty({out}, TensorOptions(kFloat64)), w1 = empty({out}, TensorOptions(kFloat64));
   int64_t *p0 = i0.data_ptr<int64_t>(), *p1 = i1.data_ptr<int64_t>();
@@ -24,15 +28,17 @@ autograd::GatherAxis axis(const Tensor& input, int64_t d, int64_t out, UpsampleM
   if (mode == UpsampleMode::Linear && align_corners) s = out > 1 ? T(in - 1) / T(out - 1) : T(0);
   for (int64_t j = 0; j < out; ++j) {
     if (mode == UpsampleMode::Nearest) {
-      p0[j] = out == in ? j : out == 2 * in ? j >> 1 : std::min(int64_t(std::floor(T(j) * s)), in - 1);
+      p0[j] = nearest_2d && out == in       ? j
+              : nearest_2d && out == 2 * in ? j >> 1
+                                            : std::min(int64_t(std::floor(float(j) * fs)), in - 1);
     } else if (mode == UpsampleMode::NearestExact) {
-      p0[j] = out == in ? j : std::min(int64_t(std::floor((T(j) + T(0.5)) * s)), in - 1);
+      p0[j] = std::min(int64_t(std::floor((float(j) + 0.5f) * fs)), in - 1);
     } else {
-      T src = align_corners ? s * T(j) : std::max(s * (T(j) + T(0.5)) - T(0.5), T(0));
+      T src = out == in ? T(j) : align_corners ? s * T(j) : std::max(s * (T(j) + T(0.5)) - T(0.5), T(0));
       int64_t lo = std::min(int64_t(src), in - 1);
       T lambda = std::min(std::max(src - T(lo), T(0)), T(1));
       p0[j] = lo;
-      p1[j] = lo + (lo < in - 1 ? 1 : 0);
+      p1[j] = lo + (lo < in - 1 && out != in ? 1 : 0);  // a kept dim reads one element (0 * inf is no nan there)
       q0[j] = double(T(1) - lambda);
       q1[j] = double(lambda);
     }

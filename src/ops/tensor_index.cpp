@@ -155,8 +155,8 @@ void set_impl(const Tensor& self, const std::vector<TensorIndex>& indices, const
   Tensor target;
   if (one && one->is_integer()) {
     target = select_checked(self, 0, one->integer(), 0);
-  } else if (one && one->is_slice()) {
-    target = apply_slice(self, one->slice(), 0);
+  } else if (one && one->is_slice()) {  // a whole slice as written gives self itself (torch's applySlicing)
+    target = whole_slice(self, one->slice(), 0) ? self : apply_slice(self, one->slice(), 0);
   } else {
     Indexed r = apply_indices(self, indices);
     if (r.any_tensor || (!r.bool_dims.empty() && !(one && one->is_boolean()))) {  // bools in a list index, as torch
@@ -164,11 +164,6 @@ void set_impl(const Tensor& self, const std::vector<TensorIndex>& indices, const
       return;
     }
     target = r.bool_dims.empty() ? r.view : bool_view(r, indices).first;
-  }
-  // full slices give self itself (torch's slice optimization): a write through them is no write into a view
-  if (std::ranges::equal(target.sizes(), self.sizes()) && std::ranges::equal(target.strides(), self.strides()) &&
-      target.storage_offset() == self.storage_offset()) {
-    target = self;
   }
   // torch's copy_to: copy_ between equal shapes, fill_ from a 0-dim CPU value, else copy_ of the expanded value
   if (!value.defined()) {

@@ -22,6 +22,19 @@ KNOWN = [
           issue="11: torch picks a 1-d convolution's output layout per backend (mkldnn or the slow path, chosen by "
                 "shapes); Ember follows the mkldnn rule (a channels-last weight), so some non-contiguous operands "
                 "give other strides (values equal)"),
+    Known(kinds=("value",), ops=("conv_transpose1d", "conv_transpose2d", "conv_transpose3d"),
+          texts=("math.inf", "math.nan"),
+          repro="F.conv_transpose2d(x, w, stride=2) with x of 2 samples and an inf in w: torch has nan in more places",
+          issue="12: torch's mkldnn transposed convolution (batched, grouped or large inputs) gives nan where zeros "
+                "meet an inf/nan weight in more places than oneDNN's backward-data primitive Ember runs"),
+    Known(kinds=("value",), ops=("instance_norm",), texts=(),
+          repro="F.instance_norm of a channel of equal values, with weight and bias: a last-bits difference from b",
+          issue="12: torch's fused normalisation formula rounds a constant channel differently (~1e-4 where the "
+                "result is the bias); copying it broke the nn seed tests' 1e-5 comparison"),
+    Known(kinds=("value",), ops=("group_norm",), texts=("math.inf", "math.nan"),
+          repro="F.group_norm(x, 4, w) with an inf in w: torch's x * scale + (b - mean * scale) gives -inf where "
+                "Ember's (x - mean) * scale + b gives nan, and the reverse",
+          issue="12: the same fused formula with an infinite scale"),
 ]
 
 

@@ -142,9 +142,10 @@ def write_reproducer(fail, n):
     os.makedirs(FOUND, exist_ok=True)
     path = os.path.join(FOUND, f"{fail.kind}_{fail.op}_{n}.py")
     first = fail.message.strip().splitlines()[0] if fail.message.strip() else ""
+    first = first[:150].encode("unicode_escape").decode("ascii").replace('"', '\\"')  # a valid docstring line
     with open(path, "w") as f:
         f.write(f'"""Fuzz reproducer (seed {fail.seed}): {fail.kind} at statement {fail.index} ({fail.op}): '
-                f'{first[:150]!s}\n\nRun: python {os.path.relpath(path)}   (runs torch, then ember; prints what '
+                f'{first}\n\nRun: python {os.path.relpath(path)}   (runs torch, then ember; prints what '
                 f'differs)\n"""\nimport os\nimport sys\n\nsys.path.insert(0, os.path.join(os.path.dirname('
                 f'os.path.abspath(__file__)), ".."))\nfrom repro import main  # noqa: E402\n\nPROGRAM = [\n')
         for st in fail.program:

@@ -49,4 +49,9 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
                                                         IntArrayRef output_padding, int64_t groups,
                                                         std::array<bool, 3> output_mask);
 
+// Whether torch 2.13 runs a convolution (or transposed one) of a `dtype` input of `batch` samples and `numel`
+// elements through mkldnn rather than its slow im2col path: float32, and grouped, batched, over 20480 input elements
+// or with every kernel dim over 3 (a 1-d kernel has height 1).
+bool conv_uses_mkldnn(ScalarType dtype, int64_t batch, int64_t numel, const Tensor& weight, int64_t groups);
+
 }  // namespace ember::nn::functional

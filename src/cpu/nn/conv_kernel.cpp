@@ -5,6 +5,7 @@
 
 #include "../gemm.h"
 #include "ember/creation.h"
+#include "ember/nn/conv.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
 
@@ -90,11 +91,28 @@ Tensor sample_matrix(const Tensor& t, int64_t n, int64_t groups, int64_t gi) {
   return s.reshape({s.size(0), -1});
 }
 
+// Whether a float32 convolution of activation `x` (the forward input, or the transposed one's) goes to oneDNN: where
+// torch runs its slow im2col path instead, zero padding times an inf or nan weight gives nan (oneDNN skips the
+// padding), so such calls with a non-finite operand take the im2col path too. The scan is branch-free and reads at
+// most 20480 activation elements (larger ones are mkldnn's in torch as well) and the weight.
+bool takes_onednn(const Tensor& x, const Tensor& weight, const ConvGeometry& g) {
+  if (x.dtype() != kFloat32) return false;
+  if (nn::functional::conv_uses_mkldnn(x.dtype(), x.size(0), x.numel(), weight, g.groups)) return true;
+  auto finite = [](const Tensor& t) {
+    Tensor c = t.contiguous();
+    const uint32_t* bits = static_cast<const uint32_t*>(c.data_ptr());
+    uint32_t all_ones_exponent = 0;  // inf and nan have every exponent bit set
+    for (int64_t i = 0, n = c.numel(); i < n; ++i) all_ones_exponent |= (bits[i] & 0x7f800000u) == 0x7f800000u;
+    return all_ones_exponent == 0;
+  };
+  return finite(x) && finite(weight);
+}
+
 }  // namespace
 
 void conv_forward_kernel(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& output,
                          const ConvGeometry& cg) {
-  if (input.dtype() == kFloat32) return onednn_conv_forward(input, weight, bias, output, cg);
+  if (takes_onednn(input, weight, cg)) return onednn_conv_forward(input, weight, bias, output, cg);
   Geometry3 g = geometry3(input, weight, output, cg);
   Tensor w = weight.reshape({weight.size(0), -1});
   Tensor col = empty({input.size(1) / cg.groups * g.k_size(), g.out_size()}, input.options());
@@ -114,7 +132,7 @@ void conv_forward_kernel(const Tensor& input, const Tensor& weight, const Tensor
 
 void conv_backward_data_kernel(const Tensor& grad_output, const Tensor& weight, const Tensor& grad_input,
                                const ConvGeometry& cg) {
-  if (grad_output.dtype() == kFloat32) {
+  if (takes_onednn(grad_output, weight, cg)) {
     return onednn_conv_backward(grad_output, Tensor(), weight, grad_input, Tensor(), Tensor(), cg);
   }
   Geometry3 g = geometry3(grad_input, weight, grad_output, cg);

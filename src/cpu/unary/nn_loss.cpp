@@ -147,8 +147,8 @@ void cross_entropy_backward_kernel(const Tensor& x, const Tensor& lse, const Ten
         for (int64_t n = b; n < e; ++n) {
           const T *row = p + n * C, k = c[n], shift = l[n];
           T* out = o + n * C;
-          if (k == T(0)) {
-            std::memset(static_cast<void*>(out), 0, size_t(C) * sizeof(T));
+          if (k == T(0)) {  // an ignored row: torch's 0 - softmax * 0, nan where the row has a +inf (lse nan)
+            std::fill(out, out + C, std::isnan(shift) ? shift : T(0));
             continue;
           }
           for (int64_t j = 0; j < C; ++j) out[j] = -k * std::exp(row[j] - shift);
