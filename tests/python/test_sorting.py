@@ -245,3 +245,32 @@ def test_median_of_nothing(dtype):
     e, t = pair(np.zeros(0), dtype)
     assert_same(ember.median(e), torch.median(t))
     assert_same(ember.nanmedian(e), torch.nanmedian(t))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float32", "int16", "float64"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_long_rows_sort_stably_across_pieces(dtype, descending):
+    # rows of >= 64K elements are radix-sorted in pieces by several threads: stable, as torch's stable sort
+    g = torch.Generator().manual_seed(7)
+    t = torch.randint(-500, 500, (200_003,), generator=g).to(getattr(torch, dtype))
+    e = ember.from_numpy(t.numpy().copy())
+    ev, ei = ember.sort(e, stable=True, descending=descending)
+    tv, ti = torch.sort(t, stable=True, descending=descending)
+    assert np.array_equal(ev.numpy(), tv.numpy()) and np.array_equal(ei.numpy(), ti.numpy())
+    eu, ec = ember.unique(e, return_counts=True)
+    tu, tc = torch.unique(t, return_counts=True)
+    assert np.array_equal(eu.numpy(), tu.numpy()) and np.array_equal(ec.numpy(), tc.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
+@pytest.mark.parametrize("spread", [50, 9_000, 2**40])
+def test_unique_of_many_integers_as_torch(dtype, spread):
+    # integers spanning fewer values than there are elements are counted, not sorted: same results as torch's
+    info = torch.iinfo(getattr(torch, dtype))
+    g = torch.Generator().manual_seed(spread % 1000)
+    t = torch.randint(max(info.min, -spread), min(info.max, spread), (3, 4000), generator=g).to(getattr(torch, dtype))
+    e = ember.from_numpy(t.numpy().copy())
+    got = ember.unique(e, return_inverse=True, return_counts=True)
+    want = torch.unique(t, return_inverse=True, return_counts=True)
+    for a, b in zip(got, want):
+        assert_same(a, b)
