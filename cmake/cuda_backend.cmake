@@ -38,17 +38,33 @@ if(NOT EMBER_CUBLAS_INCLUDE OR NOT EMBER_CUBLAS_LIBRARY OR NOT EMBER_CUBLASLT_LI
   return()
 endif()
 get_filename_component(EMBER_CUBLAS_DIR ${EMBER_CUBLAS_LIBRARY} DIRECTORY)
-message(STATUS "ember: CUDA backend for architectures ${CMAKE_CUDA_ARCHITECTURES}, cuBLAS in ${EMBER_CUBLAS_DIR}")
+# cuDNN (convolutions): the system's, else NVIDIA's PyPI wheel (nvidia-cudnn-cu13: site-packages/nvidia/cudnn).
+if(Python_EXECUTABLE)
+  execute_process(COMMAND "${Python_EXECUTABLE}" -c
+    "import importlib.util as u; s = u.find_spec('nvidia.cudnn'); print(next(iter(s.submodule_search_locations)) if s else '')"
+    OUTPUT_VARIABLE EMBER_CUDNN_WHEEL_DIR OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+endif()
+find_path(EMBER_CUDNN_INCLUDE cudnn.h HINTS ${EMBER_CUDNN_WHEEL_DIR}/include ${CUDAToolkit_INCLUDE_DIRS})
+find_library(EMBER_CUDNN_LIBRARY NAMES cudnn libcudnn.so.9 HINTS ${EMBER_CUDNN_WHEEL_DIR}/lib ${CUDAToolkit_LIBRARY_DIR})
+if(NOT EMBER_CUDNN_INCLUDE OR NOT EMBER_CUDNN_LIBRARY)
+  message(WARNING "ember: cuDNN not found (pip install nvidia-cudnn-cu13); building without the CUDA backend")
+  return()
+endif()
+get_filename_component(EMBER_CUDNN_DIR ${EMBER_CUDNN_LIBRARY} DIRECTORY)
+message(STATUS "ember: CUDA backend for architectures ${CMAKE_CUDA_ARCHITECTURES}, cuBLAS in ${EMBER_CUBLAS_DIR}, "
+  "cuDNN in ${EMBER_CUDNN_DIR}")
 
 file(GLOB_RECURSE EMBER_CUDA_SOURCES CONFIGURE_DEPENDS src/cuda/*.cpp src/cuda/*.cu)
 add_library(ember_cuda SHARED ${EMBER_CUDA_SOURCES})
-target_include_directories(ember_cuda PRIVATE ${EMBER_CUBLAS_INCLUDE} ${CUDAToolkit_INCLUDE_DIRS})
-target_link_libraries(ember_cuda PRIVATE ember CUDA::cudart_static ${EMBER_CUBLAS_LIBRARY} ${EMBER_CUBLASLT_LIBRARY})
+target_include_directories(ember_cuda PRIVATE ${EMBER_CUBLAS_INCLUDE} ${EMBER_CUDNN_INCLUDE} ${CUDAToolkit_INCLUDE_DIRS})
+target_link_libraries(ember_cuda PRIVATE ember CUDA::cudart_static ${EMBER_CUBLAS_LIBRARY} ${EMBER_CUBLASLT_LIBRARY}
+  ${EMBER_CUDNN_LIBRARY})
 # Element functions (src/functors) are constexpr-friendly host code called from kernels.
 target_compile_options(ember_cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr --extended-lambda
   -Xcompiler=-fno-semantic-interposition>)
 # The backend exports nothing (it registers itself as it loads); its static CUDA runtime stays private, beside
 # another framework's in the same process.
 set_target_properties(ember_cuda PROPERTIES CXX_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden
-  CUDA_RUNTIME_LIBRARY Static BUILD_RPATH "$ORIGIN;${EMBER_CUBLAS_DIR}" INSTALL_RPATH "$ORIGIN;${EMBER_CUBLAS_DIR}")
+  CUDA_RUNTIME_LIBRARY Static BUILD_RPATH "$ORIGIN;${EMBER_CUBLAS_DIR};${EMBER_CUDNN_DIR}"
+  INSTALL_RPATH "$ORIGIN;${EMBER_CUBLAS_DIR};${EMBER_CUDNN_DIR}")
 target_link_options(ember_cuda PRIVATE -Wl,--exclude-libs,ALL)

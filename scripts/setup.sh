@@ -25,11 +25,13 @@ python3 -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '2.13
   || $PIP install -q "torch==2.13.0"
 $PIP install -q "scikit-build-core>=0.10" "nanobind>=2.0" numpy pytest einops cmake ninja \
   pillow safetensors tqdm matplotlib
-# Where nvcc is found the CUDA backend builds too; its cuBLAS comes from NVIDIA's wheel (CUDA 13.0's).
+# Where nvcc is found the CUDA backend builds too; its cuBLAS and cuDNN come from NVIDIA's wheels (CUDA 13's).
 if command -v nvcc >/dev/null; then
   python3 -c "import importlib.util as u, sys; sys.exit(u.find_spec('nvidia.cu13') is None)" 2>/dev/null \
     && ls "$(python3 -c "import importlib.util as u; print(next(iter(u.find_spec('nvidia.cu13').submodule_search_locations)))")"/include/cublasLt.h >/dev/null 2>&1 \
     || $PIP install -q "nvidia-cublas==13.0.2.14"
+  python3 -c "import importlib.util as u, sys; sys.exit(u.find_spec('nvidia.cudnn') is None)" 2>/dev/null \
+    || $PIP install -q "nvidia-cudnn-cu13==9.28.1.4"
 fi
 
 # Incremental rebuild in build/ (ccache speeds up clean builds too).
