@@ -116,10 +116,9 @@ int64_t size_at(const Tensor& t, int64_t d) {
   return t.size(d);
 }
 
-// An integer vector's values on the host, as int64.
+// An integer vector's values on the host, as int64 (a device vector is copied: the output's size depends on them).
 std::vector<int64_t> host_ints(const Tensor& t) {
-  Tensor c = t.to(kInt64).contiguous();
-  check_on_host(c, "reading repeat counts");
+  Tensor c = host_copy(t).to(kInt64).contiguous();
   return std::vector<int64_t>(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel());
 }
 
