@@ -16,6 +16,7 @@ struct GeneratorState {
   uint64_t seed = 0;
   std::optional<double> next_double_normal;  // Box-Muller's cached second sample
   std::optional<float> next_float_normal;
+  uint64_t device_offset = 0;  // device draws: Philox keyed by `seed`, at this counter (advanced by each draw)
 };
 
 class Generator {

@@ -186,7 +186,8 @@ def memory_summary(device=None, abbreviated=False):
     return "\n".join(rows) + "\n"
 
 
-# ---- random numbers: CUDA tensors draw from the default generator (their values match the CPU's for a seed)
+# ---- random numbers: CUDA tensors draw on the GPU from the default generator's seed (Philox at a counter the
+# generator keeps beside its CPU stream), so one seed fixes both
 
 def manual_seed(seed):
     _C.manual_seed(seed)

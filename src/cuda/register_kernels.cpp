@@ -1,5 +1,6 @@
 // The CUDA column of the kernel tables.
 #include "kernels.h"
+#include "random.h"
 
 namespace ember::cuda_backend {
 
@@ -20,6 +21,7 @@ void register_kernels() {
 #undef EMBER_UNARY_OP
   kernels::copy.set(cuda, copy_kernel);
   kernels::where.set(cuda, where_kernel);
+  kernels::random_fill.set(cuda, random_fill_kernel);
 }
 
 }  // namespace ember::cuda_backend

@@ -10,14 +10,17 @@
 #include "ember/parallel.h"
 #include "ember/random.h"
 #include "ember/type_promotion.h"
+#include "../dispatch/random_kernels.h"
 
 namespace ember {
 
 namespace {
 
 // A dense noise tensor filled as torch's CPU bernoulli_(keep) then div_(keep): value where a 53-bit uniform drawn per
-// element in memory order is below keep, else 0. torch's serial kernel (its MKL one runs on Intel CPUs only).
+// element in memory order is below keep, else 0. torch's serial kernel (its MKL one runs on Intel CPUs only). A device
+// tensor draws on its device.
 void fill_bernoulli(const Tensor& noise, double keep, double value) {
+  if (draw_on_device(noise, nullptr, {.dist = RandomDist::Bernoulli, .p0 = keep, .p1 = value})) return;
   GeneratorState& g = default_generator().state();
   visit_dtype(noise.dtype(), [&]<typename T>(T) {
     if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {

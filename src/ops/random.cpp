@@ -12,6 +12,7 @@
 #include "ember/layout.h"
 #include "ember/parallel.h"
 #include "../dispatch/kernels.h"
+#include "../dispatch/random_kernels.h"
 
 namespace ember {
 
@@ -76,7 +77,7 @@ void normal_fill(GeneratorState& g, T* data, int64_t size, T mean, T std, bool w
 
 // Fills `self` in memory order, as torch's TensorIterator walks it (dims by stride): in place when it
 // is dense, else through a dense temporary of that dim order, copied in. A device tensor is filled through a CPU
-// temporary, so a seed gives the CPU's numbers on every device (a device generator is later work).
+// temporary (a draw with an explicit CPU generator; devices draw their own numbers otherwise, draw_on_device).
 template <typename Fn>
 void fill_in_order(Tensor& self, GeneratorState& g, Fn&& fill_contiguous) {
   Tensor target = self.device().is_cpu() && is_non_overlapping_and_dense(self.sizes(), self.strides())
@@ -92,6 +93,25 @@ void fill_in_order(Tensor& self, GeneratorState& g, Fn&& fill_contiguous) {
 }
 
 GeneratorState& state_of(Generator* gen) { return (gen ? *gen : default_generator()).state(); }
+
+}  // namespace
+
+bool draw_on_device(const Tensor& self, Generator* gen, RandomDraw draw) {
+  if (self.device().is_cpu() || gen) return false;
+  GeneratorState& g = default_generator().state();
+  {
+    std::lock_guard<std::mutex> lock(g.mutex);
+    draw.seed = g.seed;
+    draw.offset = g.device_offset;
+    g.device_offset += uint64_t(self.numel());
+  }
+  Tensor target = self.is_contiguous() ? self : empty(self.sizes(), self.options().with_requires_grad(false));
+  kernels::random_fill[self.device()](target, draw);
+  if (target.impl() != self.impl()) kernels::copy[self.device()](self, target);
+  return true;
+}
+
+namespace {
 
 // torch's dtype error of the kernel named `kernel` (which normal_ only reaches for a non-empty tensor).
 void check_float(const Tensor& t, const char* kernel) {
@@ -109,6 +129,7 @@ void Generator::manual_seed(uint64_t seed) {
   state_->engine.seed(uint32_t(seed & 0xffffffffu));
   state_->next_double_normal.reset();
   state_->next_float_normal.reset();
+  state_->device_offset = 0;
 }
 
 uint64_t Generator::seed() {
@@ -122,7 +143,7 @@ Tensor Generator::get_state() const {
   std::lock_guard<std::mutex> lock(state_->mutex);
   std::ostringstream os;
   os << state_->seed << ' ' << state_->engine << ' ' << state_->next_double_normal.has_value() << ' '
-     << (state_->next_double_normal ? *state_->next_double_normal : 0.0);
+     << (state_->next_double_normal ? *state_->next_double_normal : 0.0) << ' ' << state_->device_offset;
   std::string s = os.str();
   std::vector<uint8_t> bytes(s.begin(), s.end());
   return tensor(bytes, DimVector{int64_t(bytes.size())});
@@ -139,10 +160,13 @@ void Generator::set_state(const Tensor& state) {
   std::mt19937 engine;
   is >> seed >> engine >> has_normal >> normal;
   EMBER_CHECK(!is.fail(), Error, "Generator.set_state: the state tensor is not a generator state");
+  uint64_t device_offset = 0;
+  if (!(is >> device_offset)) device_offset = 0;  // a state saved before devices drew their own numbers
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->seed = seed;
   state_->engine = engine;
   state_->next_double_normal = has_normal ? std::optional<double>(normal) : std::nullopt;
+  state_->device_offset = device_offset;
 }
 
 namespace {
@@ -172,6 +196,7 @@ void uniform_fill(Tensor& self, double from, double to, Generator* gen) {
   check_float(self, "check_uniform_bounds");
   EMBER_CHECK(from <= to, Error, "uniform_ expects to return a [from, to) range, but found from=", from,
               " > to=", to);
+  if (draw_on_device(self, gen, {.dist = RandomDist::Uniform, .p0 = from, .p1 = to})) return;
   GeneratorState& g = state_of(gen);
   fill_in_order(self, g, [&](Tensor& t) {
     visit_dtype(t.dtype(), [&]<typename T>(T) {
@@ -189,6 +214,7 @@ void uniform_fill(Tensor& self, double from, double to, Generator* gen) {
 void gaussian_fill(Tensor& self, double mean, double std, Generator* gen) {
   if (self.numel() > 0) check_float(self, "normal_kernel_cpu");
   EMBER_CHECK(std >= 0.0, Error, "normal expects std >= 0.0, but found std ", std);
+  if (draw_on_device(self, gen, {.dist = RandomDist::Normal, .p0 = mean, .p1 = std})) return;
   GeneratorState& g = state_of(gen);
   int64_t n = self.numel();
   bool blocks = n >= 16 && self.is_contiguous();  // torch's Box-Muller blocks; else one double sample each
@@ -218,8 +244,9 @@ void gaussian_fill(Tensor& self, double mean, double std, Generator* gen) {
 
 void random_fill(Tensor& self, int64_t from, int64_t to, Generator* gen) {
   EMBER_CHECK(from < to, Error, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
-  GeneratorState& g = state_of(gen);
   uint64_t range = uint64_t(to) - uint64_t(from);
+  if (draw_on_device(self, gen, {.dist = RandomDist::Integer, .from = from, .range = range})) return;
+  GeneratorState& g = state_of(gen);
   fill_in_order(self, g, [&](Tensor& t) {
     visit_dtype(t.dtype(), [&]<typename T>(T) {
       T* p = t.data_ptr<T>();
