@@ -7,6 +7,7 @@ last checkpoint (resume with --resume), loss/accuracy curves and a confusion mat
     python3 examples/python/train_fashion_mnist.py [--epochs 4] [--backend ember|torch] [--out runs/...]
 """
 import argparse
+import functools
 import importlib
 import os
 import sys
@@ -35,6 +36,7 @@ def parse_args(argv=None):
     p.add_argument("--stop-after", type=int, default=None, metavar="EPOCH",
                    help="stop after this epoch (continue later with --resume)")
     p.add_argument("--backend", choices=("ember", "torch"), default="ember")
+    p.add_argument("--device", default="cpu", help="where the model trains: cpu, cuda, cuda:1 ...")
     p.add_argument("--limit-batches", type=int, default=None,
                    help="stop each epoch and each evaluation after this many batches (a quick check)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars (summary lines only)")
@@ -142,12 +144,13 @@ class Trainer:
         torch.set_num_threads(args.threads)
         torch.manual_seed(args.seed)
         train_set, test_set = fashion_mnist(be, args.data, True), fashion_mnist(be, args.data, False)
-        loader = be.data.DataLoader
-        self.train_loader = loader(train_set, batch_size=args.batch_size, shuffle=True, num_workers=args.workers,
-                                   drop_last=True, persistent_workers=args.workers > 0)
-        self.test_loader = loader(test_set, batch_size=1000, num_workers=args.workers,
-                                  persistent_workers=args.workers > 0)
-        self.model = cnn_classifier(nn, args.width, args.dropout, args.dropout2d)
+        self.device = torch.device(args.device)
+        # batches are assembled on the CPU; for a GPU they come in pinned memory and move asynchronously
+        loader = functools.partial(be.data.DataLoader, num_workers=args.workers, persistent_workers=args.workers > 0,
+                                   pin_memory=self.device.type == "cuda")
+        self.train_loader = loader(train_set, batch_size=args.batch_size, shuffle=True, drop_last=True)
+        self.test_loader = loader(test_set, batch_size=1000)
+        self.model = cnn_classifier(nn, args.width, args.dropout, args.dropout2d).to(self.device)
         self.loss_fn = nn.CrossEntropyLoss()
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
         steps = self.steps_per_epoch() * args.epochs
@@ -166,6 +169,7 @@ class Trainer:
         for step, (images, labels) in enumerate(bar):
             if step == self.steps_per_epoch():
                 break
+            images, labels = self.to_device(images, labels)
             self.optimizer.zero_grad()
             logits = model(images)
             loss = self.loss_fn(logits, labels)
@@ -186,16 +190,20 @@ class Trainer:
         torch, model = self.be.torch, self.model
         model.eval()
         total_loss = seen = 0
-        confusion = torch.zeros(10, 10, dtype=torch.int64)
+        confusion = torch.zeros(10, 10, dtype=torch.int64, device=self.device)
         with torch.no_grad():
             for step, (images, labels) in enumerate(self.test_loader):
                 if step == self.args.limit_batches:
                     break
+                images, labels = self.to_device(images, labels)
                 logits = model(images)
                 total_loss += self.loss_fn(logits, labels).item() * labels.shape[0]
                 seen += labels.shape[0]
                 confusion += torch.bincount(labels * 10 + logits.argmax(1), minlength=100).view(10, 10)
-        return total_loss / seen, confusion.diag().sum().item() / seen, confusion
+        return total_loss / seen, confusion.diag().sum().item() / seen, confusion.cpu()
+
+    def to_device(self, images, labels):
+        return images.to(self.device, non_blocking=True), labels.to(self.device, non_blocking=True)
 
     def checkpoint(self, epoch, history):
         return {"epoch": epoch, "model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
@@ -264,7 +272,8 @@ def main(argv=None):
         first_epoch = done + 1
         print(f"resumed from {last_path} after epoch {done}")
     print(f"{be.name} {be.torch.__version__}: seed 002's CNN (width {args.width}) on Fashion-MNIST, "
-          f"{args.epochs} epochs of {trainer.steps_per_epoch()} batches of {args.batch_size}, {args.threads} threads")
+          f"{args.epochs} epochs of {trainer.steps_per_epoch()} batches of {args.batch_size} on {args.device}, "
+          f"{args.threads} threads")
     start = time.perf_counter()
     confusion = None
     for epoch in range(first_epoch, min(args.stop_after or args.epochs, args.epochs) + 1):
