@@ -10,6 +10,7 @@
 #include "svd_kernel.h"
 #include "unary_kernels.h"
 #include "where_kernel.h"
+#include "../dispatch/reduce_all.h"
 #include "shape_utils_kernel.h"
 #include "nn/normalization_kernel.h"
 #include "nn/conv_kernel.h"
@@ -30,6 +31,8 @@ bool register_kernels() {
   kernels::fill.set(cpu, &fill_kernel);
   kernels::where.set(cpu, &where_kernel);
   kernels::reduce.set(cpu, &reduce_kernel);
+  // The CPU's general reduce folds a whole tensor in one parallel pass already.
+  kernels::reduce_all.set(cpu, [](ReduceOp, const Tensor&, ScalarType, double) { return Tensor(); });
   kernels::arg_extremum.set(cpu, &arg_extremum_kernel);
   kernels::softmax.set(cpu, &softmax_kernel);
   kernels::gemm.set(cpu, &gemm);

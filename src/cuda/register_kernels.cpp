@@ -1,6 +1,7 @@
 // The CUDA column of the kernel tables.
 #include "kernels.h"
 #include "random.h"
+#include "reduce_all.h"
 
 namespace ember::cuda_backend {
 
@@ -12,6 +13,7 @@ void register_kernels() {
   kernels::index_gather.set(cuda, index_gather_kernel);
   kernels::index_scatter.set(cuda, index_scatter_kernel);
   kernels::reduce.set(cuda, reduce_kernel);
+  kernels::reduce_all.set(cuda, reduce_all_kernel);
   kernels::arg_extremum.set(cuda, arg_extremum_kernel);
   kernels::softmax.set(cuda, softmax_kernel);
   kernels::binary.set(cuda, binary_kernel);

@@ -3,6 +3,7 @@
 
 #include "../autograd/formulas.h"
 #include "../dispatch/kernels.h"
+#include "../dispatch/reduce_all.h"
 #include "ember/creation.h"
 #include "ember/ops.h"
 #include "ember/type_promotion.h"
@@ -68,17 +69,27 @@ Tensor accumulate(ReduceOp op, const Tensor& x, const ReducedDims& r) {
 
 Tensor finish(const Tensor& acc, const ReducedDims& r, ScalarType dtype) { return acc.to(dtype).view(r.out_sizes); }
 
+// The whole of x reduced in one pass where its backend has one (kernels::reduce_all); undefined otherwise.
+Tensor reduce_whole(ReduceOp op, const Tensor& x, const ReducedDims& r, ScalarType dtype, double divisor = 1) {
+  if (r.count != x.numel() || x.numel() == 0) return {};
+  Tensor out = kernels::reduce_all[x.device()](op, x, dtype, divisor);
+  return out.defined() ? out.view(r.out_sizes) : out;
+}
+
 ScalarType integral_to_long(ScalarType t) { return is_floating_point(t) ? t : kInt64; }
 
 Tensor sum_like(ReduceOp op, const char* name, const Tensor& x, IntArrayRef dims, bool keepdim,
                 std::optional<ScalarType> dtype) {
   Tensor input = dtype ? x.to(*dtype) : x;
   ReducedDims r = reduced_dims(input, dims, keepdim, name, false);
-  return finish(accumulate(op, input, r), r, dtype.value_or(integral_to_long(x.dtype())));
+  ScalarType out = dtype.value_or(integral_to_long(x.dtype()));
+  if (Tensor whole = reduce_whole(op, input, r, out); whole.defined()) return whole;
+  return finish(accumulate(op, input, r), r, out);
 }
 
 Tensor extremum(ReduceOp op, const char* name, const Tensor& x, IntArrayRef dims, bool keepdim) {
   ReducedDims r = reduced_dims(x, dims, keepdim, name, true);
+  if (Tensor whole = reduce_whole(op, x, r, x.dtype()); whole.defined()) return whole;
   return finish(accumulate(op, x, r), r, x.dtype());
 }
 
@@ -123,6 +134,7 @@ Tensor mean_impl(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<
   bool half = out == kFloat16 || out == kBFloat16;
   Tensor input = x.dtype() == out ? x : x.to(half ? kFloat32 : out);
   ReducedDims r = reduced_dims(input, dims, keepdim, "mean", false);
+  if (Tensor whole = reduce_whole(ReduceOp::Sum, input, r, out, double(r.count)); whole.defined()) return whole;
   Tensor acc = accumulate(ReduceOp::Sum, input, r);
   div_out(acc, acc, wrapped_scalar(double(r.count)));  // 0/0 gives nan for empty inputs, as torch
   return finish(acc, r, out);

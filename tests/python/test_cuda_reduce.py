@@ -270,3 +270,21 @@ def test_softmax_matches_torch():
     torch.testing.assert_close(torch.from_numpy(got), torch.from_numpy(arr).softmax(-1), rtol=1e-5, atol=1e-7)
     got = ember.from_numpy(arr).cuda().log_softmax(-1).cpu().numpy()
     torch.testing.assert_close(torch.from_numpy(got), torch.from_numpy(arr).log_softmax(-1), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", DTYPE_NAMES)
+@pytest.mark.parametrize("n", [1, 3, 511, 8193, 1 << 20, (1 << 22) + 5])
+def test_whole_tensor_one_pass(dtype, n):
+    # the one-kernel path of a whole contiguous tensor (kernels::reduce_all): sizes around the block and grid
+    # shares, an unaligned start (x[1:]), integral sums into int64, means divided before rounding, repeatable
+    x = make((n + 1,), dtype, seed=n)
+    for view in (lambda t: t[:n], lambda t: t[1:]):
+        for name in ("sum", "amax", "amin", "mean"):
+            check(lambda t: OPS[name](view(t), None, False), x, **sum_tolerance(dtype, n))
+        check(lambda t: view(t).sum(dim=(0,), keepdim=True), x, **sum_tolerance(dtype, n))
+    m = make((37, 29), dtype, seed=1)
+    for name in ("sum", "amax", "amin", "mean"):  # dense in another dim order
+        check(lambda t: OPS[name](t.t(), None, False), m, **sum_tolerance(dtype, m.numel()))
+    if dtype in ("float32", "float64"):
+        xc = x.cuda()
+        assert ember.equal(xc.sum().cpu(), xc.sum().cpu())
