@@ -16,8 +16,18 @@ unset CC CXX
 export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$blis/usr/lib/x86_64-linux-gnu"
 export EMBER_BLIS_ROOT="$blis" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" PYTHONUNBUFFERED=1
 start=$SECONDS
+# A CUDA plugin built elsewhere (here: cmake's libember_cuda.so, stripped, `xz`ed to .gpu/libember_cuda.so.xz) saves
+# most of the build: only libember and the Python module are built, and the plugin finds the machine's cuBLAS and
+# cuDNN wheels through the path.
+prebuilt=.gpu/libember_cuda.so.xz
+[ -f "$prebuilt" ] && export SKBUILD_CMAKE_DEFINE="EMBER_CUDA=OFF"
 python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | grep -v "^WARNING: Running pip as" || true
 lib=$(python3 -c "import ember, os; print(os.path.dirname(ember.__file__))")
+if [ -f "$prebuilt" ]; then
+  xz -dc "$prebuilt" > "$lib/libember_cuda.so"
+  nvidia=$(python3 -c "import nvidia; print(list(nvidia.__path__)[0])")
+  export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$nvidia/cu13/lib:$nvidia/cudnn/lib"
+fi
 if ! readelf -d "$lib/libember.so" | grep -q "libstdc++"; then
   echo "WARNING: libember.so does not link libstdc++ dynamically (see above); build environment:"; env | grep -iE "flags|^cxx|^cc=|cmake" || true
 fi
