@@ -3,8 +3,10 @@
 // first such element's index in a device flag that the host reads back once (the op raises IndexError).
 #include <cmath>
 
+#include "../../functors/compute.h"
 #include "../elementwise.cuh"
 #include "../reduce_common.cuh"
+#include "ember/creation.h"
 #include "nn_kernels.h"
 
 namespace ember::cuda_backend {

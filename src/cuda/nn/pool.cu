@@ -10,6 +10,7 @@
 #include <limits>
 #include <vector>
 
+#include "../../functors/compute.h"
 #include "../elementwise.cuh"
 #include "ember/creation.h"
 #include "nn_kernels.h"
