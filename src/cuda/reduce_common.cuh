@@ -1,5 +1,5 @@
-// Helpers shared by the reduction kernels (reduce, arg_extremum, softmax): warp and block folds in a fixed
-// order (results are deterministic), shuffles of any element type, and the device's multiprocessor count.
+// Helpers shared by the reduction kernels (reduce, arg_extremum, softmax, nn losses and norms): warp and block
+// folds in a fixed order (results are deterministic), shuffles of any element type, the SM count.
 #pragma once
 #include <cstdint>
 #include <type_traits>
@@ -40,6 +40,35 @@ __device__ V block_fold(V v, V identity, F f, V* smem) {
   __syncthreads();
   if (warp == 0) v = warp_fold(lane < int(blockDim.x / 32) ? smem[lane] : identity, f);
   __syncthreads();  // smem may be reused after
+  return v;
+}
+
+// Folds of the row kernels (softmax, logsumexp): the max skips NaNs (they reach the output through exp).
+struct MaxSkipNaN {
+  template <typename V>
+  __device__ V operator()(V a, V b) const { return b > a ? b : a; }
+};
+struct Add {
+  template <typename V>
+  __device__ V operator()(V a, V b) const { return a + b; }
+};
+
+// f over all lanes, every lane getting the result (addition and max are commutative, so the lanes agree).
+template <typename V, typename F>
+__device__ V warp_all(V v, F f) {
+#pragma unroll
+  for (int d = 16; d > 0; d /= 2) v = f(v, shfl_xor(v, d));
+  return v;
+}
+
+// f over the block, every thread getting the result.
+template <typename V, typename F>
+__device__ V block_all(V v, V identity, F f, V* smem) {
+  v = block_fold(v, identity, f, smem);
+  if (threadIdx.x == 0) smem[0] = v;
+  __syncthreads();
+  v = smem[0];
+  __syncthreads();
   return v;
 }
 

@@ -2,6 +2,7 @@
 #include "kernels.h"
 #include "random.h"
 #include "reduce_all.h"
+#include "nn/nn_kernels.h"
 
 namespace ember::cuda_backend {
 
@@ -24,6 +25,7 @@ void register_kernels() {
   kernels::copy.set(cuda, copy_kernel);
   kernels::where.set(cuda, where_kernel);
   kernels::random_fill.set(cuda, random_fill_kernel);
+  register_nn_kernels();
 }
 
 }  // namespace ember::cuda_backend

@@ -34,23 +34,6 @@ __device__ C log_of_sum(double sum, ScalarType source) {
   return C(narrow_to(C(::log(narrow_to(sum, source))), source));
 }
 
-struct MaxSkipNaN {  // NaNs reach the output through exp
-  template <typename V>
-  __device__ V operator()(V a, V b) const { return b > a ? b : a; }
-};
-struct Add {
-  template <typename V>
-  __device__ V operator()(V a, V b) const { return a + b; }
-};
-
-// f over all lanes, every lane getting the result (addition and max are commutative, so the lanes agree).
-template <typename V, typename F>
-__device__ V warp_all(V v, F f) {
-#pragma unroll
-  for (int d = 16; d > 0; d /= 2) v = f(v, shfl_xor(v, d));
-  return v;
-}
-
 // Lane l holds vectors l, l + 32, ... (NV of them, VEC elements each) of its warp's row.
 template <typename C, int VEC, int NV>
 __global__ void __launch_bounds__(256) softmax_warp(const C* x, C* y, int64_t rows, int n, bool log,
@@ -94,17 +77,6 @@ __global__ void __launch_bounds__(256) softmax_warp(const C* x, C* y, int64_t ro
       }
     }
   }
-}
-
-// f over the block, every thread getting the result.
-template <typename V, typename F>
-__device__ V block_all(V v, V identity, F f, V* smem) {
-  v = block_fold(v, identity, f, smem);
-  if (threadIdx.x == 0) smem[0] = v;
-  __syncthreads();
-  v = smem[0];
-  __syncthreads();
-  return v;
 }
 
 template <typename C>
