@@ -1,7 +1,7 @@
 """The seed CNN (bench_nn_cnn.cnn: Conv2d/BatchNorm2d/ReLU/MaxPool2d/Dropout2d blocks, Linear head) on CUDA, Ember
 against torch in one process (run on a lent GPU machine): the full train step (forward, cross-entropy, backward, Adam)
-on a batch of 256 3x32x32 float32 images, and inference (eval, no_grad). Both libraries run their defaults (cuDNN with
-TF32 allowed, no benchmark mode). Each figure is the median of rounds timed between device synchronisations.
+on a batch of 256 3x32x32 float32 images, with cuDNN's heuristic and with benchmark mode, and inference (eval,
+no_grad). Both libraries otherwise run their defaults (cuDNN convolutions with TF32 allowed). Each figure is the median of rounds timed between device synchronisations.
 Prints ms per step and Ember's time over torch's. Skips cleanly without a GPU.
 """
 import sys
@@ -39,8 +39,12 @@ def main():
     eo, to = ember.optim.Adam(em.parameters()), torch.optim.Adam(tm.parameters())
     es, ts = ember.cuda.synchronize, torch.cuda.synchronize
     kw = dict(repeat=7, min_time=0.3)
-    row(f"seed CNN train step (Adam), batch {BATCH}", device_time(lambda: train_step(ember, em, eo, ex, ey), es, **kw),
-        device_time(lambda: train_step(torch, tm, to, tx, ty), ts, **kw))
+    for benchmark in (False, True):
+        ember.backends.cudnn.benchmark = torch.backends.cudnn.benchmark = benchmark
+        row(f"seed CNN train step (Adam), batch {BATCH}{', benchmark' if benchmark else ''}",
+            device_time(lambda: train_step(ember, em, eo, ex, ey), es, **kw),
+            device_time(lambda: train_step(torch, tm, to, tx, ty), ts, **kw))
+    ember.backends.cudnn.benchmark = torch.backends.cudnn.benchmark = False
     em.eval()
     tm.eval()
     with ember.no_grad(), torch.no_grad():
