@@ -1,6 +1,7 @@
 // ember.device and the CUDA availability queries.
 #include "bindings.h"
 #include "ember/cuda.h"
+#include "ember/cudnn.h"
 
 #include <nanobind/stl/pair.h>
 
@@ -126,6 +127,12 @@ void init_cuda(nb::module_& m) {
   m.def("_cuda_record_stream", &cuda::record_stream);
   m.def("_cuda_matmul_allow_tf32", &cuda::matmul_allow_tf32);
   m.def("_cuda_set_matmul_allow_tf32", &cuda::set_matmul_allow_tf32);
+  m.def("_cudnn_allow_tf32", &cudnn::allow_tf32);
+  m.def("_cudnn_set_allow_tf32", &cudnn::set_allow_tf32);
+  m.def("_cudnn_benchmark", &cudnn::benchmark);
+  m.def("_cudnn_set_benchmark", &cudnn::set_benchmark);
+  m.def("_cudnn_deterministic", &cudnn::deterministic);
+  m.def("_cudnn_set_deterministic", &cudnn::set_deterministic);
 }
 
 }  // namespace ember::py

@@ -3,6 +3,7 @@
 #include "random.h"
 #include "reduce_all.h"
 #include "nn/nn_kernels.h"
+#include "nn/conv.h"
 
 namespace ember::cuda_backend {
 
@@ -26,6 +27,7 @@ void register_kernels() {
   kernels::where.set(cuda, where_kernel);
   kernels::random_fill.set(cuda, random_fill_kernel);
   register_nn_kernels();
+  register_conv_kernels();
 }
 
 }  // namespace ember::cuda_backend

@@ -32,9 +32,11 @@ bool any_below(IntArrayRef v, int64_t bound) {
   return false;
 }
 
-// The dtype the kernels compute in: float16/bfloat16 go through float32.
-ScalarType compute_dtype(ScalarType t) { return t == kFloat16 || t == kBFloat16 ? kFloat32 : t; }
-Tensor for_kernel(const Tensor& t) { return t.to(compute_dtype(t.dtype())).contiguous(); }
+// The dtype the kernels compute in: on the CPU, float16/bfloat16 go through float32; cuDNN takes them as they are.
+ScalarType compute_dtype(const Tensor& t) {
+  return (t.dtype() == kFloat16 || t.dtype() == kBFloat16) && !t.device().is_cuda() ? kFloat32 : t.dtype();
+}
+Tensor for_kernel(const Tensor& t) { return t.to(compute_dtype(t)).contiguous(); }
 
 // A convolution fully described: geometry (left padding), transposed or not, and the output's spatial sizes.
 struct Conv {
@@ -87,7 +89,7 @@ void check_dtype(ScalarType t, const Conv& c, int64_t spatial) {
 Tensor run_forward(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, const Conv& c) {
   DimVector sizes{input.size(0), c.transposed ? weight.size(1) * c.g.groups : weight.size(0)};
   for (int64_t o : c.out_spatial) sizes.push_back(o);
-  ScalarType ct = compute_dtype(input.dtype());
+  ScalarType ct = compute_dtype(input);
   Tensor out = empty(sizes, input.options().dtype(ct));
   Tensor x = for_kernel(input), w = for_kernel(weight), b = bias ? for_kernel(*bias) : Tensor();
   if (out.numel() == 0 || x.numel() == 0 || w.numel() == 0) {
@@ -154,6 +156,21 @@ Tensor convolve(const Tensor& input, const Tensor& weight, const std::optional<T
   return out;
 }
 
+// torch's check that the weight and bias live on the input's device, naming their tensor types (torch.cuda.FloatTensor).
+void check_devices(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+  auto type = [](const Tensor& t) {
+    return str("torch.", t.device().is_cuda() ? "cuda." : "", dtype_info(t.dtype()).legacy_name, "Tensor");
+  };
+  // the CPU's float32 convolutions (oneDNN's) add a clause
+  const char* mkldnn = input.device().is_cpu() && input.dtype() == kFloat32
+                           ? " or input should be a MKLDNN tensor and weight is a dense tensor"
+                           : "";
+  EMBER_CHECK(input.device() == weight.device(), Error, "Input type (", type(input), ") and weight type (",
+              type(weight), ") should be the same", mkldnn);
+  EMBER_CHECK(!bias || bias->device() == input.device(), Error, "Input type (", type(input), ") and bias type (",
+              type(*bias), ") should be the same");
+}
+
 // torch's checks of a convolution's arguments (check_shape_forward and the dtype checks), then the output sizes.
 Conv plan(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
           IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups) {
@@ -167,6 +184,7 @@ Conv plan(const Tensor& input, const Tensor& weight, const std::optional<Tensor>
   c.g.dilation = expand_param(dilation, "dilation", k);
   c.g.groups = groups;
   EMBER_CHECK(groups > 0, Error, "non-positive groups is not supported");
+  check_devices(input, weight, bias);
   EMBER_CHECK(input.dtype() == weight.dtype(), Error,
               input.dtype() == kFloat32
                   ? str("Input type (torch.", dtype_info(input.dtype()).legacy_name, "Tensor) and weight type (torch.",

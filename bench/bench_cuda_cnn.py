@@ -1,0 +1,57 @@
+"""The seed CNN (bench_nn_cnn.cnn: Conv2d/BatchNorm2d/ReLU/MaxPool2d/Dropout2d blocks, Linear head) on CUDA, Ember
+against torch in one process (run on a lent GPU machine): the full train step (forward, cross-entropy, backward, Adam)
+on a batch of 256 3x32x32 float32 images, with cuDNN's heuristic and with benchmark mode, and inference (eval,
+no_grad). Both libraries otherwise run their defaults (cuDNN convolutions with TF32 allowed). Each figure is the median of rounds timed between device synchronisations.
+Prints ms per step and Ember's time over torch's. Skips cleanly without a GPU.
+"""
+import sys
+
+import numpy as np
+import torch
+
+import ember
+from bench_nn_cnn import cnn
+from common import device_time
+
+BATCH = 256
+
+
+def row(name, e, t):
+    print(f"{name:38s} ember {e * 1e3:8.2f} ms  torch {t * 1e3:8.2f} ms  time ratio {e / t:5.2f}  "
+          f"speed ratio {t / e:5.2f}x")
+
+
+def train_step(lib, model, opt, x, y):
+    opt.zero_grad()
+    lib.nn.functional.cross_entropy(model(x), y).backward()
+    opt.step()
+
+
+def main():
+    if not (ember.cuda.is_available() and torch.cuda.is_available()):
+        print("bench_cuda_cnn: skipped, needs a CUDA GPU that both ember and torch see")
+        return 0
+    rng = np.random.default_rng(1)
+    a, labels = rng.standard_normal((BATCH, 3, 32, 32)).astype(np.float32), rng.integers(0, 10, BATCH)
+    em, tm = cnn(ember).cuda(), cnn(torch).cuda()
+    ex, tx = ember.from_numpy(a).cuda(), torch.from_numpy(a).cuda()
+    ey, ty = ember.from_numpy(labels).long().cuda(), torch.from_numpy(labels).long().cuda()
+    eo, to = ember.optim.Adam(em.parameters()), torch.optim.Adam(tm.parameters())
+    es, ts = ember.cuda.synchronize, torch.cuda.synchronize
+    kw = dict(repeat=7, min_time=0.3)
+    for benchmark in (False, True):
+        ember.backends.cudnn.benchmark = torch.backends.cudnn.benchmark = benchmark
+        row(f"seed CNN train step (Adam), batch {BATCH}{', benchmark' if benchmark else ''}",
+            device_time(lambda: train_step(ember, em, eo, ex, ey), es, **kw),
+            device_time(lambda: train_step(torch, tm, to, tx, ty), ts, **kw))
+    ember.backends.cudnn.benchmark = torch.backends.cudnn.benchmark = False
+    em.eval()
+    tm.eval()
+    with ember.no_grad(), torch.no_grad():
+        row(f"seed CNN inference, batch {BATCH}", device_time(lambda: em(ex), es, **kw),
+            device_time(lambda: tm(tx), ts, **kw))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
