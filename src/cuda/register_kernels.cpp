@@ -1,5 +1,6 @@
 // The CUDA column of the kernel tables.
 #include "kernels.h"
+#include "optim/optim.h"
 #include "random.h"
 
 namespace ember::cuda_backend {
@@ -22,6 +23,7 @@ void register_kernels() {
   kernels::copy.set(cuda, copy_kernel);
   kernels::where.set(cuda, where_kernel);
   kernels::random_fill.set(cuda, random_fill_kernel);
+  register_optim_kernels();
 }
 
 }  // namespace ember::cuda_backend
