@@ -3,7 +3,8 @@
 Prints ember's speed as a ratio to torch's (higher is better). Target (issue 12): Adam at least 2.5x torch,
 reported against the memory bandwidth measured in the same run (numpy's in-place add over the same bytes: streams
 like Adam's, read and written in place, with no write-allocate traffic). Also Adam on the seed
-CNN's parameters (bench_nn_cnn's train step: 0.7M in 26 tensors) and on 26 tiny tensors (the fixed cost of a step).
+CNN's parameters (bench_nn_cnn's train step: 0.7M in 26 tensors) and on 26 tiny tensors (the fixed cost of a step),
+and the other optimizers' steps on 10 x 1M.
 """
 import numpy as np
 import torch
@@ -16,6 +17,9 @@ N, K = 1 << 20, 10
 CNN_SHAPES = [s for cin, cout in [(3, 32), (32, 32), (32, 64), (64, 64), (64, 128)]
               for s in [(cout, cin, 3, 3), (cout,), (cout,), (cout,)]]
 CNN_SHAPES += [s for fin, fout in [(2048, 256), (256, 128), (128, 10)] for s in [(fout, fin), (fout,)]]
+# The other fused steps, with their options that take the most work.
+OTHERS = [("Adagrad", dict(weight_decay=0.1)), ("RMSprop", dict(momentum=0.9, centered=True)),
+          ("Adamax", dict()), ("NAdam", dict()), ("RAdam", dict()), ("Adadelta", dict())]
 
 
 def setup(lib, opt, shapes=((N,),) * K, **kw):
@@ -44,6 +48,9 @@ def main():
           f"GB/s); numpy's in-place add of the same bytes runs at {bw:.1f} GB/s")
     compare("AdamW step, 10 x 1M f32", "ew.step()", "tw.step()", **kw)
     compare("SGD momentum step, 10 x 1M f32", "es.step()", "ts.step()", **kw)
+    for name, opts in OTHERS:
+        env.update(e=setup(ember, name, **opts), t=setup(torch, name, **opts))
+        compare(f"{name} step, 10 x 1M f32", "e.step()", "t.step()", **kw)
     tiny = [(4,)] * len(CNN_SHAPES)
     env.update(ecnn=setup(ember, "Adam", CNN_SHAPES), tcnn=setup(torch, "Adam", CNN_SHAPES),
                etiny=setup(ember, "Adam", tiny), ttiny=setup(torch, "Adam", tiny))

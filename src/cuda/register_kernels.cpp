@@ -1,5 +1,6 @@
 // The CUDA column of the kernel tables.
 #include "kernels.h"
+#include "optim/optim.h"
 #include "random.h"
 #include "reduce_all.h"
 #include "nn/nn_kernels.h"
@@ -28,6 +29,7 @@ void register_kernels() {
   kernels::random_fill.set(cuda, random_fill_kernel);
   register_nn_kernels();
   register_conv_kernels();
+  register_optim_kernels();
 }
 
 }  // namespace ember::cuda_backend

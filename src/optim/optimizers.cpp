@@ -17,9 +17,7 @@ namespace ember::optim {
 namespace {
 
 using detail::check_like;
-using detail::for_each_chunk;
-using detail::static_flags;
-using detail::visit_float;
+using detail::run_step;
 
 // A number as Python prints it (torch's messages show the value given): 1.0, 1e-05, -1.
 std::string repr(const Value& v) {
@@ -87,12 +85,6 @@ double bump_step(const Tensor& step) {
   return s;
 }
 
-// torch's lerp: a + w (b - a) for small weights, b - (b - a)(1 - w) for large.
-template <typename T>
-inline T lerp(T a, T b, T w) {
-  return w < T(0.5) ? a + w * (b - a) : b - (b - a) * (T(1) - w);
-}
-
 // The state tensors `keys` of every parameter (made as zeros like it when missing), one list per key,
 // and the incremented step counters.
 struct GroupState {
@@ -119,18 +111,6 @@ void check_params(const std::vector<Tensor>& params, const std::vector<Tensor>& 
     check_like(grads[i], params[i], "grad", i);
   }
 }
-
-// The flags every element loop reads: maximize, and coupled weight decay (grad + wd * param).
-struct Common {
-  bool maximize;
-  double wd;
-  explicit Common(const Dict& o) : maximize(o.flag("maximize")), wd(o.number("weight_decay")) {}
-  template <typename T>
-  T grad(T g, T p) const {
-    T d = maximize ? -g : g;
-    return wd != 0 ? d + T(wd) * p : d;
-  }
-};
 
 void adam_group(Optimizer& opt, ParamGroup& o, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
   const bool amsgrad = o.flag("amsgrad");
@@ -228,30 +208,17 @@ void Adagrad::validate(const Dict& o) {
 void Adagrad::step_group(ParamGroup& o, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
   check_params(params, grads);
   std::vector<Tensor> sums;
-  std::vector<double> clr;
+  std::vector<functors::TensorScalars> clr;  // lr / (1 + (step - 1) lr_decay)
   for (const Tensor& p : params) {
     // torch makes Adagrad's state at construction; here on the first step, with the same values
     Dict& s = state(p);
     double step = bump_step(lazy(s, "step", zero_step));
     sums.push_back(lazy(s, "sum", [&] { return full_like(p, o.number("initial_accumulator_value")); }));
     check_like(sums.back(), p, "sum", sums.size() - 1);
-    clr.push_back(o.number("lr") / (1 + (step - 1) * o.number("lr_decay")));
+    clr.push_back({{o.number("lr") / (1 + (step - 1) * o.number("lr_decay"))}});
   }
-  const Common c(o);
-  const double eps = o.number("eps");
-  for_each_chunk(params, {&sums}, [&](size_t i, int64_t b, int64_t e) {
-    visit_float(params[i], [&]<typename T>(T) {
-      T* __restrict p = params[i].data_ptr<T>();
-      const T* __restrict g = grads[i].data_ptr<T>();
-      T* __restrict sum = sums[i].data_ptr<T>();
-      const T neg_clr = T(-clr[i]), ep = T(eps);
-      for (int64_t k = b; k < e; ++k) {
-        T d = c.grad(g[k], p[k]);
-        sum[k] = sum[k] + d * d;
-        p[k] = p[k] + neg_clr * (d / (std::sqrt(sum[k]) + ep));
-      }
-    });
-  });
+  run_step(functors::AdagradStep{o.number("eps"), o.number("weight_decay"), o.flag("maximize")}, params, grads, {&sums},
+           clr);
 }
 
 // ---- RMSprop: square_avg = alpha sa + (1 - alpha) g^2; centered subtracts the mean grad's square
@@ -272,44 +239,9 @@ void RMSprop::step_group(ParamGroup& o, const std::vector<Tensor>& params, const
   if (momentum) keys.push_back("momentum_buffer");
   if (centered) keys.push_back("grad_avg");
   GroupState gs = gather(*this, params, keys);
-  const std::vector<Tensor>& sq = gs.lists[0];
-  const std::vector<Tensor> none(params.size());
-  const std::vector<Tensor>& bufs = momentum ? gs.lists[1] : none;
-  const std::vector<Tensor>& avgs = centered ? gs.lists.back() : none;
-  const Common c(o);
-  const double lr = o.number("lr"), alpha = o.number("alpha"), eps = o.number("eps"), mom = o.number("momentum");
-  for_each_chunk(params, {&sq, &bufs, &avgs}, [&](size_t i, int64_t b, int64_t e) {
-    visit_float(params[i], [&]<typename T>(T) {
-      T* __restrict p = params[i].data_ptr<T>();
-      const T* __restrict g = grads[i].data_ptr<T>();
-      T* __restrict s = sq[i].data_ptr<T>();
-      T* __restrict buf = momentum ? bufs[i].data_ptr<T>() : nullptr;
-      T* __restrict ga = centered ? avgs[i].data_ptr<T>() : nullptr;
-      const T a = T(alpha), w = T(1 - alpha), ep = T(eps), m = T(mom), neg_lr = T(-lr);
-      static_flags(
-          [&](auto has_avg, auto has_buf) {
-            for (int64_t k = b; k < e; ++k) {
-              T d = c.grad(g[k], p[k]);
-              T sk = s[k] * a + w * d * d;
-              s[k] = sk;
-              T avg;
-              if constexpr (has_avg) {
-                T gk = ga[k] = lerp(ga[k], d, w);
-                avg = std::sqrt(sk - gk * gk) + ep;
-              } else {
-                avg = std::sqrt(sk) + ep;
-              }
-              if constexpr (has_buf) {
-                T bk = buf[k] = buf[k] * m + d / avg;
-                p[k] = p[k] + neg_lr * bk;
-              } else {
-                p[k] = p[k] + neg_lr * (d / avg);
-              }
-            }
-          },
-          centered, momentum);
-    });
-  });
+  run_step(functors::RMSpropStep{o.number("lr"), o.number("alpha"), o.number("eps"), o.number("weight_decay"),
+                                 o.number("momentum"), centered, o.flag("maximize")},
+           params, grads, {&gs.lists[0], momentum ? &gs.lists[1] : nullptr, centered ? &gs.lists.back() : nullptr});
 }
 
 // ---- Adamax: exp_inf = max(beta2 exp_inf, |g| + eps); param -= lr / (1 - beta1^t) exp_avg / exp_inf
@@ -324,33 +256,12 @@ void Adamax::step_group(ParamGroup& o, const std::vector<Tensor>& params, const 
   check_params(params, grads);
   GroupState gs = gather(*this, params, {"exp_avg", "exp_inf"});
   const std::vector<Tensor>&m = gs.lists[0], &u = gs.lists[1];
-  const Common c(o);
-  const double lr = o.number("lr"), b1 = o.element("betas", 0), b2 = o.element("betas", 1), eps = o.number("eps");
-  for_each_chunk(params, {&m, &u}, [&](size_t i, int64_t b, int64_t e) {
-    visit_float(params[i], [&]<typename T>(T) {
-      T* __restrict p = params[i].data_ptr<T>();
-      const T* __restrict g = grads[i].data_ptr<T>();
-      T* __restrict mp = m[i].data_ptr<T>();
-      T* __restrict up = u[i].data_ptr<T>();
-      const T w1 = T(1 - b1), beta2 = T(b2), ep = T(eps), neg_clr = T(-lr / (1 - std::pow(b1, gs.steps[i])));
-      for (int64_t k = b; k < e; ++k) {
-        T d = c.grad(g[k], p[k]);
-        T mk = mp[k] = lerp(mp[k], d, w1);
-        T uk = up[k] = std::max(up[k] * beta2, std::abs(d) + ep);
-        p[k] = p[k] + neg_clr * (mk / uk);
-      }
-    });
-  });
+  const double lr = o.number("lr"), b1 = o.element("betas", 0);
+  std::vector<functors::TensorScalars> clr;  // lr / (1 - beta1^t)
+  for (double t : gs.steps) clr.push_back({{lr / (1 - std::pow(b1, t))}});
+  run_step(functors::AdamaxStep{b1, o.element("betas", 1), o.number("eps"), o.number("weight_decay"), o.flag("maximize")},
+           params, grads, {&m, &u}, clr);
 }
-
-// The decoupled-or-coupled weight decay of NAdam and RAdam: decoupled scales the parameter by
-// (1 - lr wd) before the update, coupled adds wd param to the grad.
-struct Decay {
-  bool decoupled;
-  double wd, lr;
-  explicit Decay(const Dict& o)
-      : decoupled(o.flag("decoupled_weight_decay")), wd(o.number("weight_decay")), lr(o.number("lr")) {}
-};
 
 // ---- NAdam: Adam with Nesterov momentum, mu_t = beta1 (1 - 0.5 * 0.96^(t momentum_decay))
 const Dict& NAdam::default_options() {
@@ -364,12 +275,26 @@ void NAdam::validate(const Dict& o) {
   check_adam_options(o);
   check_min(o, "momentum_decay");
 }
+namespace {
+// mu_product *= mu, returned. A float32 CPU tensor as torch keeps it; torch's load_state_dict moves it to the
+// parameter's device and dtype, where the product is a tensor op.
+double advance_mu_product(Tensor mu_product, double mu) {
+  EMBER_CHECK(mu_product.numel() == 1 && mu_product.is_floating_point(), Error,
+              "optimizer: 'mu_product' must be a one-element floating-point tensor");
+  if (!mu_product.device().is_cpu() || mu_product.dtype() != kFloat32) return mu_product.mul_(mu).item<double>();
+  float& prod = *mu_product.data_ptr<float>();
+  prod = prod * float(mu);
+  mu_product.bump_version();
+  return prod;
+}
+}  // namespace
+
 void NAdam::step_group(ParamGroup& o, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
   check_params(params, grads);
-  const double lr = o.number("lr"), b1 = o.element("betas", 0), b2 = o.element("betas", 1), eps = o.number("eps"),
+  const double lr = o.number("lr"), b1 = o.element("betas", 0), b2 = o.element("betas", 1),
                psi = o.number("momentum_decay");
   std::vector<Tensor> m, v;
-  std::vector<std::array<double, 3>> k(params.size());  // grad coefficient, exp_avg coefficient, 1 - beta2^t
+  std::vector<functors::TensorScalars> k(params.size());  // grad coefficient, exp_avg coefficient, 1 - beta2^t
   for (size_t i = 0; i < params.size(); ++i) {
     Dict& s = state(params[i]);
     double t = bump_step(lazy(s, "step", zero_step));
@@ -378,38 +303,13 @@ void NAdam::step_group(ParamGroup& o, const std::vector<Tensor>& params, const s
     v.push_back(lazy(s, "exp_avg_sq", [&] { return zeros_like(params[i]); }));
     check_like(m.back(), params[i], "exp_avg", i);
     check_like(v.back(), params[i], "exp_avg_sq", i);
-    EMBER_CHECK(mu_product.numel() == 1 && mu_product.dtype() == kFloat32, Error,
-                "optimizer: 'mu_product' must be a one-element float32 tensor");
     const double mu = b1 * (1 - 0.5 * std::pow(0.96, t * psi)), mu_next = b1 * (1 - 0.5 * std::pow(0.96, (t + 1) * psi));
-    float& prod = *mu_product.data_ptr<float>();
-    prod = prod * float(mu);  // the running product is a float32 tensor in torch
-    mu_product.bump_version();
-    k[i] = {-lr * (1 - mu) / (1 - double(prod)), -lr * mu_next / (1 - double(prod) * mu_next),
-            1 - std::pow(b2, t)};
+    const double prod = advance_mu_product(mu_product, mu);
+    k[i].s = {-lr * (1 - mu) / (1 - prod), -lr * mu_next / (1 - prod * mu_next), 1 - std::pow(b2, t)};
   }
-  const Common c(o);
-  const Decay dec(o);
-  for_each_chunk(params, {&m, &v}, [&](size_t i, int64_t b, int64_t e) {
-    visit_float(params[i], [&]<typename T>(T) {
-      T* __restrict p = params[i].data_ptr<T>();
-      const T* __restrict g = grads[i].data_ptr<T>();
-      T* __restrict mp = m[i].data_ptr<T>();
-      T* __restrict vp = v[i].data_ptr<T>();
-      const T w1 = T(1 - b1), beta2 = T(b2), w2 = T(1 - b2), ep = T(eps), cg = T(k[i][0]), cm = T(k[i][1]),
-              bc2 = T(k[i][2]), shrink = T(1 - dec.lr * dec.wd);
-      const bool decoupled = dec.decoupled && dec.wd != 0, coupled = !dec.decoupled && dec.wd != 0;
-      for (int64_t j = b; j < e; ++j) {
-        T x = decoupled ? p[j] * shrink : p[j];
-        T d = c.maximize ? -g[j] : g[j];
-        if (coupled) d = d + T(dec.wd) * x;
-        T mk = mp[j] = lerp(mp[j], d, w1);
-        T vk = vp[j] = vp[j] * beta2 + w2 * d * d;
-        T denom = std::sqrt(vk / bc2) + ep;
-        x = x + cg * (d / denom);
-        p[j] = x + cm * (mk / denom);
-      }
-    });
-  });
+  run_step(functors::NAdamStep{lr, b1, b2, o.number("eps"), o.number("weight_decay"), o.flag("decoupled_weight_decay"),
+                               o.flag("maximize")},
+           params, grads, {&m, &v}, k);
 }
 
 // ---- RAdam: Adam rectified by the variance of the adaptive lr (plain momentum while rho_t <= 5)
@@ -427,38 +327,18 @@ void RAdam::step_group(ParamGroup& o, const std::vector<Tensor>& params, const s
   const std::vector<Tensor>&m = gs.lists[0], &v = gs.lists[1];
   const double lr = o.number("lr"), b1 = o.element("betas", 0), b2 = o.element("betas", 1), eps = o.number("eps");
   const double rho_inf = 2 / (1 - b2) - 1;
-  const Common c(o);
-  const Decay dec(o);
-  for_each_chunk(params, {&m, &v}, [&](size_t i, int64_t b, int64_t e) {
-    const double t = gs.steps[i], bc1 = 1 - std::pow(b1, t), bc2 = 1 - std::pow(b2, t);
+  std::vector<functors::TensorScalars> k;  // 1 - beta1^t, sqrt(1 - beta2^t), the rectification; flag: rho_t > 5
+  for (double t : gs.steps) {
+    const double bc1 = 1 - std::pow(b1, t), bc2 = 1 - std::pow(b2, t);
     const double rho_t = rho_inf - 2 * t * std::pow(b2, t) / bc2;
     const bool rectified = rho_t > 5;
     const double rect =
         rectified ? std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) : 0;
-    visit_float(params[i], [&]<typename T>(T) {
-      T* __restrict p = params[i].data_ptr<T>();
-      const T* __restrict g = grads[i].data_ptr<T>();
-      T* __restrict mp = m[i].data_ptr<T>();
-      T* __restrict vp = v[i].data_ptr<T>();
-      const T w1 = T(1 - b1), beta2 = T(b2), w2 = T(1 - b2), ep = T(eps), bias1 = T(bc1), tlr = T(lr),
-              sqrt_bc2 = T(std::sqrt(bc2)), r = T(rect), shrink = T(1 - dec.lr * dec.wd);
-      const bool decoupled = dec.decoupled && dec.wd != 0, coupled = !dec.decoupled && dec.wd != 0;
-      static_flags(
-          [&](auto rect) {
-            for (int64_t j = b; j < e; ++j) {
-              T x = decoupled ? p[j] * shrink : p[j];
-              T d = c.maximize ? -g[j] : g[j];
-              if (coupled) d = d + T(dec.wd) * x;
-              T mk = mp[j] = lerp(mp[j], d, w1);
-              T vk = vp[j] = vp[j] * beta2 + w2 * d * d;
-              T corrected = mk / bias1;
-              if constexpr (rect) p[j] = x - corrected * tlr * (sqrt_bc2 / (std::sqrt(vk) + ep)) * r;
-              else p[j] = x - corrected * tlr;
-            }
-          },
-          rectified);
-    });
-  });
+    k.push_back({{bc1, std::sqrt(bc2), rect}, rectified});
+  }
+  run_step(functors::RAdamStep{lr, b1, b2, eps, o.number("weight_decay"), o.flag("decoupled_weight_decay"),
+                               o.flag("maximize")},
+           params, grads, {&m, &v}, k);
 }
 
 // ---- Adadelta: delta = sqrt(acc_delta + eps) / sqrt(square_avg + eps) g; acc_delta averages delta^2
@@ -478,25 +358,9 @@ void Adadelta::validate(const Dict& o) {
 void Adadelta::step_group(ParamGroup& o, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
   check_params(params, grads);
   GroupState gs = gather(*this, params, {"square_avg", "acc_delta"});
-  const std::vector<Tensor>&sq = gs.lists[0], &acc = gs.lists[1];
-  const Common c(o);
-  const double lr = o.number("lr"), rho = o.number("rho"), eps = o.number("eps");
-  for_each_chunk(params, {&sq, &acc}, [&](size_t i, int64_t b, int64_t e) {
-    visit_float(params[i], [&]<typename T>(T) {
-      T* __restrict p = params[i].data_ptr<T>();
-      const T* __restrict g = grads[i].data_ptr<T>();
-      T* __restrict s = sq[i].data_ptr<T>();
-      T* __restrict a = acc[i].data_ptr<T>();
-      const T r = T(rho), w = T(1 - rho), ep = T(eps), neg_lr = T(-lr);
-      for (int64_t k = b; k < e; ++k) {
-        T d = c.grad(g[k], p[k]);
-        T sk = s[k] = s[k] * r + w * d * d;
-        T delta = std::sqrt(a[k] + ep) / std::sqrt(sk + ep) * d;
-        a[k] = a[k] * r + w * delta * delta;
-        p[k] = p[k] + neg_lr * delta;
-      }
-    });
-  });
+  run_step(functors::AdadeltaStep{o.number("lr"), o.number("rho"), o.number("eps"), o.number("weight_decay"),
+                                  o.flag("maximize")},
+           params, grads, {&gs.lists[0], &gs.lists[1]});
 }
 
 // ---- LBFGS

@@ -366,3 +366,20 @@ def test_lbfgs_errors_match_torch():
         ember.optim.LBFGS([{"params": p[:1]}, {"params": p[1:]}]).step(lambda: ember.tensor(0.0))
     with pytest.raises(TypeError, match="closure"):
         ember.optim.LBFGS(p).step()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_nadam_state_dict_of_float64_params_loads_and_steps(dtype):
+    # torch's load moves mu_product to the parameter's dtype (float64 here): the step keeps the product there
+    ep, tp, eo, to = run_both("NAdam", dict(lr=0.01, momentum_decay=0.01), dtype, steps=5)
+    eo2, to2 = ember.optim.NAdam(ep, lr=0.01, momentum_decay=0.01), torch.optim.NAdam(tp, lr=0.01, momentum_decay=0.01)
+    eo2.load_state_dict(eo.state_dict())
+    to2.load_state_dict(to.state_dict())
+    assert str(eo2.state[ep[0]]["mu_product"].dtype) == str(to2.state[tp[0]]["mu_product"].dtype)
+    rng = np.random.default_rng(6)
+    for _ in range(5):
+        set_grads(ep, tp, rng)
+        eo2.step()
+        to2.step()
+    check_close(ep, tp, 1e-6 if dtype == "float32" else 1e-12)
+    torch.testing.assert_close(to_torch(eo2.state[ep[0]]["mu_product"]), to2.state[tp[0]]["mu_product"])

@@ -1,6 +1,6 @@
 // Multi-tensor optimizer steps (torch.optim's _single_tensor_* math, fused): one pass over every
-// parameter's data, grad and state, parallel over the thread pool. Float32/float64 CPU tensors,
-// contiguous; grads[i] matches params[i]. State tensors are updated in place.
+// parameter's data, grad and state (parallel over the thread pool on the CPU, one kernel on CUDA). Float32/
+// float64 contiguous tensors; grads[i] and the state match params[i]. State tensors are updated in place.
 #pragma once
 #include <vector>
 

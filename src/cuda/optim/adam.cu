@@ -1,0 +1,6 @@
+// Adam's and AdamW's multi-tensor launches.
+#include "multi_tensor.cuh"
+
+namespace ember::cuda_backend {
+template void launch_update(const functors::AdamStep&, const OptimStep&, const std::vector<size_t>&);
+}  // namespace ember::cuda_backend

@@ -1,0 +1,80 @@
+// Multi-tensor apply: one launch runs an update functor over many tensors. The host lists each tensor (its
+// streams, size and functor) and its chunks of kTensorChunk elements; both tables go to the device in one copy,
+// and each block takes a chunk (grid-stride over the chunks), its threads striding over the chunk's elements.
+#pragma once
+#include <cstring>
+#include <type_traits>
+
+#include "../runtime.h"
+#include "ember/creation.h"
+#include "optim.h"
+
+namespace ember::cuda_backend {
+
+constexpr int64_t kTensorChunk = 1 << 16;
+
+template <typename F>
+struct TensorEntry {
+  typename F::Elem* data[5];  // param, grad, state streams a, b, c
+  int64_t numel;
+  F f;
+};
+struct ChunkEntry {
+  int64_t tensor, begin;
+};
+
+template <typename F>
+__global__ void multi_tensor_kernel(const TensorEntry<F>* tensors, const ChunkEntry* chunks, int64_t n_chunks) {
+  for (int64_t c = blockIdx.x; c < n_chunks; c += gridDim.x) {
+    const ChunkEntry chunk = chunks[c];
+    const TensorEntry<F>& t = tensors[chunk.tensor];
+    const F f = t.f;
+    const int64_t end = chunk.begin + kTensorChunk < t.numel ? chunk.begin + kTensorChunk : t.numel;
+    for (int64_t k = chunk.begin + threadIdx.x; k < end; k += blockDim.x)
+      f(k, t.data[0], t.data[1], t.data[2], t.data[3], t.data[4]);
+  }
+}
+
+// Builds the tables of functor type F for `members` and launches on the current stream.
+template <typename F, typename Step>
+void launch_tables(const Step& update, const OptimStep& step, const std::vector<size_t>& members) {
+  using T = typename F::Elem;
+  std::vector<TensorEntry<F>> tensors;
+  std::vector<ChunkEntry> chunks;
+  for (size_t i : members) {
+    const OptimTensor& t = step.tensors[i];
+    if (t.numel == 0) continue;
+    TensorEntry<F> e{{}, t.numel, update.template make<F>(t.scalars)};
+    for (size_t j = 0; j < 5; ++j) e.data[j] = static_cast<T*>(t.data[j]);
+    for (int64_t b = 0; b < t.numel; b += kTensorChunk) chunks.push_back({int64_t(tensors.size()), b});
+    tensors.push_back(e);
+  }
+  if (chunks.empty()) return;
+  static_assert(std::is_trivially_copyable_v<TensorEntry<F>>);
+  const size_t table_bytes = (tensors.size() * sizeof(TensorEntry<F>) + 15) / 16 * 16;
+  std::vector<char> host(table_bytes + chunks.size() * sizeof(ChunkEntry));
+  std::memcpy(host.data(), tensors.data(), tensors.size() * sizeof(TensorEntry<F>));
+  std::memcpy(host.data() + table_bytes, chunks.data(), chunks.size() * sizeof(ChunkEntry));
+  // Freed at return: the allocator hands it out again only to work queued after this launch on the stream.
+  Tensor tables = empty({int64_t(host.size())}, TensorOptions(kUInt8).with_device(step.device));
+  char* dev = static_cast<char*>(tables.data_ptr());
+  EMBER_CUDA_CHECK(cudaMemcpyAsync(dev, host.data(), host.size(), cudaMemcpyHostToDevice, current_stream()));
+  const int64_t n = int64_t(chunks.size());
+  const unsigned grid = unsigned(n < (1 << 30) ? n : (1 << 30));
+  multi_tensor_kernel<F><<<grid, kBlockThreads, 0, current_stream()>>>(
+      reinterpret_cast<const TensorEntry<F>*>(dev), reinterpret_cast<const ChunkEntry*>(dev + table_bytes), n);
+  EMBER_CUDA_LAUNCH();
+}
+
+template <typename Step>
+void launch_update(const Step& update, const OptimStep& step, const std::vector<size_t>& members) {
+  const OptimTensor& first = step.tensors[members.front()];
+  auto launch = [&]<typename T>(T) {
+    update.template visit_types<T>(first.scalars,
+                                   [&]<typename F>(std::type_identity<F>) { launch_tables<F>(update, step, members); });
+  };
+  if (first.dtype == kFloat32) launch(float{});
+  else launch(double{});
+}
+
+}  // namespace ember::cuda_backend
