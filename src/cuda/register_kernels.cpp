@@ -1,5 +1,6 @@
 // The CUDA column of the kernel tables.
 #include "kernels.h"
+#include "order/order.h"
 
 namespace ember::cuda_backend {
 
@@ -20,6 +21,7 @@ void register_kernels() {
 #undef EMBER_UNARY_OP
   kernels::copy.set(cuda, copy_kernel);
   kernels::where.set(cuda, where_kernel);
+  register_order_kernels();
 }
 
 }  // namespace ember::cuda_backend
