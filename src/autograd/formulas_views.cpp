@@ -56,9 +56,8 @@ ViewBackward as_strided(const Tensor& input, IntArrayRef sizes, IntArrayRef stri
     }
     EMBER_CHECK(!is_grad_enabled() || !g.requires_grad(), NotImplementedError, "double backward through an "
                 "overlapping as_strided view is not implemented in Ember yet");
-    check_on_host(g, "the derivative of an overlapping as_strided view");
-    Tensor sum = zeros(in, g.options().with_dtype(kFloat64));
-    Tensor flat_g = g.to(kFloat64).contiguous();
+    Tensor sum = zeros(in, g.options().with_dtype(kFloat64).with_device(kCPU));  // summed on the host
+    Tensor flat_g = host_copy(g).to(kFloat64).contiguous();
     double* dst = sum.data_ptr<double>() + rel;
     const double* src = flat_g.data_ptr<double>();
     DimVector index(out_sizes.size(), 0);
@@ -71,7 +70,7 @@ ViewBackward as_strided(const Tensor& input, IntArrayRef sizes, IntArrayRef stri
         index[k] = 0;
       }
     }
-    return sum.to(g.dtype());
+    return sum.to(g.dtype()).to(g.device());
   };
 }
 

@@ -47,6 +47,7 @@ bool register_kernels() {
   kernels::row_stat.set(cpu, &row_stat_kernel);
   kernels::cum_extremum.set(cpu, &cum_extremum_kernel);
   kernels::searchsorted.set(cpu, &searchsorted_kernel);
+  kernels::scan.set(cpu, &scan_kernel);
   kernels::histc.set(cpu, &histc_kernel);
   kernels::unique_runs.set(cpu, &unique_runs_kernel);
   kernels::svd.set(cpu, &svd_kernel);

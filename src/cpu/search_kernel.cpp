@@ -1,4 +1,4 @@
-// Scans and searches over sorted or ordered data: cummax/cummin, searchsorted, histc, and the runs of equal
+// Scans and searches over sorted or ordered data: cumsum/cumprod, cummax/cummin, searchsorted, histc, and the runs of equal
 // neighbours behind unique and unique_consecutive.
 #include <algorithm>
 #include <cmath>
@@ -68,6 +68,20 @@ void searchsorted_kernel(const Tensor& boundaries, const Tensor& values, const T
         });
       }
     });
+  });
+}
+
+void scan_kernel(const Tensor& rows, const Tensor& out, bool product) {
+  const int64_t R = rows.sizes()[0], n = rows.sizes()[1];
+  visit_dtype(rows.dtype(), [&]<typename A>(A) {
+    if constexpr (std::is_same_v<A, double> || std::is_same_v<A, float> || std::is_same_v<A, int64_t>) {
+      const A* in = rows.data_ptr<A>();
+      A* o = out.data_ptr<A>();
+      for (int64_t r = 0; r < R; ++r) {
+        A acc = o[r * n] = in[r * n];  // the first element as it is (a -0 stays -0)
+        for (int64_t i = r * n + 1; i < (r + 1) * n; ++i) o[i] = acc = product ? acc * in[i] : acc + in[i];
+      }
+    }
   });
 }
 

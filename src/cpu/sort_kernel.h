@@ -1,6 +1,7 @@
 // The order-statistics kernels (see the tables in src/dispatch/kernels.h).
 #pragma once
 #include "../dispatch/kernels.h"
+#include "../dispatch/scan_kernel.h"
 #include "compute_type.h"
 
 namespace ember::cpu {
@@ -10,6 +11,7 @@ void topk_kernel(const Tensor& rows, int64_t k, bool largest, bool sorted, const
 void row_stat_kernel(RowStat stat, const Tensor& rows, int64_t k, const Tensor& values, const Tensor& indices);
 void cum_extremum_kernel(bool is_max, const Tensor& rows, const Tensor& values, const Tensor& indices);
 void searchsorted_kernel(const Tensor& boundaries, const Tensor& values, const Tensor& out, bool right);
+void scan_kernel(const Tensor& rows, const Tensor& out, bool product);
 void histc_kernel(const Tensor& x, const Tensor& out, double min, double max);
 int64_t unique_runs_kernel(const Tensor& x, const Tensor& values, const Tensor& counts, const Tensor& group);
 

@@ -1,6 +1,7 @@
 // The kernel tables, empty until the backends register (constant-initialised, so registration at load
 // time never runs before them).
 #include "kernels.h"
+#include "scan_kernel.h"
 
 namespace ember::kernels {
 
@@ -46,4 +47,7 @@ constinit KernelTable<AvgPoolBackwardFn> avg_pool_backward("avg_pool_backward");
 }  // namespace ember::kernels
 namespace ember::kernels {
 constinit KernelTable<ConvBackwardFn> conv_backward("conv_backward");
+}  // namespace ember::kernels
+namespace ember::kernels {
+constinit KernelTable<ScanFn> scan("scan");
 }  // namespace ember::kernels

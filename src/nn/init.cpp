@@ -171,7 +171,7 @@ Tensor orthogonal_(const Tensor& tensor, double gain, Generator* generator) {
   if (tensor.numel() == 0) return tensor;
   autograd::NoGradGuard no_grad;
   int64_t rows = tensor.size(0), cols = tensor.numel() / rows;
-  Tensor flat = empty({rows, cols}, tensor.options());
+  Tensor flat = empty({rows, cols}, tensor.options().with_device(kCPU));  // factored on the host, then copied in
   ember::normal_(flat, 0, 1, generator);
   if (rows < cols) flat = flat.t();
   // Householder QR of the (m, n) matrix a, m >= n, in double; Q's columns take the signs of R's diagonal.

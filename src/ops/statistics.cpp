@@ -5,8 +5,8 @@
 
 #include "../autograd/formulas.h"
 #include "../dispatch/kernels.h"
+#include "../dispatch/scan_kernel.h"
 #include "ember/creation.h"
-#include "ember/host.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
 #include "ember/type_promotion.h"
@@ -160,7 +160,6 @@ Tensor softmax_impl(const Tensor& x, int64_t dim, std::optional<ScalarType> dtyp
 
 template <bool Product>
 Tensor scan(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
-  check_on_host(x, Product ? "cumprod" : "cumsum");
   ScalarType out_dtype = dtype.value_or(x.is_floating_point() ? x.dtype() : kInt64);
   Tensor input = x.dim() == 0 ? x.unsqueeze(0) : x;
   int64_t d = wrap_dim(dim, input.dim());
@@ -168,17 +167,11 @@ Tensor scan(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
               "_out_cpu\" not implemented for 'Bool'");
   // As torch: the input is cast to dtype first, then scanned in its CPU accumulator type (float for half/bfloat16).
   ScalarType acc_dtype = !is_floating_point(out_dtype) ? kInt64 : element_size(out_dtype) == 2 ? kFloat32 : kFloat64;
-  Tensor rows = input.movedim({d}, {-1}).to(out_dtype).to(acc_dtype, true).contiguous();
-  int64_t n = rows.sizes().back(), nrows = n == 0 ? 0 : rows.numel() / n;
-  visit_dtype(acc_dtype, [&]<typename A>(A) {
-    if constexpr (std::is_same_v<A, double> || std::is_same_v<A, float> || std::is_same_v<A, int64_t>) {
-      A* p = rows.data_ptr<A>();
-      for (int64_t r = 0; r < nrows; ++r) {
-        for (int64_t i = 1; i < n; ++i) p[r * n + i] = Product ? p[r * n + i] * p[r * n + i - 1] : p[r * n + i] + p[r * n + i - 1];
-      }
-    }
-  });
-  Tensor result = rows.movedim({-1}, {d}).to(out_dtype).contiguous();
+  Tensor rows = input.movedim({d}, {-1}).to(out_dtype).to(acc_dtype).contiguous();
+  Tensor out = empty(rows.sizes(), rows.options());
+  int64_t n = rows.sizes().back();
+  if (rows.numel() > 0) kernels::scan[x.device()](rows.reshape({-1, n}), out.view({-1, n}), Product);
+  Tensor result = out.movedim({-1}, {d}).to(out_dtype).contiguous();
   return x.dim() == 0 ? result.view(IntArrayRef()) : result;
 }
 
