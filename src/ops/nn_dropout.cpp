@@ -18,9 +18,7 @@ namespace {
 
 // A dense noise tensor filled as torch's CPU bernoulli_(keep) then div_(keep): value where a 53-bit uniform drawn per
 // element in memory order is below keep, else 0. torch's serial kernel (its MKL one runs on Intel CPUs only). A device
-// tensor draws on its device.
-// A dense CPU noise tensor filled as torch's CPU bernoulli_(keep) then div_(keep): value where a 53-bit uniform drawn per
-// element in memory order is below keep, else 0. torch's serial kernel (its MKL one runs on Intel CPUs only).
+// tensor draws on its device (draw_on_device), never through a host pointer.
 void fill_bernoulli(const Tensor& noise, double keep, double value) {
   if (draw_on_device(noise, nullptr, {.dist = RandomDist::Bernoulli, .p0 = keep, .p1 = value})) return;
   GeneratorState& g = default_generator().state();
@@ -56,11 +54,10 @@ Tensor dropout_impl(const Tensor& input, double p, bool train, bool feature, boo
     DimVector shape(size_t(input.dim()), 1);
     shape[0] = input.size(0);
     shape[1] = input.size(1);
-    noise = empty(shape, input.options().with_requires_grad(false).with_device(kCPU));
+    noise = empty(shape, input.options().with_requires_grad(false));
   } else {
-    noise = empty_like(input, input.options().with_requires_grad(false).with_device(kCPU));
+    noise = empty_like(input, input.options().with_requires_grad(false));
   }
-  // Drawn on the host from the CPU generator's stream (so a seed gives the same mask on every device), then moved.
   // torch draws integer noise too, then fails to scale it in place.
   EMBER_CHECK(noise.is_floating_point(), Error, "result type Float can't be cast to the desired output type ",
               dtype_info(noise.dtype()).legacy_name);
@@ -69,10 +66,9 @@ Tensor dropout_impl(const Tensor& input, double p, bool train, bool feature, boo
     // torch's noise.div_(1 - p): 1 / (1 - p) in the dtype's compute precision, rounded to the dtype.
     double value = noise.dtype() == kFloat64 ? 1.0 / keep : double(1.0f / float(keep));
     fill_bernoulli(noise, keep, value);
-    return multiply(input, noise.to(input.device()), inplace);
+    return multiply(input, noise, inplace);
   }
   fill_bernoulli(noise, keep, 1.0);
-  noise = noise.to(input.device());
   constexpr double kAlpha = 1.7580993408473766;
   double a = 1. / std::sqrt((kAlpha * kAlpha * p + 1) * (1 - p));
   Tensor b = add(mul(add(noise, wrapped_scalar(-1)), wrapped_scalar(kAlpha * a)), wrapped_scalar(kAlpha * a * p));
