@@ -64,7 +64,12 @@ def fashion_mnist(be, root, train):
             return TorchFashionMNIST(be.torch, root, train)
     augment = [T.RandomCrop(28, padding=2), T.RandomHorizontalFlip()] if train else []
     tf = T.Compose(augment + [T.ToTensor(), T.Normalize((MEAN,), (STD,))])
-    return datasets.FashionMNIST(root, train=train, transform=tf)
+    try:
+        return datasets.FashionMNIST(root, train=train, transform=tf)
+    except RuntimeError:  # torchvision looks in root/FashionMNIST/raw; Debian's package keeps the files in root
+        if be.name == "ember":
+            raise
+        return TorchFashionMNIST(be.torch, root, train)
 
 
 def TorchFashionMNIST(torch, root, train):
