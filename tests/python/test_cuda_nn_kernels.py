@@ -233,9 +233,8 @@ def test_batch_norm(shape, layout, dtype, training):
 def test_constant_channel_is_exact(dtype):
     a = array((5, 3, 4), seed=15)
     a[:, 1, :] = 0.1  # its mean is exactly 0.1, its variance 0: over a strided input, y = bias exactly
-    x = tensor(a, dtype).transpose(0, 2)
     w, b = tensor([1.5, 2.0, -1.0], dtype), tensor([0.3, 0.7, 0.1], dtype)
-    y = F.batch_norm(x.cuda(), None, None, w.cuda(), b.cuda(), training=True)
+    y = F.batch_norm(tensor(a, dtype).cuda().transpose(0, 2), None, None, w.cuda(), b.cuda(), training=True)
     assert to_torch(y[:, 1].cpu()).eq(to_torch(b)[1]).all()
     compare(lambda t, ww, bb: F.batch_norm(t.transpose(0, 2), None, None, ww, bb, training=True),
             [tensor(a, dtype), w, b], dtype)
