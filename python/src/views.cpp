@@ -66,7 +66,8 @@ bool is_unsupported_number(PyObject* o) noexcept {
 
 void raise_unsupported_number(PyObject* o) {
   if (PyComplex_Check(o)) {
-    throw NotImplementedError(str("complex numbers are not supported: Ember has no complex dtypes (got ",
+    // RuntimeError: torch's type wherever the number meets a real dtype ("value cannot be converted ...")
+    throw Error(str("complex numbers are not supported: Ember has no complex dtypes (got ",
                                   nb::cast<std::string>(nb::repr(o)), ")"));
   }
   int overflow = 0;
