@@ -3,6 +3,7 @@ with even kernels: asymmetric), dilation, groups (depthwise too), with and witho
 bfloat16, forward and both gradients; ConvTranspose2d (output_padding: the padding after differs from before); the
 TF32, benchmark and deterministic switches (ember.backends.cudnn); the seed CNN's training step on CUDA."""
 import os
+import re
 import sys
 
 import numpy as np
@@ -177,8 +178,15 @@ def test_device_and_dtype_errors():
         F.conv2d(x, w)
     with pytest.raises(RuntimeError, match=r"and bias type \(torch.FloatTensor\) should be the same"):
         F.conv2d(x, w.cuda(), ember.ones(3))
-    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
-        F.conv2d(x.long(), w.cuda().long())
+    # torch's CUDA falls back to its native kernels for other dtypes, which take none but floats
+    xl, wl = x.long(), w.cuda().long()
+    for fn, kernel in ((lambda: F.conv2d(xl, wl), "slow_conv2d_cuda"),
+                       (lambda: F.conv1d(xl[:, :, 0], wl[:, :, 0]), "slow_conv2d_cuda"),
+                       (lambda: F.conv2d(xl, wl, dilation=2), "slow_conv_dilated<>"),
+                       (lambda: F.conv3d(xl[:, :, None].expand(1, 2, 3, 5, 5), wl[:, :, None]), "slow_conv_dilated<>"),
+                       (lambda: F.conv_transpose2d(xl, wl.transpose(0, 1)), "slow_conv_transpose2d_out_cuda")):
+        with pytest.raises(NotImplementedError, match=f'"{re.escape(kernel)}" not implemented for \'Long\''):
+            fn()
 
 
 def test_cudnn_switches(restore_switches):
