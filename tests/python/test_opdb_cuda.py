@@ -28,6 +28,15 @@ class _OnCuda:
 
 
 ON_CUDA = _OnCuda()
+
+
+@pytest.fixture(autouse=True)
+def full_float32_convolutions():
+    """Convolutions in full float32, as the CPU computes them (cuDNN's default, as torch's, allows TF32)."""
+    saved = ember.backends.cudnn.allow_tf32
+    ember.backends.cudnn.allow_tf32 = False
+    yield
+    ember.backends.cudnn.allow_tf32 = saved
 # Products rounded to float16/bfloat16 at every step depend on the order the device multiplies in (as torch's).
 ORDER_SENSITIVE = {"prod", "cumprod"}
 
