@@ -160,7 +160,7 @@ Tensor convolve(const Tensor& input, const Tensor& weight, const std::optional<T
   return out;
 }
 
-// torch's check that the weight and bias live on the input's device, naming their tensor types (torch.cuda.FloatTensor).
+// torch's check that the weight and bias live on the input's device, naming tensor types (torch.cuda.FloatTensor).
 void check_devices(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
   auto type = [](const Tensor& t) {
     return str("torch.", t.device().is_cuda() ? "cuda." : "", dtype_info(t.dtype()).legacy_name, "Tensor");
