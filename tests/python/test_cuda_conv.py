@@ -171,6 +171,35 @@ def test_layouts_and_empty(no_tf32):
 
 
 @cuda
+def test_batch_past_int32_elements(no_tf32):
+    # 5 x 2 x 16416 x 16384 float32 (2.7e9 elements, 11 GB): cuDNN counts in int, so the batch runs in slices of 3
+    # and 2 samples, the weight gradient accumulating over them. Values that make every result exact or a plain count.
+    if ember.cuda.mem_get_info()[0] < 48 << 30:
+        pytest.skip("needs 48 GiB of free GPU memory")
+    n, h, w = 5, 16416, 16384
+    x = ember.ones(n, 2, h, w, device="cuda", requires_grad=True)
+    with ember.no_grad():
+        x[:, 1].fill_(2.0)
+        x[1].fill_(-1.0)
+    weight = ember.tensor([[[[0.5]], [[0.25]]]], device="cuda", requires_grad=True)
+    bias = ember.zeros(1, device="cuda", requires_grad=True)
+    y = F.conv2d(x, weight, bias)
+    for i in range(n):
+        expected = -0.75 if i == 1 else 1.0
+        assert y[i].min().item() == expected and y[i].max().item() == expected, i
+    y.backward(ember.ones_like(y))
+    del y
+    positions = h * w
+    # sum of x * dy per input channel: channel 0 holds 1 (-1 in sample 1), channel 1 holds 2 (-1 in sample 1)
+    expect = torch.tensor([3.0 * positions, 7.0 * positions], dtype=torch.float64)
+    got = to_torch(weight.grad.cpu()).double().flatten()
+    torch.testing.assert_close(got, expect, rtol=1e-4, atol=0)
+    assert abs(bias.grad.item() - n * positions) <= 1e-4 * n * positions
+    for c, value in ((0, 0.5), (1, 0.25)):
+        assert x.grad[:, c].min().item() == value and x.grad[:, c].max().item() == value
+
+
+@cuda
 def test_device_and_dtype_errors():
     x = ember.ones(1, 2, 5, 5, device="cuda")
     w = ember.ones(3, 2, 3, 3)
