@@ -1,8 +1,9 @@
 """The seed CNN (bench_nn_cnn.cnn: Conv2d/BatchNorm2d/ReLU/MaxPool2d/Dropout2d blocks, Linear head) on CUDA, Ember
 against torch in one process (run on a lent GPU machine): the full train step (forward, cross-entropy, backward, Adam)
 on a batch of 256 3x32x32 float32 images, with cuDNN's heuristic and with benchmark mode, and inference (eval,
-no_grad). Both libraries otherwise run their defaults (cuDNN convolutions with TF32 allowed). Each figure is the median of rounds timed between device synchronisations.
-Prints ms per step and Ember's time over torch's. Skips cleanly without a GPU.
+no_grad). Both libraries otherwise run their defaults (cuDNN convolutions with TF32 allowed). Each figure is the
+median of rounds timed between device synchronisations. Prints ms per step and Ember's time over torch's. Skips
+cleanly without a GPU.
 """
 import sys
 

@@ -72,18 +72,22 @@ Tensor bias_shaped(const Tensor& bias, int64_t dims) {
   return bias.view(shape);
 }
 
-// The dtypes torch's CPU kernels take: floats and int64 everywhere; other integers only in plain (undilated,
-// untransposed) convolutions; never bool. They raise only when they run.
-void check_dtype(ScalarType t, const Conv& c, int64_t spatial) {
-  bool dilated = false;
+// The dtypes torch's kernels take. CPU: floats and int64 everywhere; other integers only in plain (undilated,
+// untransposed) convolutions; never bool. CUDA: float16/bfloat16/float32/float64, else torch's fallback kernels'
+// errors (3-d runs as dilated there). They raise only when they run.
+void check_dtype(const Tensor& input, const Conv& c, int64_t spatial) {
+  ScalarType t = input.dtype();
+  bool cuda = input.device().is_cuda(), dilated = false;
   for (int64_t d : c.g.dilation) dilated = dilated || d != 1;
-  bool ok = t != kBool && t != kFloat8_e4m3fn && t != kFloat8_e5m2 &&
-            (is_floating_point(t) || t == kInt64 || (!c.transposed && !dilated));
+  bool ok = cuda ? t == kFloat16 || t == kBFloat16 || t == kFloat32 || t == kFloat64
+                 : t != kBool && t != kFloat8_e4m3fn && t != kFloat8_e5m2 &&
+                       (is_floating_point(t) || t == kInt64 || (!c.transposed && !dilated));
+  if (ok) return;
   const char* dims = spatial == 3 ? "3d" : "2d";
-  EMBER_CHECK(ok, NotImplementedError, "\"",
-              c.transposed ? str("slow_conv_transpose", dims, "_out_cpu") : dilated ? std::string("slow_conv_dilated<>")
-                                                                              : str("slow_conv", dims, "_cpu"),
-              "\" not implemented for '", dtype_info(t).legacy_name, "'");
+  std::string kernel = "slow_conv_dilated<>";
+  if (c.transposed) kernel = str("slow_conv_transpose", dims, cuda ? "_out_cuda" : "_out_cpu");
+  else if (!dilated && !(cuda && spatial == 3)) kernel = str("slow_conv", dims, cuda ? "_cuda" : "_cpu");
+  throw NotImplementedError(str("\"", kernel, "\" not implemented for '", dtype_info(t).legacy_name, "'"));
 }
 
 Tensor run_forward(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, const Conv& c) {
@@ -96,11 +100,11 @@ Tensor run_forward(const Tensor& input, const Tensor& weight, const std::optiona
     out.zero_();
     if (b.defined() && out.numel()) out.add_(bias_shaped(b, out.dim()));
   } else if (c.transposed) {
-    check_dtype(input.dtype(), c, weight.dim() - 2);
+    check_dtype(input, c, weight.dim() - 2);
     kernels::conv_backward_data[input.device()](x, w, out, c.g);
     if (b.defined()) out.add_(bias_shaped(b, out.dim()));
   } else {
-    check_dtype(input.dtype(), c, weight.dim() - 2);
+    check_dtype(input, c, weight.dim() - 2);
     kernels::conv_forward[input.device()](x, w, b, out, c.g);
   }
   out = out.to(input.dtype());
@@ -156,7 +160,7 @@ Tensor convolve(const Tensor& input, const Tensor& weight, const std::optional<T
   return out;
 }
 
-// torch's check that the weight and bias live on the input's device, naming their tensor types (torch.cuda.FloatTensor).
+// torch's check that the weight and bias live on the input's device, naming tensor types (torch.cuda.FloatTensor).
 void check_devices(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
   auto type = [](const Tensor& t) {
     return str("torch.", t.device().is_cuda() ? "cuda." : "", dtype_info(t.dtype()).legacy_name, "Tensor");

@@ -355,7 +355,9 @@ Tensor zero_extended(const Tensor& t, IntArrayRef sizes) {
 
 // A tensor of `sizes` to compute into: t itself when the sizes are its own, else a new one (copied back by
 // `crop_into`).
-Tensor result_buffer(const Tensor& t, IntArrayRef sizes) { return same_sizes(t, sizes) ? t : empty(sizes, t.options()); }
+Tensor result_buffer(const Tensor& t, IntArrayRef sizes) {
+  return same_sizes(t, sizes) ? t : empty(sizes, t.options());
+}
 void crop_into(const Tensor& t, const Tensor& buffer) {
   if (!buffer.is_same(t)) Tensor(t).copy_(corner(buffer, t.sizes()));
 }
