@@ -69,8 +69,10 @@ Tensor upsample(const Tensor& input, IntArrayRef output_size, UpsampleMode mode,
   bool byte_ok = mode != UpsampleMode::Linear;  // torch's nearest kernels also take uint8
   EMBER_CHECK(input.is_floating_point() || (byte_ok && input.dtype() == kUInt8), NotImplementedError, "\"",
               kinds[int(mode)][k - 1], "_out_frame\" not implemented for '", dtype_info(input.dtype()).legacy_name, "'");
+  // Innermost dim first: a linear result nests as torch's (the outer dims' weights applied last), so an inf meets a
+  // zero weight in the same places (nan) as in torch.
   std::vector<autograd::GatherAxis> axes;
-  for (int64_t i = 0; i < k; ++i) {
+  for (int64_t i = k - 1; i >= 0; --i) {
     std::optional<double> scale = scales.empty() ? std::nullopt : std::optional<double>(scales[size_t(i)]);
     axes.push_back(input.dtype() == kFloat64 ? axis<double>(input, 2 + i, output_size[size_t(i)], mode, align_corners, scale)
                                              : axis<float>(input, 2 + i, output_size[size_t(i)], mode, align_corners, scale));

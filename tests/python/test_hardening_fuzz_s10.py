@@ -1,5 +1,6 @@
 """Regressions for issue 8's remaining differential-fuzzer findings (session 10), each against torch 2.13."""
 import ast
+import math
 import os
 import sys
 import warnings
@@ -279,3 +280,16 @@ def test_same_padding_extra_element_is_a_zero_padded_copy(kernel, batch):
     e, t = both(fn)
     assert torch.equal(torch.isnan(torch.tensor(e.tolist())), torch.isnan(t))
     assert_same(e, t, rtol=1e-5, atol=1e-5)
+
+
+def test_bilinear_nests_as_torch_so_infs_meet_zero_weights_alike():
+    # fuzz (seed 33): Ember blended rows first, torch columns first, and a fused multiply-add moved an exact 0.5
+    # weight off its value; an inf times a zero weight (nan) then landed in other places
+    def fn(m):
+        x = m.arange(20, dtype=m.float64).reshape(1, 1, 4, 5)
+        x[0, 0, 1, 2], x[0, 0, 2, 0] = math.inf, -math.inf
+        return m.nn.functional.interpolate(x, size=(7, 9), mode="bilinear", align_corners=False).isnan()
+    e, t = both(fn)
+    assert e.tolist() == t.tolist()
+    e, t = both(lambda m: m.nn.functional.interpolate(m.arange(4, dtype=m.float64).view(1, 1, 4), size=7, mode="linear"))
+    assert e.tolist()[0][0][3] == t.tolist()[0][0][3] == 1.5  # the midpoint of rows 1 and 2, exactly
