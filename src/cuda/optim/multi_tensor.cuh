@@ -27,11 +27,10 @@ template <typename F>
 __global__ void multi_tensor_kernel(const TensorEntry<F>* tensors, const ChunkEntry* chunks, int64_t n_chunks) {
   for (int64_t c = blockIdx.x; c < n_chunks; c += gridDim.x) {
     const ChunkEntry chunk = chunks[c];
-    const TensorEntry<F>& t = tensors[chunk.tensor];
-    const F f = t.f;
+    const TensorEntry<F> t = tensors[chunk.tensor];  // in registers for the loop
     const int64_t end = chunk.begin + kTensorChunk < t.numel ? chunk.begin + kTensorChunk : t.numel;
     for (int64_t k = chunk.begin + threadIdx.x; k < end; k += blockDim.x)
-      f(k, t.data[0], t.data[1], t.data[2], t.data[3], t.data[4]);
+      t.f(k, t.data[0], t.data[1], t.data[2], t.data[3], t.data[4]);
   }
 }
 

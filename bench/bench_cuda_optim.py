@@ -1,0 +1,34 @@
+"""Optimizer steps on CUDA: Ember's multi-tensor launch vs torch's default (foreach) step, in one process.
+
+Adam, AdamW, SGD with momentum and RMSprop on 10 tensors of 1M float32 parameters, Adam on the seed CNN's
+26 tensors and on 26 tiny ones (a step's fixed cost). Bytes: Adam reads param, grad, exp_avg, exp_avg_sq and
+writes three of them (28 a parameter).
+"""
+import torch
+
+import ember
+from bench_cuda_reduce import compare
+from bench_optim import CNN_SHAPES, N, K
+
+
+def setup(lib, opt, shapes, **kw):
+    params = [lib.nn.Parameter(lib.rand(*s).to("cuda")) for s in shapes]
+    for p in params:
+        p.grad = lib.rand_like(p)
+    o = getattr(lib.optim, opt)(params, **kw)
+    o.step()  # creates the state
+    return o
+
+
+def main():
+    big = [(N,)] * K
+    cases = [("Adam", big, {}, 28), ("AdamW", big, {}, 28), ("SGD", big, dict(momentum=0.9), 20),
+             ("RMSprop", big, {}, 20), ("Adam", CNN_SHAPES, {}, 28), ("Adam", [(4,)] * 26, {}, 28)]
+    for name, shapes, kw, per in cases:
+        e, t = setup(ember, name, shapes, lr=1e-3, **kw), setup(torch, name, shapes, lr=1e-3, **kw)
+        n = sum(torch.Size(s).numel() for s in shapes)
+        compare(f"{name} step, {len(shapes)} tensors, {n} params", e.step, t.step, per * n)
+
+
+if __name__ == "__main__":
+    main()
