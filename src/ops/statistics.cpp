@@ -9,6 +9,7 @@
 #include "ember/creation.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
+#include "ember/safe_size.h"
 #include "ember/type_promotion.h"
 
 namespace ember {
@@ -140,6 +141,13 @@ Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {
 
 namespace {
 
+// A row-wise result moved back from the last dim, contiguous with torch's strides (a size-1 dim's stride is the next
+// dims' extent, where the moved-back view left another).
+Tensor moved_back(const Tensor& out, int64_t d, ScalarType dtype) {
+  Tensor r = out.movedim({-1}, {d}).to(dtype).contiguous();
+  return std::ranges::equal(r.strides(), contiguous_strides(r.sizes())) ? r : r.view(r.sizes());
+}
+
 Tensor softmax_impl(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype, bool log) {
   Tensor input = dtype ? x.to(*dtype) : x;
   int64_t d = wrap_dim(dim, input.dim());
@@ -154,7 +162,7 @@ Tensor softmax_impl(const Tensor& x, int64_t dim, std::optional<ScalarType> dtyp
   // torch's last-dim kernel keeps a half row's sum in the input dtype; its other-dim kernel does not.
   ScalarType source = d == input.dim() - 1 ? input.dtype() : compute;
   kernels::softmax[x.device()](rows.reshape({-1, n}), out.view({-1, n}), log, source);
-  Tensor result = out.movedim({-1}, {d}).to(input.dtype()).contiguous();
+  Tensor result = moved_back(out, d, input.dtype());
   return x.dim() == 0 ? result.view(IntArrayRef()) : result;
 }
 
@@ -171,7 +179,7 @@ Tensor scan(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   Tensor out = empty(rows.sizes(), rows.options());
   int64_t n = rows.sizes().back();
   if (rows.numel() > 0) kernels::scan[x.device()](rows.reshape({-1, n}), out.view({-1, n}), Product);
-  Tensor result = out.movedim({-1}, {d}).to(out_dtype).contiguous();
+  Tensor result = moved_back(out, d, out_dtype);
   return x.dim() == 0 ? result.view(IntArrayRef()) : result;
 }
 

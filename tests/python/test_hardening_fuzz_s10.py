@@ -293,3 +293,15 @@ def test_bilinear_nests_as_torch_so_infs_meet_zero_weights_alike():
     assert e.tolist() == t.tolist()
     e, t = both(lambda m: m.nn.functional.interpolate(m.arange(4, dtype=m.float64).view(1, 1, 4), size=7, mode="linear"))
     assert e.tolist()[0][0][3] == t.tolist()[0][0][3] == 1.5  # the midpoint of rows 1 and 2, exactly
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax", "cumsum", "cumprod", "softmin"])
+def test_row_ops_over_a_size_one_dim_give_torch_strides(op):
+    # fuzz (seed 33): the result moved back from the last dim kept stride 1 on the size-1 dim (torch: 3), and a
+    # broadcast with it then laid its output out differently
+    def fn(m):
+        f = getattr(m.nn.functional, op) if op == "softmin" else getattr(m, op)
+        r = f(m.arange(15, dtype=m.float32).view(5, 1, 3), dim=1)
+        return r.stride(), m.atan2(r, m.ones(3, 1, 1, 1)).stride()
+    e, t = both(fn)
+    assert e == t
