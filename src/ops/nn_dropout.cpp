@@ -15,7 +15,7 @@ namespace ember {
 
 namespace {
 
-// A dense CPU noise tensor filled as torch's CPU bernoulli_(keep) then div_(keep): value where a 53-bit uniform drawn per
+// A dense CPU noise tensor filled as torch's bernoulli_(keep) then div_(keep): value where a 53-bit uniform drawn per
 // element in memory order is below keep, else 0. torch's serial kernel (its MKL one runs on Intel CPUs only).
 void fill_bernoulli(const Tensor& noise, double keep, double value) {
   GeneratorState& g = default_generator().state();
