@@ -1,5 +1,5 @@
 // Host access to tensor elements: code that reads or writes elements on the CPU does so on a CPU tensor, and
-// a device tensor gets there through host_copy (or raises where the op has no device version yet).
+// a device tensor gets there through host_copy.
 #pragma once
 #include "ember/errors.h"
 #include "ember/tensor.h"
@@ -9,11 +9,5 @@ namespace ember {
 // t itself on the CPU; else a CPU copy of a device tensor's values (out of the graph; it waits for the device, as
 // torch's .cpu()).
 inline Tensor host_copy(const Tensor& t) { return t.device().is_cpu() ? t : t.detach().to(kCPU); }
-
-// Raises NotImplementedError when `op` meets a device tensor it has no device version for.
-inline void check_on_host(const Tensor& t, const char* op) {
-  EMBER_CHECK(t.device().is_cpu(), NotImplementedError, op, " is not implemented for ",
-              t.device().is_cuda() ? "CUDA" : "device", " tensors yet");
-}
 
 }  // namespace ember

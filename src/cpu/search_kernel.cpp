@@ -1,4 +1,4 @@
-// Scans and searches over sorted or ordered data: cumsum/cumprod, cummax/cummin, searchsorted, histc, and the runs of equal
+// Scans and searches over ordered data: cumsum/cumprod, cummax/cummin, searchsorted, histc, and the runs of equal
 // neighbours behind unique and unique_consecutive.
 #include <algorithm>
 #include <cmath>

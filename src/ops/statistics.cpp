@@ -176,7 +176,7 @@ Tensor scan(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   // As torch: the input is cast to dtype first, then scanned in its CPU accumulator type (float for half/bfloat16).
   ScalarType acc_dtype = !is_floating_point(out_dtype) ? kInt64 : element_size(out_dtype) == 2 ? kFloat32 : kFloat64;
   Tensor rows = input.movedim({d}, {-1}).to(out_dtype).to(acc_dtype).contiguous();
-  Tensor out = empty(rows.sizes(), rows.options());
+  Tensor out = empty_strided(rows.sizes(), rows.strides(), rows.options());  // rows' strides, kept by the result
   int64_t n = rows.sizes().back();
   if (rows.numel() > 0) kernels::scan[x.device()](rows.reshape({-1, n}), out.view({-1, n}), Product);
   Tensor result = moved_back(out, d, out_dtype);

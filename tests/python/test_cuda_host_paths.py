@@ -265,8 +265,3 @@ def test_dlpack_device_and_round_trip():
         assert e.device.type == "cuda" and e.tolist() == list(map(float, range(6)))
 
 
-def test_ops_without_a_device_version_raise_not_implemented():
-    with pytest.raises(NotImplementedError, match="cumsum is not implemented for CUDA tensors yet"):
-        ember.cumsum(cuda(sample((3,))), 0)
-    with pytest.raises(NotImplementedError, match="cumprod is not implemented for CUDA tensors yet"):
-        ember.cumprod(cuda(sample((3,))), 0)

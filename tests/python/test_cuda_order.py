@@ -316,15 +316,29 @@ def seeded(fn):
     return run
 
 
+def seeded_twice_on_cuda(fn, x):
+    """fn's CUDA result for one seed, twice: device draws (Philox) repeat for a seed but differ from the CPU's."""
+    first, again = seeded(fn)(x.cuda()), seeded(fn)(x.cuda())
+    assert first.device.type == "cuda"
+    same(again, first.cpu())
+    return first.cpu()
+
+
 @pytest.mark.parametrize("p", [0.0, 0.3, 1.0])
 def test_dropout(p):
-    x = make((8, 5, 6), "float32", nan=False)
+    x = make((8, 5, 6), "float32", nan=False) + 5  # no zeros: a zero in the result is a dropped element
     F = ember.nn.functional
-    check(seeded(lambda t: F.dropout(t, p, training=True)), x)
-    check(seeded(lambda t: F.dropout(t.clone(), p, training=True, inplace=True)), x)
-    check(seeded(lambda t: F.dropout2d(t.unsqueeze(0), p, training=True)), x)
-    check(seeded(lambda t: F.alpha_dropout(t, p, training=True)), x, rtol=1e-6, atol=1e-6)
-    check(seeded(lambda t: F.feature_alpha_dropout(t.unsqueeze(0), p, training=True)), x, rtol=1e-6, atol=1e-6)
+    for fn in (lambda t: F.dropout(t, p, training=True), lambda t: F.dropout(t.clone(), p, training=True, inplace=True),
+               lambda t: F.dropout2d(t.unsqueeze(0), p, training=True).squeeze(0)):
+        r = seeded_twice_on_cuda(fn, x)
+        kept = r != 0
+        assert ember.allclose(r[kept], (x / (1 - p))[kept] if p < 1 else r[kept]), p
+        assert kept.all().item() if p == 0 else (not kept.any().item()) if p == 1 else 0 < kept.sum().item() < x.numel()
+    for fn in (lambda t: F.alpha_dropout(t, p, training=True),
+               lambda t: F.feature_alpha_dropout(t.unsqueeze(0), p, training=True)):
+        r = seeded_twice_on_cuda(fn, x)
+        if p == 0:
+            same(r.view(x.shape), x, rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("mode", ["reflect", "replicate", "circular", "constant"])
@@ -366,6 +380,10 @@ def test_rrelu():
     assert xc.grad.device.type == "cuda"
 
 
+DEVICE_DRAWN_INITS = {"uniform_", "normal_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
+                      "trunc_normal_", "sparse_"}
+
+
 @pytest.mark.parametrize("name", ["uniform_", "normal_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
                                   "kaiming_normal_", "trunc_normal_", "orthogonal_", "sparse_", "eye_", "dirac_",
                                   "zeros_", "ones_", "constant_"])
@@ -378,7 +396,16 @@ def test_init_on_cuda_parameters(name):
     seeded(lambda p: getattr(init, name)(p, *args))(cpu)
     seeded(lambda p: getattr(init, name)(p, *args))(gpu)
     assert gpu.device.type == "cuda"
-    same(gpu.detach(), cpu.detach(), rtol=1e-6, atol=1e-6)
+    if name in DEVICE_DRAWN_INITS:  # drawn on the GPU: repeatable for a seed, and in the CPU's range
+        again = ember.nn.Parameter(ember.zeros(shape, device="cuda"))
+        seeded(lambda p: getattr(init, name)(p, *args))(again)
+        same(again.detach(), gpu.detach().cpu())
+        assert gpu.detach().isfinite().all().item() and gpu.detach().unique().numel() > 1
+        if name.endswith("uniform_"):  # bounds for (5, 4): 1, sqrt(6 / 9), sqrt(2) sqrt(3 / 4)
+            bound = {"uniform_": 1.0, "xavier_uniform_": (6 / 9) ** 0.5, "kaiming_uniform_": 1.5 ** 0.5}[name]
+            assert gpu.detach().abs().max().item() <= bound
+    else:
+        same(gpu.detach(), cpu.detach(), rtol=1e-5, atol=1e-5)
 
 
 def test_repeat_interleave_and_split_with_cuda_counts():

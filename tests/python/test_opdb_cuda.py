@@ -96,17 +96,13 @@ def run_cuda_case(op, dtype, sample, form, out_dtype=None):
 
 # Errors of torch's CUDA kernels for dtypes its CPU ones take: "<kernel>_cuda" and the dilated convolution's.
 CUDA_ONLY_DTYPE_ERRORS = ('_cuda" not implemented for', '"slow_conv_dilated<>" not implemented for')
-# Ops with no CUDA kernel yet (they raise NotImplementedError on CUDA tensors).
-CUDA_GAPS = {"cumsum": "no CUDA scan kernel yet", "cumprod": "no CUDA scan kernel yet"}
 
 
 def _params():
     for op in opdb.OPS:
         for dtype in opdb.DTYPES:
             group = [c for c in opdb.cases(op, dtype) if not op.xfail(dtype, c[0].name, c[1])]
-            gap = CUDA_GAPS.get(op.name)
-            marks = [pytest.mark.xfail(strict=True, raises=AssertionError, reason=gap)] if gap else []
-            yield pytest.param(op, dtype, group, id=f"{op.name}-{dtype}", marks=marks)
+            yield pytest.param(op, dtype, group, id=f"{op.name}-{dtype}")
 
 
 @pytest.mark.parametrize("op,dtype,group", list(_params()))

@@ -52,7 +52,9 @@ __global__ void extreme_out_kernel(const T* x, int64_t total, int64_t n, const E
   }
 }
 
-auto row_keys(int64_t n) { return thrust::make_transform_iterator(thrust::make_counting_iterator<int64_t>(0), RowOf{n}); }
+auto row_keys(int64_t n) {
+  return thrust::make_transform_iterator(thrust::make_counting_iterator<int64_t>(0), RowOf{n});
+}
 
 }  // namespace
 
