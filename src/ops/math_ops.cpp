@@ -313,10 +313,9 @@ Tensor tensordot(const Tensor& a, const Tensor& b, int64_t dims) {
 }
 
 Tensor& tensordot_out(Tensor& out, const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayRef dims_b) {
-  // Checked before computing (a CUDA integer product would raise first); mixed dtypes raise in tensordot.
-  EMBER_CHECK(a.dtype() != b.dtype() || a.dtype() == out.dtype(), Error, "tensordot: Expected the output tensor to have dtype ",
-              legacy(a), ", but got an output tensor with dtype ", legacy(out));
-  Tensor r = tensordot(a, b, dims_a, dims_b);
+  Tensor r = tensordot(a, b, dims_a, dims_b);  // first, as torch: a dtype its matmul lacks raises before the check
+  EMBER_CHECK(r.dtype() == out.dtype(), Error, "tensordot: Expected the output tensor to have dtype ",
+              legacy(r), ", but got an output tensor with dtype ", legacy(out));
   return composite_out(out, {&a, &b}, "tensordot", [&] { return r; });
 }
 
