@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 
+#include "../functors/order.h"
 #include "compute_type.h"
 #include "ember/creation.h"
 #include "ember/parallel.h"
@@ -16,24 +17,7 @@ namespace ember::cpu {
 namespace {
 
 using R = ScatterReduce;
-
-// d (op)= v, rounded to T at each step as torch's kernels do; bool adds as `or` and multiplies as `and`.
-template <R Op, typename T>
-inline void combine(T& d, T v) {
-  using C = Compute<T>;
-  if constexpr (Op == R::None) {
-    d = v;
-  } else if constexpr (std::is_same_v<T, bool>) {
-    d = Op == R::Prod || Op == R::Min ? d && v : d || v;
-  } else if constexpr (Op == R::Sum) {
-    d = T(C(d) + C(v));
-  } else if constexpr (Op == R::Prod) {
-    d = T(C(d) * C(v));
-  } else {  // torch: isnan(v) ? v : std::max(d, v) (or std::min), so a NaN in d stays too
-    C a = C(d), b = C(v);
-    if (b != b || (Op == R::Max ? a < b : b < a)) d = v;
-  }
-}
+using functors::scatter_combine;
 
 // The value x with x (op) v == v for every v (-0.0 for sums: -0.0 + 0.0 is 0.0, and -0.0 + -0.0 stays -0.0).
 template <R Op, typename T>
@@ -73,14 +57,14 @@ int64_t scatter_run(char* target, int64_t step, int64_t size, const char* index,
     // branch per four indices, or a copy of the target per lane, is no faster)
     for (int64_t i = 0; i < n; ++i) {
       if (uint64_t(ix[i]) >= uint64_t(size)) return i;
-      combine<Op>(t[ix[i]], sv[i]);
+      scatter_combine<Op>(t[ix[i]], sv[i]);
     }
     return -1;
   }
   for (int64_t i = 0; i < n; ++i) {
     int64_t v = *reinterpret_cast<const int64_t*>(index + i * index_stride);
     if (uint64_t(v) >= uint64_t(size)) return i;
-    combine<Op>(*reinterpret_cast<T*>(target + v * step), *reinterpret_cast<const T*>(src + i * src_stride));
+    scatter_combine<Op>(*reinterpret_cast<T*>(target + v * step), *reinterpret_cast<const T*>(src + i * src_stride));
   }
   return -1;
 }
@@ -117,7 +101,9 @@ std::optional<int64_t> private_bins(const StridedPlan<3>& plan, int64_t size, in
   for (int64_t c = 0; c < chunks; ++c) {
     for (int64_t r = 0; r < rows; ++r) {
       const T* bin = bins[size_t(c)].get() + r * size;
-      for (int64_t b = 0; b < size; ++b) combine<Op>(*reinterpret_cast<T*>(row_base[size_t(r)][0] + b * step), bin[b]);
+      for (int64_t b = 0; b < size; ++b) {
+        scatter_combine<Op>(*reinterpret_cast<T*>(row_base[size_t(r)][0] + b * step), bin[b]);
+      }
     }
   }
   return std::nullopt;
@@ -142,7 +128,8 @@ std::optional<int64_t> scatter_typed(const Tensor& self, int64_t dim, const Tens
     for (int64_t i = 0; i < n; ++i) {
       int64_t v = *reinterpret_cast<const int64_t*>(p[1] + i * s[1]);
       if (uint64_t(v) >= uint64_t(size)) return v;
-      combine<Op>(*reinterpret_cast<T*>(p[0] + i * s[0] + v * step), *reinterpret_cast<const T*>(p[2] + i * s[2]));
+      scatter_combine<Op>(*reinterpret_cast<T*>(p[0] + i * s[0] + v * step),
+                          *reinterpret_cast<const T*>(p[2] + i * s[2]));
     }
     return std::nullopt;
   };

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ember/parallel.h"
+#include "../functors/order.h"
 #include "compute_type.h"
 #include "sort_kernel.h"
 #include "strided_loop.h"
@@ -54,16 +55,7 @@ void searchsorted_kernel(const Tensor& boundaries, const Tensor& values, const T
         I* o = out.data_ptr<I>();
         parallel_for(0, R * m, 4096, [&](int64_t b, int64_t e) {
           for (int64_t p = b; p < e; ++p) {
-            const T* row = bnd + (shared ? 0 : p / m) * n;
-            C v = C(val[p]);
-            int64_t lo = 0, hi = n;
-            while (lo < hi) {  // torch's comparisons, so NaNs land where torch puts them
-              int64_t mid = lo + ((hi - lo) >> 1);
-              C x = C(row[mid]);
-              if (right ? !(x > v) : !(x >= v)) lo = mid + 1;
-              else hi = mid;
-            }
-            o[p] = I(lo);
+            o[p] = I(functors::insertion_point(bnd + (shared ? 0 : p / m) * n, n, C(val[p]), right));
           }
         });
       }

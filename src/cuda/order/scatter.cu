@@ -9,6 +9,7 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include "../elementwise.cuh"
+#include "../../functors/order.h"
 #include "order.cuh"
 
 namespace ember::cuda_backend {
@@ -16,25 +17,7 @@ namespace ember::cuda_backend {
 namespace {
 
 using R = ScatterReduce;
-
-// d (op)= v as the CPU's combine (src/cpu/scatter_kernel.cpp): rounded to T each step; bool adds as `or` and
-// multiplies as `and`; a NaN wins a max or min.
-template <R Op, typename T>
-__device__ void combine(T& d, T v) {
-  using C = Compute<T>;
-  if constexpr (Op == R::None) {
-    d = v;
-  } else if constexpr (std::is_same_v<T, bool>) {
-    d = Op == R::Prod || Op == R::Min ? d && v : d || v;
-  } else if constexpr (Op == R::Sum) {
-    d = T(C(d) + C(v));
-  } else if constexpr (Op == R::Prod) {
-    d = T(C(d) * C(v));
-  } else {
-    C a = C(d), b = C(v);
-    if (b != b || (Op == R::Max ? a < b : b < a)) d = v;
-  }
-}
+using functors::scatter_combine;
 
 template <typename T>
 constexpr bool has_atomic_add = std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int32_t> ||
@@ -79,7 +62,7 @@ __global__ void scatter_lines(T* self, const int64_t* index, const T* src, Posit
         note_bad(bad, l * pos.len + j);
         break;
       }
-      combine<Op>(self[s + v * pos.self_step], src[sv + j * pos.src_step]);
+      scatter_combine<Op>(self[s + v * pos.self_step], src[sv + j * pos.src_step]);
     }
   }
 }

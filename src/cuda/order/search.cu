@@ -5,6 +5,7 @@
 
 #include <cub/device/device_scan.cuh>
 
+#include "../../functors/order.h"
 #include "order.cuh"
 
 namespace ember::cuda_backend {
@@ -14,18 +15,8 @@ namespace {
 template <typename T, typename I>
 __global__ void searchsorted_rows(const T* bnd, const T* val, I* out, int64_t total, int64_t m, int64_t n, bool shared,
                                   bool right) {
-  using C = Compute<T>;
   for (int64_t p = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; p < total; p += int64_t(gridDim.x) * blockDim.x) {
-    const T* row = bnd + (shared ? 0 : p / m) * n;
-    C v = C(val[p]);
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {  // torch's comparisons, so NaNs land where torch puts them
-      int64_t mid = lo + ((hi - lo) >> 1);
-      C x = C(row[mid]);
-      if (right ? !(x > v) : !(x >= v)) lo = mid + 1;
-      else hi = mid;
-    }
-    out[p] = I(lo);
+    out[p] = I(functors::insertion_point(bnd + (shared ? 0 : p / m) * n, n, Compute<T>(val[p]), right));
   }
 }
 
