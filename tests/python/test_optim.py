@@ -366,6 +366,57 @@ def test_lbfgs_errors_match_torch():
         ember.optim.LBFGS([{"params": p[:1]}, {"params": p[1:]}]).step(lambda: ember.tensor(0.0))
     with pytest.raises(TypeError, match="closure"):
         ember.optim.LBFGS(p).step()
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
+            q = lib.nn.Parameter(lib.ones(2))
+            o = lib.optim.LBFGS([q], line_search_fn="armijo")
+
+            def closure():
+                o.zero_grad()
+                loss = (q ** 2).sum()
+                loss.backward()
+                return loss
+            o.step(closure)
+
+
+def rosenbrock(m, w, X, y):
+    return (1 - w[0]) ** 2 + 100 * (w[1] - w[0] ** 2) ** 2
+
+
+def quartic_least_squares(m, w, X, y):
+    return ((X @ w - y) ** 2).mean() + (w ** 4).sum() * 0.1
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("problem,start,kw", [
+    (rosenbrock, [-1.5, 2.0], dict(max_iter=10)), (rosenbrock, [0.3, -0.4], dict(lr=0.5, max_iter=4, history_size=2)),
+    (quartic_least_squares, [0.0, 0.0, 0.0], dict()), (quartic_least_squares, [1.0, -2.0, 0.5], dict(lr=5, max_iter=3)),
+], ids=["rosenbrock", "rosenbrock-short", "quartic", "quartic-long-first-step"])
+def test_lbfgs_strong_wolfe_matches_torch(problem, start, kw, dtype):
+    # the line search brackets and zooms (cubic interpolation); float64 follows torch's path exactly (same evaluations).
+    # In float32 torch interpolates in float32 tensors, Ember in double: the paths part in the valley, both converging
+    rng = np.random.default_rng(0)
+    A, b = rng.standard_normal((8, 3)), rng.standard_normal(8)
+
+    def run(lib):
+        dt = getattr(lib, dtype)
+        w = lib.nn.Parameter(lib.tensor(start, dtype=dt))
+        X, y = lib.tensor(A.tolist(), dtype=dt), lib.tensor(b.tolist(), dtype=dt)
+        o = lib.optim.LBFGS([w], line_search_fn="strong_wolfe", **kw)
+
+        def closure():
+            o.zero_grad()
+            loss = problem(lib, w, X, y)
+            loss.backward()
+            return loss
+        losses = [o.step(closure).item() for _ in range(4)]
+        return w.detach().tolist(), losses, o.state_dict()["state"][0]["func_evals"]
+
+    (ew, el, ee), (tw, tl, te) = run(ember), run(torch)
+    tol = 1e-9 if dtype == "float64" else 5e-2
+    assert ew == pytest.approx(tw, rel=tol, abs=tol) and el == pytest.approx(tl, rel=tol, abs=tol)
+    if dtype == "float64":
+        assert ee == te
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
