@@ -247,9 +247,15 @@ Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   one(padding, "padding must be an int, list of ints, or tuple of ints", false);
   one(dilation, "dilation must be an int, list of ints or tuple of ints", false);
   // torch's max_pool1d with no gradient to record is its own kernel (max_pool1d_impl): floats only, a contiguous result
+  // It checks the windows (an empty output) before the dtype.
   bool impl = !autograd::needs_grad({&input});
+  Tensor out;
+  try {
+    out = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode).first;
+  } catch (const NotImplementedError&) {
+    if (!impl) throw;
+  }
   if (impl) check_pool_dtype(input, "max_pool1d_impl", Takes::Floats);
-  Tensor out = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode).first;
   return impl ? out.contiguous() : out;
 }
 

@@ -305,3 +305,28 @@ def test_row_ops_over_a_size_one_dim_give_torch_strides(op):
         return r.stride(), m.atan2(r, m.ones(3, 1, 1, 1)).stride()
     e, t = both(fn)
     assert e == t
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_hardshrink_rounds_lambd_to_the_dtype(dtype):
+    # fuzz (seed 35): torch casts hardshrink's lambd to the input dtype (softshrink's forward keeps it wide; both
+    # backwards round it): -0.7 in float16 is -0.7001953125, which hardshrink(0.7) zeroes
+    def fn(m):
+        x = m.tensor([-0.7, 0.7, 0.7001, 0.71, -0.69], dtype=getattr(m, dtype), requires_grad=True)
+        h, s = m.nn.functional.hardshrink(x, 0.7), m.nn.functional.softshrink(x, 0.7)
+        gh, = m.autograd.grad(h.sum(), x)
+        gs, = m.autograd.grad(s.sum(), x)
+        return [t.float().tolist() for t in (h, s, gh, gs)]
+    e, t = both(fn)
+    assert e == t
+
+
+def test_max_pool1d_checks_its_windows_before_the_dtype():
+    # fuzz (seed 35): an empty output of an int64 input raises the size's RuntimeError first, not the dtype's
+    for m in (ember, torch):
+        x = m.tensor([5, 4, 5, -3, -3, 1]).as_strided((3, 2), (2, 0), 1)
+        with pytest.raises(RuntimeError, match="output size") as e:
+            m.nn.functional.max_pool1d(x, 5, stride=1, ceil_mode=True, padding=1)
+        assert type(e.value) is RuntimeError
+        with pytest.raises(NotImplementedError, match="max_pool1d_impl"):
+            m.nn.functional.max_pool1d(m.tensor([[5, 4, 5, -3]]), 2)

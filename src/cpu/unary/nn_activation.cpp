@@ -64,7 +64,10 @@ void forward_floating(Activation op, const TensorIterator& it, const ActivationP
     case Activation::LogSigmoid:
       return run([](C x) { return std::min(x, C(0)) - std::log1p(std::exp(-std::abs(x))); });
     case Activation::Softshrink: return run([a](C x) { return x > a ? x - a : (x < -a ? x + a : x * C(0)); });
-    case Activation::Hardshrink: return run([a](C x) { return x >= -a && x <= a ? C(0) : x; });
+    case Activation::Hardshrink: {  // lambd rounded to T, as torch's (softshrink's forward keeps it wide)
+      const C t = C(T(p.a));
+      return run([t](C x) { return x >= -t && x <= t ? C(0) : x; });
+    }
     case Activation::GeluErf: return run([](C x) { return C(0.5) * x * (C(1) + std::erf(x * C(kSqrt1_2))); });
     case Activation::GeluTanh:
       return run([](C x) { return C(0.5) * x * (C(1) + std::tanh(C(kSqrt2OverPi) * (x + C(kCubic) * x * x * x))); });
@@ -100,7 +103,10 @@ void backward_floating(Activation op, const TensorIterator& it, const Activation
         return x < C(0) ? g * (C(1) - z / (C(1) + z)) : g * (z / (C(1) + z));
       });
     case Activation::Softshrink:
-    case Activation::Hardshrink: return run([a](C g, C x) { return x > a || x < -a ? g : C(0); });  // NaN: 0
+    case Activation::Hardshrink: {  // both backwards round lambd to T, as torch's; NaN: 0
+      const C t = C(T(p.a));
+      return run([t](C g, C x) { return x > t || x < -t ? g : C(0); });
+    }
     case Activation::GeluErf:
       return run([](C g, C x) {
         C cdf = C(0.5) * (C(1) + std::erf(x * C(kSqrt1_2)));

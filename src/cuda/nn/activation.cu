@@ -26,7 +26,7 @@ struct Forward {
     else if constexpr (Op == A::Mish) r = x * std::tanh(std::log1p(std::exp(x)));
     else if constexpr (Op == A::LogSigmoid) r = std::min(x, C(0)) - std::log1p(std::exp(-std::abs(x)));
     else if constexpr (Op == A::Softshrink) r = x > a ? x - a : (x < -a ? x + a : x * C(0));
-    else if constexpr (Op == A::Hardshrink) r = x >= -a && x <= a ? C(0) : x;
+    else if constexpr (Op == A::Hardshrink) r = x >= -C(T(a)) && x <= C(T(a)) ? C(0) : x;  // lambd rounded to T
     else if constexpr (Op == A::GeluErf) r = C(0.5) * x * (C(1) + std::erf(x * C(kSqrt1_2)));
     else r = C(0.5) * x * (C(1) + std::tanh(C(kSqrt2OverPi) * (x + C(kCubic) * x * x * x)));
     return T(r);

@@ -39,7 +39,7 @@ struct Backward {
       C z = std::exp(-std::abs(s));
       r = s < C(0) ? g * (C(1) - z / (C(1) + z)) : g * (z / (C(1) + z));
     } else if constexpr (Op == A::Softshrink || Op == A::Hardshrink) {
-      r = s > a || s < -a ? g : C(0);
+      r = s > C(T(a)) || s < -C(T(a)) ? g : C(0);  // lambd rounded to T, as torch's
     } else if constexpr (Op == A::GeluErf) {
       C cdf = C(0.5) * (C(1) + std::erf(s * C(kSqrt1_2)));
       C pdf = std::exp(C(-0.5) * s * s) * C(kTwoOverSqrtPi * kSqrt1_2 * 0.5);
