@@ -46,11 +46,11 @@ struct Conv {
 };
 
 // torch's layout rule for convolution outputs: channels-last when an operand suggests it. A 1-d convolution
-// runs as a 2-d one whose weight is viewed (Cout, Cin, 1, K) (unsqueeze's stride) and judged so; its 3-d
-// input is never channels-last.
+// runs as a 2-d one whose operands are viewed (N, C, 1, L) (unsqueeze's stride) and judged so; the input is made
+// contiguous first, so only a contiguous one with unusual strides on its unit dims (C = 1) can suggest it.
 bool suggests_channels_last(const Tensor& t, bool is_weight) {
   if (t.dim() == 3) {
-    if (!is_weight) return false;
+    if (!is_weight && !t.is_contiguous()) return false;
     DimVector sizes(t.sizes()), strides(t.strides());
     sizes.insert(2, 1);
     strides.insert(2, t.size(2) * t.stride(2));
