@@ -1,5 +1,5 @@
 #pragma once
-// Autocast hooks for op entries (see docs/design.md, "Autocast"): a listed op begins with
+// Autocast hooks for op entries (docs/design.md, "Automatic mixed precision"): a listed op begins with
 //   EMBER_AUTOCAST(lower, kBoth, mm, a, b);
 // which, only while autocast is on for the inputs' device, re-enters the op with its floating inputs cast and
 // autocast off for the ops it calls. With autocast off the cost is one thread-local byte test.
