@@ -432,3 +432,59 @@ def test_cuda_training_step_with_grad_scaler():
     scaler.step(opt)
     scaler.update()
     assert ember.equal(model[0].weight.detach(), before) and scaler.get_scale() == scale / 2
+
+
+def test_custom_fwd_bwd():
+    for mod in (ember, torch):
+        seen = {}
+
+        class MyMM(mod.autograd.Function):
+            @staticmethod
+            @mod.amp.custom_fwd(device_type="cpu", cast_inputs=mod.float32)
+            def forward(ctx, a, b):
+                seen["fwd"] = (a.dtype, mod.is_autocast_enabled("cpu"))
+                ctx.save_for_backward(a, b)
+                return a.mm(b)
+
+            @staticmethod
+            @mod.amp.custom_bwd(device_type="cpu")
+            def backward(ctx, grad):
+                seen["bwd"] = mod.is_autocast_enabled("cpu")
+                a, b = ctx.saved_tensors
+                return grad.mm(b.t()), a.t().mm(grad)
+
+        class Plain(mod.autograd.Function):
+            @staticmethod
+            @mod.amp.custom_fwd(device_type="cpu")
+            def forward(ctx, a):
+                seen["plain"] = mod.is_autocast_enabled("cpu")
+                return a.mm(a)
+
+            @staticmethod
+            @mod.amp.custom_bwd(device_type="cpu")
+            def backward(ctx, grad):
+                seen["plain_bwd"] = (mod.is_autocast_enabled("cpu"), mod.get_autocast_dtype("cpu"))
+                return grad
+
+        a = mod.ones(2, 2, dtype=mod.bfloat16, requires_grad=True)
+        with mod.autocast("cpu"):
+            y = MyMM.apply(a, mod.ones(2, 2))
+            z = Plain.apply(mod.ones(2, 2, requires_grad=True))
+        y.sum().backward()
+        z.sum().backward()
+        assert y.dtype == mod.float32 and a.grad.dtype == mod.bfloat16
+        assert seen == {"fwd": (mod.float32, False), "bwd": False, "plain": True,
+                        "plain_bwd": (True, mod.bfloat16)}
+    with pytest.raises(ValueError, match="Expected `device_type` of type `str`"):
+        ember.amp.custom_fwd(lambda: 0, device_type=3)
+
+
+def test_state_is_thread_local():
+    import threading
+    seen = []
+    with ember.autocast("cpu"):
+        t = threading.Thread(target=lambda: seen.append((ember.is_autocast_enabled("cpu"),
+                                                         ember.mm(ember.ones(2, 2), ember.ones(2, 2)).dtype)))
+        t.start()
+        t.join()
+    assert seen == [(False, ember.float32)]

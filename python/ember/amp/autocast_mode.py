@@ -146,3 +146,59 @@ def _deprecated_alias(device_type, default_dtype):
 
     _autocast.__name__ = _autocast.__qualname__ = "autocast"
     return _autocast
+
+
+def _cast(value, device_type, dtype):
+    """value with its eligible tensors (floating, not float64, on device_type) cast to dtype, through containers."""
+    if isinstance(value, _C.Tensor):
+        eligible = value.is_floating_point() and value.device.type == device_type and value.dtype != _C.float64
+        return value.to(dtype) if eligible else value
+    if isinstance(value, (str, bytes)):
+        return value
+    if isinstance(value, dict):
+        return {_cast(k, device_type, dtype): _cast(v, device_type, dtype) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast(v, device_type, dtype) for v in value)
+    return value
+
+
+def _check_device_type(device_type):
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+
+
+def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
+    """Decorates an autograd.Function's forward: records the autocast state for custom_bwd; with cast_inputs, runs
+    forward with autocast off on inputs cast to that dtype (when called inside an autocast region)."""
+    _check_device_type(device_type)
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+
+    @functools.wraps(fwd)
+    def decorate_fwd(*args, **kwargs):
+        args[0]._dtype = get_autocast_dtype(device_type)
+        if cast_inputs is None:
+            args[0]._fwd_used_autocast = is_autocast_enabled(device_type)
+            return fwd(*args, **kwargs)
+        in_region = is_autocast_enabled(device_type)
+        args[0]._fwd_used_autocast = False
+        if not in_region:
+            return fwd(*args, **kwargs)
+        with autocast(device_type=device_type, enabled=False):
+            return fwd(*_cast(args, device_type, cast_inputs), **_cast(kwargs, device_type, cast_inputs))
+
+    return decorate_fwd
+
+
+def custom_bwd(bwd=None, *, device_type):
+    """Decorates an autograd.Function's backward: runs it under the autocast state its forward saw."""
+    _check_device_type(device_type)
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+
+    @functools.wraps(bwd)
+    def decorate_bwd(*args, **kwargs):
+        with autocast(device_type=device_type, enabled=args[0]._fwd_used_autocast, dtype=args[0]._dtype):
+            return bwd(*args, **kwargs)
+
+    return decorate_bwd
