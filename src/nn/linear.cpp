@@ -37,6 +37,7 @@ Tensor& linear_out(Tensor& out, const Tensor& input, const Tensor& weight, const
 
 Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const std::optional<Tensor>& bias) {
   EMBER_AUTOCAST(promote, kCUDA, bilinear, input1, input2, weight, bias);
+  EMBER_AUTOCAST(keep, kCPU, bilinear, input1, input2, weight, bias);
   EMBER_CHECK(weight.defined(), TypeError, "bilinear(): argument 'weight' (position 3) must be Tensor, not NoneType");
   EMBER_CHECK(input1.dim() == input2.dim(), Error, "bilinear(): input dimensions do not match: got ", input1.dim(),
               " and ", input2.dim());

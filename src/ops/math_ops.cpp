@@ -274,6 +274,10 @@ Tensor& kron_out(Tensor& out, const Tensor& a, const Tensor& b) {
 // torch's composite: both permuted and reshaped to matrices, one mm, reshaped back (ViewBackward0).
 Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayRef dims_b) {
   EMBER_AUTOCAST(promote, kCUDA, tensordot, a, b, dims_a, dims_b);
+  // torch contracts all dims of both with a kernel its CPU list omits: no casts there
+  if (autocast::active() && dims_a.size() == size_t(a.dim()) && dims_b.size() == size_t(b.dim())) [[unlikely]] {
+    EMBER_AUTOCAST(keep, kCPU, tensordot, a, b, dims_a, dims_b);
+  }
   EMBER_CHECK(dims_a.size() == dims_b.size(), Error, "both dimension lists should have same length");
   EMBER_CHECK(a.dtype() == b.dtype(), Error, "both inputs should have same dtype");
   Tensor x = a, y = b;

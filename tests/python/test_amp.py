@@ -91,6 +91,9 @@ OPS = {
     "exp": (lambda m, F, a: a.to(m.bfloat16).exp(), [(3, 4)]),
     "add": (lambda m, F, a, b: a.to(m.bfloat16) + b, [(3, 4), (3, 4)]),
     "mv": (lambda m, F, a, b: m.mv(a, b), [(3, 4), (4,)]),
+    "bilinear": (lambda m, F, a, b, w: F.bilinear(a, b, w), [(2, 3), (2, 4), (5, 3, 4)]),
+    "tensordot": (lambda m, F, a, b: m.tensordot(a, b, 1), [(3, 4), (4, 5)]),
+    "tensordot_full": (lambda m, F, a, b: m.tensordot(a, b, 2), [(3, 4), (3, 4)]),
     "addmv": (lambda m, F, c, a, b: m.addmv(c, a, b), [(3,), (3, 4), (4,)]),
     "dot": (lambda m, F, a, b: m.dot(a, b), [(4,), (4,)]),
     "inner": (lambda m, F, a, b: m.inner(a, b), [(4,), (4,)]),
@@ -205,6 +208,15 @@ def test_state_functions_and_nesting():
         assert mod.mm(mod.ones(2, 2), mod.ones(2, 2)).dtype == mod.bfloat16
         mod.set_autocast_enabled("cpu", False)
         assert mod.autocast_increment_nesting() == 1 and mod.autocast_decrement_nesting() == 0
+
+
+def test_set_enabled_takes_bools():
+    for mod in (ember, torch):
+        for args in (("cpu", 1), ("cpu", None), (1,), ("cpu", mod.tensor(True))):
+            with pytest.raises(TypeError, match="argument 'enabled' \\(position [12]\\) must be bool"):
+                mod.set_autocast_enabled(*args)
+        mod.set_autocast_enabled(False)
+        assert not mod.is_autocast_enabled("cuda")
 
 
 def test_exception_restores_state():

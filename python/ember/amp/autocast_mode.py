@@ -25,10 +25,17 @@ def is_autocast_enabled(device_type=None):
     return _C._is_autocast_enabled("cuda" if device_type is None else device_type)
 
 
+def _check_bool(fn, value, position):
+    if not isinstance(value, bool):
+        raise TypeError(f"{fn}(): argument 'enabled' (position {position}) must be bool, not {type(value).__name__}")
+
+
 def set_autocast_enabled(device_type, enabled=None):
-    if enabled is None:  # torch's one-argument form sets CUDA's flag
+    if enabled is None and not isinstance(device_type, str):  # torch's one-argument form sets CUDA's flag
+        _check_bool("set_autocast_enabled", device_type, 1)
         device_type, enabled = "cuda", device_type
-    _C._set_autocast_enabled(device_type, bool(enabled))
+    _check_bool("set_autocast_enabled", enabled, 2)
+    _C._set_autocast_enabled(device_type, enabled)
 
 
 def get_autocast_dtype(device_type):
@@ -50,6 +57,7 @@ def is_autocast_cpu_enabled():
 
 def set_autocast_cpu_enabled(enabled):
     _deprecated("set_autocast_cpu_enabled(enabled)", "set_autocast_enabled('cpu', enabled)")
+    _check_bool("set_autocast_cpu_enabled", enabled, 1)
     set_autocast_enabled("cpu", enabled)
 
 
