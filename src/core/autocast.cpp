@@ -1,6 +1,7 @@
 // The thread-local autocast state and the weight-cast cache (ember/autocast.h, autocast_policy.h).
 #include "autocast_policy.h"
 
+#include "ember/autograd.h"
 #include "ember/errors.h"
 
 
@@ -54,9 +55,10 @@ ScalarType prioritize(ScalarType current, ScalarType next) {
 }
 
 Tensor cast(const Tensor& t, ScalarType dtype, DeviceType device) {
-  // torch caches only float32 leaves requiring grad (weights) cast to the autocast dtype.
+  // torch caches only float32 leaves requiring grad (weights) cast to the autocast dtype, while grad mode is on (a
+  // cast made without it has no graph to reuse).
   bool cacheable = t_state.cache_enabled && dtype == get_dtype(device) && t.dtype() == kFloat32 && t.requires_grad() &&
-                   t.is_leaf();
+                   t.is_leaf() && autograd::is_grad_enabled();
   if (!cacheable) return t.to(dtype);
   auto [it, fresh] = t_state.cache.try_emplace(t.impl());
   if (!fresh && it->second.first.lock() == t.shared_impl()) return it->second.second;
