@@ -82,7 +82,9 @@ decltype(auto) map_tensors(const T& a, F&& f) {
 // Calls op with every eligible tensor argument cast to `dtype` (none cast for nullopt), autocast suspended.
 template <class Op, class... Args>
 auto call_cast(std::optional<ScalarType> dtype, DeviceType device, Op&& op, const Args&... args) {
-  auto to = [&](const Tensor& t) { return dtype && eligible(t, device) && t.dtype() != *dtype ? cast(t, *dtype, device) : t; };
+  auto to = [&](const Tensor& t) {
+    return dtype && eligible(t, device) && t.dtype() != *dtype ? cast(t, *dtype, device) : t;
+  };
   Suspend suspend;
   return op(map_tensors(args, to)...);
 }
