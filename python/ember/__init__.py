@@ -4,6 +4,7 @@
 over the C++ extension `ember._C`.
 """
 import os as _os
+import sys as _sys
 
 from . import _C
 from ._C import *  # noqa: F401,F403  (dtypes, Tensor, factories, random)
@@ -170,3 +171,16 @@ from . import optim  # noqa: E402
 from . import serialization  # noqa: E402
 from .serialization import save, load  # noqa: E402
 from . import safetensors  # noqa: E402
+from . import amp  # noqa: E402
+from .amp import autocast  # noqa: E402
+from .amp.autocast_mode import (  # noqa: E402
+    is_autocast_enabled, set_autocast_enabled, get_autocast_dtype, set_autocast_dtype, is_autocast_cpu_enabled,
+    set_autocast_cpu_enabled, get_autocast_cpu_dtype, set_autocast_cpu_dtype, get_autocast_gpu_dtype,
+    set_autocast_gpu_dtype)
+from ._C import _amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_  # noqa: E402
+from .amp import _cpu as _cpu_amp, _cuda as _cuda_amp  # noqa: E402
+
+cpu.amp = _cpu_amp  # ember.cpu.amp / ember.cuda.amp, importable by name too
+cuda.amp = _cuda_amp
+_sys.modules[__name__ + ".cpu.amp"] = _cpu_amp
+_sys.modules[__name__ + ".cuda.amp"] = _cuda_amp

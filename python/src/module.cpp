@@ -2,6 +2,10 @@
 #include "bindings.h"
 #include "ember/parallel.h"
 
+namespace ember::py {
+void init_amp(nb::module_& m);  // amp.cpp
+}  // namespace ember::py
+
 NB_MODULE(_C, m) {
   using namespace ember;
   // dtype singletons are module attributes that other modules (user code, test globals) still
@@ -101,4 +105,5 @@ NB_MODULE(_C, m) {
   py::init_data(m);
   py::init_vision(m);
   py::init_serialize(m);
+  py::init_amp(m);
 }

@@ -1,4 +1,5 @@
 // Linear, Bilinear, Identity, Flatten, Unflatten and F.linear / F.bilinear.
+#include "../core/autocast_policy.h"
 #include "ember/nn/linear.h"
 
 #include <cmath>
@@ -15,6 +16,7 @@ namespace ember::nn {
 namespace functional {
 
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+  EMBER_AUTOCAST(lower, kBoth, linear, input, weight, bias);
   EMBER_CHECK(weight.defined(), TypeError, "linear(): argument 'weight' (position 2) must be Tensor, not NoneType");
   bool has_bias = bias && bias->defined();
   if (has_bias && input.dim() == 2) return addmm(*bias, input, weight.t());
@@ -34,6 +36,8 @@ Tensor& linear_out(Tensor& out, const Tensor& input, const Tensor& weight, const
 }
 
 Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const std::optional<Tensor>& bias) {
+  EMBER_AUTOCAST(promote, kCUDA, bilinear, input1, input2, weight, bias);
+  EMBER_AUTOCAST(keep, kCPU, bilinear, input1, input2, weight, bias);
   EMBER_CHECK(weight.defined(), TypeError, "bilinear(): argument 'weight' (position 3) must be Tensor, not NoneType");
   EMBER_CHECK(input1.dim() == input2.dim(), Error, "bilinear(): input dimensions do not match: got ", input1.dim(),
               " and ", input2.dim());

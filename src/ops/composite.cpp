@@ -1,5 +1,6 @@
 // Elementwise ops composed from the basic ones: clamp, lerp, nan_to_num, gelu, softplus,
 // round(decimals), logical_not, isclose, allclose, equal.
+#include "../core/autocast_policy.h"
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -123,6 +124,7 @@ Tensor& nan_to_num_out(Tensor& out, const Tensor& x, double nan, std::optional<d
 Tensor gelu(const Tensor& x, bool tanh_approximation) { return tanh_approximation ? gelu_tanh(x) : gelu_erf(x); }
 
 Tensor softplus(const Tensor& x, double beta, double threshold) {
+  EMBER_AUTOCAST(fp32, kCUDA, softplus, x, beta, threshold);
   EMBER_CHECK(x.is_floating_point(), NotImplementedError, "\"softplus_cpu\" not implemented for '",
               dtype_info(x.dtype()).legacy_name, "'");
   Tensor r = autograd::untracked([&] {

@@ -1,5 +1,6 @@
 // einsum: the equation is parsed into labels, every operand is aligned to one dim order (output labels, then the
 // summed ones; diagonals taken, missing labels unsqueezed), then operands contract pairwise through bmm.
+#include "../core/autocast_policy.h"
 #include "ember/einsum.h"
 
 #include <cctype>
@@ -184,6 +185,7 @@ int64_t pair_cost(const std::deque<Tensor>& ops, size_t i, size_t j, int64_t out
 }  // namespace
 
 Tensor einsum(std::string_view equation, std::span<const Tensor> operands) {
+  EMBER_AUTOCAST(lower, kCUDA, einsum, equation, operands);
   EMBER_CHECK(!operands.empty(), Error, "einsum(): must provide at least one operand");
   size_t arrow = equation.find("->");
   auto labels = parse_operands(equation.substr(0, arrow), operands.size());

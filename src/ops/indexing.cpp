@@ -1,5 +1,6 @@
 // Advanced indexing: integer index tensors (broadcast together) and bool masks, for reads
 // (index), writes (index_put_) and their gradients; nonzero, gather, index_select, masked_fill.
+#include "../core/autocast_policy.h"
 #include <cstring>
 
 #include "../autograd/formulas.h"
@@ -318,6 +319,7 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
 }
 
 Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
+  EMBER_AUTOCAST(promote, kCUDA, index_put, self, indices, values, accumulate);
   Tensor r = autograd::untracked([&] {
     Tensor out = self.clone();
     index_put_impl(out, indices, values, accumulate);

@@ -1,5 +1,6 @@
 // Joining tensors: cat and stack (results are contiguous, or channels-last when all inputs are, as torch;
 // inputs promote to one dtype).
+#include "../core/autocast_policy.h"
 #include "../autograd/formulas.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
@@ -55,6 +56,7 @@ Tensor cat_impl(std::span<const Tensor> tensors, int64_t dim) {
 }  // namespace
 
 Tensor cat(std::span<const Tensor> tensors, int64_t dim) {
+  EMBER_AUTOCAST(promote, kBoth, cat, tensors, dim);
   Tensor out = autograd::untracked([&] { return cat_impl(tensors, dim); });
   // inputs that are all legacy empty 1-D tensors: dim is never wrapped, their gradients split along dim 0
   bool legacy_skipped = std::all_of(tensors.begin(), tensors.end(), [](const Tensor& t) {
@@ -72,6 +74,7 @@ Tensor cat(std::span<const Tensor> tensors, int64_t dim) {
 }
 
 Tensor stack(std::span<const Tensor> tensors, int64_t dim) {
+  EMBER_AUTOCAST(promote, kBoth, stack, tensors, dim);
   EMBER_CHECK(!tensors.empty(), Error, "stack expects a non-empty TensorList");
   int64_t d = wrap_dim(dim, tensors[0].dim() + 1);  // before the sizes, as torch
   for (size_t i = 1; i < tensors.size(); ++i) {

@@ -1,4 +1,5 @@
 // The matmul family. Every case reduces to the gemm kernel on 2-D operands or the batched gemm kernel.
+#include "../core/autocast_policy.h"
 #include "ember/linalg.h"
 
 #include <initializer_list>
@@ -84,6 +85,7 @@ Tensor mm_result(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  EMBER_AUTOCAST(lower, kBoth, mm, a, b);
   check_same_device("wrapper_CUDA_mm", {{"self", &a}, {"mat2", &b}});
   Tensor out = mm_result(a, b);
   mm_into(a, b, out);
@@ -92,6 +94,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  EMBER_AUTOCAST(lower, kBoth, bmm, a, b);
   check_same_device("wrapper_CUDA_bmm", {{"self", &a}, {"mat2", &b}});
   check_bmm(a, b);
   Tensor out = empty({a.sizes()[0], a.sizes()[1], b.sizes()[2]}, b.options());  // torch: batch2's options
@@ -104,6 +107,8 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mv(const Tensor& m, const Tensor& v) {
+  EMBER_AUTOCAST(lower, kCUDA, mv, m, v);
+  EMBER_AUTOCAST(keep, kCPU, mv, m, v);
   check_same_device("wrapper_CUDA_addmv_out_out", {{"mat", &m}, {"vec", &v}});  // torch's mv is addmv_out
   EMBER_CHECK(m.dim() == 2 && v.dim() == 1, Error, "vector + matrix @ vector expected, got ", m.dim(), ", ", v.dim(),
               ", ", v.dim());
@@ -115,6 +120,8 @@ Tensor mv(const Tensor& m, const Tensor& v) {
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {
+  EMBER_AUTOCAST(promote, kCUDA, dot, a, b);
+  EMBER_AUTOCAST(keep, kCPU, dot, a, b);
   check_same_device("wrapper_CUDA__dot", {{"self", &a}, {"tensor", &b}});
   EMBER_CHECK(a.dim() == 1 && b.dim() == 1, Error, "1D tensors expected, but got ", a.dim(), "D and ", b.dim(),
               "D tensors");
@@ -160,6 +167,7 @@ Tensor squeezed_row(const Tensor& product) {
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  EMBER_AUTOCAST(lower, kBoth, matmul, a, b);
   int64_t da = a.dim(), db = b.dim();
   EMBER_CHECK(da > 0 && db > 0, Error, "both arguments to matmul need to be at least 1D, but they are ", da, "D and ",
               db, "D");
@@ -195,6 +203,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) {
+  EMBER_AUTOCAST(lower, kBoth, addmm, input, m1, m2, beta, alpha);
   check_same_device("wrapper_CUDA_addmm", {{"self", &input}, {"mat1", &m1}, {"mat2", &m2}});
   Tensor out = autograd::untracked([&] {
     Tensor out = mm_result(m1, m2);
@@ -210,6 +219,8 @@ Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scal
 }
 
 Tensor addmv(const Tensor& input, const Tensor& m, const Tensor& v, const Scalar& beta, const Scalar& alpha) {
+  EMBER_AUTOCAST(lower, kCUDA, addmv, input, m, v, beta, alpha);
+  EMBER_AUTOCAST(keep, kCPU, addmv, input, m, v, beta, alpha);
   check_same_device("wrapper_CUDA_addmv", {{"self", &input}, {"mat", &m}, {"vec", &v}});
   Tensor out = autograd::untracked([&] {
     return addmm(input.dim() == 1 ? input.unsqueeze(1) : input, m, v.unsqueeze(1), beta, alpha).squeeze(1);
@@ -221,6 +232,7 @@ Tensor addmv(const Tensor& input, const Tensor& m, const Tensor& v, const Scalar
 
 // beta * input + alpha * b1 @ b2 in one rounding per batch (gemm's beta), as torch's baddbmm kernel.
 Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) {
+  EMBER_AUTOCAST(lower, kBoth, baddbmm, input, b1, b2, beta, alpha);
   check_same_device("wrapper_CUDA_baddbmm", {{"self", &input}, {"batch1", &b1}, {"batch2", &b2}});
   // torch first expands input to (batch1.size(0), batch1.size(1), batch2.size(2)): IndexErrors and the expand's
   // error come before the 3-D checks

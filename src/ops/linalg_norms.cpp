@@ -1,4 +1,5 @@
 // torch.linalg's vector and matrix norms, linalg.norm, dist and cdist.
+#include "../core/autocast_policy.h"
 #include <cmath>
 #include <string>
 
@@ -129,6 +130,7 @@ Tensor linalg_norm(const Tensor& a, std::string_view ord, OptionalIntArrayRef di
 }
 
 Tensor dist(const Tensor& a, const Tensor& b, double p) {
+  EMBER_AUTOCAST(fp32, kCUDA, dist, a, b, p);
   Tensor r = autograd::untracked([&] {
     Tensor d = sub(a, b);
     EMBER_CHECK(d.is_floating_point(), Error, "norm(): input dtype should be either floating point or complex. Got ",
@@ -140,6 +142,7 @@ Tensor dist(const Tensor& a, const Tensor& b, double p) {
 }
 
 Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t> compute_mode) {
+  EMBER_AUTOCAST(fp32, kBoth, cdist, x1, x2, p, compute_mode);
   EMBER_CHECK(x1.dim() >= 2, Error, "cdist only supports at least 2D tensors, X1 got: ", x1.dim(), "D");
   EMBER_CHECK(x2.dim() >= 2, Error, "cdist only supports at least 2D tensors, X2 got: ", x2.dim(), "D");
   EMBER_CHECK(x1.sizes().back() == x2.sizes().back(), Error, "X1 and X2 must have the same number of columns. X1: ",

@@ -1,4 +1,5 @@
 // The singular value decomposition (linalg.svd, linalg.svdvals, torch.svd) and the matrix norms built on it.
+#include "../core/autocast_policy.h"
 #include <algorithm>
 
 #include "../autograd/formulas.h"
@@ -60,13 +61,18 @@ Decomposition svd_recorded(const Tensor& a, bool full, bool vectors) {
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& a, bool full_matrices) {
+  EMBER_AUTOCAST(fp32, kCPU, linalg_svd, a, full_matrices);
   Decomposition d = svd_recorded(a, full_matrices, true);
   return {d.U, d.S, d.Vh};
 }
 
-Tensor linalg_svdvals(const Tensor& a) { return svd_recorded(a, false, false).S; }
+Tensor linalg_svdvals(const Tensor& a) {
+  EMBER_AUTOCAST(fp32, kCPU, linalg_svdvals, a);
+  return svd_recorded(a, false, false).S;
+}
 
 std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& a, bool some, bool compute_uv) {
+  EMBER_AUTOCAST(fp32, kCPU, svd, a, some, compute_uv);
   if (compute_uv) {
     Decomposition d = svd_recorded(a, !some, true);
     return {d.U, d.S, d.Vh.transpose(-2, -1)};

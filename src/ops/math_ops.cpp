@@ -1,4 +1,5 @@
 // Math ops built from the basic ones: logit, signbit, nansum, nanmean, logcumsumexp, diff, cross, kron, tensordot.
+#include "../core/autocast_policy.h"
 #include "ember/math_ops.h"
 
 #include <array>
@@ -218,6 +219,7 @@ Tensor& linalg_cross_out(Tensor& out, const Tensor& a, const Tensor& b, int64_t 
 }
 
 Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim) {
+  EMBER_AUTOCAST(promote, kCUDA, cross, a, b, dim);
   if (!dim) {
     static bool warned = false;  // torch warns once per process
     if (!std::exchange(warned, true)) {
@@ -271,6 +273,11 @@ Tensor& kron_out(Tensor& out, const Tensor& a, const Tensor& b) {
 
 // torch's composite: both permuted and reshaped to matrices, one mm, reshaped back (ViewBackward0).
 Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayRef dims_b) {
+  EMBER_AUTOCAST(promote, kCUDA, tensordot, a, b, dims_a, dims_b);
+  // torch contracts all dims of both with a kernel its CPU list omits: no casts there
+  if (autocast::active() && dims_a.size() == size_t(a.dim()) && dims_b.size() == size_t(b.dim())) [[unlikely]] {
+    EMBER_AUTOCAST(keep, kCPU, tensordot, a, b, dims_a, dims_b);
+  }
   EMBER_CHECK(dims_a.size() == dims_b.size(), Error, "both dimension lists should have same length");
   EMBER_CHECK(a.dtype() == b.dtype(), Error, "both inputs should have same dtype");
   Tensor x = a, y = b;

@@ -1,5 +1,6 @@
 // The activations of ember::nn::functional: the parameterised ones run kernels::activation (one pass) and record
 // torch's node; the rest reuse unary_ops.def rows and composites, as torch's functional forms do.
+#include "../core/autocast_policy.h"
 #include "ember/nn/activation.h"
 
 #include <cmath>
@@ -245,6 +246,7 @@ Tensor glu(const Tensor& input, int64_t dim) {
   return r;
 }
 Tensor prelu(const Tensor& input, const Tensor& weight) {
+  EMBER_AUTOCAST(lower, kBoth, prelu, input, weight);
   EMBER_CHECK(weight.dim() <= 1, Error, "prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = ",
               weight.dim());
   int64_t channels = input.dim() >= 2 ? input.sizes()[1] : 1;

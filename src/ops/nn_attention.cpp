@@ -1,5 +1,6 @@
 // scaled_dot_product_attention as torch's _scaled_dot_product_attention_math: q and k each scaled by sqrt(scale),
 // matmul, the mask added, a softmax that leaves fully masked rows at 0, dropout, matmul.
+#include "../core/autocast_policy.h"
 #include "ember/nn/attention.h"
 
 #include <cmath>
@@ -91,6 +92,7 @@ Tensor attention_weights(const Tensor& q, const Tensor& k, const std::optional<T
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                     const std::optional<Tensor>& attn_mask, double dropout_p, bool is_causal,
                                     std::optional<double> scale, bool enable_gqa) {
+  EMBER_AUTOCAST(lower, kBoth, scaled_dot_product_attention, query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa);
   EMBER_CHECK(query.dtype() == key.dtype() && query.dtype() == value.dtype(), Error,
               "Expected query, key, and value to have the same dtype, but got query.dtype: ", dtype_str(query.dtype()),
               " key.dtype: ", dtype_str(key.dtype()), " and value.dtype: ", dtype_str(value.dtype()), " instead.");

@@ -2,6 +2,7 @@
 // padding (symmetric natively, an odd extra element as a zero-padded copy, as torch), float16/bfloat16 through float32, and
 // ConvolutionBackward0. The kernels (kernels::conv_*) see contiguous tensors and a ConvGeometry; a transposed
 // convolution is the backward-data kernel run forward.
+#include "../core/autocast_policy.h"
 #include "ember/nn/conv.h"
 #include "ember/nn/padding.h"
 
@@ -287,6 +288,7 @@ Tensor batchify(const Tensor& input, int64_t spatial, const char* name, Body bod
 Tensor conv_nd(int64_t spatial, const char* name, const Tensor& input, const Tensor& weight,
                const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
                int64_t groups) {
+  EMBER_AUTOCAST(lower, kBoth, conv_nd, spatial, name, input, weight, bias, stride, padding, dilation, groups);
   return batchify(input, spatial, name, [&](const Tensor& x) {
     return convolve(x, weight, bias, plan(x, weight, bias, stride, padding, dilation, false, {0}, groups));
   });
@@ -295,6 +297,7 @@ Tensor conv_nd(int64_t spatial, const char* name, const Tensor& input, const Ten
 Tensor conv_nd(int64_t spatial, const char* name, const Tensor& input, const Tensor& weight,
                const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation,
                int64_t groups) {
+  EMBER_AUTOCAST(lower, kBoth, conv_nd, spatial, name, input, weight, bias, stride, padding, dilation, groups);
   EMBER_CHECK(padding == "same" || padding == "valid", Error, "Invalid padding string: '", padding, "'");
   std::optional<Tensor> b = bias_as_torch(bias, input, weight, groups, spatial);
   if (padding == "valid") return conv_nd(spatial, name, input, weight, b, stride, IntArrayRef{0}, dilation, groups);
@@ -327,6 +330,8 @@ Tensor conv_nd(int64_t spatial, const char* name, const Tensor& input, const Ten
 Tensor conv_transpose_nd(int64_t spatial, const char* name, const Tensor& input, const Tensor& weight,
                          const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding,
                          IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  EMBER_AUTOCAST(lower, kBoth, conv_transpose_nd, spatial, name, input, weight, bias, stride, padding, output_padding,
+                 groups, dilation);
   std::optional<Tensor> b = bias_as_torch(bias, input, weight, groups, spatial);
   return batchify(input, spatial, name, [&](const Tensor& x) {
     return convolve(x, weight, b, plan(x, weight, b, stride, padding, dilation, true, output_padding, groups));
@@ -382,6 +387,8 @@ Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const std::op
 Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
                    IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
                    int64_t groups) {
+  EMBER_AUTOCAST(lower, kCUDA, convolution, input, weight, bias, stride, padding, dilation, transposed, output_padding,
+                 groups);
   return convolve(input, weight, bias,
                   plan(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups));
 }

@@ -1,5 +1,6 @@
 // normalize, cosine_similarity and pairwise_distance, written as torch writes them (F.normalize in Python,
 // at::cosine_similarity and at::pairwise_distance in ATen).
+#include "../core/autocast_policy.h"
 #include "ember/nn/distance.h"
 
 #include <algorithm>
@@ -33,6 +34,7 @@ Tensor& normalize_out(Tensor& out, const Tensor& input, double p, int64_t dim, d
 }
 
 Tensor cosine_similarity(const Tensor& x1_, const Tensor& x2_, int64_t dim, double eps) {
+  EMBER_AUTOCAST(fp32, kCUDA, cosine_similarity, x1_, x2_, dim, eps);
   // torch promotes the dtypes as such: a 0-dim operand counts as much as the other (both are broadcast first)
   ScalarType common = promote_types(x1_.dtype(), x2_.dtype());
   EMBER_CHECK(is_floating_point(common), Error, "expected common dtype to be floating point, yet common dtype is ",

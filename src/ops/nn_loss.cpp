@@ -1,6 +1,7 @@
 // The losses of ember::nn::functional. nll_loss and cross_entropy run their own kernels (cross_entropy: one row
 // pass for logsumexp, the loss read from it, and a fused backward); pointwise losses compute with the basic ops and
 // record torch's one node; the rest are torch's composites.
+#include "../core/autocast_policy.h"
 #include "ember/nn/loss.h"
 
 #include <cmath>
@@ -158,6 +159,7 @@ Tensor nll_2d_spatial(const Tensor& input, const Tensor& target, const Tensor& w
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight_opt,
                 int64_t ignore_index, Reduction reduction) {
+  EMBER_AUTOCAST(fp32, kBoth, nll_loss, input, target, weight_opt, ignore_index, reduction);
   check_batch(input, target);
   Tensor weight = class_weight(weight_opt);
   if (input.dim() <= 2) {
@@ -184,6 +186,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<T
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight_opt,
                      int64_t ignore_index, Reduction reduction, double label_smoothing) {
+  EMBER_AUTOCAST(fp32, kBoth, cross_entropy, input, target, weight_opt, ignore_index, reduction, label_smoothing);
   int64_t class_dim = input.dim() == 1 ? 0 : 1;
   if (same_sizes(input.sizes(), target.sizes())) {  // class probabilities
     EMBER_CHECK(target.is_floating_point(), Error, "Expected floating point type for target with class probabilities, "
@@ -318,6 +321,7 @@ Tensor weighted(const Tensor& elems, const Tensor& weight, Reduction reduction, 
 }  // namespace
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction, const std::optional<Tensor>& weight) {
+  EMBER_AUTOCAST(fp32, kBoth, mse_loss, input, target, reduction, weight);
   auto [x, y] = broadcast_pair(input, target);
   if (weight) {
     check_weight(input, *weight);
@@ -331,6 +335,7 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction, 
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, const std::optional<Tensor>& weight) {
+  EMBER_AUTOCAST(fp32, kBoth, l1_loss, input, target, reduction, weight);
   auto [x, y] = broadcast_pair(input, target);
   if (weight) {
     check_weight(input, *weight);
@@ -340,6 +345,7 @@ Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, c
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta) {
+  EMBER_AUTOCAST(fp32, kBoth, smooth_l1_loss, input, target, reduction, beta);
   auto [x, y] = broadcast_pair(input, target);
   EMBER_CHECK(beta >= 0, Error, "smooth_l1_loss does not support negative values for beta.");
   if (beta == 0.0) return reduce(abs(sub(x, y)), reduction);  // torch's F calls l1_loss then
@@ -357,6 +363,7 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduc
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction, double delta,
                   const std::optional<Tensor>& weight) {
+  EMBER_AUTOCAST(fp32, kBoth, huber_loss, input, target, reduction, delta, weight);
   auto [x, y] = broadcast_pair(input, target);
   if (weight) {
     check_weight(input, *weight);
@@ -386,6 +393,13 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
                             Reduction reduction) {
+  EMBER_CHECK(!autocast::active() || !autocast::device_of(autocast::kCUDA, input), Error,
+              "torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast.\n"
+              "Many models use a sigmoid layer right before the binary cross entropy layer.\n"
+              "In this case, combine the two layers using torch.nn.functional.binary_cross_entropy_with_logits\n"
+              "or torch.nn.BCEWithLogitsLoss.  binary_cross_entropy_with_logits and BCEWithLogits are\n"
+              "safe to autocast.");
+  EMBER_AUTOCAST(fp32, kCPU, binary_cross_entropy, input, target, weight, reduction);
   EMBER_CHECK(same_sizes(input.sizes(), target.sizes()), ValueError, "Using a target size (torch.Size(", int_list(target.sizes()),
               ")) that is different to the input size (torch.Size(", int_list(input.sizes()),
               ")) is deprecated. Please ensure they have the same size.");
@@ -420,6 +434,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
                                         Reduction reduction, const std::optional<Tensor>& pos_weight) {
+  EMBER_AUTOCAST(fp32, kBoth, binary_cross_entropy_with_logits, input, target, weight, reduction, pos_weight);
   EMBER_CHECK(same_sizes(input.sizes(), target.sizes()), ValueError, "Target size (torch.Size(", int_list(target.sizes()),
               ")) must be the same as input size (torch.Size(", int_list(input.sizes()), "))");
   check_floating(input, "log_sigmoid_cpu");
@@ -445,6 +460,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 }
 
 Tensor kl_div(const Tensor& input, const Tensor& target, std::string_view reduction, bool log_target) {
+  EMBER_AUTOCAST(fp32, kBoth, kl_div, input, target, reduction, log_target);
   if (reduction == "mean") {
     warn("reduction: 'mean' divides the total loss by both the batch size and the support size.'batchmean' divides "
          "only by the batch size, and aligns with the KL div math definition.'mean' will be changed to behave the "
@@ -460,6 +476,7 @@ Tensor kl_div(const Tensor& input, const Tensor& target, std::string_view reduct
 
 Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
                              Reduction reduction) {
+  EMBER_AUTOCAST(fp32, kBoth, cosine_embedding_loss, input1, input2, target, margin, reduction);
   int64_t d = target.dim();
   EMBER_CHECK(d <= 1, Error, "0D or 1D target tensor expected, multi-target not supported");
   if (d == 1) {
@@ -483,6 +500,7 @@ Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const T
 
 Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
                            Reduction reduction) {
+  EMBER_AUTOCAST(fp32, kBoth, margin_ranking_loss, input1, input2, target, margin, reduction);
   EMBER_CHECK(input1.dim() == input2.dim() && input1.dim() == target.dim(), Error,
               "margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: torch.Size(",
               int_list(input1.sizes()), "), input2: torch.Size(", int_list(input2.sizes()), "), target: torch.Size(",
@@ -492,6 +510,7 @@ Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Ten
 
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin,
                            double p, double eps, bool swap, Reduction reduction) {
+  EMBER_AUTOCAST(fp32, kBoth, triplet_margin_loss, anchor, positive, negative, margin, p, eps, swap, reduction);
   EMBER_CHECK(margin > 0, ValueError, "margin must be greater than 0, got ", margin, margin == std::trunc(margin) ? ".0" : "");
   int64_t a = anchor.dim(), pd = positive.dim(), nd = negative.dim();
   EMBER_CHECK(a == pd && a == nd, Error, "The anchor, positive, and negative tensors are expected to have the same "
@@ -532,6 +551,7 @@ Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor
 
 Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full, double eps,
                         Reduction reduction) {
+  EMBER_AUTOCAST(fp32, kBoth, poisson_nll_loss, input, target, log_input, full, eps, reduction);
   Tensor loss = log_input ? sub(exp(input), mul(target, input))
                           : sub(input, mul(target, log(add(input, wrapped_scalar(eps)))));
   if (full) {
@@ -543,6 +563,7 @@ Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_inpu
 }
 
 Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  EMBER_AUTOCAST(fp32, kBoth, soft_margin_loss, input, target, reduction);
   // torch computes into the input's dtype: an integral one cannot hold the result
   EMBER_CHECK(input.dtype() != kBool, Error, "Negation, the `-` operator, on a bool tensor is not supported. If you "
               "are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
@@ -575,6 +596,7 @@ Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target, co
 
 Tensor multi_margin_loss(const Tensor& input, const Tensor& target, int64_t p, double margin,
                          const std::optional<Tensor>& weight_opt, Reduction reduction) {
+  EMBER_AUTOCAST(fp32, kBoth, multi_margin_loss, input, target, p, margin, weight_opt, reduction);
   EMBER_CHECK(p == 1 || p == 2, ValueError, "only p == 1 and p == 2 supported");
   int64_t nd = input.dim();
   EMBER_CHECK((nd == 2 && input.sizes()[1] != 0) || (nd == 1 && input.sizes()[0] != 0) || nd == 0, Error,
@@ -607,6 +629,7 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target, int64_t p, d
 }
 
 Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin, Reduction reduction) {
+  EMBER_AUTOCAST(fp32, kBoth, hinge_embedding_loss, input, target, margin, reduction);
   Tensor zeros = zeros_like(input);
   Tensor margin_clamp = clamp_min0(sub(full_like(input, margin), input));  // torch's margin - self: in self's dtype
   Tensor output_margin = where(ne(target, wrapped_scalar(1)), margin_clamp, zeros);

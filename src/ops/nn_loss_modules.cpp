@@ -1,4 +1,5 @@
 // torch.nn.functional.triplet_margin_with_distance_loss and multilabel_margin_loss, composites of existing ops.
+#include "../core/autocast_policy.h"
 #include "ember/creation.h"
 #include "ember/math_ops.h"
 #include "ember/nn/distance.h"
@@ -30,6 +31,7 @@ Tensor triplet_margin_with_distance_loss(const Tensor& anchor, const Tensor& pos
 }
 
 Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  EMBER_AUTOCAST(fp32, kBoth, multilabel_margin_loss, input, target, reduction);
   EMBER_CHECK(target.dtype() == kInt64, Error, "expected scalar type Long but found ", target.dtype());
   int64_t d = input.dim();
   EMBER_CHECK((d == 1 && input.numel() > 0) || d == 2, Error,

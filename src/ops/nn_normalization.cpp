@@ -1,5 +1,6 @@
 // Normalisation layers: batch/instance/layer/group norm through the norm_* kernels (statistics in one pass per
 // channel or row, the affine map in another), rms_norm and local_response_norm composed of basic ops.
+#include "../core/autocast_policy.h"
 #include "ember/nn/normalization.h"
 
 #include <algorithm>
@@ -234,6 +235,7 @@ int64_t check_normalized_shape(const Tensor& input, IntArrayRef shape, const Ten
 
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const OptionalTensor& weight_opt,
                   const OptionalTensor& bias_opt, double eps) {
+  EMBER_AUTOCAST(fp32, kCUDA, layer_norm, input, normalized_shape, weight_opt, bias_opt, eps);
   const Tensor &weight = value_or_undefined(weight_opt), &bias = value_or_undefined(bias_opt);
   int64_t m = check_normalized_shape(input, normalized_shape, weight, bias, true);
   check_mixed(input, {&weight, &bias});
@@ -260,6 +262,7 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Optio
 
 Tensor group_norm(const Tensor& input, int64_t num_groups, const OptionalTensor& weight_opt,
                   const OptionalTensor& bias_opt, double eps) {
+  EMBER_AUTOCAST(fp32, kCUDA, ::ember::nn::functional::group_norm, input, num_groups, weight_opt, bias_opt, eps);
   EMBER_CHECK(input.dim() >= 2, Error, "Expected at least 2 dimensions for input tensor but received ", input.dim());
   EMBER_CHECK(num_groups != 0, ValueError, "integer division or modulo by zero");
   int64_t n = input.size(0), c = input.size(1), s = spatial_size(input);

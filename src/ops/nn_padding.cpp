@@ -1,6 +1,7 @@
 // Padding as torch's at::pad: constant_pad_nd (a filled output with the cropped input copied in), reflection and
 // replication pads (one index_select per padded dim; one node, ReflectionPad{1,2,3}DBackward0 /
 // ReplicationPad{1,2,3}DBackward0) and the circular pad (torch's composite of slice copies, so CopySlices).
+#include "../core/autocast_policy.h"
 #include "ember/nn/padding.h"
 
 #include <algorithm>
@@ -138,6 +139,10 @@ Tensor pad_indexed(const Tensor& self, IntArrayRef pad, Mode mode) {
 }  // namespace
 
 Tensor pad(const Tensor& input, IntArrayRef p, std::string_view mode, std::optional<double> value) {
+  // torch's CPU float32 list names reflection_pad1d/2d and replication_pad1d/2d/3d
+  if (autocast::active() && (mode == "replicate" || (mode == "reflect" && p.size() <= 4))) [[unlikely]] {
+    EMBER_AUTOCAST(fp32, kCPU, pad, input, p, mode, value);
+  }
   std::optional<Mode> m;  // none: constant
   if (mode == "reflect") m = Mode::Reflect;
   else if (mode == "replicate") m = Mode::Replicate;

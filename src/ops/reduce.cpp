@@ -1,4 +1,5 @@
 // Reductions: dim handling, dtype rules and accumulator setup; the folding is in cpu/reduce_kernels.
+#include "../core/autocast_policy.h"
 #include "ember/reduce.h"
 
 #include "../autograd/formulas.h"
@@ -112,12 +113,15 @@ int64_t reduced_count(IntArrayRef sizes, IntArrayRef dims) {
 }
 
 Tensor sum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  EMBER_AUTOCAST_FP32_DTYPE(kCUDA, sum, x, dtype, dims, keepdim);
   Tensor r = autograd::untracked([&] { return sum_like(ReduceOp::Sum, "sum", x, dims, keepdim, dtype); });
   if (autograd::needs_grad({&x})) autograd::record_sum(r, x, dims, keepdim);
   return r;
 }
 
 Tensor prod(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  EMBER_AUTOCAST_FP32_DTYPE(kCUDA, prod, x, dtype, dims, keepdim);
+  EMBER_AUTOCAST(fp32, kCPU, prod, x, dims, keepdim, dtype);
   Tensor r = autograd::untracked([&] { return sum_like(ReduceOp::Prod, "prod", x, dims, keepdim, dtype); });
   if (autograd::needs_grad({&x})) autograd::record_prod(r, x, dims, keepdim);
   return r;

@@ -1,6 +1,7 @@
 // The scatter family: scatter, scatter_add, scatter_reduce, index_add/copy/fill/reduce, take, take_along_dim, put.
 // Every write goes through the one scatter kernel (kernels::scatter): the index_* ops scatter along dim with their
 // vector index expanded over the slices.
+#include "../core/autocast_policy.h"
 #include "ember/scatter.h"
 
 #include <cmath>
@@ -264,6 +265,7 @@ Tensor& scatter_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& 
 }
 
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  EMBER_AUTOCAST(promote, kCUDA, scatter_add, self, dim, index, src);
   Tensor r = scattered_copy(self, [&](Tensor& t) { scatter_into(t, dim, index, &src, 0, "sum", true); });
   if (autograd::needs_grad({&self, &src})) autograd::record_scatter_add(r, self, wrap_dim(dim, self.dim()), index, src);
   return r;
@@ -480,6 +482,7 @@ Tensor& index_add_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor
 }
 
 Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  EMBER_AUTOCAST(promote, kCPU, index_copy, self, dim, index, source);
   Tensor r = scattered_copy(self, [&](Tensor& t) { index_copy_into(t, dim, index, source); });
   if (autograd::needs_grad({&self, &source})) autograd::record_index_copy(r, self, wrap_dim(dim, self.dim()), index, source);
   return r;

@@ -1,5 +1,6 @@
 // sort, argsort, msort, topk, kthvalue, median, nanmedian, mode and quantile: checks, shapes and autograd; the
 // row kernels (src/cpu/sort_kernel.cpp) do the work along the op's dim moved last.
+#include "../core/autocast_policy.h"
 #include "ember/sorting.h"
 
 #include <algorithm>
@@ -286,18 +287,22 @@ Tensor q_tensor(const Tensor& x, double q) {
 
 Tensor quantile(const Tensor& x, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
                 std::string_view interpolation) {
+  EMBER_AUTOCAST(fp32, kCPU, quantile, x, q, dim, keepdim, interpolation);
   return quantile_impl(x, q, dim, keepdim, interpolation_mode(interpolation), false);
 }
 Tensor quantile(const Tensor& x, double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  EMBER_AUTOCAST(fp32, kCPU, quantile, x, q, dim, keepdim, interpolation);
   Tensor qt = q_tensor(x, q);
   return quantile_impl(x, qt, dim, keepdim, interpolation_mode(interpolation), false);
 }
 Tensor nanquantile(const Tensor& x, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
                    std::string_view interpolation) {
+  EMBER_AUTOCAST(fp32, kCPU, nanquantile, x, q, dim, keepdim, interpolation);
   return quantile_impl(x, q, dim, keepdim, interpolation_mode(interpolation), true);
 }
 Tensor nanquantile(const Tensor& x, double q, std::optional<int64_t> dim, bool keepdim,
                    std::string_view interpolation) {
+  EMBER_AUTOCAST(fp32, kCPU, nanquantile, x, q, dim, keepdim, interpolation);
   Tensor qt = q_tensor(x, q);
   return quantile_impl(x, qt, dim, keepdim, interpolation_mode(interpolation), true);
 }

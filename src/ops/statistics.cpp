@@ -1,4 +1,5 @@
 // Reductions composed from the basic ones: var/std, norms, count_nonzero, logsumexp, softmax, scans.
+#include "../core/autocast_policy.h"
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -134,6 +135,7 @@ Tensor logsumexp_impl(const Tensor& x, IntArrayRef dims, bool keepdim) {
 }  // namespace
 
 Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  EMBER_AUTOCAST(fp32, kCUDA, logsumexp, x, dims, keepdim);
   Tensor r = autograd::untracked([&] { return logsumexp_impl(x, dims, keepdim); });
   if (autograd::needs_grad({&x})) autograd::record_logsumexp(r, x, dims, keepdim);
   return r;
@@ -186,24 +188,28 @@ Tensor scan(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
 }  // namespace
 
 Tensor softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  EMBER_AUTOCAST_FP32_DTYPE(kCUDA, softmax, x, dtype, dim);
   Tensor r = autograd::untracked([&] { return softmax_impl(x, dim, dtype, false); });
   if (autograd::needs_grad({&x}) && r.is_floating_point()) autograd::record_softmax(false, r, x, dim);  // dtype= converts first
   return r;
 }
 
 Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  EMBER_AUTOCAST_FP32_DTYPE(kCUDA, log_softmax, x, dtype, dim);
   Tensor r = autograd::untracked([&] { return softmax_impl(x, dim, dtype, true); });
   if (autograd::needs_grad({&x}) && r.is_floating_point()) autograd::record_softmax(true, r, x, dim);  // dtype= converts first
   return r;
 }
 
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  EMBER_AUTOCAST_FP32_DTYPE(kCUDA, cumsum, x, dtype, dim);
   Tensor r = autograd::untracked([&] { return scan<false>(x, dim, dtype); });
   if (autograd::needs_grad({&x})) autograd::record_cumsum(r, x, dim);
   return r;
 }
 
 Tensor cumprod(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  EMBER_AUTOCAST_FP32_DTYPE(kCUDA, cumprod, x, dtype, dim);
   Tensor r = autograd::untracked([&] { return scan<true>(x, dim, dtype); });
   if (autograd::needs_grad({&x})) autograd::record_cumprod(r, x, dim);
   return r;

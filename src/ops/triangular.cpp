@@ -1,5 +1,6 @@
 // Triangles and diagonals: tril/triu (one kernel pass), tril_indices/triu_indices, diag, diag_embed, diagflat,
 // trace and block_diag.
+#include "../core/autocast_policy.h"
 #include <algorithm>
 
 #include "../autograd/formulas.h"
@@ -143,6 +144,7 @@ Tensor& diag_out(Tensor& out, const Tensor& self, int64_t diagonal) {
 Tensor diagflat(const Tensor& self, int64_t offset) { return diag_embed(ravel(self), offset); }
 
 Tensor trace(const Tensor& self) {
+  EMBER_AUTOCAST(fp32, kCPU, trace, self);
   bool supported = self.dtype() != kBool && self.dtype() != kFloat8_e4m3fn && self.dtype() != kFloat8_e5m2;
   EMBER_CHECK(supported, NotImplementedError, "\"trace\" not implemented for '", dtype_info(self.dtype()).legacy_name,
               "'");

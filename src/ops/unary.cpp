@@ -1,9 +1,12 @@
 // Unary elementwise ops from unary_ops.def: dtype rules, then one kernel through the iterator.
 #include "../autograd/formulas.h"
+#include "../core/autocast_policy.h"
 #include "../autograd/unary_grad.h"
 #include "../dispatch/kernels.h"
 #include "ember/layout.h"
 #include "ember/ops.h"
+
+#include <algorithm>
 
 namespace ember {
 
@@ -46,10 +49,20 @@ bool direct_in_place(const Tensor& out, const Tensor& self, bool saves_input) {
   return out.is_same(self) && !saves_input && !self.impl()->view_base;
 }
 
+// The unary ops of torch's CUDA autocast float32 list.
+bool cuda_fp32_listed(std::string_view name) {
+  static constexpr std::string_view kListed[] = {"acos", "asin", "cosh", "erfinv", "exp", "expm1", "log", "log10",
+                                                 "log2", "log1p", "reciprocal", "rsqrt", "sinh", "tan"};
+  return std::find(std::begin(kListed), std::end(kListed), name) != std::end(kListed);
+}
+
 }  // namespace
 
 #define EMBER_UNARY_OP(name, kind, expr)                                                      \
   Tensor name(const Tensor& self) {                                                           \
+    if (autocast::active() && cuda_fp32_listed(#name)) [[unlikely]] {                         \
+      EMBER_AUTOCAST(fp32, kCUDA, name, self);                                                \
+    }                                                                                         \
     Tensor r = run_unary(#name, UnaryKind::kind, kernels::name, {}, self);                   \
     if (autograd::needs_grad({&self})) autograd::record_##name(r, self);                      \
     return r;                                                                                 \

@@ -247,3 +247,14 @@ def test_channels_last_layouts(call):
         x = m.from_numpy(a).float().permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)
         results.append(call(m, F, x, m.from_numpy(b).float()))
     assert_same(results[0], results[1], rtol=1e-5, atol=1e-5)
+
+
+def test_cached_weights_of_numpy_arrays_survive_exit():
+    """The oneDNN weight cache may hold a numpy array's storage at exit (was: a crash in the storage's release)."""
+    import subprocess
+    import sys
+    code = ("import numpy as np, ember, ember.nn.functional as F\n"
+            "w = ember.from_numpy(np.ones((3, 2, 3, 3), np.float32))\n"
+            "F.conv2d(ember.ones(1, 2, 5, 5, dtype=ember.bfloat16), w.to(ember.bfloat16))\n"
+            "F.conv2d(ember.ones(1, 2, 5, 5), w)\n")
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0

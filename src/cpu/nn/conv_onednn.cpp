@@ -207,7 +207,8 @@ struct CachedWeights {
 
 memory cached_weights(memory given, const Tensor& w, const memory::desc& want, dnnl::stream& stream) {
   static std::mutex mutex;
-  static std::deque<CachedWeights> cache;
+  // Never destroyed: an entry may hold a numpy array's storage, whose release needs the interpreter, gone at exit.
+  static auto& cache = *new std::deque<CachedWeights>;
   std::lock_guard lock(mutex);
   for (auto it = cache.begin(); it != cache.end(); ++it) {
     if (!it->storage.is_alias_of(w.storage()) || it->data != w.data_ptr() || !(it->desc == want)) continue;
