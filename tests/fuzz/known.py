@@ -17,11 +17,6 @@ class Known:
 
 
 KNOWN = [
-    Known(kinds=("stride",), ops=("conv1d", "conv_transpose1d"), texts=(),
-          repro="F.conv_transpose1d(x.permute(0, 2, 1), w) with x of shape (2, 5, 1): torch's output is channels-last",
-          issue="11: torch picks a 1-d convolution's output layout per backend (mkldnn or the slow path, chosen by "
-                "shapes); Ember follows the mkldnn rule (a channels-last weight), so some non-contiguous operands "
-                "give other strides (values equal)"),
     Known(kinds=("value",), ops=("conv_transpose1d", "conv_transpose2d", "conv_transpose3d"),
           texts=("math.inf", "math.nan"),
           repro="F.conv_transpose2d(x, w, stride=2) with x of 2 samples and an inf in w: torch has nan in more places",

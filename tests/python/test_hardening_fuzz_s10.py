@@ -330,3 +330,28 @@ def test_max_pool1d_checks_its_windows_before_the_dtype():
         assert type(e.value) is RuntimeError
         with pytest.raises(NotImplementedError, match="max_pool1d_impl"):
             m.nn.functional.max_pool1d(m.tensor([[5, 4, 5, -3]]), 2)
+
+
+@pytest.mark.parametrize("x_strides", [(18, 1, 3), (5, 1, 1), (18, 6, 1)])
+@pytest.mark.parametrize("w_strides", [(3, 3, 1), (3, 1, 3), (1, 1, 1)])
+def test_conv1d_output_layout_follows_torch(x_strides, w_strides):
+    # fuzz (seeds 33-36): the input is made contiguous before the layout is judged (a transposed one gives a contiguous
+    # result, a C = 1 one with odd strides a channels-last one), and an N111 weight never suggests channels-last
+    def fn(m):
+        c = 3 if x_strides[1] == 1 and x_strides[2] == 3 else (1 if x_strides == (5, 1, 1) else 3)
+        x = m.arange(64, dtype=m.float32).as_strided((2, c, 6 if c == 3 else 5), x_strides)
+        w = m.arange(16, dtype=m.float32).as_strided((2, c, 1) if w_strides != (3, 3, 1) else (2, c, 2),
+                                                      w_strides if c == 3 or w_strides == (3, 1, 3) else (1, 1, 1))
+        return m.nn.functional.conv1d(x, w).stride(), m.nn.functional.conv_transpose1d(x, w.transpose(0, 1)).stride()
+    e, t = both(fn)
+    assert e == t
+
+
+def test_n111_tensors_never_suggest_channels_last():
+    # torch's suggested memory format of an (N > 1, 1, 1, 1) tensor is contiguous whatever its strides
+    def fn(m):
+        x = m.arange(50, dtype=m.float32).as_strided((2, 1, 1, 1), (6, 1, 5, 1))
+        w = m.arange(50, dtype=m.float32).as_strided((3, 1, 1, 1), (3, 1, 3, 3))
+        return m.nn.functional.conv2d(x, m.ones(3, 1, 1, 1)).stride(), m.nn.functional.conv2d(m.ones(2, 1, 4, 4), w).stride()
+    e, t = both(fn)
+    assert e == t
