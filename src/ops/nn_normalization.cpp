@@ -343,9 +343,11 @@ Tensor rms_norm(const Tensor& input, IntArrayRef normalized_shape, const Optiona
   for (size_t i = 0; i < normalized_shape.size(); ++i) dims.push_back(input.dim() - 1 - int64_t(i));
   Tensor x = input.to(ct);
   Tensor r = rsqrt(add(mean(pow(x, wrapped_scalar(2)), dims, true), wrapped_scalar(e)));
-  Tensor result = mul(x, r).to(input.dtype());
+  // The weight multiplies before the one rounding to the input's dtype, which the result keeps whatever the weight's.
+  Tensor result = mul(x, r);
+  if (weight.defined()) result = mul(result, weight);
   // torch's result is contiguous, or channels-last for such an input.
-  return in_input_layout((weight.defined() ? mul(result, weight) : result).contiguous(), input);
+  return in_input_layout(result.to(input.dtype()).contiguous(), input);
 }
 
 Tensor local_response_norm(const Tensor& input, int64_t size, double alpha, double beta, double k) {

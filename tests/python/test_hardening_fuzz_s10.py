@@ -355,3 +355,22 @@ def test_n111_tensors_never_suggest_channels_last():
         return m.nn.functional.conv2d(x, m.ones(3, 1, 1, 1)).stride(), m.nn.functional.conv2d(m.ones(2, 1, 4, 4), w).stride()
     e, t = both(fn)
     assert e == t
+
+
+@pytest.mark.parametrize("dtypes", [("bfloat16", "float64"), ("float32", "float64"), ("float64", "float32"),
+                                    ("bfloat16", "bfloat16"), ("float16", "float32")])
+def test_rms_norm_keeps_the_input_dtype_and_rounds_once(dtypes):
+    # fuzz (seed 37): the weight multiplies in the compute dtype before the one rounding to the input's dtype
+    def fn(m):
+        m.manual_seed(0)
+        x = m.arange(64, dtype=m.float32).view(4, 16).sin().to(getattr(m, dtypes[0]))
+        w = m.arange(16, dtype=m.float32).cos().to(getattr(m, dtypes[1]))
+        r = m.nn.functional.rms_norm(x, (16,), w, eps=1e-5)
+        return str(r.dtype).replace("ember", "torch"), r.double().tolist()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e, t = both(fn)
+    assert e[0] == t[0]
+    # bit-equal in half precision (one rounding); float32 means differ in their last bit (Ember sums in double)
+    tol = 0.0 if dtypes[0] in ("bfloat16", "float16") else 1e-6
+    assert e[1] == pytest.approx(t[1], rel=tol, abs=tol)
