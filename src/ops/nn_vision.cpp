@@ -12,8 +12,8 @@ namespace {
 
 // The copy of `moved` (input's leading dims, then the rearranged ones) into the result's layout.
 Tensor rearranged(const Tensor& input, const Tensor& moved, IntArrayRef out_shape) {
-  bool channels_last = input.dim() == 4 && !input.is_contiguous() &&
-                       is_channels_last_like(input.sizes(), input.strides());
+  // as torch's suggested format: also for a contiguous input whose unit dims' strides read as channels-last
+  bool channels_last = input.dim() == 4 && is_channels_last_like(input.sizes(), input.strides());
   Tensor out = channels_last ? empty_strided(out_shape, channels_last_strides(out_shape), input.options())
                              : empty(out_shape, input.options());
   out.view(moved.sizes()).copy_(moved);

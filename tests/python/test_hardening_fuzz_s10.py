@@ -374,3 +374,10 @@ def test_rms_norm_keeps_the_input_dtype_and_rounds_once(dtypes):
     # bit-equal in half precision (one rounding); float32 means differ in their last bit (Ember sums in double)
     tol = 0.0 if dtypes[0] in ("bfloat16", "float16") else 1e-6
     assert e[1] == pytest.approx(t[1], rel=tol, abs=tol)
+
+
+def test_pixel_shuffle_of_a_contiguous_channels_last_like_input():
+    # fuzz (seed 37): (1, 8, 1, 1) with strides (8, 1, 8, 8) is contiguous and reads as channels-last; torch's result
+    # is channels-last
+    e, t = both(lambda m: m.nn.functional.pixel_shuffle(m.arange(8.).reshape(1, 1, 1, 8).transpose(1, 3), 2).stride())
+    assert e == t
