@@ -128,8 +128,12 @@ Tensor softplus(const Tensor& x, double beta, double threshold) {
   EMBER_CHECK(x.is_floating_point(), NotImplementedError, "\"softplus_cpu\" not implemented for '",
               dtype_info(x.dtype()).legacy_name, "'");
   Tensor r = autograd::untracked([&] {
-    Tensor bx = mul(x, scalar(beta));
-    return where(gt(bx, scalar(threshold)), x, div(log1p(exp(bx)), scalar(beta)));
+    // float16/bfloat16 compute in float, as torch's kernel (exp of 12 overflows half)
+    bool narrow = x.dtype() == kFloat16 || x.dtype() == kBFloat16;
+    Tensor xc = narrow ? x.to(kFloat32) : x;
+    Tensor bx = mul(xc, scalar(beta));
+    Tensor out = where(gt(bx, scalar(threshold)), xc, div(log1p(exp(bx)), scalar(beta)));
+    return narrow ? out.to(x.dtype()) : out;
   });
   if (autograd::needs_grad({&x})) autograd::record_softplus(r, x, beta, threshold);
   return r;

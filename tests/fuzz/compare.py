@@ -22,7 +22,7 @@ DIVERGED = "diverged"
 # argument, a comparison): applied to values that already differ from torch's in their last bits, a different
 # result is no bug, so the rest of the program is skipped as for a diverged sum.
 ILL_CONDITIONED = {"frac", "fmod", "remainder", "sin", "cos", "tan", "floor", "ceil", "round", "trunc", "floor_divide",
-                   "sign", "sgn", "eq", "ne", "lt", "le", "gt", "ge", "isclose"}
+                   "sign", "sgn", "eq", "ne", "lt", "le", "gt", "ge", "isclose", "to"}  # to: an integer cast truncates
 _VARIABLE = re.compile(r"\bv\d+\b")
 
 
