@@ -29,9 +29,13 @@ Tensor evenly_to_extremes(const Tensor& g, const Tensor& x, const Tensor& r, Int
                           bool nan_to_nans) {
   Tensor kept = keep_dims(r, x.sizes(), dims, keepdim);
   Tensor hit = eq(x, kept);
-  Tensor mask = (nan_to_nans ? logical_or(hit, logical_and(isnan(x), isnan(kept))) : hit).to(g.dtype());
+  Tensor selected = nan_to_nans ? logical_or(hit, logical_and(isnan(x), isnan(kept))) : hit;
+  Tensor mask = selected.to(g.dtype());
   Tensor count = sum(mask, DimVector(wrapped_dims(dims, x.dim())), true);
-  return mul(mask, div(keep_dims(g, x.sizes(), dims, keepdim), count));
+  Tensor share = div(keep_dims(g, x.sizes(), dims, keepdim), count);
+  // max()/min() fill the selected elements (torch's masked_fill: a NaN gradient stays there); amax/amin multiply by
+  // the mask, so a NaN gradient reaches every element, as torch's
+  return nan_to_nans ? where(selected, share, wrapped_scalar(0.0)) : mul(mask, share);
 }
 
 }  // namespace

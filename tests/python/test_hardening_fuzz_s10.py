@@ -391,3 +391,16 @@ def test_softplus_computes_half_precision_in_float(dtype):
         return m.nn.functional.softplus(x).float().tolist(), m.nn.functional.softplus(x, beta=2, threshold=30).float().tolist()
     e, t = both(fn)
     assert e == t
+
+
+@pytest.mark.parametrize("op", ["min", "max", "amin", "amax"])
+def test_extreme_reduction_backward_with_a_nan_gradient(op):
+    # fuzz (seed 37): max()/min() put a NaN gradient only on the selected element (torch fills it in); amax/amin
+    # multiply by the mask, so it reaches every element in both libraries
+    def fn(m):
+        x = m.tensor([[4.0, -2.0], [3.5, -4.0]], dtype=m.float64, requires_grad=True)
+        r = getattr(m, op)(x)
+        (r * float("nan")).sum().backward()
+        return x.grad.isnan().tolist()
+    e, t = both(fn)
+    assert e == t
