@@ -1,9 +1,12 @@
 // The whole public C++ API: #include <ember/ember.h>
 #pragma once
 #include "ember/allocator.h"
+#include "ember/amp.h"  // GradScaler's ops
+#include "ember/autocast.h"  // ember::autocast: mixed precision regions
 #include "ember/autograd.h"
 #include "ember/creation.h"
 #include "ember/cuda.h"
+#include "ember/cudnn.h"  // ember::cudnn: allow_tf32 / benchmark / deterministic
 #include "ember/device.h"
 #include "ember/einsum.h"
 #include "ember/dtype.h"
