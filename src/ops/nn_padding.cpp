@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "ember/creation.h"
+#include "ember/layout.h"
 #include "ember/ops.h"
 #include "ember/scatter.h"
 #include "nn_gather.h"
@@ -37,7 +38,10 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value)
                   " of your input.");
       shape[size_t(d)] = size;
     }
-    Tensor out = empty(shape, self.options());
+    // in the input's suggested memory format, as torch's (a channels-last input pads channels-last)
+    bool channels_last = (self.dim() == 4 || self.dim() == 5) && is_channels_last_like(self.sizes(), self.strides());
+    Tensor out = channels_last ? empty_strided(shape, channels_last_strides(shape), self.options())
+                               : empty(shape, self.options());
     out.fill_(value);
     Tensor c_out = out;
     for (int64_t i = l_diff; i < l_inp; ++i) {

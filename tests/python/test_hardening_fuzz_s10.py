@@ -404,3 +404,17 @@ def test_extreme_reduction_backward_with_a_nan_gradient(op):
         return x.grad.isnan().tolist()
     e, t = both(fn)
     assert e == t
+
+
+def test_constant_pad_keeps_channels_last_and_same_padding_conv_follows():
+    # fuzz (seed 38): F.pad of a channels-last input was contiguous (torch keeps the suggested format), so a conv with
+    # padding='same' and an even kernel (a padded copy first) lost the channels-last result
+    def fn(m):
+        x = m.arange(60, dtype=m.float64).reshape(1, 6, 5, 2).permute(0, 3, 1, 2)
+        w = m.arange(8, dtype=m.float64).reshape(4, 1, 2, 1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            conv = m.nn.functional.conv2d(x, w, padding="same", groups=2)
+        return m.nn.functional.pad(x, (0, 1, 0, 1)).stride(), conv.stride(), conv.tolist()
+    e, t = both(fn)
+    assert e == t
