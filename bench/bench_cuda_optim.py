@@ -8,24 +8,18 @@ import torch
 
 import ember
 from bench_cuda_reduce import compare
-from bench_optim import CNN_SHAPES, N, K
-
-
-def setup(lib, opt, shapes, **kw):
-    params = [lib.nn.Parameter(lib.rand(*s).to("cuda")) for s in shapes]
-    for p in params:
-        p.grad = lib.rand_like(p)
-    o = getattr(lib.optim, opt)(params, **kw)
-    o.step()  # creates the state
-    return o
+from bench_optim import CNN_SHAPES, N, K, setup
 
 
 def main():
+    if not (ember.cuda.is_available() and torch.cuda.is_available()):
+        print("bench_cuda_optim: skipped, needs a CUDA GPU that both ember and torch see")
+        return
     big = [(N,)] * K
     cases = [("Adam", big, {}, 28), ("AdamW", big, {}, 28), ("SGD", big, dict(momentum=0.9), 20),
              ("RMSprop", big, {}, 20), ("Adam", CNN_SHAPES, {}, 28), ("Adam", [(4,)] * 26, {}, 28)]
     for name, shapes, kw, per in cases:
-        e, t = setup(ember, name, shapes, lr=1e-3, **kw), setup(torch, name, shapes, lr=1e-3, **kw)
+        e, t = (setup(lib, name, shapes, device="cuda", lr=1e-3, **kw) for lib in (ember, torch))
         n = sum(torch.Size(s).numel() for s in shapes)
         compare(f"{name} step, {len(shapes)} tensors, {n} params", e.step, t.step, per * n)
 

@@ -22,8 +22,8 @@ OTHERS = [("Adagrad", dict(weight_decay=0.1)), ("RMSprop", dict(momentum=0.9, ce
           ("Adamax", dict()), ("NAdam", dict()), ("RAdam", dict()), ("Adadelta", dict())]
 
 
-def setup(lib, opt, shapes=((N,),) * K, **kw):
-    params = [lib.nn.Parameter(lib.rand(*s)) for s in shapes]
+def setup(lib, opt, shapes=((N,),) * K, device="cpu", **kw):
+    params = [lib.nn.Parameter(lib.rand(*s).to(device)) for s in shapes]
     for p in params:
         p.grad = lib.rand_like(p)
     o = getattr(lib.optim, opt)(params, **kw)

@@ -223,13 +223,25 @@ Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   return max_pool2d_impl(input, kernel_size, stride, padding, dilation, ceil_mode, false).first;
 }
 
-std::pair<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
-                                                  IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+namespace {
+
+// max_pool1d's windows, over the input viewed (N, C, 1, L) and checked as max_pool2d checks them.
+std::pair<PoolAxis, PoolAxis> pool1d_windows(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
+                                             IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   check_1d(input, "max_pool1d");
   DimVector k = one_int("max_pool1d", "kernel_size", kernel_size, 1);
   DimVector s = one_int("max_pool1d", "stride", stride.empty() ? kernel_size : stride, 1);
   DimVector p = one_int("max_pool1d", "padding", padding, 0), d = one_int("max_pool1d", "dilation", dilation, 1);
-  auto [out, idx] = max_pool2d_with_indices(input.unsqueeze(-2), k, s, p, d, ceil_mode);
+  return pool2d_windows("max_pool2d", input.unsqueeze(-2), k, s, p, d, ceil_mode, false);
+}
+
+}  // namespace
+
+std::pair<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
+                                                  IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  auto [h, w] = pool1d_windows(input, kernel_size, stride, padding, dilation, ceil_mode);
+  check_pool_dtype(input, "max_pool2d", Takes::Numbers);
+  auto [out, idx] = run_max(input.unsqueeze(-2), h, w, "MaxPool2DWithIndicesBackward0", true);
   return {out.squeeze(-2), idx.squeeze(-2)};
 }
 
@@ -246,17 +258,14 @@ Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   one(stride, "stride must be None, an int, list of ints, or tuple of ints", true);
   one(padding, "padding must be an int, list of ints, or tuple of ints", false);
   one(dilation, "dilation must be an int, list of ints or tuple of ints", false);
-  // torch's max_pool1d with no gradient to record is its own kernel (max_pool1d_impl): floats only, a contiguous result
-  // It checks the windows (an empty output) before the dtype.
-  bool impl = !autograd::needs_grad({&input});
-  Tensor out;
-  try {
-    out = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode).first;
-  } catch (const NotImplementedError&) {
-    if (!impl) throw;
+  if (autograd::needs_grad({&input})) {
+    return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode).first;
   }
-  if (impl) check_pool_dtype(input, "max_pool1d_impl", Takes::Floats);
-  return impl ? out.contiguous() : out;
+  // With no gradient to record, torch's own kernel (max_pool1d_impl): windows checked first, then floats only; a
+  // contiguous result.
+  auto [h, w] = pool1d_windows(input, kernel_size, stride, padding, dilation, ceil_mode);
+  check_pool_dtype(input, "max_pool1d_impl", Takes::Floats);
+  return run_max(input.unsqueeze(-2), h, w, "MaxPool2DWithIndicesBackward0", false).first.squeeze(-2).contiguous();
 }
 
 Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
