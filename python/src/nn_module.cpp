@@ -550,6 +550,8 @@ void init_nn_module(nb::module_& nn_module) {
   init_nn_modules_act(m, nn_module);
   init_functions(nn_module);
   init_nn_modules_layers(m);
+  nn_module.def("_eval_fusion_enabled", &nn::eval_fusion_enabled);
+  nn_module.def("_set_eval_fusion", &nn::set_eval_fusion);
 }
 
 }  // namespace ember::py

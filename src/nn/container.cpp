@@ -1,6 +1,8 @@
 // Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict (torch/nn/modules/container.py's rules).
 #include "ember/nn/container.h"
 
+#include "eval_fusion.h"
+
 namespace ember::nn {
 
 namespace {
@@ -81,9 +83,15 @@ Sequential::Sequential(const std::vector<std::pair<std::string, ModulePtr>>& nam
 
 Tensor Sequential::forward(const Tensor& input) {
   Tensor x = input;
-  for (auto& item : module_slots().items()) {
-    EMBER_CHECK(item->value, TypeError, "'NoneType' object is not callable");
-    x = (*item->value)(x);
+  auto& items = module_slots().items();
+  for (size_t i = 0; i < items.size();) {
+    if (size_t fused = run_fused_eval(items, i, x)) {
+      i += fused;
+      continue;
+    }
+    EMBER_CHECK(items[i]->value, TypeError, "'NoneType' object is not callable");
+    x = (*items[i]->value)(x);
+    ++i;
   }
   return x;
 }

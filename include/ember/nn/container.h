@@ -30,8 +30,14 @@ class Sequential : public ModuleSequence {
   Sequential() : ModuleSequence("Sequential") {}
   explicit Sequential(const std::vector<ModulePtr>& modules);
   explicit Sequential(const std::vector<std::pair<std::string, ModulePtr>>& named);  // torch's OrderedDict form
-  Tensor forward(const Tensor& input) override;  // each module in turn
+  // Each module in turn; without grad, runs of built-in Conv2d [BatchNorm2d in eval] [ReLU], MaxPool2d and eval
+  // Dropout run fused (src/nn/eval_fusion.cpp) unless set_eval_fusion(false).
+  Tensor forward(const Tensor& input) override;
 };
+
+// Whether Sequential fuses inference runs (default true); off, each module runs as called alone.
+bool eval_fusion_enabled();
+void set_eval_fusion(bool enabled);
 
 class ModuleList : public ModuleSequence {
  public:

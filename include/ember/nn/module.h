@@ -174,6 +174,7 @@ class Module : public std::enable_shared_from_this<Module> {
   using CallOverride = Tensor (*)(Module&, const Tensor&);
   static void set_call_override(CallOverride fn);
   void set_uses_call_override(bool on) { uses_call_override_ = on; }
+  bool uses_call_override() const { return uses_call_override_; }
 
  protected:
   std::string name_;

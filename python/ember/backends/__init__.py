@@ -1,7 +1,7 @@
 """ember.backends: the switches of Ember's backends, as torch.backends."""
 import warnings as _warnings
 
-from . import cuda, cudnn
+from . import cuda, cudnn, mkldnn
 
 
 def set_float32_matmul_precision(precision):

@@ -2,100 +2,15 @@
 // layout (N, C, *spatial) at the op boundary; weights go to the layout each primitive prefers, reordered once and
 // cached while their storage and version are unchanged. Primitives are cached by shape (creating one costs far more
 // than a small convolution). oneDNN runs on its OpenMP runtime with Ember's thread count.
-#include <dlfcn.h>
-
-#include <algorithm>
-#include <deque>
-#include <map>
-#include <mutex>
-#include <dnnl.hpp>
-
 #include "conv_kernel.h"
 #include "ember/creation.h"
-#include "ember/parallel.h"
+#include "onednn_support.h"
 
 namespace ember::cpu {
 
 namespace {
 
-using dnnl::memory;
-using Tag = memory::format_tag;
-
-dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
-
-// oneDNN's parallel regions on this thread use one OpenMP thread while in scope (OpenMP's count is per
-// thread). The thread's count is restored after: the process has one OpenMP runtime, which may be torch's,
-// and torch's own regions on this thread must keep their team.
-class SingleOmpThread {
- public:
-  SingleOmpThread() {
-    if (api().set) api().set(1);
-  }
-  ~SingleOmpThread() {
-    if (api().set) api().set(previous_);
-  }
-  SingleOmpThread(const SingleOmpThread&) = delete;
-  SingleOmpThread& operator=(const SingleOmpThread&) = delete;
-
- private:
-  struct Api {
-    void (*set)(int) = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
-    int (*get)() = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
-  };
-  static const Api& api() {
-    static const Api a = [] {
-      Api x;
-      if (!x.get) x.set = nullptr;
-      return x;
-    }();
-    return a;
-  }
-  int previous_ = api().set ? api().get() : 1;
-};
-
-// Runs fn(first, count, part) over `parts` parts of [0, size) in steps of `unit`, one per Ember thread, each with
-// oneDNN on one OpenMP thread: oneDNN never starts an OpenMP team, so no OpenMP threads spin beside Ember's pool
-// (measured: an idle team's spinning made a following max_pool2d of a 1x64x32x32 conv output take 60 ms, not 0.1).
-template <typename Fn>
-void over_parts(int64_t size, int64_t unit, Fn&& fn) {
-  const int64_t units = (size + unit - 1) / unit, parts = std::min<int64_t>(get_num_threads(), units);
-  parallel_for(0, parts, 1, [&](int64_t p0, int64_t p1) {
-    SingleOmpThread one_thread;
-    for (int64_t p = p0; p < p1; ++p) {
-      int64_t first = p * units / parts * unit, end = std::min(size, (p + 1) * units / parts * unit);
-      fn(first, end - first, p);
-    }
-  });
-}
-
-// Over the batch (a batch smaller than the pool runs whole, on one thread).
-template <typename Fn>
-void over_batch(int64_t batch, Fn&& fn) {
-  if (batch < get_num_threads()) {
-    SingleOmpThread one_thread;
-    return fn(int64_t(0), batch, int64_t(0));
-  }
-  over_parts(batch, 1, fn);
-}
-
-memory::dims dims_of(const Tensor& t) { return memory::dims(t.sizes().begin(), t.sizes().end()); }
-
-Tag plain_tag(size_t ndims) {
-  static constexpr Tag tags[] = {Tag::a, Tag::ab, Tag::abc, Tag::abcd, Tag::abcde, Tag::abcdef};
-  return tags[ndims - 1];
-}
-
-// A tensor as it lies in memory (the output of a channel chunk is a strided view).
-memory::desc strided_desc(const Tensor& t) {
-  return memory::desc(dims_of(t), memory::data_type::f32, memory::dims(t.strides().begin(), t.strides().end()));
-}
-
-memory::desc plain_desc(const memory::dims& dims) {
-  return memory::desc(dims, memory::data_type::f32, plain_tag(dims.size()));
-}
+using namespace onednn;
 
 // Weight dims as oneDNN sees them: (groups, Co / groups, C / groups, *K) when grouped.
 memory::dims weight_dims(const Tensor& w, int64_t groups) {
@@ -113,8 +28,6 @@ struct ConvDescs {
   memory::dims strides, dilates, pad_l, pad_r;
   std::vector<int64_t> key;
 };
-
-memory::desc any_desc(const memory::dims& dims) { return memory::desc(dims, memory::data_type::f32, Tag::any); }
 
 ConvDescs describe(const Tensor& input, const Tensor& weight, const Tensor& output, const ConvGeometry& g,
                    bool bias) {
@@ -141,86 +54,11 @@ ConvDescs describe(const Tensor& input, const Tensor& weight, const Tensor& outp
   return d;
 }
 
-// Primitives take their scratchpad from us: oneDNN's shared library scratchpad is unsafe when primitives run
-// concurrently, as the batch chunks do.
-const dnnl::primitive_attr& user_scratchpad() {
-  static const dnnl::primitive_attr attr = [] {
-    dnnl::primitive_attr a;
-    a.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    return a;
-  }();
-  return attr;
-}
-
-// Executes p on args plus a scratchpad (`scratch`, from Ember's allocator); CPU execution returns when done.
-void run(const dnnl::primitive& p, const memory::desc& scratch, std::unordered_map<int, memory> args,
-         dnnl::stream& stream) {
-  Tensor buffer;
-  if (scratch.get_size()) {
-    buffer = empty({int64_t(scratch.get_size())}, TensorOptions(kUInt8));
-    args.emplace(DNNL_ARG_SCRATCHPAD, memory(scratch, cpu_engine(), buffer.data_ptr()));
-  }
-  p.execute(stream, args);
-  stream.wait();
-}
-
-void reorder(memory from, memory to, dnnl::stream& stream) {
-  dnnl::reorder::primitive_desc pd(from, to, user_scratchpad());
-  run(dnnl::reorder(pd), pd.scratchpad_desc(), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}}, stream);
-}
-
 dnnl::convolution_forward::primitive_desc forward_pd(const ConvDescs& d, const dnnl::primitive_attr& attr = {}) {
   dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
                                        d.src_any, d.weights_any, d.bias, d.dst_any, d.strides, d.dilates, d.pad_l,
                                        d.pad_r);
   return {desc, attr, cpu_engine()};
-}
-
-// A primitive and the layouts it wants its arguments in, cached by kind and shape key.
-struct Cached {
-  dnnl::primitive primitive;
-  std::map<int, memory::desc> wanted;
-  memory::desc scratchpad;
-};
-
-// Shared, so a caller keeps its primitive while another thread clears a full cache (many shapes: a varying batch).
-template <typename Make>
-std::shared_ptr<const Cached> cached_primitive(int kind, const std::vector<int64_t>& key, Make make) {
-  static std::mutex mutex;
-  static std::map<std::pair<int, std::vector<int64_t>>, std::shared_ptr<const Cached>> cache;
-  std::lock_guard lock(mutex);
-  auto it = cache.find({kind, key});
-  if (it != cache.end()) return it->second;
-  if (cache.size() >= 512) cache.clear();
-  return cache.emplace(std::pair{kind, key}, std::make_shared<const Cached>(make())).first->second;
-}
-
-// Weights reordered to a primitive's layout, kept while the tensor's storage, offset and version are unchanged.
-// An entry holds its storage, so a freed weight's memory cannot come back under the same key.
-struct CachedWeights {
-  Storage storage;
-  void* data;
-  uint32_t version;
-  memory::desc desc;
-  memory reordered;
-};
-
-memory cached_weights(memory given, const Tensor& w, const memory::desc& want, dnnl::stream& stream) {
-  static std::mutex mutex;
-  // Never destroyed: an entry may hold a numpy array's storage, whose release needs the interpreter, gone at exit.
-  static auto& cache = *new std::deque<CachedWeights>;
-  std::lock_guard lock(mutex);
-  for (auto it = cache.begin(); it != cache.end(); ++it) {
-    if (!it->storage.is_alias_of(w.storage()) || it->data != w.data_ptr() || !(it->desc == want)) continue;
-    if (it->version == w.version()) return it->reordered;
-    cache.erase(it);  // the same weights, written since: reorder again
-    break;
-  }
-  memory reordered(want, cpu_engine());
-  reorder(given, reordered, stream);
-  cache.push_front({w.storage(), w.data_ptr(), w.version(), want, reordered});
-  if (cache.size() > 64) cache.pop_back();
-  return reordered;
 }
 
 // One argument of a primitive: a plain tensor read (In), written (Out), or weights (read, reordered once).
@@ -282,8 +120,6 @@ void execute(const Cached& c, std::initializer_list<Arg> args, Reordered& done) 
   run(c.primitive, c.scratchpad, bound, stream);
   for (auto& [from, to] : write_back) reorder(from, to, stream);
 }
-
-enum Kind { Forward, BackwardData, BackwardWeights };
 
 // The three kinds over one chunk of the batch (all tensors already narrowed to it).
 void forward_chunk(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& output,
