@@ -258,3 +258,25 @@ def test_cached_weights_of_numpy_arrays_survive_exit():
             "F.conv2d(ember.ones(1, 2, 5, 5, dtype=ember.bfloat16), w.to(ember.bfloat16))\n"
             "F.conv2d(ember.ones(1, 2, 5, 5), w)\n")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+@pytest.mark.parametrize("shape,kw", [((8, 1, 28, 28), dict(padding=1)), ((5, 1, 9, 7), dict(stride=2, padding=2,
+                                      dilation=2)), ((3, 1, 6, 6), {}), ((4, 1, 5, 5, 5), dict(padding=1))])
+@pytest.mark.parametrize("bad", [None, float("inf")])
+def test_single_input_channel_weight_gradient(shape, kw, bad):
+    """One input channel: the weight gradient runs im2col + GEMM instead of oneDNN (issue 13's first layer); a
+    non-finite grad_output keeps oneDNN's result (its padding contributes nothing)."""
+    grads = []
+    for lib in (ember, torch):
+        x = lib.from_numpy(np.random.default_rng(0).standard_normal(shape).astype(np.float32))
+        w = lib.from_numpy(np.random.default_rng(1).standard_normal((6, 1) + (3,) * (len(shape) - 2))
+                           .astype(np.float32)).requires_grad_()
+        b = lib.zeros(6, requires_grad=True)
+        y = (lib.nn.functional.conv2d if len(shape) == 4 else lib.nn.functional.conv3d)(x, w, b, **kw)
+        g = np.random.default_rng(2).standard_normal(tuple(y.shape)).astype(np.float32)
+        if bad is not None:
+            g[0, 0, 0, 0] = bad
+        y.backward(lib.from_numpy(g))
+        grads.append((w.grad.numpy(), b.grad.numpy()))
+    for e, t in zip(*grads):
+        np.testing.assert_allclose(e, t, rtol=1e-4, atol=1e-4)
