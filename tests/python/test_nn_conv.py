@@ -280,3 +280,19 @@ def test_single_input_channel_weight_gradient(shape, kw, bad):
         grads.append((w.grad.numpy(), b.grad.numpy()))
     for e, t in zip(*grads):
         np.testing.assert_allclose(e, t, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("size", [(7, 5), (8, 8), (1, 3)])
+def test_blocked_layout_transposes(size):
+    """Channels a multiple of 8 go between (N, C, H, W) and oneDNN's nChw8c by Ember's 8x8 transposes (spatial tails
+    included): forward and both gradients as torch's."""
+    (ex, tx), (ew, tw) = pair((4, 16) + size), pair((24, 16, 3, 3), seed=1)
+    grads = []
+    for x, w, F in ((ex, ew, EF), (tx, tw, TF)):
+        x.requires_grad_(True)
+        w.requires_grad_(True)
+        y = F.conv2d(x, w, padding=1)
+        y.backward(y.detach() * 0.5)
+        grads.append((y.detach().numpy(), x.grad.numpy(), w.grad.numpy()))
+    for e, t in zip(*grads):
+        np.testing.assert_allclose(e, t, rtol=1e-4, atol=1e-3)
