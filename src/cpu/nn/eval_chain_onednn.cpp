@@ -1,6 +1,7 @@
-// oneDNN inference chains (eval_chain.h). Measured on the seed CNN's inference (issue 11): per layer, plain-layout
-// convolutions paid a reorder of their input and output (nchw <-> nChw8c) and BatchNorm and ReLU one pass each;
-// here only the chain's input and output are reordered, BatchNorm is in the weights and ReLU a post-op.
+// oneDNN inference chains (eval_chain.h). Measured on the seed CNN's inference (issue 11, batch 64, 1-thread CPU
+// time): 45 ms against 50 module by module, where each convolution reordered its input and output (nchw <-> nChw8c)
+// and BatchNorm and ReLU made a pass each; here only the chain's ends are reordered, BatchNorm is in the weights and
+// ReLU a post-op. Carrying sub-batches of 1-8 images through the chain (for cache reuse) measured no faster.
 #include "eval_chain.h"
 
 #include "ember/creation.h"
