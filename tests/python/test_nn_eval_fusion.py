@@ -60,6 +60,8 @@ SPECS = {
     "no_affine_valid": [conv(4, 6, padding="valid"), bn(6, affine=False), conv(6, 6, padding=1), RELU],
     "pools": [conv(4, 8, padding=1), ("MaxPool2d", (3, 2, 1), {}), conv(8, 8, padding=1),
               ("MaxPool2d", (2,), {"ceil_mode": True}), ("Identity", (), {}), ("MaxPool2d", (2, 1), {})],
+    "odd_pools": [conv(4, 8, padding=1), ("MaxPool2d", (2,), {}), conv(8, 8, padding=1), RELU,
+                  ("MaxPool2d", (2,), {"ceil_mode": True}), conv(8, 16, padding=1), ("MaxPool2d", (2,), {})],
     "bn_without_running_stats": [conv(4, 8, padding=1), bn(8, track_running_stats=False), RELU],
     "same_padding": [conv(4, 8, padding="same"), bn(8), RELU],
     "reflect": [conv(4, 8, padding=1, padding_mode="reflect"), bn(8), RELU],
@@ -80,7 +82,8 @@ def check(spec, shape, dtype="float32", grad=False):
 @pytest.mark.parametrize("batch", [1, 5, 8])
 def test_matches_torch(name, batch):
     spec = SPECS[name]
-    shape = (batch, 3 if spec is SEED_CNN else 4, 16, 16)
+    size = 15 if name == "odd_pools" else 16
+    shape = (batch, 3 if spec is SEED_CNN else 4, size, size)
     em, ex, fused = check(spec, shape)
     ember.backends.mkldnn.fuse_eval = False
     with ember.no_grad():

@@ -4,6 +4,10 @@
 // ReLU a post-op. Carrying sub-batches of 1-8 images through the chain (for cache reuse) measured no faster.
 #include "eval_chain.h"
 
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
+
 #include "ember/creation.h"
 #include "onednn_support.h"
 
@@ -72,8 +76,42 @@ memory conv_stage(const ChainStage& s, const memory& src, const memory::dims& sr
   return args.at(DNNL_ARG_DST);
 }
 
+// 2x2 windows at stride 2 without padding, none past the input's end, on nChw8c (the seed CNN's pools): 8 channels
+// per AVX2 max, into `dst`; false (nothing done) for other pools and layouts. A chain's inputs are finite. Measured
+// against oneDNN's pooling: the seed CNN's inference 43.4 ms instead of 45.3 (1-thread CPU time).
+bool pool_2x2_blocked(const ChainStage& s, const memory& src, const memory::dims& src_dims,
+                      const memory::dims& dst_dims, std::vector<Tensor>& buffers, memory& dst) {
+#ifdef __AVX2__
+  bool two = s.kernel == DimVector{2, 2} && s.stride == DimVector{2, 2} && s.padding == DimVector{0, 0} &&
+             2 * dst_dims[2] <= src_dims[2] && 2 * dst_dims[3] <= src_dims[3];
+  if (!two || src_dims[1] % 8 != 0 || !(src.get_desc() == memory::desc(src_dims, memory::data_type::f32, Tag::aBcd8b)))
+    return false;
+  dst = buffer(memory::desc(dst_dims, memory::data_type::f32, Tag::aBcd8b), buffers);
+  const float* in = static_cast<const float*>(src.get_data_handle());
+  float* out = static_cast<float*>(dst.get_data_handle());
+  int64_t w = src_dims[3], oh = dst_dims[2], ow = dst_dims[3];
+  for (int64_t p = 0, planes = src_dims[0] * src_dims[1] / 8; p < planes; ++p) {
+    const float* a = in + p * src_dims[2] * w * 8;
+    float* b = out + p * oh * ow * 8;
+    for (int64_t y = 0; y < oh; ++y) {
+      const float *r0 = a + 2 * y * w * 8, *r1 = r0 + w * 8;
+      for (int64_t x = 0; x < ow; ++x) {
+        __m256 top = _mm256_max_ps(_mm256_loadu_ps(r0 + 16 * x), _mm256_loadu_ps(r0 + 16 * x + 8));
+        __m256 bottom = _mm256_max_ps(_mm256_loadu_ps(r1 + 16 * x), _mm256_loadu_ps(r1 + 16 * x + 8));
+        _mm256_storeu_ps(b + (y * ow + x) * 8, _mm256_max_ps(top, bottom));
+      }
+    }
+  }
+  return true;
+#else
+  return false;
+#endif
+}
+
 memory pool_stage(const ChainStage& s, const memory& src, const memory::dims& src_dims, const memory::dims& dst_dims,
                   const std::vector<int64_t>& key, std::vector<Tensor>& buffers, dnnl::stream& stream) {
+  memory fast;
+  if (pool_2x2_blocked(s, src, src_dims, dst_dims, buffers, fast)) return fast;
   auto c = cached_primitive(MaxPoolForward, key, [&] {
     memory::dims pad_r;
     for (size_t i = 0; i < s.out.size(); ++i)
