@@ -96,7 +96,7 @@ void record_pointwise_loss(const char* name, const Tensor& result, const Tensor&
 Tensor multi_margin_terms(const Tensor& x, const Tensor& target, int64_t p, double margin, const Tensor& weight,
                           bool derivative) {
   Tensor z = add(sub(x, gather(x, 1, target)), wrapped_scalar(margin));
-  Tensor at_target = eq(arange(x.sizes()[1], TensorOptions(kInt64)).view({1, -1}), target);
+  Tensor at_target = eq(arange(x.sizes()[1], target.options()).view({1, -1}), target);
   Tensor active = logical_and(gt(z, wrapped_scalar(0)), logical_not(at_target));
   Tensor h = derivative ? (p == 1 ? ones_like(z) : mul(z, wrapped_scalar(2))) : (p == 1 ? z : mul(z, z));
   h = where(active, h, wrapped_scalar(0));
@@ -111,7 +111,7 @@ void record_multi_margin(const Tensor& result, const Tensor& input, const Tensor
            const Tensor &input = c.saved[0], &t = c.saved[1];
            Tensor x = input.dim() == 2 ? input : input.reshape({1, -1});
            Tensor d = multi_margin_terms(x, t, p, margin, c.saved[2], true);
-           Tensor at_target = eq(arange(x.sizes()[1], TensorOptions(kInt64)).view({1, -1}), t);
+           Tensor at_target = eq(arange(x.sizes()[1], t.options()).view({1, -1}), t);
            d = sub(d, mul(at_target.to(d.dtype()), sum(d, {1}, true)));  // x[t] enters every term with a minus
            Tensor g = reduction == Reduction::None ? c.grads[0].reshape({-1, 1}) : c.grads[0];
            if (reduction == Reduction::Mean) g = div(g, wrapped_scalar(x.sizes()[0]));

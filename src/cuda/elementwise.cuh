@@ -1,7 +1,7 @@
 // The GPU loop under every elementwise kernel: out = f(in...) over a StridedPlan (operand 0 the output).
-// Contiguous operands take a vectorised pass (16-byte accesses to the narrowest operand, at least 4 elements per
-// thread); any other layout a grid-stride pass that turns each linear index into byte offsets, in 32-bit arithmetic
-// where the plan fits.
+// Contiguous, aligned operands take a vectorised pass (16-byte accesses to the narrowest operand, at least 4
+// elements per thread); any other layout (a misaligned view included) a grid-stride pass that turns each linear
+// index into byte offsets in 32-bit arithmetic, over pieces of the plan that fit (for_each_piece).
 #pragma once
 #include <algorithm>
 #include <array>
@@ -9,6 +9,7 @@
 #include <cuda/std/tuple>
 #include <utility>
 
+#include "../iter/plan_pieces.h"
 #include "../iter/tensor_iterator.h"
 #include "ember/tensor.h"
 #include "runtime.h"
@@ -126,24 +127,17 @@ void elementwise(const StridedPlan<1 + sizeof...(In)>& plan, const F& f) {
     aligned &= reinterpret_cast<uintptr_t>(plan.base[k]) % (itemsize[k] * kVec) == 0;
   }
   cudaStream_t stream = current_stream();
-  if (contiguous) {
-    auto* out = reinterpret_cast<Out*>(plan.base[0]);
+  if (contiguous && aligned) {
     auto launch = [&]<size_t... I>(std::index_sequence<I...>) {
-      if (aligned) {
-        vectorized_kernel<kVec><<<grid_for(n, kVec), kBlockThreads, 0, stream>>>(
-            n, f, out, reinterpret_cast<const In*>(plan.base[I + 1])...);
-      } else {
-        vectorized_kernel<1><<<grid_for(n, 1), kBlockThreads, 0, stream>>>(
-            n, f, out, reinterpret_cast<const In*>(plan.base[I + 1])...);
-      }
+      vectorized_kernel<kVec><<<grid_for(n, kVec), kBlockThreads, 0, stream>>>(
+          n, f, reinterpret_cast<Out*>(plan.base[0]), reinterpret_cast<const In*>(plan.base[I + 1])...);
     };
     launch(std::index_sequence_for<In...>{});
-  } else if (fits_int32(plan)) {
-    strided_kernel<int32_t, F, Out, In...><<<grid_for(n, 1), kBlockThreads, 0, stream>>>(
-        make_offset_calc<N, int32_t>(plan), plan.base, int32_t(n), f);
   } else {
-    strided_kernel<int64_t, F, Out, In...><<<grid_for(n, 1), kBlockThreads, 0, stream>>>(
-        make_offset_calc<N, int64_t>(plan), plan.base, n, f);
+    for_each_piece(plan, fits_int32<N>, [&](const StridedPlan<N>& piece) {
+      strided_kernel<int32_t, F, Out, In...><<<grid_for(piece.numel, 1), kBlockThreads, 0, stream>>>(
+          make_offset_calc<N, int32_t>(piece), piece.base, int32_t(piece.numel), f);
+    });
   }
   EMBER_CUDA_LAUNCH();
 }
@@ -187,15 +181,21 @@ void bind_host_inputs(const Tensor& out, const Tensor* const* in, std::index_seq
 template <typename Out, size_t K, size_t... Kept, typename... KeptT, typename F>
 void bind_host_inputs(const Tensor& out, const Tensor* const* in, std::index_sequence<Kept...>, Types<KeptT...>,
                       Types<>, const F& f) {
-  constexpr int N = 1 + sizeof...(Kept);
-  auto plan = make_plan<N>(out.sizes(), {out.strides(), in[Kept]->strides()...},
-                           {int64_t(sizeof(Out)), int64_t(sizeof(KeptT))...},
-                           {static_cast<char*>(out.data_ptr()), static_cast<char*>(in[Kept]->data_ptr())...});
-  elementwise<Out, KeptT...>(plan, f);
+  if constexpr (K > 0 && sizeof...(Kept) == 0) {  // no kernel without a device input (torch refuses this too)
+    throw Error(str("Expected all tensors to be on the same device, but found at least two devices, ",
+                    out.device().str(), " and cpu!"));
+  } else {
+    constexpr int N = 1 + sizeof...(Kept);
+    auto plan = make_plan<N>(out.sizes(), {out.strides(), in[Kept]->strides()...},
+                             {int64_t(sizeof(Out)), int64_t(sizeof(KeptT))...},
+                             {static_cast<char*>(out.data_ptr()), static_cast<char*>(in[Kept]->data_ptr())...});
+    elementwise<Out, KeptT...>(plan, f);
+  }
 }
 
 // out = f(in...) over tensors of out's sizes: CUDA tensors, or CPU ones broadcast from one value (a wrapped
 // number beside CUDA tensors), which are read here and bound into f, leaving only device operands in the plan.
+// At least one input must be on the device, as in torch (a unary op of a CPU scalar into a CUDA out= raises).
 template <typename Out, typename... In, typename F>
 void elementwise_tensors(const Tensor& out, const std::array<const Tensor*, sizeof...(In)>& inputs,
                          const F& f) {

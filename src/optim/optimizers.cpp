@@ -494,7 +494,7 @@ Tensor LBFGS::step(const std::function<Tensor()>& closure) {
     std::vector<Tensor> parts;
     for (const Tensor& p : params) {
       Tensor gr = p.grad();
-      parts.push_back(gr.defined() ? gr.reshape({-1}) : zeros({p.numel()}, TensorOptions(p.dtype())));
+      parts.push_back(gr.defined() ? gr.reshape({-1}) : zeros({p.numel()}, p.options()));
     }
     return cat(parts);
   };
@@ -540,7 +540,7 @@ Tensor LBFGS::step(const std::function<Tensor()>& closure) {
     if (total_iters == 1) {  // steepest descent
       d = grad.neg();
       dirs.clear(), stps.clear(), ro.clear();
-      h_diag = ones({}, TensorOptions(grad.dtype()));
+      h_diag = ones({}, grad.options());
     } else {  // the two-loop recursion over the kept (y, s) pairs
       Tensor y = grad - prev_grad, st = d.mul(t);
       Tensor ys = y.dot(st);
@@ -565,7 +565,7 @@ Tensor LBFGS::step(const std::function<Tensor()>& closure) {
     }
     prev_grad = grad.clone();
     prev_loss = loss;
-    t = total_iters == 1 ? std::min(1.0, (ones({}, TensorOptions(grad.dtype())) / grad.abs().sum()).item<double>()) * lr : lr;
+    t = total_iters == 1 ? std::min(1.0, (ones({}, grad.options()) / grad.abs().sum()).item<double>()) * lr : lr;
     const double gtd = grad.dot(d).item<double>();
     if (gtd > -tol_change) break;
     int64_t ls_evals = 0;

@@ -144,15 +144,17 @@ void json_string(std::string& out, const std::string& s) {
 
 }  // namespace
 
+// The safetensors package's dtype ranking, by ScalarType.
+constexpr int kSafetensorsRank[] = {0, 1, 2, 5, 8, 11, 6, 7, 9, 10, 4, 3};
+
 const char* safetensors_dtype(ScalarType t) {
   static const char* names[] = {"BOOL", "U8", "I8", "I16", "I32", "I64", "F16", "BF16", "F32", "F64", "F8_E4M3", "F8_E5M2"};
   return names[int(t)];
 }
 
 void save_safetensors(const TensorMap& tensors, const Sink& sink, const Metadata& metadata) {
-  // The safetensors package's order: by its dtype ranking, highest first, then by name. Shared or strided
-  // tensors are refused.
-  static const int rank[] = {0, 1, 2, 5, 8, 11, 6, 7, 9, 10, 4, 3};
+  // The safetensors package's order: by its dtype ranking (kSafetensorsRank), highest first, then by name.
+  // Shared or strided tensors are refused.
   std::vector<const std::pair<std::string, Tensor>*> order;
   for (const auto& e : tensors) {
     const Tensor& t = e.second;
@@ -170,7 +172,7 @@ void save_safetensors(const TensorMap& tensors, const Sink& sink, const Metadata
                         "when loading them again: [{'", order[j]->first, "', '", order[i]->first, "'}]. Save clones."));
     }
   std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
-    int ra = rank[int(a->second.dtype())], rb = rank[int(b->second.dtype())];
+    int ra = kSafetensorsRank[int(a->second.dtype())], rb = kSafetensorsRank[int(b->second.dtype())];
     return ra != rb ? ra > rb : a->first < b->first;
   });
   std::string h = "{";

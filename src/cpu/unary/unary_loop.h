@@ -2,6 +2,7 @@
 // into its kernel (each section of the table has its own file here, so each compiles fast). The files are
 // built with -fno-math-errno so the loops vectorise through libmvec (see vector_math.h).
 #pragma once
+#include "../../dispatch/unary_kernel_dtype.h"
 #include "../../functors/unary.h"
 #include "../compute_type.h"
 #include "../strided_loop.h"
@@ -29,16 +30,13 @@ void unary_loop(const TensorIterator& it, F f) {
 
 }  // namespace ember::cpu
 
-// The kernel of one row. Bool inputs reach it only for SameBool and Integral ops, float8 only for the ops
-// torch has for them; the op layer converts or rejects the rest.
+// The kernel of one row, built for the dtypes the op layer lets through (unary_kernel_dtype).
 #define EMBER_UNARY_KERNEL(name, kind, expr)                                                          \
   void name##_kernel(const TensorIterator& it) {                                                      \
     visit_dtype(it.common_dtype(), [&]<typename T>(T) {                                               \
       using C = Compute<T>;                                                                           \
       using namespace functors;                                                                       \
-      constexpr bool bool_refused = std::is_same_v<T, bool> && UnaryKind::kind != UnaryKind::SameBool && \
-                                    UnaryKind::kind != UnaryKind::Integral;                           \
-      if constexpr (bool_refused || (is_float8<T> && !unary_takes_float8(#name))) {                   \
+      if constexpr (!unary_kernel_dtype<T>(UnaryKind::kind, #name)) {                                \
         throw Error(#name ": the op layer must reject or convert this dtype first");                 \
       } else {                                                                                        \
         unary_loop<T>(it, [](T in) { C x = C(in); return convert<T>(expr); });                        \

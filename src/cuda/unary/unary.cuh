@@ -3,6 +3,7 @@
 // Each section of the table has its own file here, so each compiles fast.
 #pragma once
 #include "../../functors/compute.h"
+#include "../../dispatch/unary_kernel_dtype.h"
 #include "../../functors/unary.h"
 #include "../elementwise.cuh"
 #include "../kernels.h"
@@ -18,8 +19,7 @@ struct UnaryInCompute {
 
 }  // namespace ember::cuda_backend
 
-// The functor and kernel of one row. Bool inputs reach it only for SameBool and Integral ops, float8 only for
-// the ops torch has for them; the op layer converts or rejects the rest.
+// The functor and kernel of one row, built for the dtypes the op layer lets through (unary_kernel_dtype).
 #define EMBER_CUDA_UNARY_KERNEL(name, kind, expr)                                                    \
   namespace unary_rows {                                                                             \
   struct name {                                                                                      \
@@ -32,9 +32,7 @@ struct UnaryInCompute {
   }                                                                                                  \
   void name##_kernel(const TensorIterator& it) {                                                     \
     visit_dtype(it.common_dtype(), [&]<typename T>(T) {                                              \
-      constexpr bool bool_refused = std::is_same_v<T, bool> && UnaryKind::kind != UnaryKind::SameBool && \
-                                    UnaryKind::kind != UnaryKind::Integral;                          \
-      if constexpr (bool_refused || (functors::is_float8<T> && !unary_takes_float8(#name))) {        \
+      if constexpr (!unary_kernel_dtype<T>(UnaryKind::kind, #name)) {                               \
         throw Error(#name ": the op layer must reject or convert this dtype first");                \
       } else {                                                                                       \
         elementwise_tensors<T, T>(it.output(), inputs_of<1>(it), UnaryInCompute<T, unary_rows::name>{}); \
