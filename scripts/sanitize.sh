@@ -8,6 +8,7 @@
 #   bash scripts/sanitize.sh tests/python/test_views.py -k expand   # C++ tests + these pytest arguments
 #   EMBER_SANITIZE_CPP=0 bash scripts/sanitize.sh ...                # skip the C++ tests
 #
+# The CUDA backend is left out (its code cannot run here; the CPU library is what the sanitizers check).
 # Builds: build/asan-cpp (library + GoogleTest binary) and build/asan-py (the Python extension,
 # installed into the virtual environment build/asan-venv, which sees the system torch/numpy/pytest).
 # Python runs with libasan preloaded (the interpreter itself is not instrumented) and leak detection
@@ -32,7 +33,7 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=0:log_path=$logs/ubsan"
 status=0
 
 if [ "${EMBER_SANITIZE_CPP:-1}" != 0 ]; then
-  cmake -S . -B build/asan-cpp -G Ninja -DEMBER_SANITIZE=ON -DEMBER_TESTS=ON -DEMBER_PYTHON=OFF \
+  cmake -S . -B build/asan-cpp -G Ninja -DEMBER_SANITIZE=ON -DEMBER_TESTS=ON -DEMBER_PYTHON=OFF -DEMBER_CUDA=OFF \
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="$opt" >/dev/null
   cmake --build build/asan-cpp -j "$jobs"
   ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=1" build/asan-cpp/ember_tests --gtest_brief=1 || status=$?
@@ -40,7 +41,8 @@ fi
 
 python3 -m venv --system-site-packages build/asan-venv
 build/asan-venv/bin/python -m pip install -q --no-build-isolation --no-deps \
-  -C build-dir=build/asan-py -C cmake.define.EMBER_SANITIZE=ON -C cmake.define.CMAKE_CXX_FLAGS_RELEASE="$opt" .
+  -C build-dir=build/asan-py -C cmake.define.EMBER_SANITIZE=ON -C cmake.define.EMBER_CUDA=OFF \
+  -C cmake.define.CMAKE_CXX_FLAGS_RELEASE="$opt" .
 
 EMBER_SANITIZED=1 LD_PRELOAD="$preload" build/asan-venv/bin/python -m pytest -q -p no:cacheprovider "${@:-tests/python}" || status=$?
 
