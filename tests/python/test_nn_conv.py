@@ -261,11 +261,13 @@ def test_cached_weights_of_numpy_arrays_survive_exit():
 
 
 @pytest.mark.parametrize("shape,kw", [((8, 1, 28, 28), dict(padding=1)), ((5, 1, 9, 7), dict(stride=2, padding=2,
-                                      dilation=2)), ((3, 1, 6, 6), {}), ((4, 1, 5, 5, 5), dict(padding=1))])
-@pytest.mark.parametrize("bad", [None, float("inf")])
+                                      dilation=2)), ((3, 1, 6, 6), {}), ((4, 1, 5, 5, 5), dict(padding=1)),
+                                      ((3, 1, 6, 6), dict(padding=3))])
+@pytest.mark.parametrize("bad", [None, float("inf"), float("nan")])
 def test_single_input_channel_weight_gradient(shape, kw, bad):
     """One input channel: the weight gradient runs im2col + GEMM instead of oneDNN (issue 13's first layer); a
-    non-finite grad_output keeps oneDNN's result (its padding contributes nothing)."""
+    non-finite grad_output keeps oneDNN's result (its padding contributes nothing), also where the bad value's output
+    position sees only padding (padding=3)."""
     grads = []
     for lib in (ember, torch):
         x = lib.from_numpy(np.random.default_rng(0).standard_normal(shape).astype(np.float32))
