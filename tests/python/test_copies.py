@@ -82,3 +82,16 @@ def test_cpu_memory_statistics_and_cache():
     reserved = ember.cpu.memory_reserved()
     ember.empty_cache()
     assert ember.cpu.memory_reserved() <= reserved - (16 << 20)
+
+
+@pytest.mark.release_build
+def test_cpu_cache_keeps_medium_blocks():
+    # 784 KiB (the main job's 32x7x7 activations at batch 128): from glibc's heap, trimmed and faulted in again
+    # each step; now a cached mapping
+    ember.cpu.empty_cache()
+    x = ember.empty(128 * 32 * 7 * 7)
+    ptr = x.data_ptr()
+    del x
+    assert ember.cpu.memory_reserved() >= 784 << 10
+    y = ember.empty(128 * 32 * 7 * 7)
+    assert y.data_ptr() == ptr

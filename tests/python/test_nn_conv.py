@@ -145,10 +145,11 @@ def test_max_pool_nan_and_ties():
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("size", [4, 7, 14, 32])
+@pytest.mark.parametrize("size", [4, 7, 13, 14, 32])
 def test_max_pool_2x2_nan_and_ties(dtype, size):
-    """The 2x2, stride-2 kernel (branch-free taps) on rows of every length, NaNs, ties and -inf as torch."""
-    a = np.random.default_rng(size).integers(-2, 3, (2, 3, size, size)).astype(dtype)
+    """The 2x2, stride-2 kernel (branch-free taps; float32 planes under 7 windows wide 8 at a time, 18 planes: two
+    groups and a rest) on rows of every length, NaNs, ties and -inf as torch."""
+    a = np.random.default_rng(size).integers(-2, 3, (2, 9, size, size)).astype(dtype)
     a[a == 2] = np.nan
     a[0, 0, 0, :] = -np.inf
     e, t = ember.from_numpy(a), torch.from_numpy(a)
@@ -261,11 +262,13 @@ def test_cached_weights_of_numpy_arrays_survive_exit():
 
 
 @pytest.mark.parametrize("shape,kw", [((8, 1, 28, 28), dict(padding=1)), ((5, 1, 9, 7), dict(stride=2, padding=2,
-                                      dilation=2)), ((3, 1, 6, 6), {}), ((4, 1, 5, 5, 5), dict(padding=1))])
-@pytest.mark.parametrize("bad", [None, float("inf")])
+                                      dilation=2)), ((3, 1, 6, 6), {}), ((4, 1, 5, 5, 5), dict(padding=1)),
+                                      ((3, 1, 6, 6), dict(padding=3))])
+@pytest.mark.parametrize("bad", [None, float("inf"), float("nan")])
 def test_single_input_channel_weight_gradient(shape, kw, bad):
     """One input channel: the weight gradient runs im2col + GEMM instead of oneDNN (issue 13's first layer); a
-    non-finite grad_output keeps oneDNN's result (its padding contributes nothing)."""
+    non-finite grad_output keeps oneDNN's result (its padding contributes nothing), also where the bad value's output
+    position sees only padding (padding=3)."""
     grads = []
     for lib in (ember, torch):
         x = lib.from_numpy(np.random.default_rng(0).standard_normal(shape).astype(np.float32))

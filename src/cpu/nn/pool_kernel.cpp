@@ -1,6 +1,8 @@
 // Pooling kernels (kernels::max_pool, avg_pool and their backwards) over contiguous (P, H, W) planes, parallel over
 // planes with Ember's pool. The windows come precomputed per axis (PoolAxis), so one loop serves plain and adaptive
 // pooling. Measured faster than oneDNN's pooling for NCHW tensors (no reorder to a blocked layout).
+#include <immintrin.h>
+
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -118,12 +120,55 @@ void max_pair_row(const T* __restrict r0, const T* __restrict r1, int64_t W, int
   }
 }
 
+#ifdef __AVX2__
+// 2x2 pooling of 8 float planes at once, one window per lane (gathers at the planes' offsets), for planes under 7
+// windows wide: the scalar selects below took ~20 cycles a window. Measured (batch 128, 1 thread, with indices):
+// the main job's 64x7x7 pool 0.46 ms, now 0.28; at 32x14x14 a tie, at 16x28x28 slower (1.3 ms against 0.98).
+// The same taps and rule (greater, or NaN) as max_pair_row.
+template <bool kIndices>
+void max_pair_planes8(const float* in, float* out, int64_t* idx, int64_t H, int64_t W, int64_t OH, int64_t OW) {
+  const int32_t HW = int32_t(H * W);
+  const __m256i planes = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(HW));
+  const int32_t offsets[4] = {0, 1, int32_t(W), int32_t(W) + 1};
+  alignas(32) float best_lanes[8];
+  alignas(32) int32_t tap_lanes[8];
+  for (int64_t oh = 0; oh < OH; ++oh) {
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      const int32_t base = int32_t(2 * oh * W + 2 * ow);
+      __m256 best = _mm256_i32gather_ps(in, _mm256_add_epi32(planes, _mm256_set1_epi32(base)), 4);
+      __m256 tap = _mm256_setzero_ps();
+      for (int k = 1; k < 4; ++k) {
+        __m256 v = _mm256_i32gather_ps(in, _mm256_add_epi32(planes, _mm256_set1_epi32(base + offsets[k])), 4);
+        __m256 take = _mm256_or_ps(_mm256_cmp_ps(v, best, _CMP_GT_OQ), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+        best = _mm256_blendv_ps(best, v, take);
+        tap = _mm256_blendv_ps(tap, _mm256_castsi256_ps(_mm256_set1_epi32(k)), take);
+      }
+      _mm256_store_ps(best_lanes, best);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(tap_lanes), _mm256_castps_si256(tap));
+      const int64_t o = oh * OW + ow;
+      for (int l = 0; l < 8; ++l) {
+        out[l * OH * OW + o] = best_lanes[l];
+        if constexpr (kIndices) idx[l * OH * OW + o] = base + offsets[tap_lanes[l]];
+      }
+    }
+  }
+}
+#endif
+
 // 2x2 pooling over every output row of planes [p0, p1), plane by plane. Rows too short for the vector loop (the
 // main job's 14- and 7-wide planes) run its taps as scalar selects: as branches, random data mispredicted them
 // (measured on 128x128x7x7 floats, 1 thread: 2.5 ms, now 0.43; with indices 2.2 ms, now 0.9).
 template <typename T, bool kIndices>
 void max_pool_pairs(const T* in, T* out, int64_t* idx, int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t p0,
                     int64_t p1) {
+#ifdef __AVX2__
+  if constexpr (std::is_same_v<T, float>) {
+    for (; OW < 7 && p0 + 8 <= p1 && 8 * H * W < (int64_t(1) << 31); p0 += 8) {
+      max_pair_planes8<kIndices>(in + p0 * H * W, out + p0 * OH * OW, kIndices ? idx + p0 * OH * OW : nullptr, H, W,
+                                 OH, OW);
+    }
+  }
+#endif
   for (int64_t p = p0; p < p1; ++p) {
     const T* plane = in + p * H * W;
     for (int64_t oh = 0; oh < OH; ++oh) {
@@ -210,9 +255,9 @@ void max_pool_backward_typed(const Tensor& grad_output, const Tensor& indices, c
   const int64_t* idx = indices.data_ptr<int64_t>();
   T* gi = grad_input.data_ptr<T>();
   parallel_for(0, grad_input.size(0), std::max<int64_t>(1, 32768 / std::max<int64_t>(1, HW)), [&](int64_t p0, int64_t p1) {
-    std::fill(gi + p0 * HW, gi + p1 * HW, T(0));
     for (int64_t p = p0; p < p1; ++p) {
       T* plane = gi + p * HW;
+      std::fill(plane, plane + HW, T(0));  // plane by plane: the scatter then writes into cache (the main job's step)
       for (int64_t o = p * O; o < (p + 1) * O; ++o) {
         if (idx[o] >= 0 && idx[o] < HW) plane[idx[o]] = T(Compute<T>(plane[idx[o]]) + Compute<T>(g[o]));
       }
