@@ -59,22 +59,27 @@ def test_conv_output_layout_follows_both_operands_as_made(dt, case):
     assert e == t
 
 
-# ---- batch/instance norm: a constant channel of a dense input gives exactly its bias
+# ---- batch/instance norm: a constant channel takes torch's invstd (from the double variance) in the fused map
 
-@pytest.mark.parametrize("value", [-3.75, -2.34, -2.75, 1.0])
-def test_instance_norm_constant_channel_is_exact(value):
-    x = ember.full((1, 1, 2), value)
-    y = ember.nn.functional.instance_norm(x, weight=ember.tensor([2.5]), bias=ember.tensor([-1.23]))
-    assert y.tolist() == [[[np.float32(-1.23).item()] * 2]]
-    assert ember.nn.functional.batch_norm(ember.full((3, 2), value), None, None, training=True).tolist() == [[0.0] * 2] * 3
+@pytest.mark.parametrize("value", [-3.75, -2.34, -2.75, -3.0, 1.0, 0.31])
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_norm_constant_channel_rounds_as_torch(value, dt):
+    # torch's x * scale + (b - mean * scale) leaves rounding noise where the result is b (fuzz seeds 37-40)
+    def fn(m):
+        x = m.full((2, 1, 2), value, dtype=getattr(m, dt))
+        w, b = m.tensor([2.5], dtype=getattr(m, dt)), m.tensor([-1.23], dtype=getattr(m, dt))
+        return (m.nn.functional.instance_norm(x, weight=w, bias=b).numpy(),
+                m.nn.functional.instance_norm(x.expand(2, 3, 2).contiguous()).numpy(),
+                m.nn.functional.batch_norm(m.full((3, 2), value, dtype=getattr(m, dt)), None, None, training=True).numpy())
+    for a, b in zip(*both(fn)):  # float64: within a few ulps (ember's double shift is not a true fma)
+        assert np.array_equal(a, b) if dt == "float32" else np.allclose(a, b, rtol=1e-12, atol=1e-12)
 
 
-def test_batch_norm_other_channels_keep_torch_rounding():
-    # a non-constant channel keeps the fused x * scale + shift (within its rounding of torch's)
+def test_batch_norm_constant_and_other_channels_together():
     x = [[0.31, -1.5, 1.0, -1.82], [1.0, -1.5, 1.61, -3.25]]
     e, t = both(lambda m: m.nn.functional.batch_norm(m.tensor(x).view(2, 4, 1), m.zeros(4), m.ones(4), training=True))
-    assert np.allclose(e.numpy()[:, [0, 2, 3]], t.numpy()[:, [0, 2, 3]], rtol=1e-6, atol=0)
-    assert e.numpy()[:, 1].tolist() == [[0.0], [0.0]]
+    assert np.array_equal(e.numpy()[:, 1], t.numpy()[:, 1])  # the constant channel: torch's bits
+    assert np.allclose(e.numpy(), t.numpy(), rtol=1e-6, atol=0)
 
 
 # ---- probes: exception types and messages
@@ -134,11 +139,14 @@ def test_float64_program_makes_every_floating_dtype_float64():
 
 
 def test_judge_counts_torch_rounding_apart():
-    # torch rounds a constant instance_norm channel's x * scale + shift away from 0 and its bias; ember is exact
-    prog = [_st("v1 = m.nn.functional.instance_norm(m.tensor([[[-3.75], [-2.34], [-2.75], [-3.0]]], "
-                "dtype=m.float32).expand(2, 4, 2))", "instance_norm")]
+    # torch's half addmv over a column-major matrix rounds A x to half before adding y: 0.0039 where float64 gives
+    # 0.00343 (ember's); the other elements agree
+    prog = [_st("v2 = m.addmv(m.tensor([0.6, -3.5, -2.0], dtype=m.float16), m.tensor([[4.0, 3.25, 2.75], [3, 4, -2], "
+                "[-2.83, -0.42, 2.9]], dtype=m.float16).transpose(0, 1), m.tensor([-0.7, 1.48, 0.34], dtype=m.float16))",
+                "addmv"),
+            _st("v4 = (v2).reciprocal()", "reciprocal")]
     f = _judge(prog)
-    assert f is not None and f.kind == compare.ROUNDING
+    assert f is not None and f.kind == compare.ROUNDING and f.index == 1
     assert compare.ROUNDING not in compare.FAILING
 
 
@@ -196,3 +204,41 @@ def test_matmul_of_a_vector_and_a_batch_checks_dtypes_even_when_empty(shapes):
     def fn(m):
         return m.matmul(m.zeros(shapes[0], dtype=m.int32), m.zeros(shapes[1], dtype=m.float16))
     assert raised(fn, ember) == raised(fn, torch)
+
+
+@pytest.mark.parametrize("values", [[0.0, 0.0, float("nan"), 2.0], [0.0, float("inf"), 0.0, 1.0], [0.0, 1.0, 2.0, 0.0]])
+def test_prod_backward_of_a_full_product_with_several_zeros_is_zero(values):
+    # torch: zeros outright without create_graph, NaN/inf elements included (fuzz seed 41)
+    def grad(m, create_graph=False):
+        x = m.tensor(values, requires_grad=True)
+        return m.autograd.grad(x.prod(), x, create_graph=create_graph)[0].detach().numpy()
+    e, t = both(grad)
+    assert np.array_equal(e, t, equal_nan=True)
+    e, t = both(lambda m: grad(m, True))
+    assert np.array_equal(e, t, equal_nan=True)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular", "constant"])
+@pytest.mark.parametrize("dims", [4, 5])
+def test_reflect_and_replicate_pad_keep_a_channels_last_input_channels_last(mode, dims):
+    # fuzz seed 41: F.pad(x.permute(0, 3, 1, 2), mode='reflect') is channels-last in torch
+    def fn(m):
+        if dims == 4:
+            x, pad = m.arange(24.).reshape(1, 4, 3, 2).permute(0, 3, 1, 2), (2, 2, 1, 0)
+        else:
+            x, pad = m.arange(48.).reshape(1, 2, 2, 4, 3).permute(0, 4, 1, 2, 3), (1, 1, 1, 1, 1, 0)
+        x.requires_grad_()
+        y = m.nn.functional.pad(x, pad, mode=mode)
+        y.backward(m.arange(float(y.numel())).view(y.shape))
+        return y.stride(), y.detach().numpy(), x.grad.numpy()
+    e, t = both(fn)
+    assert e[0] == t[0] and np.array_equal(e[1], t[1]) and np.array_equal(e[2], t[2])
+
+
+def test_argmin_of_values_equal_within_rounding_is_not_a_wrong_value():
+    # libmvec's and glibc's expm1 differ by an ulp, so equal inputs may give values an ulp apart (torch: sinh):
+    # the index of a near-tie among inexact values is ill-conditioned (fuzz seed 41)
+    prog = [_st("v1 = m.tensor([4, -4, 2, -3, -3, 3, 1], dtype=m.int8).as_strided((3, 3, 5,), (0, 3, 0,), 0)", "tensor"),
+            _st("v4 = (v1).expm1()", "expm1"),
+            _st("v5 = m.argmin(v4, 0)", "argmin")]
+    assert _judge(prog) is None
