@@ -23,6 +23,8 @@ bool is_channels_last_contiguous(IntArrayRef sizes, IntArrayRef strides);
 DimVector channels_last_strides(IntArrayRef sizes);
 // torch's suggest_memory_format: whether strides order the dims as channels-last (ambiguous cases are not).
 bool is_channels_last_like(IntArrayRef sizes, IntArrayRef strides);
+// The same stride rule without is_channels_last_like's N111 exception (convolution judges such tensors twice).
+bool is_channels_last_strides(IntArrayRef sizes, IntArrayRef strides);
 // Strides of a fresh tensor in `format` (Contiguous or ChannelsLast(3d), which need rank 4 (5)).
 DimVector memory_format_strides(IntArrayRef sizes, MemoryFormat format);
 

@@ -29,6 +29,17 @@ Tensor fresh(Tensor t, bool requires_grad) {
   return requires_grad ? t.requires_grad_(true) : t;
 }
 
+// An arange bound. torch finds no Bool kernel before converting the bounds: a number its Scalar holds but Ember's
+// does not (2**63, a complex) raises that NotImplementedError for a bool arange.
+Scalar arange_bound(nb::handle h, const char* name, int pos, const TensorOptions& o) {
+  PyObject* p = h.ptr();
+  bool torch_scalar = PyComplex_Check(p) || (PyLong_Check(p) && (PyLong_AsUnsignedLongLong(p), !PyErr_Occurred()));
+  PyErr_Clear();
+  EMBER_CHECK(!(o.dtype_opt() == kBool && is_unsupported_number(p) && torch_scalar), NotImplementedError,
+              "\"arange_cpu\" not implemented for 'Bool'");
+  return number_arg(h, "arange", name, pos);
+}
+
 }  // namespace
 
 std::optional<ScalarType> out_dtype(nb::handle out, std::optional<ScalarType> dtype) {
@@ -86,8 +97,9 @@ void init_creation(nb::module_& m) {
   m.def("arange", [](const nb::args& args, nb::handle start, nb::handle end, nb::handle step, nb::handle out,
                      std::optional<ScalarType> dtype, nb::handle, nb::handle device, bool requires_grad, bool) {
     TensorOptions o = make_options(out_dtype(out, dtype), device, requires_grad);
+    auto bound = [&](nb::handle h, const char* name, int pos) { return arange_bound(h, name, pos, o); };
     if (start.is_none() && step.is_none() && args.size() + !end.is_none() == 1) {
-      return with_out(out, arange(number_arg(end.is_none() ? args[0] : end, "arange", "end", 1), o));
+      return with_out(out, arange(bound(end.is_none() ? args[0] : end, "end", 1), o));
     }
     nb::handle slots[3] = {start, end, step};
     const char* names[3] = {"start", "end", "step"};
@@ -100,9 +112,8 @@ void init_creation(nb::module_& m) {
     }
     EMBER_CHECK(!slots[0].is_none() && !slots[1].is_none(), TypeError, "arange() missing 1 required positional "
                 "arguments: \"", slots[1].is_none() ? "end" : "start", "\"");
-    Scalar st = slots[2].is_none() ? Scalar(int64_t(1)) : number_arg(slots[2], "arange", "step", 3);
-    return with_out(out, arange(number_arg(slots[0], "arange", "start", 1), number_arg(slots[1], "arange", "end", 2),
-                                st, o));
+    Scalar st = slots[2].is_none() ? Scalar(int64_t(1)) : bound(slots[2], "step", 3);
+    return with_out(out, arange(bound(slots[0], "start", 1), bound(slots[1], "end", 2), st, o));
   }, nb::arg("args"), nb::arg("start") = nb::none(), nb::arg("end") = nb::none(), nb::arg("step") = nb::none(),
      EMBER_FACTORY_KWARGS_PLAIN);
 

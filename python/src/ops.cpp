@@ -49,9 +49,33 @@ struct BinaryDef {
   bool has_alpha = false;
 };
 
+// torch's CPU kernel of the binary ops that take a complex number but have no complex kernel.
+const char* real_only_kernel(std::string_view op) {
+  static const std::pair<std::string_view, const char*> kernels[] = {
+      {"remainder", "remainder"}, {"floor_divide", "div_floor"}, {"fmod", "fmod"}, {"copysign", "copysign"},
+      {"xlogy", "xlogy"}, {"bitwise_and", "bitwise_and"}, {"bitwise_or", "bitwise_or"}, {"bitwise_xor", "bitwise_xor"},
+      {"bitwise_left_shift", "lshift"}, {"bitwise_right_shift", "rshift"}, {"lt", "lt"}, {"le", "le"}, {"gt", "gt"},
+      {"ge", "ge"}};
+  for (auto [name, kernel] : kernels) {
+    if (name == op) return kernel;
+  }
+  return nullptr;
+}
+
+// A complex `other` promotes self to a complex dtype first: torch's NotImplementedError where op d has no such kernel.
+void check_complex_other(const BinaryDef& d, const Tensor& self, nb::handle h) {
+  if (!PyComplex_Check(h.ptr())) return;
+  const char* kernel = real_only_kernel(d.name);
+  if (!kernel) return;
+  ScalarType t = self.scalar_type();
+  const char* complex = t == kFloat64 ? "ComplexDouble" : t == kFloat16 ? "ComplexHalf" : "ComplexFloat";
+  throw NotImplementedError(str("\"", kernel, "_cpu\" not implemented for '", complex, "'"));
+}
+
 // Operators give NotImplemented for operands they do not know, so Python can try the other side.
 template <bool Reflected>
 nb::object apply_operator(const BinaryDef& d, const Tensor& self, nb::handle other) {
+  check_complex_other(d, self, other);
   auto t = operand(other);
   if (!t) return nb::borrow(Py_NotImplemented);
   if (Reflected && d.reflected) return nb::cast(d.reflected(self, *t));
@@ -59,21 +83,22 @@ nb::object apply_operator(const BinaryDef& d, const Tensor& self, nb::handle oth
 }
 
 // `other` of op d at Python position `pos` (2 in ember.name, 1 in the methods).
-Tensor other_operand(const BinaryDef& d, nb::handle h, const char* name, int pos) {
+Tensor other_operand(const BinaryDef& d, const Tensor& self, nb::handle h, const char* name, int pos) {
+  if (d.number_other) check_complex_other(d, self, h);
   return d.number_other ? require_operand(h, name) : require_tensor(h, name, pos);
 }
 
 void def_binary(nb::module_& m, nb::class_<Tensor>& cls, const BinaryDef& d) {
   auto fn = [d](const Tensor& a, nb::handle b, const Scalar& alpha, nb::handle out) -> nb::object {
-    Tensor other = other_operand(d, b, d.name, 2);
+    Tensor other = other_operand(d, a, b, d.name, 2);
     if (out.is_none()) return nb::cast(d.fn(a, other, alpha));
     d.out_fn(nb::cast<Tensor&>(out), a, other, alpha);
     return nb::borrow(out);  // torch returns the out tensor itself
   };
-  auto method = [d](const Tensor& a, nb::handle b, const Scalar& alpha) { return d.fn(a, other_operand(d, b, d.name, 1), alpha); };
+  auto method = [d](const Tensor& a, nb::handle b, const Scalar& alpha) { return d.fn(a, other_operand(d, a, b, d.name, 1), alpha); };
   auto in_place = [d](nb::handle self, nb::handle other, const Scalar& alpha) {
     Tensor& t = nb::cast<Tensor&>(self);
-    d.out_fn(t, t, other_operand(d, other, d.inplace, 1), alpha);
+    d.out_fn(t, t, other_operand(d, t, other, d.inplace, 1), alpha);
     return nb::borrow(self);
   };
   if (d.has_alpha) {

@@ -157,7 +157,9 @@ void init_views(nb::class_<Tensor>& cls) {
       .def("unsqueeze", &Tensor::unsqueeze, nb::arg("dim"))
       .def("flatten", &Tensor::flatten, nb::arg("start_dim") = 0, nb::arg("end_dim") = -1)
       .def("unflatten", [](const Tensor& t, int64_t dim, nb::handle sizes) {
-        // a tuple, not an int, as torch; the method (not ember.unflatten) takes None as no sizes, as torch
+        // a tuple, not an int, as torch; the method (not ember.unflatten) takes None as no sizes and truth-tests
+        // sizes first (a tensor of 0 or several values raises there), as torch's
+        if (PyObject_IsTrue(sizes.ptr()) < 0) throw nb::python_error();
         return t.unflatten(dim, sizes.is_none() ? DimVector{} : int_list(sizes, "sizes", false));
       }, nb::arg("dim"), nb::arg("sizes").none())
       .def("expand", [](const Tensor& t, const nb::args& args) { return t.expand(sizes_from_args(args, "size")); })

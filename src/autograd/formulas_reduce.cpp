@@ -114,6 +114,9 @@ void record_prod(const Tensor& r, const Tensor& x, IntArrayRef dims, bool keepdi
            if (x.dim() == 0) return TensorList{g};
            if (!any(eq(x, wrapped_scalar(0))).item().to_bool()) return TensorList{mul(g, div(keep_dims(r, x.sizes(), d, keepdim), x))};
            if (!d.empty()) return TensorList{mul(g, product_of_others(x, wrap_dim(d[0], x.dim())))};
+           // a full product with several zeros: zeros outright, NaN and inf elements included (torch, unless the
+           // backward is itself recorded)
+           if (!is_grad_enabled() && sum(eq(x, wrapped_scalar(0))).item().to_int() > 1) return TensorList{zeros_like(x)};
            return TensorList{mul(g, product_of_others(x.reshape({-1}), 0).view(x.sizes()))};
          });
 }

@@ -63,10 +63,16 @@ bool is_channels_last_contiguous(IntArrayRef sizes, IntArrayRef strides) {
 }
 
 bool is_channels_last_like(IntArrayRef sizes, IntArrayRef strides) {
+  // N111 with N > 1 (every other dim of size 1): torch's suggested format is contiguous whatever the strides
+  if (sizes.size() > 1 && sizes[0] > 1 && std::all_of(sizes.begin() + 1, sizes.end(), [](int64_t s) { return s == 1; })) {
+    return false;
+  }
+  return is_channels_last_strides(sizes, strides);
+}
+
+bool is_channels_last_strides(IntArrayRef sizes, IntArrayRef strides) {
   auto order = channels_last_order(sizes.size());
   if (order.empty() || strides[1] == 0) return false;
-  // N111 with N > 1 (every other dim of size 1): torch's suggested format is contiguous whatever the strides
-  if (sizes[0] > 1 && std::all_of(sizes.begin() + 1, sizes.end(), [](int64_t s) { return s == 1; })) return false;
   int64_t min = 0;
   for (int64_t d : order) {
     if (sizes[d] == 0 || strides[d] < min) return false;

@@ -183,6 +183,12 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     out_shape.push_back(b.sizes()[1]);
     return unsafe_view(mm(rows, b), out_shape);
   }
+  if (da == 1 && a.dtype() != b.dtype()) {  // torch folds b into an addmv of a, whose dtype check comes first
+    std::string_view ta = dtype_info(a.dtype()).legacy_name, tb = dtype_info(b.dtype()).legacy_name;
+    EMBER_CHECK(a.numel() && b.numel(), Error, "addmv input tensors must have the same dtype, but got ", ta, ", ", tb,
+                ", and ", ta);
+    throw Error(str("expected scalar type ", ta, " but found ", tb));
+  }
   // General case: broadcast the batch dims and run bmm.
   Tensor a2 = da == 1 ? a.unsqueeze(0) : a, b2 = db == 1 ? b.unsqueeze(1) : b;
   int64_t M = a2.sizes()[size_t(a2.dim() - 2)], K = a2.sizes().back(), N = b2.sizes().back();

@@ -46,18 +46,29 @@ struct Conv {
   DimVector out_spatial;
 };
 
-// torch's layout rule for convolution outputs: channels-last when an operand suggests it. A 1-d convolution
-// runs as a 2-d one whose operands are viewed (N, C, 1, L) (unsqueeze's stride) and judged so; the input is made
-// contiguous first, so only a contiguous one with unusual strides on its unit dims (C = 1) can suggest it.
-bool suggests_channels_last(const Tensor& t, bool is_weight) {
-  if (t.dim() == 3) {
-    if (!is_weight && !t.is_contiguous()) return false;
+// torch's layout rule for convolution outputs, in two steps: channels-last is chosen when either operand's strides
+// are channels-last-like; both are then made channels-last (kept when already dense in it) and judged again, so an
+// ambiguous operand (N111, C = 1) counts only with its strides as made. A 1-d convolution runs as a 2-d one on
+// (N, C, 1, L) views (unsqueeze's stride) of its operands, the input made contiguous first.
+bool channels_last_output(const Tensor& input, const Tensor& weight) {
+  if (input.dim() < 3 || input.dim() > 5 || weight.dim() != input.dim()) return false;
+  auto viewed = [](const Tensor& t, bool make_contiguous) {
     DimVector sizes(t.sizes()), strides(t.strides());
-    sizes.insert(2, 1);
-    strides.insert(2, t.size(2) * t.stride(2));
-    return is_channels_last_like(sizes, strides);
-  }
-  return (t.dim() == 4 || t.dim() == 5) && is_channels_last_like(t.sizes(), t.strides());
+    if (make_contiguous && !t.is_contiguous()) strides = contiguous_strides(sizes);
+    if (t.dim() == 3) {
+      sizes.insert(2, 1);
+      strides.insert(2, sizes[3] * strides[2]);
+    }
+    return std::pair{sizes, strides};
+  };
+  auto [xs, xst] = viewed(input, input.dim() == 3);
+  auto [ws, wst] = viewed(weight, false);
+  if (!is_channels_last_strides(xs, xst) && !is_channels_last_strides(ws, wst)) return false;
+  auto judged_as_made = [](const DimVector& sizes, const DimVector& strides) {
+    return is_channels_last_strides(sizes, is_channels_last_contiguous(sizes, strides) ? strides
+                                                                                      : channels_last_strides(sizes));
+  };
+  return judged_as_made(xs, xst) || judged_as_made(ws, wst);
 }
 
 // Strides of a channels-last result (a 3-d one as (N, C, 1, L) in channels-last, the unit dim dropped).
@@ -109,7 +120,7 @@ Tensor run_forward(const Tensor& input, const Tensor& weight, const std::optiona
     kernels::conv_forward[input.device()](x, w, b, out, c.g);
   }
   out = out.to(input.dtype());
-  if (!suggests_channels_last(input, false) && !suggests_channels_last(weight, true)) return out;
+  if (!channels_last_output(input, weight)) return out;
   return empty_strided(out.sizes(), channels_last_result_strides(out.sizes()), out.options()).copy_(out);
 }
 

@@ -127,12 +127,15 @@ Tensor batch_norm_impl(const Tensor& input, const Tensor& weight, const Tensor& 
   Tensor mean, invstd, y3;
   bool dense = false;
   autograd::untracked([&] {
-    Tensor x3 = as_3d(input, n, c, s);
+    Tensor x3 = as_3d(input, n, c, s), constant;
     if (training) {
       mean = empty({c}, x3.options());
       Tensor var = empty({c}, x3.options());
       kernels::norm_stats[x3.device()](x3, mean, var);
-      invstd = inverse_std(var, eps, false);
+      // a constant channel (exact mean, var 0) takes torch's invstd from the double variance and its fused shift
+      // below, so the fused map's rounding noise where the result is b is torch's too
+      constant = eq(var, wrapped_scalar(0.0));
+      invstd = where(constant, inverse_std(var, eps, true), inverse_std(var, eps, false));
       double count = double(n * s);
       update_running(running_mean, mean, momentum);
       update_running(running_var, mul(var.to(kFloat64), wrapped_scalar(count / (count - 1))), momentum);
@@ -148,6 +151,7 @@ Tensor batch_norm_impl(const Tensor& input, const Tensor& weight, const Tensor& 
             (input.is_contiguous() || is_channels_last_contiguous(input.sizes(), input.strides()));
     y3 = empty_like(x3);
     Tensor shift = b.defined() ? sub(b, mul(mean, scale)) : neg(mul(mean, scale));
+    if (constant.defined()) shift = where(constant, fused_shift(b, mean, scale), shift);
     kernels::norm_affine[x3.device()](x3, dense ? Tensor() : mean, scale, dense ? shift : b, Tensor(), Tensor(), y3);
   });
   Tensor y = like_input(y3, input, dense);

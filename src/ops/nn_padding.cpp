@@ -130,7 +130,14 @@ Tensor pad_indexed(const Tensor& self, IntArrayRef pad, Mode mode) {
   }
   EMBER_CHECK(self.dtype() != kBool, NotImplementedError, "\"", kernel_names[reflect ? 0 : 1][k - 1],
               "\" not implemented for 'Bool'");
-  Tensor result = autograd::untracked([&] { return gather_axes(self, gathers); });
+  Tensor result = autograd::untracked([&] {
+    Tensor r = gather_axes(self, gathers);
+    // in the input's suggested memory format, as torch's kernels (a channels-last input pads channels-last)
+    if ((r.dim() == 4 || r.dim() == 5) && is_channels_last_like(self.sizes(), self.strides())) {
+      r = empty_strided(r.sizes(), channels_last_strides(r.sizes()), r.options()).copy_(r);
+    }
+    return r;
+  });
   if (autograd::needs_grad({&self})) {
     static const char* names[2][3] = {{"ReflectionPad1DBackward0", "ReflectionPad2DBackward0", "ReflectionPad3DBackward0"},
                                       {"ReplicationPad1DBackward0", "ReplicationPad2DBackward0",

@@ -148,6 +148,13 @@ def handle(m, req):
     kind, payload = req
     if kind == "run":
         return run_program(m, payload)
+    if kind == "ref64":  # torch child: the program in float64 (compare.float64_program), float64 by default
+        from compare import float64_program  # noqa: PLC0415
+        m.set_default_dtype(m.float64)
+        try:
+            return run_program(m, float64_program(payload))
+        finally:
+            m.set_default_dtype(m.float32)
     if kind == "gen":  # torch child: generate the program with the seed, then run it
         from gen import generate  # noqa: PLC0415 - only the torch child generates
         prog = generate(payload)

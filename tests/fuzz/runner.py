@@ -81,13 +81,25 @@ class Failure:
         return self.kind, self.op, self.message.split(":")[0] if self.kind == "exception-type" else ""
 
 
-def judge(seed, program, t_snaps, e_res):
-    """A Failure for one program, or None."""
+def float64_reference(program, timeout_s):
+    """The program's snapshots in torch with float64 for every floating dtype (compare.float64_program), or None."""
+    res = run_children("torch", [(0, ("ref64", program))], timeout_s)[0]
+    return res[1] if res[0] == "ok" else None
+
+
+def judge(seed, program, t_snaps, e_res, timeout_s=20):
+    """A Failure for one program, or None. A floating value that differs is judged against the float64 reference:
+    where ember is at least as close to it as torch (or the difference is torch's elu NaN lanes), the failure is
+    counted as torch-rounding."""
     if e_res[0] == "crash":
         return Failure("crash", seed, program, len(program) - 1, f"{e_res[1]}\n{e_res[2]}")
     if e_res[0] == "hang":
         return Failure("hang", seed, program, len(program) - 1, f"no answer in {e_res[1]} s")
     d = compare.compare(e_res[1], t_snaps, program)
+    if d and d[0] == "value" and compare.elu_nan_lanes(e_res[1], t_snaps, program, d[1]):
+        return Failure(compare.ROUNDING, seed, program, d[1], "torch's elu NaN lanes: " + d[2])
+    if d and d[0] == "value" and compare.rounding_only(e_res[1], t_snaps, float64_reference(program, timeout_s), d[1]):
+        return Failure(compare.ROUNDING, seed, program, d[1], d[2])
     return Failure(d[0], seed, program, d[1], d[2]) if d else None
 
 
@@ -109,7 +121,7 @@ def locate(fail, timeout_s):
 def reproduces(fail, program, timeout_s, torch_run):
     """Does `program` still fail the same way, at the same statement text?"""
     e = run_children("ember", [(0, ("run", program))], timeout_s)[0]
-    f = judge(fail.seed, program, torch_run(program), e)
+    f = judge(fail.seed, program, torch_run(program), e, timeout_s)
     if f is None or f.kind != fail.kind:
         return None
     f = locate(f, timeout_s)
@@ -169,7 +181,7 @@ def run_programs(seed, n, jobs=2, timeout_s=20, chunk=4000, log=print):
         fails = []
         for s in part:
             if s in progs:
-                f = judge(s, progs[s][0], progs[s][1], e_res[s])
+                f = judge(s, progs[s][0], progs[s][1], e_res[s], timeout_s)
                 if f:
                     fails.append(locate(f, timeout_s))
             else:
@@ -193,6 +205,7 @@ def summarise(n, failures, log=print, title="programs"):
     log(f"  raises on one side only: torch only {by_kind['missing-error']} (+{by_kind['lenient']} argument-type "
         f"TypeErrors), ember only {by_kind['spurious-error']}  grad_fn names: {by_kind['grad_fn']}  "
         f"torch side/generator: {by_kind['torch-side'] + by_kind['generator']}")
+    log(f"  torch rounding (values differ, ember at least as close to float64 as torch): {by_kind[compare.ROUNDING]}")
     log(f"  of which known (tests/fuzz/known.py): {sum(1 for f in failures if f.known)}")
     table = collections.Counter((f.kind, f.op) for f in failures)
     for (kind, op), c in sorted(table.items(), key=lambda kv: (-kv[1], kv[0])):
