@@ -120,11 +120,12 @@ Tensor norm_backward(const Tensor& grad, const Tensor& x, const Tensor& norm, do
   Tensor g = keep_dims(grad, x.sizes(), dims, keepdim), n = keep_dims(norm, x.sizes(), dims, keepdim);
   if (p == 0) return zeros_like(x);
   if (p == 1) return mul(g, sign(x));
-  if (std::isinf(p)) {  // split evenly among the elements of largest (smallest) magnitude
-    Tensor hit = eq(abs(x), n).to(x.dtype());
+  if (std::isinf(p)) {  // split evenly among the elements of largest (smallest) magnitude, or the NaNs (torch's)
+    Tensor ax = abs(x);
+    Tensor hit = logical_or(eq(ax, n), isnan(ax));
     DimVector all(dims);
     if (all.empty()) for (int64_t i = 0; i < x.dim(); ++i) all.push_back(i);
-    return mul(mul(g, sign(x)), div(hit, sum(hit, all, true)));
+    return mul(sign(x), mul(div(g, sum(hit, all, true)), hit));
   }
   Tensor zero_norm = eq(n, wrapped_scalar(0));
   Tensor local = p == 2 ? div(x, n) : div(mul(sign(x), pow(abs(x), wrapped_scalar(p - 1))), pow(n, wrapped_scalar(p - 1)));

@@ -79,7 +79,11 @@ Tensor upsample(const Tensor& input, IntArrayRef output_size, UpsampleMode mode,
   }
   Tensor result = autograd::untracked([&] {
     Tensor r = gather_axes(input, axes);
-    if (!is_channels_last_like(input.sizes(), input.strides()) || input.is_contiguous()) return r;
+    if (!is_channels_last_like(input.sizes(), input.strides())) {
+      // torch's strides exactly, also on size-1 dims (a gather of a permuted input can leave others there)
+      if (DimVector(r.strides()) == contiguous_strides(r.sizes())) return r;
+      return empty(r.sizes(), r.options()).copy_(r);
+    }
     // torch's result follows the input's suggested memory format: channels-last stays channels-last
     return empty_strided(r.sizes(), channels_last_strides(r.sizes()), r.options()).copy_(r);
   });

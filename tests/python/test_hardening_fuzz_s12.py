@@ -242,3 +242,32 @@ def test_argmin_of_values_equal_within_rounding_is_not_a_wrong_value():
             _st("v4 = (v1).expm1()", "expm1"),
             _st("v5 = m.argmin(v4, 0)", "argmin")]
     assert _judge(prog) is None
+
+
+# ---- the fuzz runs' last findings (seed 42)
+
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact", "bilinear"])
+@pytest.mark.parametrize("shape,perm", [((1, 1, 1, 2), (2, 3, 1, 0)), ((1, 2, 1, 1), (0, 1, 3, 2)),
+                                        ((1, 2, 1, 2), (0, 3, 2, 1)), ((2, 3, 4, 5), (0, 2, 3, 1)),
+                                        ((2, 1, 1, 1), (1, 0, 2, 3))])
+def test_interpolate_follows_a_contiguous_inputs_channels_last_strides(mode, shape, perm):
+    # (1, 2, 1, 1) permuted so its size-1 dims' strides look channels-last: torch suggests channels-last although
+    # the tensor is also contiguous
+    e, t = both(lambda m: m.nn.functional.interpolate(
+        m.arange(float(np.prod(shape)), dtype=m.float64).reshape(shape).permute(*perm), scale_factor=2, mode=mode))
+    assert e.stride() == t.stride()
+    np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("p", [float("inf"), float("-inf")])
+@pytest.mark.parametrize("values", [[1.0, float("nan"), -3.0, 3.0], [[1.0, float("nan")], [-3.0, 3.0]],
+                                    [2.0, -2.0, 1.0], [0.0, 0.0]])
+def test_inf_norm_backward_splits_among_extremes_or_nans(values, p):
+    # torch's mask is |x| == norm or |x| is NaN, times sign(x) (0 at NaN): a NaN norm gives zero gradients
+    def grad(m):
+        x = m.tensor(values, requires_grad=True)
+        m.linalg.vector_norm(x, ord=p, dim=-1).sum().backward()
+        return x.grad.numpy()
+    e, t = both(grad)
+    np.testing.assert_array_equal(e, t)
+    assert np.signbit(e).tolist() == np.signbit(t).tolist()
