@@ -79,7 +79,7 @@ Folded fold(const ConvNd& conv, const NormBase* bn, const std::vector<Tensor>& s
   int64_t out = f.weight.size(0), per = f.weight.numel() / std::max<int64_t>(out, 1);
   f.bias = conv.bias.defined() ? conv.bias.detach().clone() : Tensor();
   if (bn) {
-    if (!f.bias.defined()) f.bias = zeros({out}, TensorOptions(kFloat32));
+    if (!f.bias.defined()) f.bias = zeros({out}, conv.weight.options());
     auto values = [](const Tensor& t) { return t.defined() ? t.detach().contiguous() : Tensor(); };
     Tensor gamma = values(bn->weight), beta = values(bn->bias), mean = values(bn->running_mean),
            var = values(bn->running_var);
@@ -212,7 +212,7 @@ size_t run_fused_eval(const SequenceItems& items, size_t first, Tensor& x) {
     i += n;
   }
   if (stages.empty() || !finite(x)) return 0;
-  Tensor out = empty({x.size(0), shape[0], shape[1], shape[2]}, TensorOptions(kFloat32));
+  Tensor out = empty({x.size(0), shape[0], shape[1], shape[2]}, x.options());
   cpu::onednn_eval_chain(x, stages, out);
   x = out;
   return i - first;

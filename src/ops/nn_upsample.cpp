@@ -21,8 +21,10 @@ autograd::GatherAxis axis(const Tensor& input, int64_t d, int64_t out, UpsampleM
   int64_t in = input.size(d);
   T s = scale ? T(1.0 / *scale) : T(in) / T(out);  // torch's compute_scales_value
   float fs = scale ? float(1.0 / *scale) : float(in) / float(out);
-  Tensor i0 = empty({out}, TensorOptions(kInt64)), i1 = empty({out}, TensorOptions(kInt64));
-  Tensor w0 = empty({out}, TensorOptions(kFloat64)), w1 = empty({out}, TensorOptions(kFloat64));
+  const TensorOptions host_long = TensorOptions(kInt64).with_device(kCPU);
+  const TensorOptions host_double = TensorOptions(kFloat64).with_device(kCPU);
+  Tensor i0 = empty({out}, host_long), i1 = empty({out}, host_long);  // host tables, filled here, then moved
+  Tensor w0 = empty({out}, host_double), w1 = empty({out}, host_double);
   int64_t *p0 = i0.data_ptr<int64_t>(), *p1 = i1.data_ptr<int64_t>();
   double *q0 = w0.data_ptr<double>(), *q1 = w1.data_ptr<double>();
   if (mode == UpsampleMode::Linear && align_corners) s = out > 1 ? T(in - 1) / T(out - 1) : T(0);
