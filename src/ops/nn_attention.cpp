@@ -38,13 +38,6 @@ const char* dtype_str(ScalarType t) {
   }
 }
 
-// A bool mask as an additive one: 0 where true, -inf where false, in dtype t.
-Tensor additive_mask(const Tensor& mask, ScalarType t) {
-  if (mask.dtype() != kBool) return mask;
-  return masked_fill(zeros(mask.sizes(), mask.options().with_dtype(t)), logical_not(mask),
-                     Scalar(-std::numeric_limits<double>::infinity()));
-}
-
 // a @ b, as one bmm over the flattened batch dims when both have the same ones (Ember's matmul broadcasts through
 // more copies); the result's view recorded as torch's matmul records it (UnsafeViewBackward0).
 Tensor product(const Tensor& a, const Tensor& b) {

@@ -102,7 +102,7 @@ Tensor pad_circular(const Tensor& self, IntArrayRef pad) {
 
 // reflection_pad / replication_pad: the checks of torch's kernels, then one gather per padded dim.
 Tensor pad_indexed(const Tensor& self, IntArrayRef pad, Mode mode) {
-  int64_t k = int64_t(pad.size()) / 2, first = self.dim() - k;
+  int64_t k = int64_t(pad.size()) / 2;
   const char* kernel_names[2][3] = {{"reflection_pad1d", "reflection_pad2d", "reflection_pad3d"},
                                     {"replication_pad1d", "replication_pad2d", "replication_pad3d"}};
   bool reflect = mode == Mode::Reflect;
