@@ -426,6 +426,9 @@ namespace {
 template <typename Value>
 Tensor& masked_fill_in_place(Tensor& self, const Tensor& mask, const Value& value, bool value_needs_grad) {
   autograd::check_in_place(self);
+  EMBER_CHECK(overlap(self, mask) != Overlap::Partial, Error, "unsupported operation: some elements of the input "
+              "tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before "
+              "performing the operation.");
   if (autograd::needs_grad({&self}) || value_needs_grad || autograd::writes_into_graph_view(self)) {
     return autograd::record_in_place(self, [&] { return masked_fill(self, mask, value); });
   }
