@@ -11,6 +11,7 @@
 #include <mutex>
 #include <typeinfo>
 
+#include "../cpu/nn/conv_kernel.h"
 #include "../cpu/nn/eval_chain.h"
 #include "eval_fusion.h"
 #include "ember/autocast.h"
@@ -38,13 +39,6 @@ T* plain(const ModulePtr& m) {
 
 bool float32(const Tensor& t) { return t.defined() && t.dtype() == kFloat32 && t.device().is_cpu(); }
 bool float32_or_none(const Tensor& t) { return !t.defined() || float32(t); }
-
-bool finite(const Tensor& t) {
-  const uint32_t* bits = static_cast<const uint32_t*>(t.data_ptr());
-  uint32_t all_ones_exponent = 0;  // inf and nan have every exponent bit set
-  for (int64_t i = 0, n = t.numel(); i < n; ++i) all_ones_exponent |= (bits[i] & 0x7f800000u) == 0x7f800000u;
-  return all_ones_exponent == 0;
-}
 
 // A convolution's weight and bias with a BatchNorm folded in, kept while its sources are the same tensors at the same
 // data and version. Sources are held weakly, so a dropped model's entry goes.
@@ -93,7 +87,7 @@ Folded fold(const ConvNd& conv, const NormBase* bn, const std::vector<Tensor>& s
                    (beta.defined() ? double(beta.data_ptr<float>()[o]) : 0.0));
     }
   }
-  f.finite = finite(f.weight) && (!f.bias.defined() || finite(f.bias));
+  f.finite = cpu::all_finite_float32(f.weight) && (!f.bias.defined() || cpu::all_finite_float32(f.bias));
   return f;
 }
 
@@ -211,7 +205,7 @@ size_t run_fused_eval(const SequenceItems& items, size_t first, Tensor& x) {
     stages.push_back(std::move(stage));
     i += n;
   }
-  if (stages.empty() || !finite(x)) return 0;
+  if (stages.empty() || !cpu::all_finite_float32(x)) return 0;
   Tensor out = empty({x.size(0), shape[0], shape[1], shape[2]}, x.options());
   cpu::onednn_eval_chain(x, stages, out);
   x = out;

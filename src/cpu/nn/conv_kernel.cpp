@@ -96,18 +96,10 @@ Tensor sample_matrix(const Tensor& t, int64_t n, int64_t groups, int64_t gi) {
 // torch runs its slow im2col path instead, zero padding times an inf or nan weight gives nan (oneDNN skips the
 // padding), so such calls with a non-finite operand take the im2col path too. The scan is branch-free and reads at
 // most 20480 activation elements (larger ones are mkldnn's in torch as well) and the weight.
-bool finite(const Tensor& t) {
-  Tensor c = t.contiguous();
-  const uint32_t* bits = static_cast<const uint32_t*>(c.data_ptr());
-  uint32_t all_ones_exponent = 0;  // inf and nan have every exponent bit set
-  for (int64_t i = 0, n = c.numel(); i < n; ++i) all_ones_exponent |= (bits[i] & 0x7f800000u) == 0x7f800000u;
-  return all_ones_exponent == 0;
-}
-
 bool takes_onednn(const Tensor& x, const Tensor& weight, const ConvGeometry& g) {
   if (x.dtype() != kFloat32) return false;
   if (nn::functional::conv_uses_mkldnn(x.dtype(), x.size(0), x.numel(), weight, g.groups)) return true;
-  return finite(x) && finite(weight);
+  return all_finite_float32(x) && all_finite_float32(weight);
 }
 
 // The weight gradient of a float32 convolution with one input channel (an image model's first layer) skips oneDNN:
@@ -148,6 +140,14 @@ void bias_gradient(const Tensor& grad_output, const Tensor& grad_bias) {
 }
 
 }  // namespace
+
+bool all_finite_float32(const Tensor& t) {
+  Tensor c = t.contiguous();
+  const uint32_t* bits = static_cast<const uint32_t*>(c.data_ptr());
+  uint32_t all_ones_exponent = 0;  // inf and nan have every exponent bit set
+  for (int64_t i = 0, n = c.numel(); i < n; ++i) all_ones_exponent |= (bits[i] & 0x7f800000u) == 0x7f800000u;
+  return all_ones_exponent == 0;
+}
 
 void conv_forward_kernel(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& output,
                          const ConvGeometry& cg) {
@@ -191,7 +191,7 @@ void conv_backward_weights_kernel(const Tensor& grad_output, const Tensor& input
                                   const Tensor& grad_bias, const ConvGeometry& cg) {
   if (single_channel_weights(input, cg)) {
     single_channel_backward_weights(grad_output, input, grad_weight, cg);
-    if (finite(grad_weight)) {
+    if (all_finite_float32(grad_weight)) {
       if (grad_bias.defined()) bias_gradient(grad_output, grad_bias);
       return;
     }

@@ -15,6 +15,10 @@ void conv_backward_kernel(const Tensor& grad_output, const Tensor& input, const 
                           const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
                           const ConvGeometry& g);
 
+// Whether a float32 tensor holds no inf or nan (a branch-free scan of its exponent bits). oneDNN skips zero padding,
+// so a non-finite operand must take a path that multiplies it (torch's nan pattern).
+bool all_finite_float32(const Tensor& t);
+
 void onednn_conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& output,
                          const ConvGeometry& g);
 // The gradients whose tensors are defined: grad_input (from grad_output and weight), grad_weight and grad_bias
