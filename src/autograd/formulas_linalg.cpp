@@ -6,10 +6,28 @@
 
 namespace ember::autograd {
 
+namespace {
+
+// torch's layout rule for matrix-product gradients: an operand that is exactly a transposed contiguous matrix
+// (a weight used as W.t()) gets its gradient in that layout, so the weight's own gradient comes out contiguous
+// and is accumulated without a copy.
+bool column_major(const Tensor& m) { return m.strides()[0] == 1 && m.strides()[1] == m.sizes()[0]; }
+
+Tensor mat1_grad(const Tensor& g, const Tensor& m1, const Tensor& m2) {
+  return column_major(m1) ? mm(m2, g.t()).t() : mm(g, m2.t());
+}
+
+Tensor mat2_grad(const Tensor& g, const Tensor& m1, const Tensor& m2) {
+  return column_major(m2) ? mm(g.t(), m1).t() : mm(m1.t(), g);
+}
+
+}  // namespace
+
 void record_mm(const Tensor& r, const Tensor& a, const Tensor& b) {
   record("MmBackward0", r, {&a, &b}, {&a, &b}, [](const BackwardContext& c) {
     const Tensor& g = c.grads[0];
-    return TensorList{c.needs(0) ? mm(g, c.saved[1].t()) : Tensor(), c.needs(1) ? mm(c.saved[0].t(), g) : Tensor()};
+    const Tensor &m1 = c.saved[0], &m2 = c.saved[1];
+    return TensorList{c.needs(0) ? mat1_grad(g, m1, m2) : Tensor(), c.needs(1) ? mat2_grad(g, m1, m2) : Tensor()};
   });
 }
 
@@ -40,8 +58,9 @@ void record_addmm(const Tensor& r, const Tensor& input, const Tensor& m1, const 
   record("AddmmBackward0", r, {&input, &m1, &m2}, {&m1, &m2}, [beta, alpha](const BackwardContext& c) {
     const Tensor& g = c.grads[0];
     auto scaled = [](const Tensor& t, const Scalar& s) { return s.to_double() == 1.0 ? t : t * s; };
-    return TensorList{c.needs(0) ? scaled(g, beta) : Tensor(), c.needs(1) ? scaled(mm(g, c.saved[1].t()), alpha) : Tensor(),
-                      c.needs(2) ? scaled(mm(c.saved[0].t(), g), alpha) : Tensor()};
+    const Tensor &m1 = c.saved[0], &m2 = c.saved[1];
+    return TensorList{c.needs(0) ? scaled(g, beta) : Tensor(), c.needs(1) ? scaled(mat1_grad(g, m1, m2), alpha) : Tensor(),
+                      c.needs(2) ? scaled(mat2_grad(g, m1, m2), alpha) : Tensor()};
   });
 }
 
