@@ -1,8 +1,6 @@
 // What Ember's oneDNN kernels share (conv_onednn.cpp, eval_chain_onednn.cpp): the engine, the thread split that keeps
 // oneDNN off its own OpenMP team, user scratchpads, reorders, and caches of primitives and reordered weights.
 #pragma once
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -13,6 +11,7 @@
 
 #include "ember/parallel.h"
 #include "ember/tensor.h"
+#include "../single_omp_thread.h"
 
 namespace ember::cpu::onednn {
 
@@ -20,36 +19,6 @@ using dnnl::memory;
 using Tag = memory::format_tag;
 
 dnnl::engine& cpu_engine();
-
-// oneDNN's parallel regions on this thread use one OpenMP thread while in scope (OpenMP's count is per
-// thread). The thread's count is restored after: the process has one OpenMP runtime, which may be torch's,
-// and torch's own regions on this thread must keep their team.
-class SingleOmpThread {
- public:
-  SingleOmpThread() {
-    if (api().set) api().set(1);
-  }
-  ~SingleOmpThread() {
-    if (api().set) api().set(previous_);
-  }
-  SingleOmpThread(const SingleOmpThread&) = delete;
-  SingleOmpThread& operator=(const SingleOmpThread&) = delete;
-
- private:
-  struct Api {
-    void (*set)(int) = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
-    int (*get)() = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
-  };
-  static const Api& api() {
-    static const Api a = [] {
-      Api x;
-      if (!x.get) x.set = nullptr;
-      return x;
-    }();
-    return a;
-  }
-  int previous_ = api().set ? api().get() : 1;
-};
 
 // Runs fn(first, count, part) over `parts` parts of [0, size) in steps of `unit`, one per Ember thread, each with
 // oneDNN on one OpenMP thread: oneDNN never starts an OpenMP team, so no OpenMP threads spin beside Ember's pool
