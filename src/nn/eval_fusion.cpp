@@ -2,13 +2,17 @@
 // eval with running stats] [-> ReLU], then more such units, MaxPool2d (no indices, dilation 1) and eval
 // Dropout/Dropout2d/Identity, runs as one oneDNN chain (cpu/nn/eval_chain.h): BatchNorm folded into the convolution's
 // weight and bias (cached while the tensors and their versions are unchanged), ReLU a post-op, activations kept in
-// oneDNN's blocked layout between the modules. Only float32 CPU NCHW-contiguous finite inputs, exactly the built-in
-// classes (no Python subclass), no hooks; anything else runs module by module. Values equal the unfused path's within
+// oneDNN's blocked layout between the modules. Only float32 CPU NCHW-contiguous inputs whose values provably stay far
+// from overflow through the chain, exactly the built-in classes (no Python subclass), no hooks; anything else runs
+// module by module. Values equal the unfused path's within
 // float rounding (the folded weights round differently); set_eval_fusion(false) turns it off.
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <mutex>
+#include <tuple>
 #include <typeinfo>
 
 #include "../cpu/nn/conv_kernel.h"
@@ -40,6 +44,9 @@ T* plain(const ModulePtr& m) {
 bool float32(const Tensor& t) { return t.defined() && t.dtype() == kFloat32 && t.device().is_cpu(); }
 bool float32_or_none(const Tensor& t) { return !t.defined() || float32(t); }
 
+// max(a, b), +inf when either is nan (a nan weight or statistic must stop the fusion, not vanish from a bound).
+double larger(double a, double b) { return a != a || b != b ? std::numeric_limits<double>::infinity() : std::max(a, b); }
+
 // A convolution's weight and bias with a BatchNorm folded in, kept while its sources are the same tensors at the same
 // data and version. Sources are held weakly, so a dropped model's entry goes.
 struct Folded {
@@ -52,8 +59,29 @@ struct Folded {
   std::vector<Source> sources;
   double eps;
   Tensor weight, bias;
-  bool finite;
+  // For inputs bounded by m, every value the stage computes, fused or module by module, is at most bound(m): the
+  // convolution's m * raw_gain + raw_bias, BatchNorm's (that + mean) * scale + shift, the folded convolution's
+  // m * gain + bias_bound (gains: the largest sum of |weights| of an output channel; the rest: largest magnitudes).
+  double raw_gain = 0, raw_bias = 0, mean = 0, scale = 0, shift = 0, gain = 0, bias_bound = 0;
+  double bound(double m) const {
+    double conv = m * raw_gain + raw_bias;
+    return larger(larger(conv, (conv + mean) * scale + shift), m * gain + bias_bound);
+  }
 };
+
+// The largest sum of |w| over an output channel's weights, and the largest |b|.
+std::pair<double, double> growth(const Tensor& weight, const Tensor& bias) {
+  const float* w = weight.data_ptr<float>();
+  int64_t out = weight.size(0), per = weight.numel() / std::max<int64_t>(out, 1);
+  double gain = 0, offset = 0;
+  for (int64_t o = 0; o < out; ++o) {
+    double row = 0;
+    for (int64_t i = 0; i < per; ++i) row += std::fabs(double(w[o * per + i]));
+    gain = larger(gain, row);
+    if (bias.defined()) offset = larger(offset, std::fabs(double(bias.data_ptr<float>()[o])));
+  }
+  return {gain, offset};
+}
 
 bool same_source(const Folded::Source& s, const Tensor& t) {
   if (!t.defined()) return !s.defined;
@@ -72,6 +100,7 @@ Folded fold(const ConvNd& conv, const NormBase* bn, const std::vector<Tensor>& s
   f.weight = conv.weight.detach().clone(MemoryFormat::Contiguous);
   int64_t out = f.weight.size(0), per = f.weight.numel() / std::max<int64_t>(out, 1);
   f.bias = conv.bias.defined() ? conv.bias.detach().clone() : Tensor();
+  std::tie(f.raw_gain, f.raw_bias) = growth(f.weight, f.bias);
   if (bn) {
     if (!f.bias.defined()) f.bias = zeros({out}, conv.weight.options());
     auto values = [](const Tensor& t) { return t.defined() ? t.detach().contiguous() : Tensor(); };
@@ -82,12 +111,15 @@ Folded fold(const ConvNd& conv, const NormBase* bn, const std::vector<Tensor>& s
     for (int64_t o = 0; o < out; ++o) {
       double a = (gamma.defined() ? double(gamma.data_ptr<float>()[o]) : 1.0) /
                  std::sqrt(double(var.data_ptr<float>()[o]) + bn->eps);
+      double m = double(mean.data_ptr<float>()[o]), shift = beta.defined() ? double(beta.data_ptr<float>()[o]) : 0.0;
       for (int64_t i = 0; i < per; ++i) w[o * per + i] = float(double(w[o * per + i]) * a);
-      b[o] = float((double(b[o]) - double(mean.data_ptr<float>()[o])) * a +
-                   (beta.defined() ? double(beta.data_ptr<float>()[o]) : 0.0));
+      b[o] = float((double(b[o]) - m) * a + shift);
+      f.mean = larger(f.mean, std::fabs(m));
+      f.scale = larger(f.scale, std::fabs(a));
+      f.shift = larger(f.shift, std::fabs(shift));
     }
   }
-  f.finite = cpu::all_finite_float32(f.weight) && (!f.bias.defined() || cpu::all_finite_float32(f.bias));
+  std::tie(f.gain, f.bias_bound) = growth(f.weight, f.bias);
   return f;
 }
 
@@ -111,6 +143,10 @@ Folded folded(const ConvNd& conv, const NormBase* bn) {
 
 bool needs_grad(const Tensor& t) { return t.defined() && t.requires_grad(); }
 
+// A chain runs fused only while its values stay this far below float's overflow (3.4e38), so no inf appears and no
+// nan can meet oneDNN's ReLU post-op (which gives 0 where torch keeps nan): bounds allow for rounding and summation.
+constexpr double kNoOverflow = 1e30;
+
 // The output size along one dim of a convolution or pooling window (torch's pooling_output_shape with ceil_mode).
 int64_t window_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
   int64_t span = in + 2 * p - d * (k - 1) - 1;
@@ -121,7 +157,8 @@ int64_t window_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool 
 }
 
 // A convolution unit from items[i] on (C, *S) = shape: its stage and how many modules it covers, or 0.
-size_t conv_unit(const SequenceItems& items, size_t i, const DimVector& shape, bool grad, cpu::ChainStage& stage) {
+size_t conv_unit(const SequenceItems& items, size_t i, const DimVector& shape, bool grad, double& bound,
+                 cpu::ChainStage& stage) {
   auto* conv = plain<Conv2d>(items[i]->value);
   if (!conv || conv->padding_mode != "zeros" || (!conv->padding_string.empty() && conv->padding_string != "valid") ||
       !float32(conv->weight) || !conv->weight.is_contiguous() || !float32_or_none(conv->bias) ||
@@ -146,7 +183,8 @@ size_t conv_unit(const SequenceItems& items, size_t i, const DimVector& shape, b
     if (stage.out.back() < 1) return 0;
   }
   Folded f = folded(*conv, bn);
-  if (!f.finite) return 0;
+  bound = f.bound(bound);
+  if (!(bound <= kNoOverflow)) return 0;  // also false for nan
   stage.weight = f.weight;
   stage.bias = f.bias;
   return n;
@@ -189,12 +227,14 @@ size_t run_fused_eval(const SequenceItems& items, size_t first, Tensor& x) {
   if (!float32(x) || x.dim() != 4 || !x.is_contiguous() || x.numel() == 0 || x.size(0) < get_num_threads() ||
       (grad && x.requires_grad()) || autocast::is_enabled(DeviceType::CPU))
     return 0;
+  double bound = cpu::max_abs_float32(x);  // of every value so far
+  if (!(bound <= kNoOverflow)) return 0;
   std::vector<cpu::ChainStage> stages;
   DimVector shape{x.size(1), x.size(2), x.size(3)};
   size_t i = first;
   while (i < items.size()) {
     cpu::ChainStage stage;
-    size_t n = conv_unit(items, i, shape, grad, stage);
+    size_t n = conv_unit(items, i, shape, grad, bound, stage);
     if (n == 0 && pool_stage(items[i]->value, shape, stage)) n = 1;
     if (n == 0 && identity_in_eval(items[i]->value)) {
       ++i;
@@ -205,7 +245,7 @@ size_t run_fused_eval(const SequenceItems& items, size_t first, Tensor& x) {
     stages.push_back(std::move(stage));
     i += n;
   }
-  if (stages.empty() || !cpu::all_finite_float32(x)) return 0;
+  if (stages.empty()) return 0;
   Tensor out = empty({x.size(0), shape[0], shape[1], shape[2]}, x.options());
   cpu::onednn_eval_chain(x, stages, out);
   x = out;

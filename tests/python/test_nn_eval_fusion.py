@@ -206,6 +206,25 @@ def test_non_finite_inputs_match_torch(value):
     np.testing.assert_allclose(ey, ty, **TOL)
 
 
+@pytest.mark.parametrize("scale", [1e20, 1e13])
+def test_values_that_overflow_inside_the_chain_match_torch(scale):
+    # finite input and weights whose product overflows: inf - inf in the second convolution is nan, which
+    # oneDNN's ReLU post-op would turn into 0 (torch keeps nan); 1e13 stays finite but beyond the fusion's bound
+    spec = [conv(1, 2, k=1), RELU, conv(2, 2, k=1), RELU, POOL]
+    models = []
+    for lib in (ember, torch):
+        m = build(lib, spec)
+        with lib.no_grad():
+            m[0].weight.fill_(scale)
+            m[2].weight.copy_(lib.tensor([[[[1.0]], [[-1.0]]], [[[2.0]], [[0.5]]]]))
+        models.append(m)
+    ex, tx = pair((2, 1, 4, 4))
+    with ember.no_grad(), torch.no_grad():
+        ey, ty = models[0](ex.abs() * scale).numpy(), models[1](tx.abs() * scale).numpy()
+    assert np.array_equal(np.isnan(ey), np.isnan(ty)) and np.array_equal(np.isinf(ey), np.isinf(ty))
+    np.testing.assert_allclose(ey, ty, **TOL)
+
+
 def test_channels_last_and_float64_take_the_module_path():
     em, tm = build(ember, SEED_CNN), build(torch, SEED_CNN)
     ex, tx = pair((4, 3, 16, 16))

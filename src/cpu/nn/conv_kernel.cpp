@@ -3,6 +3,10 @@
 // (col2im). One loop nest serves 1 to 3 spatial dims (missing leading dims have size 1).
 #include "conv_kernel.h"
 
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
 #include "../gemm.h"
 #include "ember/creation.h"
 #include "ember/nn/conv.h"
@@ -141,13 +145,18 @@ void bias_gradient(const Tensor& grad_output, const Tensor& grad_bias) {
 
 }  // namespace
 
-bool all_finite_float32(const Tensor& t) {
+float max_abs_float32(const Tensor& t) {
   Tensor c = t.contiguous();
   const uint32_t* bits = static_cast<const uint32_t*>(c.data_ptr());
-  uint32_t all_ones_exponent = 0;  // inf and nan have every exponent bit set
-  for (int64_t i = 0, n = c.numel(); i < n; ++i) all_ones_exponent |= (bits[i] & 0x7f800000u) == 0x7f800000u;
-  return all_ones_exponent == 0;
+  uint32_t largest = 0;  // without the sign bit, finite magnitudes order as their bits, and inf and nan above them
+  for (int64_t i = 0, n = c.numel(); i < n; ++i) largest = std::max(largest, bits[i] & 0x7fffffffu);
+  if (largest >= 0x7f800000u) return std::numeric_limits<float>::infinity();
+  float value;
+  std::memcpy(&value, &largest, sizeof(value));
+  return value;
 }
+
+bool all_finite_float32(const Tensor& t) { return max_abs_float32(t) < std::numeric_limits<float>::infinity(); }
 
 void conv_forward_kernel(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& output,
                          const ConvGeometry& cg) {

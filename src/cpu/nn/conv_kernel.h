@@ -15,9 +15,11 @@ void conv_backward_kernel(const Tensor& grad_output, const Tensor& input, const 
                           const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
                           const ConvGeometry& g);
 
-// Whether a float32 tensor holds no inf or nan (a branch-free scan of its exponent bits). oneDNN skips zero padding,
-// so a non-finite operand must take a path that multiplies it (torch's nan pattern).
+// Whether a float32 tensor holds no inf or nan. oneDNN skips zero padding, so a non-finite operand must take a path
+// that multiplies it (torch's nan pattern).
 bool all_finite_float32(const Tensor& t);
+// The largest |element| of a float32 tensor, +inf when it holds an inf or nan (a branch-free scan of the bits).
+float max_abs_float32(const Tensor& t);
 
 void onednn_conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& output,
                          const ConvGeometry& g);
