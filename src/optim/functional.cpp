@@ -23,7 +23,7 @@ void sgd(const std::vector<Tensor>& params, const std::vector<Tensor>& grads, st
     check_like(params[i], params[i], "param", i);
     check_like(grads[i], params[i], "grad", i);
     if (o.momentum != 0 && !momentum_buffers[i].defined()) {
-      momentum_buffers[i] = empty_like(params[i]);
+      momentum_buffers[i] = empty_like(grads[i]);  // torch clones the first gradient: its layout
       first[i].flag = true;
     }
     if (o.momentum != 0) check_like(momentum_buffers[i], params[i], "momentum_buffer", i);

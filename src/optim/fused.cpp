@@ -2,34 +2,67 @@
 #include "fused.h"
 
 #include "../dispatch/optim_kernels.h"
+#include "ember/creation.h"
 
 namespace ember::optim::detail {
+
+namespace {
+
+// The kernels step contiguous float32 or float64 tensors; other parameters (float16 or bfloat16, or strided ones: a
+// transposed weight) step on contiguous copies in float32 or their own dtype, written back after.
+struct Staging {
+  std::vector<std::pair<Tensor, Tensor>> copies;  // (original, copy), alive until the step is done
+  std::vector<bool> written;
+
+  Tensor operator()(const Tensor& t, ScalarType compute, bool writes) {
+    if (!t.defined() || (t.dtype() == compute && t.is_contiguous())) return t;
+    Tensor copy = empty(t.sizes(), t.options().with_dtype(compute));
+    copy.copy_(t);
+    copies.emplace_back(t, copy);
+    written.push_back(writes);
+    return copy;
+  }
+  void write_back() {
+    for (size_t i = 0; i < copies.size(); ++i)
+      if (written[i]) Tensor(copies[i].first).copy_(copies[i].second);
+  }
+};
+
+ScalarType compute_dtype(const Tensor& p) {
+  EMBER_CHECK(is_floating_point(p.dtype()), NotImplementedError,
+              "optimizer: the step supports floating-point parameters, got ", p.dtype());
+  return p.dtype() == kFloat64 ? kFloat64 : kFloat32;
+}
+
+}  // namespace
 
 void run_step(const functors::OptimUpdate& update, const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
               std::initializer_list<const std::vector<Tensor>*> states,
               const std::vector<functors::TensorScalars>& scalars) {
   EMBER_CHECK(states.size() <= 3, Error, "optimizer: a fused step takes at most three state streams");
+  Staging stage;
   std::vector<Device> devices;
-  for (const Tensor& p : params) {
-    EMBER_CHECK(p.dtype() == kFloat32 || p.dtype() == kFloat64, NotImplementedError,
-                "optimizer: fused step supports float32 and float64 parameters, got ", p.dtype());
+  std::vector<OptimTensor> tensors;
+  for (size_t i = 0; i < params.size(); ++i) {
+    ScalarType compute = compute_dtype(params[i]);
+    Tensor p = stage(params[i], compute, true), g = stage(grads[i], compute, false);
+    OptimTensor t{{p.data_ptr(), g.data_ptr()}, p.numel(), compute,
+                  scalars.empty() ? functors::TensorScalars{} : scalars[i]};
+    size_t j = 2;
+    for (const std::vector<Tensor>* list : states) {
+      if (list && (*list)[i].defined()) t.data[j] = stage((*list)[i], compute, true).data_ptr();
+      ++j;
+    }
+    tensors.push_back(t);
     if (std::ranges::find(devices, p.device()) == devices.end()) devices.push_back(p.device());
   }
   for (Device d : devices) {
     OptimStep step{update, d, {}};
-    for (size_t i = 0; i < params.size(); ++i) {
-      if (params[i].device() != d) continue;
-      OptimTensor t{{params[i].data_ptr(), grads[i].data_ptr()}, params[i].numel(), params[i].dtype(),
-                    scalars.empty() ? functors::TensorScalars{} : scalars[i]};
-      size_t j = 2;
-      for (const std::vector<Tensor>* list : states) {
-        if (list && (*list)[i].defined()) t.data[j] = (*list)[i].data_ptr();
-        ++j;
-      }
-      step.tensors.push_back(t);
-    }
+    for (size_t i = 0; i < params.size(); ++i)
+      if (params[i].device() == d) step.tensors.push_back(tensors[i]);
     kernels::optim_step[d](step);
   }
+  stage.write_back();
   for (const Tensor& p : params) p.bump_version();
   for (const std::vector<Tensor>* list : states)
     if (list)

@@ -107,7 +107,7 @@ std::pair<std::vector<Tensor>, std::vector<Tensor>> Optimizer::with_grads(ParamG
   for (const Tensor& p : group_params(group))
     if (Tensor grad = p.grad(); grad.defined()) {
       params.push_back(p);
-      grads.push_back(grad.contiguous());
+      grads.push_back(grad);
     }
   return {params, grads};
 }

@@ -36,7 +36,9 @@ def main(argv=None):
     p.add_argument("--probes", action="store_true", help="also run the bad-input probe set")
     p.add_argument("--minimise", type=int, default=30, help="distinct failures to minimise (others saved as is)")
     p.add_argument("--only", default="", help="comma-separated kinds to save reproducers for (default: all)")
+    p.add_argument("--families", default="", help="comma-separated op family prefixes to generate (default: all)")
     a = p.parse_args(argv)
+    os.environ["EMBER_FUZZ_FAMILIES"] = a.families  # read by the generating children
     only = set(filter(None, a.only.split(",")))
     failures = []
     if a.programs:

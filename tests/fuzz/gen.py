@@ -8,6 +8,7 @@ OPS (at the end) is the one list of op families; add a family there when a new a
 only when every name it needs exists in ember (AVAILABLE).
 """
 import math
+import os
 import random
 import re
 
@@ -696,7 +697,8 @@ OPS = [  # (family, generator, weight)
 ]
 
 from gen_nn import NN_OPS  # noqa: E402
-OPS += NN_OPS
+from gen_optim import OPTIM_OPS  # noqa: E402
+OPS += NN_OPS + OPTIM_OPS
 
 try:
     import ember as _ember  # noqa: PLC0415 - only the names are read
@@ -726,10 +728,12 @@ def generate(seed):
             if not g.add(f"{out} = {src}", out, "tensor"):
                 return g.statements
     invalid_at = r.randint(0, MAX_STATEMENTS) if r.random() < INVALID_SHARE else -1
-    weights = [w for _, _, w in OPS]
+    families = tuple(filter(None, os.environ.get("EMBER_FUZZ_FAMILIES", "").split(",")))  # --families
+    ops = [o for o in OPS if not families or o[0].startswith(families)]
+    weights = [w for _, _, w in ops]
     for i in range(r.randint(1, MAX_STATEMENTS)):
         g.bad = i == invalid_at
-        fam = r.choices(OPS, weights)[0]
+        fam = r.choices(ops, weights)[0]
         try:
             res = fam[1](g)
         except Exception:  # noqa: BLE001 - a generator that cannot build its operands skips the statement

@@ -434,3 +434,54 @@ def test_nadam_state_dict_of_float64_params_loads_and_steps(dtype):
         to2.step()
     check_close(ep, tp, 1e-6 if dtype == "float32" else 1e-12)
     torch.testing.assert_close(to_torch(eo2.state[ep[0]]["mu_product"]), to2.state[tp[0]]["mu_product"])
+
+
+LAYOUTS = {"transposed": lambda m, a: m.from_numpy(a.copy()).t(), "sliced": lambda m, a: m.from_numpy(a.copy())[:, ::2]}
+
+
+@pytest.mark.parametrize("name,kwargs", SETTINGS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(SETTINGS)])
+@pytest.mark.parametrize("layout", ["transposed", "sliced"])
+def test_strided_parameters_step_as_torch(name, kwargs, layout):
+    # a transposed or sliced parameter steps in place (on a contiguous copy) with torch's values and state layout
+    if name == "LBFGS":
+        pytest.skip("LBFGS takes a closure")
+    a = np.random.default_rng(3).standard_normal((6, 4))
+    ep = ember.nn.Parameter(LAYOUTS[layout](ember, a))
+    tp = torch.nn.Parameter(LAYOUTS[layout](torch, a))
+    eo, to = getattr(ember.optim, name)([ep], **kwargs), getattr(torch.optim, name)([tp], **kwargs)
+    for step in range(5):
+        g = np.sin(np.arange(tp.numel()).reshape(tuple(tp.shape)) + step)
+        ep.grad, tp.grad = ember.from_numpy(g.copy()), torch.from_numpy(g.copy())
+        eo.step()
+        to.step()
+    assert ep.stride() == tp.stride()
+    check_close([ep], [tp], 1e-6)
+    for key, t in to.state[tp].items():
+        if torch.is_tensor(t) and t.dim():
+            assert eo.state[ep][key].stride() == t.stride(), key
+
+
+@pytest.mark.parametrize("name,kwargs", SETTINGS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(SETTINGS)])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_parameters_step_as_torch(name, kwargs, dtype):
+    # float16/bfloat16 parameters step in float32 and keep their state in their own dtype; torch steps op by op in the
+    # low dtype (its eps=1e-8 vanishes in float16), so Ember must be at least as close to the float64 trajectory
+    rng = np.random.default_rng(0)
+    start = rng.standard_normal((7, 5))
+    grads = [rng.standard_normal((7, 5)) for _ in range(5)]
+
+    def run(lib, dt):
+        low = getattr(lib, dtype)
+        p = lib.nn.Parameter(lib.from_numpy(start.copy()).to(low).to(getattr(lib, dt)))
+        opt = getattr(lib.optim, name)([p], **kwargs)
+        for g in grads:
+            p.grad = lib.from_numpy(g.copy()).to(low).to(getattr(lib, dt))
+            opt.step()
+        return p, opt
+    (ep, eo), (tp, to), (ref, _) = run(ember, dtype), run(torch, dtype), run(torch, "float64")
+    ember_error = (to_torch(ep.detach()).double() - ref.detach()).abs().max().item()
+    torch_error = (tp.detach().double() - ref.detach()).abs().max().item()
+    assert ember_error <= torch_error + torch.finfo(getattr(torch, dtype)).eps * max(1.0, ref.abs().max().item())
+    for key, value in to.state[tp].items():
+        if torch.is_tensor(value) and value.dim():
+            assert str(eo.state[ep][key].dtype) == str(value.dtype), key
