@@ -88,6 +88,10 @@ void record_batch_norm(const Tensor& result, const Tensor& input, const Tensor& 
     Tensor x3 = as_3d(x, ct, n, ch, s), g3 = as_3d(g, ct, n, ch, s);
     auto [sum_dy, sum_dy_x] = grad_sums(g3, x3, Tensor());
     Tensor dot = sub(sum_dy_x, mul(mu, sum_dy));  // sum of g * (x - mean)
+    if (!all(isfinite(dot)).item<bool>()) {  // inf * 0 in the shortcut where torch's direct sum is inf: sum directly
+      DimVector cshape{1, ch, 1};
+      dot = sum(mul(g3, sub(x3, mu.view(cshape))), DimVector{0, 2});
+    }
     if (c.needs(0)) {
       Tensor k = w.defined() ? mul(w.to(ct), inv) : inv;
       Tensor b = zeros({1}, x3.options()), e = b;

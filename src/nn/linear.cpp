@@ -20,7 +20,7 @@ Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Ten
   EMBER_CHECK(weight.defined(), TypeError, "linear(): argument 'weight' (position 2) must be Tensor, not NoneType");
   bool has_bias = bias && bias->defined();
   if (has_bias && input.dim() == 2) return addmm(*bias, input, weight.t());
-  if (has_bias && input.dim() == 3 && input.is_contiguous()) {  // torch's fused path: one addmm, then a view
+  if (has_bias && input.is_contiguous()) {  // torch's fused path for other dims: one addmm, then a view
     DimVector out_sizes(input.sizes());
     out_sizes.back() = weight.size(0);
     return addmm(*bias, input.view({-1, input.size(-1)}), weight.t()).view(out_sizes);
@@ -57,10 +57,10 @@ Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight
   Tensor x1 = input1.reshape({-1, in1}), x2 = input2.reshape({-1, 1, in2});
   Tensor t = matmul(x1, weight.permute({1, 0, 2}).reshape({in1, out * in2})).view({-1, out, in2});
   Tensor y = (t * x2).sum({-1}, false, t.dtype());
-  if (has_bias) y = y + *bias;
   DimVector out_sizes(input1.sizes());
   out_sizes.back() = out;
-  return y.reshape(out_sizes);
+  y = y.reshape(out_sizes);
+  return has_bias ? y + *bias : y;
 }
 
 }  // namespace functional

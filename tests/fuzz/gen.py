@@ -697,8 +697,9 @@ OPS = [  # (family, generator, weight)
 ]
 
 from gen_nn import NN_OPS  # noqa: E402
+from gen_modules import MODULE_OPS  # noqa: E402
 from gen_optim import OPTIM_OPS  # noqa: E402
-OPS += NN_OPS + OPTIM_OPS
+OPS += NN_OPS + MODULE_OPS + OPTIM_OPS
 
 try:
     import ember as _ember  # noqa: PLC0415 - only the names are read

@@ -1,0 +1,57 @@
+"""Regressions for the differential tester's nn module and optimizer families (session 13)."""
+import math
+
+import pytest
+import torch
+
+import ember
+from conftest import assert_same
+
+
+def both(fn):
+    return fn(ember), fn(torch)
+
+
+@pytest.mark.parametrize("nd, groups, stride", [(1, 1, 1), (1, 2, 1), (2, 2, 1), (2, 1, 2)])
+def test_dilated_transposed_convolution_with_output_padding(nd, groups, stride):
+    # oneDNN refuses a dilated backward-data primitive here: the im2col path computes it (was a RuntimeError)
+    def run(m):
+        m.manual_seed(0)
+        x = m.randn((2, 4) + (5,) * nd, requires_grad=True)
+        w = m.randn((4, 3) + (2,) * nd, requires_grad=True)
+        f = m.nn.functional.conv_transpose1d if nd == 1 else m.nn.functional.conv_transpose2d
+        y = f(x, w, stride=stride, dilation=2, output_padding=1, groups=groups)
+        y.square().sum().backward()
+        return y, x.grad, w.grad
+    for e, t in zip(*both(run)):
+        assert_same(e, t, rtol=1e-5, atol=1e-5)
+
+
+def test_batch_norm_eval_weight_gradient_with_inf_input():
+    # sum(g * (x - mean)) is inf where the shortcut sum(g * x) - mean * sum(g) made inf - 0 * inf = nan
+    def run(m):
+        bn = m.nn.BatchNorm2d(2).double().eval()
+        x = m.tensor([[1.0, math.inf], [2.0, 3.0]], dtype=m.float64).view(2, 2, 1, 1)
+        bn(x).square().sum().backward()
+        return bn.weight.grad, bn.bias.grad
+    for e, t in zip(*both(run)):
+        assert_same(e, t)
+
+
+@pytest.mark.parametrize("shape", [(3,), (2, 3), (2, 2, 3), (2, 2, 2, 3)])
+@pytest.mark.parametrize("contiguous", [True, False])
+def test_linear_grad_fn_follows_torch(shape, contiguous):
+    def run(m):
+        x = m.randn(*shape, requires_grad=True)
+        if not contiguous and len(shape) > 1:
+            x = x.transpose(0, -1).contiguous().transpose(0, -1)
+        return m.nn.Linear(3, 2)(x).grad_fn.name()
+    e, t = both(run)
+    assert e == t
+
+
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("lead", [(), (4,), (3, 4)])
+def test_bilinear_grad_fn_follows_torch(bias, lead):
+    e, t = both(lambda m: m.nn.Bilinear(2, 3, 2, bias=bias)(m.randn(*lead, 2), m.randn(*lead, 3)).grad_fn.name())
+    assert e == t
