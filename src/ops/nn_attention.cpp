@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "ember/autograd.h"
 #include "ember/creation.h"
 #include "ember/linalg.h"
 #include "ember/nn/dropout.h"
@@ -54,30 +55,21 @@ Tensor product(const Tensor& a, const Tensor& b) {
   return result;
 }
 
-// softmax(q k^T * factor + mask) with q already scaled, as torch's math path; fully masked rows are 0.
+// softmax(q k^T * factor + mask) with q already scaled, as torch's math path with its _safe_softmax: a row whose
+// scores are all -inf (masked everywhere, or a -inf input) is 0, not NaN, and passes no gradient.
 Tensor attention_weights(const Tensor& q, const Tensor& k, const std::optional<Tensor>& mask, double factor) {
   Tensor attn = product(q, mul(k.transpose(-2, -1), wrapped_scalar(factor)));
-  std::optional<Tensor> dead;  // rows masked everywhere
-  if (mask) {
-    double neg_inf = -std::numeric_limits<double>::infinity();
-    if (mask->dtype() == kBool) {  // adding 0 / -inf is filling -inf where false
-      Tensor off = logical_not(*mask);
-      attn.masked_fill_(off, Scalar(neg_inf));
-      dead = all(off, IntArrayRef{-1}, true);
-    } else {
-      attn.add_(*mask);
-      dead = all(eq(*mask, wrapped_scalar(neg_inf)), IntArrayRef{-1}, true);
-    }
-    if (!any(*dead).item<bool>()) dead.reset();
+  double neg_inf = -std::numeric_limits<double>::infinity();
+  if (mask && mask->dtype() == kBool) attn.masked_fill_(logical_not(*mask), Scalar(neg_inf));  // adding 0 / -inf
+  else if (mask) attn.add_(*mask);
+  Tensor dead;
+  {
+    autograd::NoGradGuard no_grad;
+    dead = eq(amax(attn, IntArrayRef{-1}, true), wrapped_scalar(neg_inf));
   }
-  Tensor weights;
-  if (dead) {  // torch's _safe_softmax: a row masked everywhere is 0 (not NaN) and passes no gradient
-    Tensor zero = zeros({}, attn.options());
-    weights = where(*dead, zero, softmax(where(*dead, zero, attn), -1));
-  } else {
-    weights = softmax(attn, -1);
-  }
-  return weights;
+  if (!any(dead).item<bool>()) return softmax(attn, -1);
+  Tensor zero = zeros({}, attn.options());
+  return where(dead, zero, softmax(where(dead, zero, attn), -1));
 }
 
 }  // namespace

@@ -55,3 +55,18 @@ def test_linear_grad_fn_follows_torch(shape, contiguous):
 def test_bilinear_grad_fn_follows_torch(bias, lead):
     e, t = both(lambda m: m.nn.Bilinear(2, 3, 2, bias=bias)(m.randn(*lead, 2), m.randn(*lead, 3)).grad_fn.name())
     assert e == t
+
+
+@pytest.mark.parametrize("masked", [False, True])
+def test_attention_rows_with_all_scores_minus_inf_are_zero(masked):
+    # torch's _safe_softmax judges the scores, not only the mask: a -inf query gives a 0 row, no NaN
+    def run(m):
+        q = m.tensor([[[-math.inf, 1.0, 1.0], [1.0, 1.0, 1.0], [0.5, -1.0, 2.0]]], requires_grad=True)
+        k = m.tensor([[[1.0, 1.0, 1.0], [1.0, 2.0, 1.0], [0.0, 1.0, -1.0]]])
+        v = m.arange(9.0).view(1, 3, 3)
+        mask = m.tensor([[True, True, True], [True, True, True], [False, False, False]]) if masked else None
+        out = m.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        out.sum().backward()
+        return out.detach(), q.grad
+    for e, t in zip(*both(run)):
+        assert_same(e, t, rtol=1e-6)
