@@ -160,8 +160,7 @@ bool all_finite_float32(const Tensor& t) { return max_abs_float32(t) < std::nume
 
 void conv_forward_kernel(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& output,
                          const ConvGeometry& cg) {
-  if (takes_onednn(input, weight, cg) && onednn_handles(input, weight, output, cg))
-    return onednn_conv_forward(input, weight, bias, output, cg);
+  if (takes_onednn(input, weight, cg)) return onednn_conv_forward(input, weight, bias, output, cg);
   Geometry3 g = geometry3(input, weight, output, cg);
   Tensor w = weight.reshape({weight.size(0), -1});
   Tensor col = empty({input.size(1) / cg.groups * g.k_size(), g.out_size()}, input.options());
@@ -181,7 +180,7 @@ void conv_forward_kernel(const Tensor& input, const Tensor& weight, const Tensor
 
 void conv_backward_data_kernel(const Tensor& grad_output, const Tensor& weight, const Tensor& grad_input,
                                const ConvGeometry& cg) {
-  if (takes_onednn(grad_output, weight, cg) && onednn_handles(grad_input, weight, grad_output, cg)) {
+  if (takes_onednn(grad_output, weight, cg)) {
     return onednn_conv_backward(grad_output, Tensor(), weight, grad_input, Tensor(), Tensor(), cg);
   }
   Geometry3 g = geometry3(grad_input, weight, grad_output, cg);
@@ -206,7 +205,7 @@ void conv_backward_weights_kernel(const Tensor& grad_output, const Tensor& input
       return;
     }
   }
-  if (input.dtype() == kFloat32 && onednn_handles(input, grad_weight, grad_output, cg)) {
+  if (input.dtype() == kFloat32) {
     return onednn_conv_backward(grad_output, input, Tensor(), Tensor(), grad_weight, grad_bias, cg);
   }
   Geometry3 g = geometry3(input, grad_weight, grad_output, cg);
@@ -224,11 +223,6 @@ void conv_backward_weights_kernel(const Tensor& grad_output, const Tensor& input
 void conv_backward_kernel(const Tensor& grad_output, const Tensor& input, const Tensor& weight,
                           const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
                           const ConvGeometry& cg) {
-  if (input.dtype() == kFloat32 && !onednn_handles(input, weight, grad_output, cg)) {
-    if (grad_input.defined()) conv_backward_data_kernel(grad_output, weight, grad_input, cg);
-    if (grad_weight.defined()) conv_backward_weights_kernel(grad_output, input, grad_weight, grad_bias, cg);
-    return;
-  }
   if (grad_weight.defined() && single_channel_weights(input, cg)) {
     if (grad_input.defined()) onednn_conv_backward(grad_output, input, weight, grad_input, Tensor(), Tensor(), cg);
     return conv_backward_weights_kernel(grad_output, input, grad_weight, grad_bias, cg);

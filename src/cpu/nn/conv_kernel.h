@@ -21,9 +21,6 @@ bool all_finite_float32(const Tensor& t);
 // The largest |element| of a float32 tensor, +inf when it holds an inf or nan (a branch-free scan of the bits).
 float max_abs_float32(const Tensor& t);
 
-// Whether oneDNN makes all three primitives for this geometry (it refuses, e.g., a dilated backward-data with an
-// output padding: a transposed convolution's output_padding); the others take the im2col path. Cached by shape.
-bool onednn_handles(const Tensor& input, const Tensor& weight, const Tensor& output, const ConvGeometry& g);
 void onednn_conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& output,
                          const ConvGeometry& g);
 // The gradients whose tensors are defined: grad_input (from grad_output and weight), grad_weight and grad_bias

@@ -61,16 +61,6 @@ dnnl::convolution_forward::primitive_desc forward_pd(const ConvDescs& d, const d
   return {desc, attr, cpu_engine()};
 }
 
-dnnl::convolution_backward_data::desc backward_data_desc(const ConvDescs& d) {
-  return {dnnl::algorithm::convolution_direct, d.src_any, d.weights_any, d.dst_any, d.strides, d.dilates, d.pad_l,
-          d.pad_r};
-}
-
-dnnl::convolution_backward_weights::desc backward_weights_desc(const ConvDescs& d) {
-  return {dnnl::algorithm::convolution_direct, d.src_any, d.weights_any, d.bias, d.dst_any, d.strides, d.dilates,
-          d.pad_l, d.pad_r};
-}
-
 // One argument of a primitive: a plain tensor read (In), written (Out), or weights (read, reordered once).
 enum class Role { In, Out, Weights };
 struct Arg {
@@ -154,8 +144,9 @@ void backward_data_chunk(const Tensor& grad_output, const Tensor& weight, const 
                          const ConvGeometry& g, Reordered& done) {
   ConvDescs d = describe(grad_input, weight, grad_output, g, false);
   auto c = cached_primitive(BackwardData, d.key, [&] {
-    dnnl::convolution_backward_data::primitive_desc pd(backward_data_desc(d), user_scratchpad(), cpu_engine(),
-                                                       forward_pd(d));
+    dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any,
+                                               d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
+    dnnl::convolution_backward_data::primitive_desc pd(desc, user_scratchpad(), cpu_engine(), forward_pd(d));
     return Cached{dnnl::convolution_backward_data(pd), {{DNNL_ARG_DIFF_DST, pd.diff_dst_desc()},
                                                         {DNNL_ARG_WEIGHTS, pd.weights_desc()},
                                                         {DNNL_ARG_DIFF_SRC, pd.diff_src_desc()}},
@@ -169,8 +160,9 @@ void backward_weights_chunk(const Tensor& grad_output, const Tensor& input, cons
                             const Tensor& grad_bias, const ConvGeometry& g, Reordered& done) {
   ConvDescs d = describe(input, grad_weight, grad_output, g, grad_bias.defined());
   auto c = cached_primitive(BackwardWeights, d.key, [&] {
-    dnnl::convolution_backward_weights::primitive_desc pd(backward_weights_desc(d), user_scratchpad(), cpu_engine(),
-                                                          forward_pd(d));
+    dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any,
+                                                  d.bias, d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
+    dnnl::convolution_backward_weights::primitive_desc pd(desc, user_scratchpad(), cpu_engine(), forward_pd(d));
     return Cached{dnnl::convolution_backward_weights(pd), {{DNNL_ARG_SRC, pd.src_desc()},
                                                            {DNNL_ARG_DIFF_DST, pd.diff_dst_desc()},
                                                            {DNNL_ARG_DIFF_WEIGHTS, pd.diff_weights_desc()}},
@@ -186,24 +178,6 @@ void backward_weights_chunk(const Tensor& grad_output, const Tensor& input, cons
 }
 
 }  // namespace
-
-bool onednn_handles(const Tensor& input, const Tensor& weight, const Tensor& output, const ConvGeometry& g) {
-  ConvDescs d = describe(input, weight, output, g, false);
-  static std::mutex mutex;
-  static std::map<std::vector<int64_t>, bool> known;
-  std::lock_guard lock(mutex);
-  if (auto it = known.find(d.key); it != known.end()) return it->second;
-  bool handled = true;
-  try {
-    auto forward = forward_pd(d);
-    dnnl::convolution_backward_data::primitive_desc data(backward_data_desc(d), cpu_engine(), forward);
-    dnnl::convolution_backward_weights::primitive_desc weights(backward_weights_desc(d), cpu_engine(), forward);
-  } catch (const dnnl::error&) {
-    handled = false;
-  }
-  if (known.size() >= 512) known.clear();
-  return known[d.key] = handled;
-}
 
 // A batch smaller than the pool is split by output channels instead (blocks of 8, oneDNN's on AVX2).
 void onednn_conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& output,
