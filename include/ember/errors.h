@@ -12,6 +12,8 @@ struct IndexError : Error { using Error::Error; };
 struct TypeError : Error { using Error::Error; };
 struct ValueError : Error { using Error::Error; };
 struct NotImplementedError : Error { using Error::Error; };
+struct KeyError : Error { using Error::Error; };           // a missing key (Python's KeyError)
+struct ZeroDivisionError : Error { using Error::Error; };  // Python float arithmetic torch runs in Python
 // A device this build or machine lacks (torch raises AssertionError for CUDA on CPU builds).
 struct DeviceUnavailableError : Error { using Error::Error; };
 // A device allocation that failed even after the cache was emptied (torch.cuda.OutOfMemoryError, a RuntimeError).

@@ -28,6 +28,10 @@ NB_MODULE(_C, m) {
       PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const NotImplementedError& e) {
       PyErr_SetString(PyExc_NotImplementedError, e.what());
+    } catch (const KeyError& e) {
+      PyErr_SetString(PyExc_KeyError, e.what());
+    } catch (const ZeroDivisionError& e) {
+      PyErr_SetString(PyExc_ZeroDivisionError, e.what());
     } catch (const DeviceUnavailableError& e) {
       PyErr_SetString(PyExc_AssertionError, e.what());
     } catch (const OutOfMemoryError& e) {

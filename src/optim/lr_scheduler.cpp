@@ -51,7 +51,7 @@ LRScheduler::LRScheduler(Optimizer& opt, int64_t last_epoch) : opt_(opt), last_e
   for (size_t i = 0; i < groups(); ++i) {
     ParamGroup& g = *opt.param_groups()[i];
     if (last_epoch == -1 && !g.contains("initial_lr")) g["initial_lr"] = g.number("lr");
-    EMBER_CHECK(g.contains("initial_lr"), Error, "param 'initial_lr' is not specified in param_groups[", i,
+    EMBER_CHECK(g.contains("initial_lr"), KeyError, "param 'initial_lr' is not specified in param_groups[", i,
                 "] when resuming scheduler with last_epoch >= 0.\nThis typically happens when:\n1. You're trying to "
                 "resume training from a checkpoint but haven't properly loaded the optimizer state\n2. You're using "
                 "last_epoch >= 0 for a fresh training run (not recommended)");
@@ -474,6 +474,7 @@ std::vector<double> OneCycleLR::get_lr() {
     for (size_t i = 0; i < phases_.size(); ++i) {
       const Phase& p = phases_[i];
       if (e <= p.end_step || i + 1 == phases_.size()) {
+        EMBER_CHECK(p.end_step != start, ZeroDivisionError, "float division by zero");  // a phase of no steps
         const double pct = (e - start) / (p.end_step - start);
         lrs.push_back(anneal(g.number(p.start_lr), g.number(p.end_lr), pct));
         if (hp.flag("cycle_momentum"))

@@ -70,3 +70,28 @@ def test_attention_rows_with_all_scores_minus_inf_are_zero(masked):
         return out.detach(), q.grad
     for e, t in zip(*both(run)):
         assert_same(e, t, rtol=1e-6)
+
+
+def scheduler_outcome(m, make):
+    p = m.nn.Parameter(m.zeros(1))
+    p.grad = m.ones(1)
+    opt = m.optim.SGD([p], lr=0.1, momentum=0.9)
+    try:
+        sched = make(m, opt)
+        return [(opt.step(), sched.step(), opt.param_groups[0]["lr"])[2] for _ in range(4)]
+    except Exception as e:  # noqa: BLE001 - the exception type and text are compared
+        return type(e).__name__, str(e)
+
+
+@pytest.mark.parametrize("make", [
+    lambda m, o: m.optim.lr_scheduler.StepLR(o, step_size=2, last_epoch=3),  # no initial_lr: KeyError
+    lambda m, o: m.optim.lr_scheduler.LambdaLR(o, lambda e: 0.9 ** e, last_epoch=1),
+    lambda m, o: m.optim.lr_scheduler.OneCycleLR(o, max_lr=0.1, total_steps=10, pct_start=0.1),  # a phase of 0 steps
+    lambda m, o: m.optim.lr_scheduler.OneCycleLR(o, max_lr=0.1, total_steps=10, pct_start=0.3),
+])
+def test_scheduler_errors_and_values_follow_torch(make):
+    e, t = both(lambda m: scheduler_outcome(m, make))
+    if isinstance(t, tuple):
+        assert e == t
+    else:
+        assert e == pytest.approx(t, rel=1e-12)
