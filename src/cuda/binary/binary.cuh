@@ -1,6 +1,5 @@
 // The GPU's binary kernels: one functor per row of binary_ops.def, run in the element type with the CPU's rules
-// (src/cpu/binary/binary_loop.h): compute in Compute<T>, alpha rounded to T first, a wide float b for WideScalar
-// ops.
+// (src/cpu/binary/binary_loop.h): compute in Compute<T>, alpha rounded to T first, a wide float b for WideScalar ops.
 #pragma once
 #include <optional>
 
@@ -132,7 +131,9 @@ void binary_rows_kernel(BinaryOp op, const TensorIterator& it, const Scalar& alp
 #include "ember/binary_ops.def"
 #undef EMBER_BINARY_OP
     case BinaryOp::DivFloor:
-      if constexpr (Kind == BinaryKind::Divide) return run_row<Kind, WideScalar, Floating>(it, alpha, wide_b, binary_rows::DivFloor{});
+      if constexpr (Kind == BinaryKind::Divide) {
+        return run_row<Kind, WideScalar, Floating>(it, alpha, wide_b, binary_rows::DivFloor{});
+      }
       break;
     case BinaryOp::DivTrunc:  // with a wide b, all in float (torch's opmath path)
       if constexpr (Kind == BinaryKind::Divide) {
