@@ -1,30 +1,43 @@
 """CPU seconds each translation unit of the library takes to compile (ccache bypassed), slowest first.
 
-    python scripts/compile_times.py [BUILD_DIR]     # default build/times; configured here when missing
+    python scripts/compile_times.py [BUILD_DIR] [-j JOBS]   # default build/times (configured here when missing), 1 job
 
-CPU time (user + system of the compiler) is steady on a shared machine where wall time is not; the clean
-build's wall time on N cores is about the total divided by N, but never below the slowest unit.
+CPU time (user + system of the compiler) is steady on a shared machine where wall time is not, and each compiler's
+own time is counted, so several jobs at once measure the same; the clean build's wall time on N cores is about the
+total divided by N, but never below the slowest unit.
 """
+import argparse
 import json
 import os
-import resource
 import shlex
 import subprocess
-import sys
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "build", "times"))
+parser = argparse.ArgumentParser()
+parser.add_argument("build", nargs="?", default=os.path.join(root, "build", "times"))
+parser.add_argument("-j", "--jobs", type=int, default=1)
+opts = parser.parse_args()
+build = os.path.abspath(opts.build)
 if not os.path.exists(os.path.join(build, "compile_commands.json")):
     subprocess.run(["cmake", "-S", root, "-B", build, "-G", "Ninja", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"],
                    check=True, stdout=subprocess.DEVNULL)
+pending = list(json.load(open(os.path.join(build, "compile_commands.json"))))
+running = {}  # pid -> (process, source file)
 times = []
-for entry in json.load(open(os.path.join(build, "compile_commands.json"))):
-    args = [a for a in shlex.split(entry["command"]) if not a.endswith("ccache")]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(args, cwd=entry["directory"], check=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-    times.append((cpu, os.path.relpath(entry["file"], root)))
+while pending or running:
+    while pending and len(running) < opts.jobs:
+        entry = pending.pop(0)
+        args = [a for a in shlex.split(entry["command"]) if not a.endswith("ccache")]
+        process = subprocess.Popen(args, cwd=entry["directory"])
+        running[process.pid] = (process, entry["file"])
+    pid, status, usage = os.wait4(-1, 0)  # the compiler's own CPU time, with its children (cc1plus, cicc, ptxas)
+    if pid not in running:
+        continue
+    process, name = running.pop(pid)
+    process.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait for it again
+    if process.returncode != 0:
+        raise SystemExit(f"compiling {name} failed")
+    times.append((usage.ru_utime + usage.ru_stime, os.path.relpath(name, root)))
 times.sort(reverse=True)
 for cpu, name in times:
     print(f"{cpu:7.1f} s  {name}")

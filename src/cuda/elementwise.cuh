@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <cuda/std/tuple>
+#include <tuple>
 #include <utility>
 
 #include "../iter/plan_pieces.h"
@@ -111,6 +112,34 @@ __global__ void strided_kernel(OffsetCalc<1 + sizeof...(In), Index> calc, std::a
   }
 }
 
+// Whether every operand of `plan` is one contiguous run aligned to `vec` elements (the vectorised pass).
+template <int N>
+bool vectorizable(const StridedPlan<N>& plan, const std::array<int64_t, N>& itemsize, int vec) {
+  if (plan.ndim() != 1) return false;
+  for (int k = 0; k < N; ++k) {
+    if (plan.strides[k][0] != itemsize[k] || reinterpret_cast<uintptr_t>(plan.base[k]) % (itemsize[k] * vec) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Calls launch(piece, ctx) on 32-bit pieces of `plan`. Shared by every functor (only the launch is per functor),
+// so each kernel adds little host code.
+template <int N>
+void for_each_int32_piece(const StridedPlan<N>& plan, void (*launch)(const StridedPlan<N>&, const void*),
+                          const void* ctx) {
+  for_each_piece(plan, fits_int32<N>, [&](const StridedPlan<N>& piece) { launch(piece, ctx); });
+}
+
+// The strided kernel over one piece; ctx is the functor.
+template <typename F, typename Out, typename... In>
+void launch_strided(const StridedPlan<1 + sizeof...(In)>& piece, const void* ctx) {
+  strided_kernel<int32_t, F, Out, In...><<<grid_for(piece.numel, 1), kBlockThreads, 0, current_stream()>>>(
+      make_offset_calc<1 + sizeof...(In), int32_t>(piece), piece.base, int32_t(piece.numel),
+      *static_cast<const F*>(ctx));
+}
+
 // Runs out = f(in...) over `plan` (operand 0: Out, then one operand per In) on the current stream.
 // f is a functor with a __device__ call operator.
 template <typename Out, typename... In, typename F>
@@ -118,26 +147,15 @@ void elementwise(const StridedPlan<1 + sizeof...(In)>& plan, const F& f) {
   constexpr int N = 1 + sizeof...(In);
   int64_t n = plan.numel;
   if (n == 0) return;
-  constexpr std::array<int64_t, N> itemsize{int64_t(sizeof(Out)), int64_t(sizeof(In))...};
   constexpr int kVec = std::max<int>(4, 16 / int(std::min({sizeof(Out), sizeof(In)...})));
-  bool contiguous = plan.ndim() == 1;
-  bool aligned = true;
-  for (int k = 0; k < N && contiguous; ++k) {
-    contiguous = plan.strides[k][0] == itemsize[k];
-    aligned &= reinterpret_cast<uintptr_t>(plan.base[k]) % (itemsize[k] * kVec) == 0;
-  }
-  cudaStream_t stream = current_stream();
-  if (contiguous && aligned) {
+  if (vectorizable<N>(plan, {int64_t(sizeof(Out)), int64_t(sizeof(In))...}, kVec)) {
     auto launch = [&]<size_t... I>(std::index_sequence<I...>) {
-      vectorized_kernel<kVec><<<grid_for(n, kVec), kBlockThreads, 0, stream>>>(
+      vectorized_kernel<kVec><<<grid_for(n, kVec), kBlockThreads, 0, current_stream()>>>(
           n, f, reinterpret_cast<Out*>(plan.base[0]), reinterpret_cast<const In*>(plan.base[I + 1])...);
     };
     launch(std::index_sequence_for<In...>{});
   } else {
-    for_each_piece(plan, fits_int32<N>, [&](const StridedPlan<N>& piece) {
-      strided_kernel<int32_t, F, Out, In...><<<grid_for(piece.numel, 1), kBlockThreads, 0, stream>>>(
-          make_offset_calc<N, int32_t>(piece), piece.base, int32_t(piece.numel), f);
-    });
+    for_each_int32_piece<N>(plan, launch_strided<F, Out, In...>, &f);
   }
   EMBER_CUDA_LAUNCH();
 }
@@ -158,6 +176,46 @@ struct BindArg {
   }
 };
 
+// A two-argument f with one argument fixed to v, the first if `first` (else the second): one kernel serves a host
+// value on either side, where the arguments have one type.
+template <typename V, typename F>
+struct BindEither {
+  F f;
+  V v;
+  bool first;
+  __device__ auto operator()(V a) const {
+    V x = first ? v : a, y = first ? a : v;
+    return f(x, y);
+  }
+};
+
+// The value of a CPU operand broadcast from one element (read on the host, to be bound into f).
+template <typename V>
+V host_value(const Tensor& t) {
+  for (int64_t s : t.strides()) {
+    EMBER_CHECK(s == 0, Error, "a CPU operand of a CUDA kernel must be one broadcast value");
+  }
+  return *static_cast<const V*>(t.data_ptr());
+}
+
+// No kernel runs without a device input (torch refuses this too).
+[[noreturn]] inline void no_device_input(const Tensor& out) {
+  throw Error(str("Expected all tensors to be on the same device, but found at least two devices, ",
+                  out.device().str(), " and cpu!"));
+}
+
+// out = f(in...) over device tensors of out's sizes.
+template <typename Out, typename... In, typename F>
+void run_on_device(const Tensor& out, const std::array<const Tensor*, sizeof...(In)>& in, const F& f) {
+  constexpr int N = 1 + sizeof...(In);
+  auto plan = [&]<size_t... I>(std::index_sequence<I...>) {
+    return make_plan<N>(out.sizes(), {out.strides(), in[I]->strides()...},
+                        {int64_t(sizeof(Out)), int64_t(sizeof(In))...},
+                        {static_cast<char*>(out.data_ptr()), static_cast<char*>(in[I]->data_ptr())...});
+  }(std::index_sequence_for<In...>{});
+  elementwise<Out, In...>(plan, f);
+}
+
 template <typename... T>
 struct Types {};
 
@@ -167,10 +225,7 @@ void bind_host_inputs(const Tensor& out, const Tensor* const* in, std::index_seq
                       Types<First, Rest...>, const F& f) {
   const Tensor& t = *in[K];
   if (t.device().is_cpu()) {
-    for (int64_t s : t.strides()) {
-      EMBER_CHECK(s == 0, Error, "a CPU operand of a CUDA kernel must be one broadcast value");
-    }
-    First v = *static_cast<const First*>(t.data_ptr());
+    First v = host_value<First>(t);
     bind_host_inputs<Out, K + 1>(out, in, std::index_sequence<Kept...>{}, Types<KeptT...>{}, Types<Rest...>{},
                                  BindArg<sizeof...(Kept), First, F>{f, v});
   } else {
@@ -181,16 +236,23 @@ void bind_host_inputs(const Tensor& out, const Tensor* const* in, std::index_seq
 template <typename Out, size_t K, size_t... Kept, typename... KeptT, typename F>
 void bind_host_inputs(const Tensor& out, const Tensor* const* in, std::index_sequence<Kept...>, Types<KeptT...>,
                       Types<>, const F& f) {
-  if constexpr (K > 0 && sizeof...(Kept) == 0) {  // no kernel without a device input (torch refuses this too)
-    throw Error(str("Expected all tensors to be on the same device, but found at least two devices, ",
-                    out.device().str(), " and cpu!"));
-  } else {
-    constexpr int N = 1 + sizeof...(Kept);
-    auto plan = make_plan<N>(out.sizes(), {out.strides(), in[Kept]->strides()...},
-                             {int64_t(sizeof(Out)), int64_t(sizeof(KeptT))...},
-                             {static_cast<char*>(out.data_ptr()), static_cast<char*>(in[Kept]->data_ptr())...});
-    elementwise<Out, KeptT...>(plan, f);
-  }
+  if constexpr (K > 0 && sizeof...(Kept) == 0) no_device_input(out);
+  else run_on_device<Out, KeptT...>(out, {in[Kept]...}, f);
+}
+
+template <typename... T>
+constexpr bool same_pair = false;
+template <typename T>
+constexpr bool same_pair<T, T> = true;
+
+// bind_host_inputs for two inputs of one type V: a host value on either side takes the same kernel (BindEither).
+template <typename Out, typename V, typename F>
+void bind_either(const Tensor& out, const Tensor& a, const Tensor& b, const F& f) {
+  bool a_host = a.device().is_cpu(), b_host = b.device().is_cpu();
+  if (!a_host && !b_host) return run_on_device<Out, V, V>(out, {&a, &b}, f);
+  V v = host_value<V>(a_host ? a : b);
+  if (a_host && b_host) no_device_input(out);
+  run_on_device<Out, V>(out, {a_host ? &b : &a}, BindEither<V, F>{f, v, a_host});
 }
 
 // out = f(in...) over tensors of out's sizes: CUDA tensors, or CPU ones broadcast from one value (a wrapped
@@ -200,7 +262,11 @@ template <typename Out, typename... In, typename F>
 void elementwise_tensors(const Tensor& out, const std::array<const Tensor*, sizeof...(In)>& inputs,
                          const F& f) {
   if (out.numel() == 0) return;
-  bind_host_inputs<Out, 0>(out, inputs.data(), std::index_sequence<>{}, Types<>{}, Types<In...>{}, f);
+  if constexpr (same_pair<In...>) {
+    bind_either<Out, std::tuple_element_t<0, std::tuple<In...>>>(out, *inputs[0], *inputs[1], f);
+  } else {
+    bind_host_inputs<Out, 0>(out, inputs.data(), std::index_sequence<>{}, Types<>{}, Types<In...>{}, f);
+  }
 }
 
 // The first n inputs of an iterator, for elementwise_tensors.

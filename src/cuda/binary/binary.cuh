@@ -1,6 +1,5 @@
 // The GPU's binary kernels: one functor per row of binary_ops.def, run in the element type with the CPU's rules
-// (src/cpu/binary/binary_loop.h): compute in Compute<T>, alpha rounded to T first, a wide float b for WideScalar
-// ops. Each kind's rows expand into a switch in their own file (arith.cu, ...), so each compiles fast.
+// (src/cpu/binary/binary_loop.h): compute in Compute<T>, alpha rounded to T first, a wide float b for WideScalar ops.
 #pragma once
 #include <optional>
 
@@ -89,13 +88,15 @@ void run_binary(const TensorIterator& it, const Scalar& alpha, std::optional<flo
   elementwise_tensors<T, T, T>(out, inputs_of<2>(it), InCompute<T, Fn>{fn});
 }
 
-// Calls fn(T{}) for the iterator's dtype T if an op of `kind` with `Flags` takes it (as the CPU's visit_kind);
-// the op layer rejects or converts the others first.
-template <BinaryKind kind, unsigned Flags, typename Fn>
+// Calls fn(T{}) for the iterator's dtype T if an op of `kind` with `Flags` takes it (as the CPU's visit_kind) and T is
+// of the family built (Floating: the floating types, else integers and bool); the op layer rejects or converts the
+// others first, and binary_kernel picks the family.
+template <BinaryKind kind, unsigned Flags, bool Floating, typename Fn>
 void visit_kind(ScalarType t, Fn&& fn) {
   visit_dtype(t, [&]<typename T>(T) {
     constexpr bool floating = !std::is_integral_v<T>;
-    constexpr bool accepted = (functors::is_float8<T> ? (Flags & binary_flags::Float8) != 0 : true) &&
+    constexpr bool accepted = floating == Floating &&
+                              (functors::is_float8<T> ? (Flags & binary_flags::Float8) != 0 : true) &&
                               (kind == BinaryKind::Float ? floating : kind == BinaryKind::Bitwise ? !floating
                                : kind == BinaryKind::Divide ? !std::is_same_v<T, bool> : true);
     if constexpr (accepted) fn(T{});
@@ -103,38 +104,49 @@ void visit_kind(ScalarType t, Fn&& fn) {
   });
 }
 
-void binary_arith(BinaryOp op, const TensorIterator& it, const Scalar& alpha, std::optional<float> wide_b);
-void binary_divide(BinaryOp op, const TensorIterator& it, const Scalar& alpha, std::optional<float> wide_b);
-void binary_float(BinaryOp op, const TensorIterator& it, const Scalar& alpha, std::optional<float> wide_b);
-void binary_bitwise(BinaryOp op, const TensorIterator& it, const Scalar& alpha, std::optional<float> wide_b);
-void binary_compare(BinaryOp op, const TensorIterator& it);
+// Runs row functor fn of an op of `kind` with `Flags` over the iterator.
+template <BinaryKind kind, unsigned Flags, bool Floating, typename Fn>
+void run_row(const TensorIterator& it, const Scalar& alpha, std::optional<float> wide_b, Fn fn) {
+  visit_kind<kind, Flags, Floating>(it.common_dtype(), [&]<typename T>(T) {
+    if constexpr (kind == BinaryKind::Compare || kind == BinaryKind::Logical) {
+      elementwise_tensors<bool, T, T>(it.output(), inputs_of<2>(it), Compared<T, Fn>{fn});
+    } else {
+      run_binary<T, Flags>(it, alpha, wide_b, fn);
+    }
+  });
+}
+
+// The kernels of the rows of binary_ops.def of one kind over one dtype family; each (kind, family) is instantiated
+// in a file of its own (arith_float.cu, arith_int.cu, ...), so each compiles fast.
+template <BinaryKind Kind, bool Floating>
+void binary_rows_kernel(BinaryOp op, const TensorIterator& it, const Scalar& alpha, std::optional<float> wide_b) {
+  using namespace binary_flags;
+  switch (op) {
+#define EMBER_BINARY_OP(name, Op, kind, expr, python, flags)                                    \
+    case BinaryOp::Op:                                                                          \
+      if constexpr (BinaryKind::kind == Kind) {                                                 \
+        return run_row<Kind, (flags), Floating>(it, alpha, wide_b, binary_rows::Op{});          \
+      }                                                                                         \
+      break;
+#include "ember/binary_ops.def"
+#undef EMBER_BINARY_OP
+    case BinaryOp::DivFloor:
+      if constexpr (Kind == BinaryKind::Divide) {
+        return run_row<Kind, WideScalar, Floating>(it, alpha, wide_b, binary_rows::DivFloor{});
+      }
+      break;
+    case BinaryOp::DivTrunc:  // with a wide b, all in float (torch's opmath path)
+      if constexpr (Kind == BinaryKind::Divide) {
+        return visit_kind<Kind, WideScalar, Floating>(it.common_dtype(), [&]<typename T>(T) {
+          using C = functors::Compute<T>;
+          if (wide_b) run_binary<T, WideScalar>(it, alpha, wide_b, binary_rows::DivTrunc<C>{});
+          else run_binary<T, 0>(it, alpha, wide_b, binary_rows::DivTrunc<T>{});
+        });
+      }
+      break;
+    default: break;
+  }
+  throw Error(str("binary kernel: ", binary_op_name(op), " is not of this kernel's kind"));
+}
 
 }  // namespace ember::cuda_backend
-
-// One case of a kind's switch (the including file maps EMBER_CUDA_BINARY_<kind> to it): the row's functor over
-// each element type the op takes. Rows of the other kinds expand to nothing.
-#define EMBER_CUDA_BINARY_CASE(Op, kind, flags)                                               \
-  case BinaryOp::Op:                                                                          \
-    visit_kind<BinaryKind::kind, (flags)>(it.common_dtype(), [&]<typename T>(T) {             \
-      run_binary<T, (flags)>(it, alpha, wide_b, binary_rows::Op{});                          \
-    });                                                                                       \
-    return;
-#define EMBER_CUDA_BINARY_ROW(name, Op, kind, expr, python, flags) EMBER_CUDA_BINARY_##kind(Op, kind, flags)
-#ifndef EMBER_CUDA_BINARY_Arith
-#define EMBER_CUDA_BINARY_Arith(Op, kind, flags)
-#endif
-#ifndef EMBER_CUDA_BINARY_Divide
-#define EMBER_CUDA_BINARY_Divide(Op, kind, flags)
-#endif
-#ifndef EMBER_CUDA_BINARY_Float
-#define EMBER_CUDA_BINARY_Float(Op, kind, flags)
-#endif
-#ifndef EMBER_CUDA_BINARY_Bitwise
-#define EMBER_CUDA_BINARY_Bitwise(Op, kind, flags)
-#endif
-#ifndef EMBER_CUDA_BINARY_Compare
-#define EMBER_CUDA_BINARY_Compare(Op, kind, flags)
-#endif
-#ifndef EMBER_CUDA_BINARY_Logical
-#define EMBER_CUDA_BINARY_Logical(Op, kind, flags)
-#endif

@@ -1,17 +1,9 @@
-// Kernels of the Float rows of binary_ops.def: div, atan2, copysign (integers arrive converted to float).
-#define EMBER_CUDA_BINARY_Float EMBER_CUDA_BINARY_CASE
+// Kernels of the Float rows of binary_ops.def: div, atan2, copysign, hypot, xlogy (integers arrive converted to float).
 #include "binary.cuh"
 
 namespace ember::cuda_backend {
 
-void binary_float(BinaryOp op, const TensorIterator& it, const Scalar& alpha, std::optional<float> wide_b) {
-  using namespace binary_flags;
-  switch (op) {
-#define EMBER_BINARY_OP EMBER_CUDA_BINARY_ROW
-#include "ember/binary_ops.def"
-#undef EMBER_BINARY_OP
-    default: throw Error("binary_float: not a Float op");
-  }
-}
+template void binary_rows_kernel<BinaryKind::Float, true>(BinaryOp, const TensorIterator&, const Scalar&,
+                                                          std::optional<float>);
 
 }  // namespace ember::cuda_backend

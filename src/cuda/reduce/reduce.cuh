@@ -1,34 +1,20 @@
-// Reductions (sum, prod, max, min, all, any) folding an input into float64/int64 accumulators, as the CPU kernel.
+// The reduction kernels (sum, prod, max, min, all, any): an input folded into float64/int64 accumulators as on the CPU.
 // The plan splits into kept dims (the accumulator's) and reduced dims (its stride-0 dims). Reduced dims innermost:
 // a warp or a block folds each output (16-byte loads where the reduced elements are contiguous). Kept dims
 // innermost (or short reduced runs): each thread of a 32-wide row of outputs walks its column (coalesced), 8 threads
 // per column. Long reductions split into slices whose partials a second pass folds in order: no atomics,
 // deterministic results.
+// Shared by each op group's file (sum.cu, prod.cu, extrema.cu, logical.cu) and the whole-tensor pass (whole.cu).
+#pragma once
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 
-#include "elementwise.cuh"
+#include "../elementwise.cuh"
+#include "../kernels.h"
+#include "../reduce_common.cuh"
 #include "ember/creation.h"
-#include "ember/layout.h"
-#include "kernels.h"
-#include "reduce_all.h"
-#include "reduce_common.cuh"
 
-namespace ember::cuda_backend {
-
-int sm_count() {
-  static std::atomic<int> cache[64];
-  int device = current_device();
-  int n = device < 64 ? cache[device].load(std::memory_order_relaxed) : 0;
-  if (n == 0) {
-    EMBER_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device));
-    if (device < 64) cache[device].store(n, std::memory_order_relaxed);
-  }
-  return n;
-}
-
-namespace {
+namespace ember::cuda_backend::reduction {
 
 template <typename T>
 using acc_t = std::conditional_t<std::is_integral_v<T>, int64_t, double>;
@@ -179,11 +165,11 @@ __global__ void __launch_bounds__(256) reduce_outer(Work w, const char* in, char
   }
 }
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Splits each output's len elements into about `slices` slices of at least `min_chunk` elements (at most
 // max_slices); chunks are multiples of 16 elements, so the slices of an aligned row stay aligned.
-void split(Work& w, int64_t slices, int64_t min_chunk, int64_t max_slices) {
+inline void split(Work& w, int64_t slices, int64_t min_chunk, int64_t max_slices) {
   slices = std::clamp<int64_t>(slices, 1, std::clamp<int64_t>(w.len / min_chunk, 1, max_slices));
   w.chunk = ceil_div(ceil_div(w.len, slices), 16) * 16;
   w.slices = ceil_div(w.len, w.chunk);
@@ -191,7 +177,7 @@ void split(Work& w, int64_t slices, int64_t min_chunk, int64_t max_slices) {
 
 // The threads folding one (output, slice) of `len` elements, `items` of them: a block for long runs or for few
 // items, else a warp.
-int group_for(int64_t len, int64_t items) { return len >= 4096 || (len >= 256 && items < 1024) ? 256 : 32; }
+inline int group_for(int64_t len, int64_t items) { return len >= 4096 || (len >= 256 && items < 1024) ? 256 : 32; }
 
 template <typename L, typename T, ReduceOp Op>
 void launch_inner(const Work& w, const char* in, char* acc, acc_t<T>* partial) {
@@ -263,92 +249,17 @@ void run(const Tensor& acc, const Tensor& input) {
   if (w.slices > 1) finish_slices<T, Op>(w, kept, partial, out);
 }
 
-// Every element of a dense input folded into one value by one kernel: each block folds a grid-stride share
-// (16-byte loads, four in flight) into its partial; the last block to finish (counted in `done`) folds the partials
-// in block order and writes the result in the output's dtype. Deterministic for a given grid.
-template <typename T, ReduceOp Op, typename O>
-__global__ void __launch_bounds__(512) reduce_all(const T* in, int64_t n, acc_t<T>* partial, unsigned* done, O* out,
-                                                  double divisor) {
-  using Acc = acc_t<T>;
-  Fold<T, Op> f;
-  __shared__ Acc smem[32];
-  __shared__ bool last;
-  int64_t tid = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  Acc a = fold_span(in, n, int(tid), int(gridDim.x * blockDim.x), f, f.identity());
-  a = block_fold(a, f.identity(), f, smem);
-  if (threadIdx.x == 0) {
-    partial[blockIdx.x] = a;
-    __threadfence();  // the partial is visible before the count says so
-    last = atomicAdd(done, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!last) return;
-  Acc b = f.identity();
-  for (unsigned i = threadIdx.x; i < gridDim.x; i += blockDim.x) b = f(b, static_cast<volatile Acc*>(partial)[i]);
-  b = block_fold(b, f.identity(), f, smem);
-  if (threadIdx.x == 0) {
-    if constexpr (std::is_floating_point_v<Acc>) *out = convert<O>(divisor == 1 ? b : b / divisor);
-    else *out = convert<O>(b);
-  }
-}
-
-template <typename T, ReduceOp Op, typename O>
-void run_all(const Tensor& input, const Tensor& out, double divisor) {
-  constexpr int kThreads = 512;
-  int64_t n = input.numel();
-  int64_t blocks = std::clamp<int64_t>(ceil_div(n, kThreads * 16), 1, 2 * int64_t(sm_count()));  // >= 16 per thread
-  Tensor scratch = empty({blocks + 1}, input.options().with_dtype(kInt64));  // the partials, then the counter
-  auto* partial = static_cast<acc_t<T>*>(scratch.data_ptr());
-  auto* done = reinterpret_cast<unsigned*>(partial + blocks);
-  cudaStream_t stream = current_stream();
-  EMBER_CUDA_CHECK(cudaMemsetAsync(done, 0, sizeof(unsigned), stream));
-  reduce_all<T, Op, O><<<unsigned(blocks), kThreads, 0, stream>>>(static_cast<const T*>(input.data_ptr()), n, partial,
-                                                                  done, static_cast<O*>(out.data_ptr()), divisor);
-  EMBER_CUDA_LAUNCH();
-}
-
-}  // namespace
-
-Tensor reduce_all_kernel(ReduceOp op, const Tensor& input, ScalarType dtype, double divisor) {
-  // A dense input in any dim order (a transposed matrix) is its numel elements from data_ptr: order does not matter.
-  if (!is_non_overlapping_and_dense(input.sizes(), input.strides()) || input.numel() == 0 ||
-      input.numel() > INT32_MAX / 2) {
-    return {};
-  }
-  if (op != ReduceOp::Sum && op != ReduceOp::Max && op != ReduceOp::Min) return {};
-  bool same = dtype == input.dtype();
-  if (!same && !(op == ReduceOp::Sum && dtype == kInt64 && !is_floating_point(input.dtype()))) return {};
-  DeviceGuard guard(device_index(input.device()));
-  Tensor out = empty({}, input.options().with_dtype(dtype));
+// reduce_kernel for one op: folds `input` into `acc` for every dtype the op layer passes (all/any fold the input's
+// truth, a bool tensor: src/ops/reduce.cpp). Instantiated once, in its group's file.
+template <ReduceOp Op>
+void reduce_op(const Tensor& acc, const Tensor& input) {
   visit_dtype(input.dtype(), [&]<typename T>(T) {
-    auto go = [&]<typename O>(O) {
-      switch (op) {
-        case ReduceOp::Sum: return run_all<T, ReduceOp::Sum, O>(input, out, divisor);
-        case ReduceOp::Max: return run_all<T, ReduceOp::Max, O>(input, out, divisor);
-        default: return run_all<T, ReduceOp::Min, O>(input, out, divisor);
-      }
-    };
-    if constexpr (std::is_integral_v<T>) {
-      if (!same) return go(int64_t{});
-    }
-    go(T{});
-  });
-  return out;
-}
-
-void reduce_kernel(ReduceOp op, const Tensor& acc, const Tensor& input) {
-  if (input.numel() == 0) return;
-  DeviceGuard guard(device_index(input.device()));
-  visit_dtype(input.dtype(), [&]<typename T>(T) {
-    switch (op) {
-      case ReduceOp::Sum: return run<T, ReduceOp::Sum>(acc, input);
-      case ReduceOp::Prod: return run<T, ReduceOp::Prod>(acc, input);
-      case ReduceOp::Max: return run<T, ReduceOp::Max>(acc, input);
-      case ReduceOp::Min: return run<T, ReduceOp::Min>(acc, input);
-      case ReduceOp::All: return run<T, ReduceOp::All>(acc, input);
-      case ReduceOp::Any: return run<T, ReduceOp::Any>(acc, input);
+    if constexpr ((Op == ReduceOp::All || Op == ReduceOp::Any) && !std::is_same_v<T, bool>) {
+      throw Error("reduce: all/any fold a bool tensor (the op layer converts the input first)");
+    } else {
+      run<T, Op>(acc, input);
     }
   });
 }
 
-}  // namespace ember::cuda_backend
+}  // namespace ember::cuda_backend::reduction

@@ -1,0 +1,8 @@
+// The reduction kernels of sum, for every dtype (reduce.cuh).
+#include "reduce.cuh"
+
+namespace ember::cuda_backend::reduction {
+
+template void reduce_op<ReduceOp::Sum>(const Tensor&, const Tensor&);
+
+}  // namespace ember::cuda_backend::reduction
