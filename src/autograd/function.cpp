@@ -184,10 +184,7 @@ void rebase_view_history(const Tensor& self, const Tensor& base, const Tensor& r
   record("torch::autograd::CopySlices", base, {&base, &result}, {}, [geometry](const BackwardContext& c) {
     auto [to_base, region] = geometry.apply(c.grads[0]);
     Tensor to_result = region.clone();
-    {
-      GradModeGuard no_grad(false);
-      region.zero_();
-    }
+    region.zero_();  // recorded under create_graph, so a double backward sees the written region cut off
     return TensorList{to_base, to_result};
   });
   history_from_base(self, base);
