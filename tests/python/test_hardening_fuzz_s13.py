@@ -230,3 +230,26 @@ def test_uniform_and_normal_samples_are_torchs_bits(dt):
                 m.empty(12, dtype=getattr(m, dt)).normal_(0.3, 1.7).numpy())
     for a, b in zip(*both(fn)):
         assert np.array_equal(a, b)
+
+
+# ---- transposed convolutions whose output padding reaches the stride (allowed under a larger dilation)
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("xs,ws,kw", [
+    ((3, 3, 4), (3, 2, 1), dict(dilation=2, output_padding=1, groups=3)),
+    ((2, 2, 3, 2), (2, 1, 1, 2), dict(stride=(1, 2), dilation=(2, 1), padding=(0, 1), output_padding=(1, 0), groups=2)),
+    ((2, 1, 5), (1, 2, 3), dict(dilation=3, output_padding=2)),
+])
+def test_transposed_conv_with_output_padding_past_the_stride(dt, xs, ws, kw):
+    # oneDNN has no descriptor for an output reaching a stride past its last window ("could not create a descriptor
+    # for a dilated convolution ..." in the forward and both gradients); torch runs its slow kernels there
+    def fn(m):
+        x = m.tensor(np.linspace(-1, 1, math.prod(xs)).reshape(xs), dtype=getattr(m, dt), requires_grad=True)
+        w = m.tensor(np.linspace(-1, 2, math.prod(ws)).reshape(ws), dtype=getattr(m, dt), requires_grad=True)
+        f = m.nn.functional.conv_transpose1d if len(xs) == 3 else m.nn.functional.conv_transpose2d
+        y = f(x, w, **kw)
+        (y * y).sum().backward()
+        return y.detach().numpy(), x.grad.numpy(), w.grad.numpy()
+    for a, b in zip(*both(fn)):
+        assert a.shape == b.shape
+        assert np.allclose(a, b, rtol=1e-5, atol=1e-5)
