@@ -143,7 +143,7 @@ void record(const char* name, const Tensor& result, std::initializer_list<const 
     if (!t) {
       node->saved.emplace_back(Tensor(), false);  // not needed: no input whose gradient reads it requires grad
     } else if (t->defined() && t->impl() == t_in_place_target && !original_self_saved) {
-      node->saved.emplace_back(t->detach().clone(), false);
+      node->saved.emplace_back(t->clone(), false);  // with self's history: a double backward reaches it
       original_self_saved = true;
     } else {
       if (t_in_place_target && t->is_same(result)) t_saved_results.emplace_back(node.get(), node->saved.size());

@@ -202,10 +202,13 @@ def test_as_strided_view_starting_before_its_input():
 
 @pytest.mark.parametrize("src", ["a = base.t().clone(); a[1:][0] = base[:, 0] * base[:, 1]",
                                  "a = base.clone(); a[1:][0] = base[0] * base[1]",
-                                 "a = base.clone() * 1; v = a[1]; v.add_(base[0] * base[0])"])
-def test_copy_slices_double_backward(src):
-    # CopySlices zeroed the written region of the base's gradient outside the graph: a double backward (create_graph)
-    # let the region's second-order terms through
+                                 "a = base.clone() * 1; v = a[1]; v.add_(base[0] * base[0])",
+                                 "a = base.clone() * 1; v = a[1]; v.mul_(base[0])",
+                                 "a = base.clone() * 1; a.mul_(base)",
+                                 "a = (base.clone() * 1).t(); a[1:].mul_(base.t()[1:]); a.exp_()"])
+def test_in_place_double_backward(src):
+    # CopySlices zeroed the written region of the base's gradient outside the graph, and an in-place op saved self's
+    # original value detached: a double backward (create_graph) missed those second-order terms
     def fn(m):
         base = m.tensor(np.linspace(-2, 2, 12).reshape(4, 3), dtype=m.float64, requires_grad=True)
         ns = {"m": m, "base": base}
