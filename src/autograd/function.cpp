@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "ember/creation.h"
+#include "ember/layout.h"
 #include "ember/print.h"
 #include "ember/reduce.h"
 #include "formulas_views.h"
@@ -183,6 +184,7 @@ void rebase_view_history(const Tensor& self, const Tensor& base, const Tensor& r
                         DimVector(base.strides()), self.storage_offset() - base.storage_offset()};
   record("torch::autograd::CopySlices", base, {&base, &result}, {}, [geometry](const BackwardContext& c) {
     auto [to_base, region] = geometry.apply(c.grads[0]);
+    check_no_internal_overlap(region);  // torch writes the region's gradient back into it: an expanded view raises
     Tensor to_result = region.clone();
     region.zero_();  // recorded under create_graph, so a double backward sees the written region cut off
     return TensorList{to_base, to_result};
@@ -241,13 +243,18 @@ bool writes_into_graph_view(const Tensor& self) {
   return is_grad_enabled() && self.impl()->view_base && Tensor(self.impl()->view_base).requires_grad();
 }
 
-Tensor& record_in_place(Tensor& self, const std::function<Tensor()>& compute) {
+Tensor& record_in_place(Tensor& self, const std::function<Tensor()>& compute,
+                        const std::function<void(const Tensor&)>& write) {
   check_in_place(self);
   InPlaceScope scope(self.impl());
   Tensor result = compute();
   {
     GradModeGuard no_grad(false);
-    self.copy_(result);
+    if (write) {
+      write(result);
+    } else {
+      self.copy_(result);
+    }
   }
   // A view of an integer or bool base is no differentiable view (torch): it takes the result's history itself.
   bool float_view = self.impl()->view_base && Tensor(self.impl()->view_base).is_floating_point();

@@ -256,3 +256,31 @@ def test_transposed_conv_with_output_padding_past_the_stride(dt, xs, ws, kw):
     for a, b in zip(*both(fn)):
         assert a.shape == b.shape
         assert np.allclose(a, b, rtol=1e-5, atol=1e-5)
+
+
+# ---- fuzz seed 44
+
+def test_masked_fill_into_an_expanded_view_of_a_graph_tensor():
+    # torch warns and writes the filled elements (CopySlices on the base); Ember's recorded form copied the whole
+    # out-of-place result into the overlapping view and raised the internal-overlap error. Backward raises it in
+    # both (torch writes the region's gradient back into the expanded view).
+    def fn(m):
+        v1 = m.tensor([[-1, -3.5], [-2, 0.0], [0.21, 2.0], [-1.1, 1]], dtype=m.float64, requires_grad=True)
+        v2 = m.cumsum(v1, -2)
+        v3 = v2.as_strided((2, 1), (0, 0))
+        with pytest.warns(UserWarning, match="masked_fill_ on expanded tensors"):
+            v3.masked_fill_(m.tensor(True), m.tensor(1, dtype=m.uint8))
+        with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+            (v2 * v2).sum().backward()
+        return v2.tolist(), v3.grad_fn.name(), v2.grad_fn.name()
+    e, t = both(fn)
+    assert e == t
+
+
+def test_in_place_op_on_a_dot_product_is_no_view_write():
+    # dot's 0-dim result was a view of its temporary (1, 1) product: add_ of a graph tensor recorded AsStridedBackward0
+    def fn(m):
+        s = (m.ones(3, dtype=m.float64, requires_grad=True) * 2).sum()
+        r = m.dot(m.tensor([-3, -2.8], dtype=m.float64), m.tensor([1.97, -0.88], dtype=m.float64))
+        return r.add_(s).grad_fn.name()
+    assert both(fn) == ("AddBackward0", "AddBackward0")
