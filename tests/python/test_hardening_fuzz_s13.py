@@ -284,3 +284,15 @@ def test_in_place_op_on_a_dot_product_is_no_view_write():
         r = m.dot(m.tensor([-3, -2.8], dtype=m.float64), m.tensor([1.97, -0.88], dtype=m.float64))
         return r.add_(s).grad_fn.name()
     assert both(fn) == ("AddBackward0", "AddBackward0")
+
+
+def test_gather_backward_checks_its_input_version():
+    # torch's GatherBackward0 saves self: changing it in place fails backward (Ember saved only the index)
+    def fn(m):
+        v2 = (m.ones(3, 4, requires_grad=True) * 1).square()
+        v3 = m.gather(v2, 1, m.tensor([[0], [1], [2]]))
+        v2.clip_(3, None)
+        return outcome(lambda m: v3.sum().backward(), m)
+    e, t = both(fn)
+    assert e[0] == t[0] == "RuntimeError"
+    assert e[1].split(", which")[0] == t[1].split(", which")[0]
