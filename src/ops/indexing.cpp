@@ -445,11 +445,12 @@ Tensor& masked_fill_in_place(Tensor& self, const Tensor& mask, const Value& valu
     if (expanded) write = write_filled;
     return autograd::record_in_place(self, [&] { return masked_fill(self, mask, value); }, write);
   }
+  Tensor r = masked_fill(self, mask, value);  // also checks the value against self's dtype
   if (expanded) {
     write_filled(self);
     return self;
   }
-  self.copy_(masked_fill(self, mask, value));
+  self.copy_(r);
   return self;
 }
 

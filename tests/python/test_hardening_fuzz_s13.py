@@ -277,6 +277,28 @@ def test_masked_fill_into_an_expanded_view_of_a_graph_tensor():
     assert e == t
 
 
+def test_masked_fill_into_an_expanded_tensor_checks_the_value():
+    # fuzz (seed 45): the expanded path still converts the value with torch's overflow check
+    def fn(m):
+        v1 = m.tensor([[[10], [4]]], dtype=m.uint8).expand(1, 2, 3)
+        return outcome(lambda m: v1.masked_fill_(m.tensor([False, False, True]), m.tensor(-1.79)), m)
+    e, t = both(fn)
+    assert e == t
+
+
+def test_soft_target_cross_entropy_divides_by_a_number():
+    # torch's composite divides the summed loss by a number (div.Scalar): DivBackward1, not DivBackward0 (fuzz seed 44)
+    def fn(m):
+        x = m.tensor([[0.32, 1.], [2.75, -1.]], requires_grad=True)
+        t = m.nn.functional.softmax(m.tensor([[1, 3.], [2.0, 0.]]), 1)
+        y = m.nn.functional.cross_entropy(x, t, weight=m.tensor([0.5, 2.]))
+        y.backward()
+        return y.grad_fn.name(), y.item(), x.grad.numpy()
+    (en, ev, eg), (tn, tv, tg) = both(fn)
+    assert en == tn == "DivBackward1"
+    assert abs(ev - tv) < 1e-6 and np.allclose(eg, tg, rtol=1e-6, atol=1e-7)
+
+
 def test_in_place_op_on_a_dot_product_is_no_view_write():
     # dot's 0-dim result was a view of its temporary (1, 1) product: add_ of a graph tensor recorded AsStridedBackward0
     def fn(m):
