@@ -14,6 +14,8 @@ void record_binary(BinaryOp op, const Tensor& result, const Tensor& a, const Ten
 void record_comparison(BinaryOp op, const Tensor& result, const Tensor& a, const Tensor& b);
 // div(a, b, rounding_mode=None): true division recorded as torch's div.Tensor_mode node, DivBackward2.
 void record_div_mode(const Tensor& result, const Tensor& a, const Tensor& b);
+// a / number, as torch's C++ composites divide (div.Scalar): DivBackward1, the gradient g / number.
+void record_div_scalar(const Tensor& result, const Tensor& a, double b);
 
 // A reduction's result (or gradient) with its reduced dims (all for empty `dims`) back as size 1.
 Tensor keep_dims(const Tensor& t, IntArrayRef in_sizes, IntArrayRef dims, bool keepdim);

@@ -107,6 +107,10 @@ void record_comparison(BinaryOp op, const Tensor& r, const Tensor& a, const Tens
 
 void record_div_mode(const Tensor& r, const Tensor& a, const Tensor& b) { record_true_div("DivBackward2", r, a, b); }
 
+void record_div_scalar(const Tensor& r, const Tensor& a, double b) {
+  record("DivBackward1", r, {&a}, {}, [b](const BackwardContext& c) { return TensorList{div(c.grads[0], wrapped_scalar(b))}; });
+}
+
 void record_rsub(const Tensor& r, const Tensor& self, const Tensor& other, const Scalar& alpha) {
   auto formula = [alpha](const BackwardContext& c) {
     return TensorList{neg(scaled(c.grads[0], alpha)), c.grads[0]};

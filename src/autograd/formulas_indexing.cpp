@@ -34,7 +34,8 @@ void record_index_put(const Tensor& r, const Tensor& self, const Tensor& values,
 }
 
 void record_gather(const Tensor& r, const Tensor& self, const std::vector<Tensor>& indices) {
-  record("GatherBackward0", r, {&self}, {}, [in = DimVector(self.sizes()), indices](const BackwardContext& c) {
+  // self is saved unread, as torch's node saves it: an in-place change of self fails backward there too
+  record("GatherBackward0", r, {&self}, {&self}, [in = DimVector(self.sizes()), indices](const BackwardContext& c) {
     if (indices.empty()) return TensorList{zeros(in, c.grads[0].options())};  // an empty index
     return TensorList{scatter_add_back(in, indices, c.grads[0])};
   });

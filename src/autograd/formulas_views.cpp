@@ -10,8 +10,6 @@
 
 namespace ember::autograd::view_grad {
 
-namespace {
-
 // Whether no two indices of (sizes, strides) reach one element: with dims sorted by stride, each stride must pass
 // the span of all smaller ones.
 bool distinct_elements(IntArrayRef sizes, IntArrayRef strides) {
@@ -26,6 +24,18 @@ bool distinct_elements(IntArrayRef sizes, IntArrayRef strides) {
     span += stride * (size - 1);
   }
   return true;
+}
+
+namespace {
+
+// Elements of storage a (sizes, strides) geometry spans from its first one (0 when empty).
+int64_t extent(IntArrayRef sizes, IntArrayRef strides) {
+  int64_t span = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) return 0;
+    span += (sizes[i] - 1) * strides[i];
+  }
+  return span;
 }
 
 }  // namespace
@@ -43,22 +53,25 @@ ViewBackward unfold(IntArrayRef in_sizes, int64_t d, int64_t size, int64_t step)
 }
 
 ViewBackward as_strided(const Tensor& input, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
-  bool supported = input.is_contiguous();
-  return [in = DimVector(input.sizes()), out_sizes = DimVector(sizes), out_strides = DimVector(strides),
-          rel = offset - input.storage_offset(), supported](const Tensor& g) {
-    EMBER_CHECK(supported, NotImplementedError, "the derivative of as_strided over a non-contiguous input is not "
-                "implemented in Ember yet");
-    Tensor z = zeros(in, g.options());
-    Tensor target = z.as_strided(out_sizes, out_strides, z.storage_offset() + rel);
+  bool supported = distinct_elements(input.sizes(), input.strides());
+  return [in = DimVector(input.sizes()), in_strides = DimVector(input.strides()), out_sizes = DimVector(sizes),
+          out_strides = DimVector(strides), rel = offset - input.storage_offset(), supported](const Tensor& g) {
+    EMBER_CHECK(supported, NotImplementedError, "the derivative of as_strided over an input whose elements overlap "
+                "is not implemented in Ember yet");
+    // a flat buffer over the storage both geometries reach: the input starts at -lo, the view at rel - lo
+    int64_t lo = std::min<int64_t>(0, rel);
+    int64_t hi = std::max(extent(in, in_strides), rel + extent(out_sizes, out_strides));
+    auto as_input = [&](const Tensor& buffer) { return buffer.as_strided(in, in_strides, buffer.storage_offset() - lo); };
+    Tensor z = zeros({hi - lo}, g.options());
     if (distinct_elements(out_sizes, out_strides)) {
-      target.copy_(g);
-      return z;
+      z.as_strided(out_sizes, out_strides, z.storage_offset() + rel - lo).copy_(g);
+      return as_input(z);
     }
     EMBER_CHECK(!is_grad_enabled() || !g.requires_grad(), NotImplementedError, "double backward through an "
                 "overlapping as_strided view is not implemented in Ember yet");
-    Tensor sum = zeros(in, g.options().with_dtype(kFloat64).with_device(kCPU));  // summed on the host
+    Tensor sum = zeros({hi - lo}, g.options().with_dtype(kFloat64).with_device(kCPU));  // summed on the host
     Tensor flat_g = host_copy(g).to(kFloat64).contiguous();
-    double* dst = sum.data_ptr<double>() + rel;
+    double* dst = sum.data_ptr<double>() + (rel - lo);
     const double* src = flat_g.data_ptr<double>();
     DimVector index(out_sizes.size(), 0);
     for (int64_t i = 0; i < flat_g.numel(); ++i) {  // walk the view in row-major order
@@ -70,7 +83,7 @@ ViewBackward as_strided(const Tensor& input, IntArrayRef sizes, IntArrayRef stri
         index[k] = 0;
       }
     }
-    return sum.to(g.dtype()).to(g.device());
+    return as_input(sum.to(g.dtype()).to(g.device()));
   };
 }
 

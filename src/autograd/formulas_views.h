@@ -46,8 +46,11 @@ auto scatter(const Tensor& base, Pick pick) {
 // unfold: windows may overlap, so each one's gradient is added into its span of the input.
 ViewBackward unfold(IntArrayRef in, int64_t d, int64_t size, int64_t step);
 
-// as_strided: g added into zeros laid out like the input (which must be contiguous), element by element where the
-// view may reach one input element several times.
+// Whether no two indices of (sizes, strides) reach one element.
+bool distinct_elements(IntArrayRef sizes, IntArrayRef strides);
+
+// as_strided: g added into zeros over the storage the input (whose elements must be distinct) and the view reach,
+// element by element where the view may reach one element several times; the gradient is the input's geometry of it.
 ViewBackward as_strided(const Tensor& input, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
 
 }  // namespace ember::autograd::view_grad

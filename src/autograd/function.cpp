@@ -4,8 +4,10 @@
 #include <atomic>
 
 #include "ember/creation.h"
+#include "ember/layout.h"
 #include "ember/print.h"
 #include "ember/reduce.h"
+#include "formulas_views.h"
 
 namespace ember::autograd {
 
@@ -142,7 +144,7 @@ void record(const char* name, const Tensor& result, std::initializer_list<const 
     if (!t) {
       node->saved.emplace_back(Tensor(), false);  // not needed: no input whose gradient reads it requires grad
     } else if (t->defined() && t->impl() == t_in_place_target && !original_self_saved) {
-      node->saved.emplace_back(t->detach().clone(), false);
+      node->saved.emplace_back(t->clone(), false);  // with self's history: a double backward reaches it
       original_self_saved = true;
     } else {
       if (t_in_place_target && t->is_same(result)) t_saved_results.emplace_back(node.get(), node->saved.size());
@@ -153,14 +155,14 @@ void record(const char* name, const Tensor& result, std::initializer_list<const 
 
 namespace {
 
-// Geometry of a view relative to its (contiguous) base: applying it to a tensor laid out like the
-// base gives the same elements the view has.
+// Geometry of a view relative to its base, and the base's own.
 struct ViewGeometry {
-  DimVector sizes, strides;
+  DimVector sizes, strides, base_sizes, base_strides;
   int64_t offset;
-  Tensor apply(const Tensor& like_base) const {
-    Tensor c = like_base.contiguous();
-    return c.as_strided(sizes, strides, c.storage_offset() + offset);
+  // `grad` laid out like the base, and the view's region of it.
+  std::pair<Tensor, Tensor> apply(const Tensor& grad) const {
+    Tensor like_base = empty_strided(base_sizes, base_strides, grad.options()).copy_(grad);
+    return {like_base, like_base.as_strided(sizes, strides, like_base.storage_offset() + offset)};
   }
 };
 
@@ -176,17 +178,15 @@ void history_from_base(const Tensor& self, const Tensor& base) {
 void rebase_view_history(const Tensor& self, const Tensor& base, const Tensor& result) {
   EMBER_CHECK(!base.is_leaf() || !base.requires_grad(), Error,
               "a view of a leaf Variable that requires grad is being used in an in-place operation.");
-  EMBER_CHECK(base.is_contiguous(), NotImplementedError, "an in-place write into a view of a non-contiguous tensor "
-              "that requires grad is not supported by Ember yet");
-  ViewGeometry geometry{DimVector(self.sizes()), DimVector(self.strides()), self.storage_offset() - base.storage_offset()};
+  EMBER_CHECK(view_grad::distinct_elements(base.sizes(), base.strides()), NotImplementedError,
+              "an in-place write into a view of a tensor whose elements overlap is not supported by Ember yet");
+  ViewGeometry geometry{DimVector(self.sizes()), DimVector(self.strides()), DimVector(base.sizes()),
+                        DimVector(base.strides()), self.storage_offset() - base.storage_offset()};
   record("torch::autograd::CopySlices", base, {&base, &result}, {}, [geometry](const BackwardContext& c) {
-    Tensor g = c.grads[0];
-    Tensor to_result = geometry.apply(g).clone();
-    Tensor to_base = g.clone();
-    {
-      GradModeGuard no_grad(false);
-      geometry.apply(to_base).zero_();
-    }
+    auto [to_base, region] = geometry.apply(c.grads[0]);
+    check_no_internal_overlap(region);  // torch writes the region's gradient back into it: an expanded view raises
+    Tensor to_result = region.clone();
+    region.zero_();  // recorded under create_graph, so a double backward sees the written region cut off
     return TensorList{to_base, to_result};
   });
   history_from_base(self, base);
@@ -199,7 +199,8 @@ void refresh_view_history(const Tensor& t) {
   if (!meta || !meta->grad_fn || !t.impl()->view_base || meta->attr_version == t.version()) return;
   if (meta->multi_view_version) return;  // an output of unbind/split has no history to refresh: grad_fn raises
   Tensor base(t.impl()->view_base);
-  if (!base.requires_grad() || !base.is_contiguous()) return;  // as_strided's gradient needs a contiguous base
+  // as_strided's gradient needs a base whose elements are distinct
+  if (!base.requires_grad() || !view_grad::distinct_elements(base.sizes(), base.strides())) return;
   GradModeGuard on(true);
   history_from_base(t, base);
 }
@@ -242,13 +243,18 @@ bool writes_into_graph_view(const Tensor& self) {
   return is_grad_enabled() && self.impl()->view_base && Tensor(self.impl()->view_base).requires_grad();
 }
 
-Tensor& record_in_place(Tensor& self, const std::function<Tensor()>& compute) {
+Tensor& record_in_place(Tensor& self, const std::function<Tensor()>& compute,
+                        const std::function<void(const Tensor&)>& write) {
   check_in_place(self);
   InPlaceScope scope(self.impl());
   Tensor result = compute();
   {
     GradModeGuard no_grad(false);
-    self.copy_(result);
+    if (write) {
+      write(result);
+    } else {
+      self.copy_(result);
+    }
   }
   // A view of an integer or bool base is no differentiable view (torch): it takes the result's history itself.
   bool float_view = self.impl()->view_base && Tensor(self.impl()->view_base).is_floating_point();

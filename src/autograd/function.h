@@ -104,7 +104,9 @@ bool writes_into_graph_view(const Tensor& self);
 // Runs an in-place op on `self` as out-of-place `compute()` plus a copy into self, which then takes
 // the result's history; the formula's first saved slot that is `self` is saved as a copy (torch's
 // original_self), as self is about to be overwritten. Raises for a leaf that requires grad, as torch does.
-Tensor& record_in_place(Tensor& self, const std::function<Tensor()>& compute);
+// `write`, when given, stores the result into self instead of the copy (an op that writes only some elements).
+Tensor& record_in_place(Tensor& self, const std::function<Tensor()>& compute,
+                        const std::function<void(const Tensor&)>& write = {});
 
 // record() for ops with several outputs: output i is the node's input i.
 void record_multi(const char* name, const TensorList& results, std::initializer_list<const Tensor*> inputs,

@@ -429,17 +429,25 @@ Tensor& masked_fill_in_place(Tensor& self, const Tensor& mask, const Value& valu
   EMBER_CHECK(overlap(self, mask) != Overlap::Partial, Error, "unsupported operation: some elements of the input "
               "tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before "
               "performing the operation.");
-  if (autograd::needs_grad({&self}) || value_needs_grad || autograd::writes_into_graph_view(self)) {
-    return autograd::record_in_place(self, [&] { return masked_fill(self, mask, value); });
-  }
-  Tensor r = masked_fill(self, mask, value);
-  if (internal_overlap(self) == Overlap::Full) {  // torch warns, then writes only the filled elements
+  bool expanded = internal_overlap(self) == Overlap::Full;
+  if (expanded) {  // torch warns, then writes only the filled elements
     warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before performing this "
          "operation. This also applies to advanced indexing e.g. tensor[mask] = scalar");
+  }
+  auto write_filled = [&](const Tensor&) {
     Tensor fill;
     if constexpr (std::is_same_v<Value, Scalar>) fill = scalar_tensor(value, self.options());
-    else fill = value.to(self.dtype());
+    else fill = value.detach().to(self.dtype());
     index_put_(self, {mask.expand(self.sizes())}, fill, false);
+  };
+  if (autograd::needs_grad({&self}) || value_needs_grad || autograd::writes_into_graph_view(self)) {
+    std::function<void(const Tensor&)> write;
+    if (expanded) write = write_filled;
+    return autograd::record_in_place(self, [&] { return masked_fill(self, mask, value); }, write);
+  }
+  Tensor r = masked_fill(self, mask, value);  // also checks the value against self's dtype
+  if (expanded) {
+    write_filled(self);
     return self;
   }
   self.copy_(r);

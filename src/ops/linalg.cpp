@@ -131,6 +131,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   EMBER_CHECK(a.dtype() == b.dtype(), Error, "dot : expected both vectors to have same dtype, but found ",
               dtype_info(a.dtype()).legacy_name, " and ", dtype_info(b.dtype()).legacy_name);
   Tensor r = autograd::untracked([&] { return mm(a.unsqueeze(0), b.unsqueeze(1)).reshape({}); });
+  autograd::as_new_tensor(r);  // no view of the temporary product: an in-place op on it records AddBackward0 etc.
   if (autograd::needs_grad({&a, &b})) autograd::record_dot(r, a, b);
   return r;
 }

@@ -8,6 +8,7 @@
 
 #include "../autograd/formulas.h"
 #include "../dispatch/kernels.h"
+#include "nn_conv_layout.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
 #include "ember/ops.h"
@@ -38,38 +39,6 @@ ScalarType compute_dtype(const Tensor& t) {
   return (t.dtype() == kFloat16 || t.dtype() == kBFloat16) && !t.device().is_cuda() ? kFloat32 : t.dtype();
 }
 Tensor for_kernel(const Tensor& t) { return t.to(compute_dtype(t)).contiguous(); }
-
-// A convolution fully described: geometry (left padding), transposed or not, and the output's spatial sizes.
-struct Conv {
-  ConvGeometry g;
-  bool transposed = false;
-  DimVector out_spatial;
-};
-
-// torch's layout rule for convolution outputs, in two steps: channels-last is chosen when either operand's strides
-// are channels-last-like; both are then made channels-last (kept when already dense in it) and judged again, so an
-// ambiguous operand (N111, C = 1) counts only with its strides as made. A 1-d convolution runs as a 2-d one on
-// (N, C, 1, L) views (unsqueeze's stride) of its operands, the input made contiguous first.
-bool channels_last_output(const Tensor& input, const Tensor& weight) {
-  if (input.dim() < 3 || input.dim() > 5 || weight.dim() != input.dim()) return false;
-  auto viewed = [](const Tensor& t, bool make_contiguous) {
-    DimVector sizes(t.sizes()), strides(t.strides());
-    if (make_contiguous && !t.is_contiguous()) strides = contiguous_strides(sizes);
-    if (t.dim() == 3) {
-      sizes.insert(2, 1);
-      strides.insert(2, sizes[3] * strides[2]);
-    }
-    return std::pair{sizes, strides};
-  };
-  auto [xs, xst] = viewed(input, input.dim() == 3);
-  auto [ws, wst] = viewed(weight, false);
-  if (!is_channels_last_strides(xs, xst) && !is_channels_last_strides(ws, wst)) return false;
-  auto judged_as_made = [](const DimVector& sizes, const DimVector& strides) {
-    return is_channels_last_strides(sizes, is_channels_last_contiguous(sizes, strides) ? strides
-                                                                                      : channels_last_strides(sizes));
-  };
-  return judged_as_made(xs, xst) || judged_as_made(ws, wst);
-}
 
 // Strides of a channels-last result (a 3-d one as (N, C, 1, L) in channels-last, the unit dim dropped).
 DimVector channels_last_result_strides(IntArrayRef sizes) {
@@ -120,7 +89,7 @@ Tensor run_forward(const Tensor& input, const Tensor& weight, const std::optiona
     kernels::conv_forward[input.device()](x, w, b, out, c.g);
   }
   out = out.to(input.dtype());
-  if (!channels_last_output(input, weight)) return out;
+  if (!channels_last_output(input, weight, c)) return out;
   return empty_strided(out.sizes(), channels_last_result_strides(out.sizes()), out.options()).copy_(out);
 }
 
@@ -196,7 +165,8 @@ Conv plan(const Tensor& input, const Tensor& weight, const std::optional<Tensor>
   c.transposed = transposed;
   c.g.stride = expand_param(stride, "stride", k);
   c.g.padding = expand_param(padding, "padding", k);
-  DimVector out_pad = expand_param(output_padding, "output_padding", k);
+  c.output_padding = expand_param(output_padding, "output_padding", k);
+  const DimVector& out_pad = c.output_padding;
   c.g.dilation = expand_param(dilation, "dilation", k);
   c.g.groups = groups;
   EMBER_CHECK(groups > 0, Error, "non-positive groups is not supported");
@@ -263,14 +233,25 @@ Conv plan(const Tensor& input, const Tensor& weight, const std::optional<Tensor>
       }
       throw Error(str("output padding must be smaller than either stride or dilation, but got ", pads, strides, dils));
     }
+    // mkldnn and an empty input give an empty result for an output size of 0; the slow kernels (2-d views of 1-d
+    // ones) refuse it
+    std::string in_sizes = k == 1 ? "1 x " : "", out_sizes = in_sizes;
+    int64_t smallest = 1;
     for (int64_t i = 0; i < k; ++i) {
       size_t s = size_t(i);
       int64_t o = (input.size(i + 2) - 1) * c.g.stride[s] - 2 * c.g.padding[s] + c.g.dilation[s] * (ws[s + 2] - 1) +
                   out_pad[s] + 1;
-      EMBER_CHECK(o > 0, Error, "Given input size per channel: (", input.size(i + 2),
-                  "). Calculated output size per channel: (", o, "). Output size is too small");
+      in_sizes += str(i ? " x " : "", input.size(i + 2));
+      out_sizes += str(i ? " x " : "", o);
+      smallest = std::min(smallest, o);
       c.out_spatial.push_back(o);
     }
+    bool empty_input = input.size(0) == 0 || input.size(1) == 0;
+    bool mkldnn = smallest < 1 && !empty_input && takes_mkldnn(input, weight, c);
+    EMBER_CHECK(smallest > 0 || ((mkldnn || empty_input) && smallest == 0), Error,
+                mkldnn ? std::string("could not construct a memory descriptor using a format tag")
+                       : str("Given input size per channel: (", in_sizes, "). Calculated output size per channel: (",
+                             out_sizes, "). Output size is too small"));
   }
   return c;
 }

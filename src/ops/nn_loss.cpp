@@ -212,7 +212,10 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optio
     Tensor total = neg(sum(prod));
     if (reduction == Reduction::Sum) return total;
     if (input.numel() == 0) return full_like(total, NAN);
-    return div(total, wrapped_scalar(input.numel() / C));
+    double count = double(input.numel() / C);
+    Tensor mean = autograd::untracked([&] { return div(total, wrapped_scalar(count)); });
+    if (autograd::needs_grad({&total})) autograd::record_div_scalar(mean, total, count);  // torch's div by a number
+    return mean;
   }
   if (label_smoothing > 0) {
     EMBER_CHECK(label_smoothing <= 1.0, Error, "label_smoothing must be between 0.0 and 1.0. Got: ", label_smoothing);

@@ -143,6 +143,18 @@ void bias_gradient(const Tensor& grad_output, const Tensor& grad_bias) {
   gb.copy_(sum(grad_output, dims));
 }
 
+// Whether activation `big` reaches a stride or more past the last window that gives `small` (a transposed
+// convolution's output padding of at least its stride, allowed under a larger dilation): oneDNN has no descriptor for
+// such a geometry (torch runs its slow path), so the im2col kernels take it.
+bool beyond_last_window(const Tensor& small, const Tensor& weight, const Tensor& big, const ConvGeometry& g) {
+  for (size_t i = 0; i < g.stride.size(); ++i) {
+    int64_t d = int64_t(i) + 2;
+    int64_t reach = (small.size(d) - 1) * g.stride[i] + g.dilation[i] * (weight.size(d) - 1) + 1;
+    if (big.size(d) + 2 * g.padding[i] - reach >= g.stride[i]) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 float max_abs_float32(const Tensor& t) {
@@ -160,7 +172,9 @@ bool all_finite_float32(const Tensor& t) { return max_abs_float32(t) < std::nume
 
 void conv_forward_kernel(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& output,
                          const ConvGeometry& cg) {
-  if (takes_onednn(input, weight, cg)) return onednn_conv_forward(input, weight, bias, output, cg);
+  if (takes_onednn(input, weight, cg) && !beyond_last_window(output, weight, input, cg)) {
+    return onednn_conv_forward(input, weight, bias, output, cg);
+  }
   Geometry3 g = geometry3(input, weight, output, cg);
   Tensor w = weight.reshape({weight.size(0), -1});
   Tensor col = empty({input.size(1) / cg.groups * g.k_size(), g.out_size()}, input.options());
@@ -180,7 +194,7 @@ void conv_forward_kernel(const Tensor& input, const Tensor& weight, const Tensor
 
 void conv_backward_data_kernel(const Tensor& grad_output, const Tensor& weight, const Tensor& grad_input,
                                const ConvGeometry& cg) {
-  if (takes_onednn(grad_output, weight, cg)) {
+  if (takes_onednn(grad_output, weight, cg) && !beyond_last_window(grad_output, weight, grad_input, cg)) {
     return onednn_conv_backward(grad_output, Tensor(), weight, grad_input, Tensor(), Tensor(), cg);
   }
   Geometry3 g = geometry3(grad_input, weight, grad_output, cg);
@@ -205,7 +219,7 @@ void conv_backward_weights_kernel(const Tensor& grad_output, const Tensor& input
       return;
     }
   }
-  if (input.dtype() == kFloat32) {
+  if (input.dtype() == kFloat32 && !beyond_last_window(grad_output, grad_weight, input, cg)) {
     return onednn_conv_backward(grad_output, input, Tensor(), Tensor(), grad_weight, grad_bias, cg);
   }
   Geometry3 g = geometry3(input, grad_weight, grad_output, cg);
