@@ -11,20 +11,22 @@ namespace {
 // The kernels step contiguous float32 or float64 tensors; other parameters (float16 or bfloat16, or strided ones: a
 // transposed weight) step on contiguous copies in float32 or their own dtype, written back after.
 struct Staging {
-  std::vector<std::pair<Tensor, Tensor>> copies;  // (original, copy), alive until the step is done
-  std::vector<bool> written;
+  struct Copy {
+    Tensor original, copy;
+    bool written;
+  };
+  std::vector<Copy> copies;  // alive until the step is done
 
   Tensor operator()(const Tensor& t, ScalarType compute, bool writes) {
     if (!t.defined() || (t.dtype() == compute && t.is_contiguous())) return t;
     Tensor copy = empty(t.sizes(), t.options().with_dtype(compute));
     copy.copy_(t);
-    copies.emplace_back(t, copy);
-    written.push_back(writes);
+    copies.push_back({t, copy, writes});
     return copy;
   }
   void write_back() {
-    for (size_t i = 0; i < copies.size(); ++i)
-      if (written[i]) Tensor(copies[i].first).copy_(copies[i].second);
+    for (Copy& c : copies)
+      if (c.written) c.original.copy_(c.copy);
   }
 };
 
