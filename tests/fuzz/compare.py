@@ -70,8 +70,8 @@ def loosest(snaps, program=None):
     float32 or bfloat16 values (out=, dtype=, promotion, a tensor made inside the statement) is as exact as those
     values; integers compute in float32."""
     tols = [TOLERANCE.get(s[1], TOLERANCE["float32"]) for s in _tensors(snaps)]
-    named = {d for st in program or () for d in re.findall(r"\bm\.(\w+)\b", st["src"]) if d in TOLERANCE}
-    return max(tols + [TOLERANCE[d] for d in named], default=(0.0, 0.0))
+    named = {d for st in program or () for d in re.findall(r"\bm\.(\w+)\b", st["src"]) if d in _NP}
+    return max(tols + [TOLERANCE.get(d, TOLERANCE["float32"]) for d in named], default=(0.0, 0.0))
 
 
 def _tensors(snaps):
@@ -240,9 +240,6 @@ def rounding_only(e_snaps, t_snaps, r_snaps, index):
     return _rounding_only_snap(e_snaps[index], t_snaps[index], r_snaps[index])
 
 
-_ELU_FAMILY = re.compile(r"\b(?:elu|celu|selu)\(")
-
-
 def _nan_where_torch_is_not(e, t):
     if e[0] in ("L", "F") and t[0] == e[0] and len(e[1]) == len(t[1]):
         pairs = zip(e[1], t[1]) if e[0] == "L" else ((a[1], b[1]) for a, b in zip(e[1], t[1]))
@@ -253,13 +250,24 @@ def _nan_where_torch_is_not(e, t):
     return bool((_close_mask(a, b, e[1]) | (np.isnan(a) & ~np.isnan(b))).all())
 
 
-def elu_nan_lanes(e_snaps, t_snaps, program, index):
-    """torch's elu/celu/selu backward sends a NaN input down the negative branch (a NaN gradient) in its vector body
-    but the positive one (the gradient times scale) in its scalar tail and for float16/bfloat16, so which elements
-    are NaN depends on the CPU's vector width; ember takes the vector body's everywhere. Whether statement `index`
-    (a backward, after an elu-family call) differs only by NaNs where torch has numbers."""
-    if not program or index >= len(program) or program[index]["op"] != "backward":
-        return False
-    if not any(_ELU_FAMILY.search(st["src"]) for st in program[:index]):
-        return False
-    return _nan_where_torch_is_not(e_snaps[index], t_snaps[index])
+# torch kernels whose NaN handling depends on the CPU's vector width; ember takes the vector body's rule everywhere:
+# - elu/celu/selu backward sends a NaN input down the negative branch (a NaN gradient) in its vector body but the
+#   positive one (the gradient times scale) in its scalar tail and for float16/bfloat16 (only backward statements);
+# - the CPU flash attention kernel's row max propagates a NaN score in its vector body but skips it in the scalar tail
+#   (std::max), so a row of NaN and -inf scores there is a fully masked row (0) instead of NaN.
+_NAN_LANES = ((re.compile(r"\b(?:elu|celu|selu)\("), "elu", True),
+              (re.compile(r"\b(?:scaled_dot_product_attention|MultiheadAttention|Transformer\w*)\("), "attention", False))
+
+
+def nan_lanes(e_snaps, t_snaps, program, index):
+    """The name of the torch kernel whose vector-width NaN lanes explain statement `index`'s difference (ember NaN
+    where torch has numbers, all else within tolerance), or None."""
+    if not program or index >= len(program):
+        return None
+    for pattern, name, backward_only in _NAN_LANES:
+        if backward_only and program[index]["op"] != "backward":
+            continue
+        if any(pattern.search(st["src"]) for st in program[:index + 1]) and \
+                _nan_where_torch_is_not(e_snaps[index], t_snaps[index]):
+            return name
+    return None

@@ -89,15 +89,16 @@ def float64_reference(program, timeout_s):
 
 def judge(seed, program, t_snaps, e_res, timeout_s=20):
     """A Failure for one program, or None. A floating value that differs is judged against the float64 reference:
-    where ember is at least as close to it as torch (or the difference is torch's elu NaN lanes), the failure is
-    counted as torch-rounding."""
+    where ember is at least as close to it as torch (or the difference is one of torch's vector-width NaN lanes),
+    the failure is counted as torch-rounding."""
     if e_res[0] == "crash":
         return Failure("crash", seed, program, len(program) - 1, f"{e_res[1]}\n{e_res[2]}")
     if e_res[0] == "hang":
         return Failure("hang", seed, program, len(program) - 1, f"no answer in {e_res[1]} s")
     d = compare.compare(e_res[1], t_snaps, program)
-    if d and d[0] == "value" and compare.elu_nan_lanes(e_res[1], t_snaps, program, d[1]):
-        return Failure(compare.ROUNDING, seed, program, d[1], "torch's elu NaN lanes: " + d[2])
+    lanes = d and d[0] == "value" and compare.nan_lanes(e_res[1], t_snaps, program, d[1])
+    if lanes:
+        return Failure(compare.ROUNDING, seed, program, d[1], f"torch's {lanes} NaN lanes: " + d[2])
     if d and d[0] == "value" and compare.rounding_only(e_res[1], t_snaps, float64_reference(program, timeout_s), d[1]):
         return Failure(compare.ROUNDING, seed, program, d[1], d[2])
     return Failure(d[0], seed, program, d[1], d[2]) if d else None
