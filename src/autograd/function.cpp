@@ -124,6 +124,10 @@ void set_history(const Tensor& t, std::shared_ptr<Node> grad_fn, uint32_t output
 
 void as_new_tensor(const Tensor& result) { result.impl()->view_base.reset(); }
 
+void drop_private_base(const Tensor& result) {
+  if (result.defined() && result.impl()->view_base.use_count() == 1) as_new_tensor(result);
+}
+
 void record(const char* name, const Tensor& result, std::initializer_list<const Tensor*> inputs,
             std::initializer_list<const Tensor*> saved, BackwardFormula formula) {
   // torch's set_history: integer and bool results are never differentiable; an in-place op's result is its target,

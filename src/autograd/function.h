@@ -3,6 +3,9 @@
 // that create_graph=True differentiates it again.
 #pragma once
 #include <initializer_list>
+#include <tuple>
+#include <type_traits>
+#include <utility>
 
 #include "ember/autograd.h"
 
@@ -41,12 +44,34 @@ inline bool needs_grad(std::initializer_list<const Tensor*> inputs) {
   return false;
 }
 
+// A result that views a temporary only it still holds (a reduction's reshaped accumulator, a squeezed product) is
+// a new tensor, as torch's: an in-place op on it then records its own node, not a rebase of an unreachable base.
+void drop_private_base(const Tensor& result);
+
+template <typename R>
+constexpr bool is_tensor_group = false;
+template <typename... T>
+constexpr bool is_tensor_group<std::tuple<T...>> = (std::is_same_v<T, Tensor> && ...);
+template <typename A, typename B>
+constexpr bool is_tensor_group<std::pair<A, B>> = std::is_same_v<A, Tensor> && std::is_same_v<B, Tensor>;
+
 // Runs an op's body with grad mode off, so the ops it is built from record nothing (the op
-// records itself as one node).
+// records itself as one node). Its tensor results drop a private base (drop_private_base).
 template <typename F>
 auto untracked(F&& body) {
   GradModeGuard off(false);
-  return body();
+  using R = decltype(body());
+  if constexpr (std::is_same_v<R, Tensor>) {
+    Tensor r = body();
+    drop_private_base(r);
+    return r;
+  } else if constexpr (is_tensor_group<R>) {
+    R r = body();
+    std::apply([](const auto&... t) { (drop_private_base(t), ...); }, r);
+    return r;
+  } else {
+    return body();
+  }
 }
 
 // Graph wiring shared by every recorder: an edge to where `input`'s gradient goes (none for an

@@ -275,7 +275,10 @@ Tensor quantile_impl(const Tensor& x, const Tensor& q, std::optional<int64_t> di
     Tensor weights = mode == Interpolation::Midpoint ? full_like(ranks, 0.5) : sub(ranks, below.to(ranks.dtype()));
     result = lerp(result, gather(sorted, -1, ceil(ranks).to(kInt64)), weights);
   }
-  return q.dim() == 0 ? result.squeeze(-1) : result.unsqueeze(0).transpose(0, -1).squeeze(-1);
+  Tensor out = q.dim() == 0 ? result.squeeze(-1) : result.unsqueeze(0).transpose(0, -1).squeeze(-1);
+  result = Tensor();
+  autograd::drop_private_base(out);  // torch squeezes its result in place: no view of the temporary
+  return out;
 }
 
 Tensor q_tensor(const Tensor& x, double q) {
