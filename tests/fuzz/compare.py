@@ -70,7 +70,7 @@ def loosest(snaps, program=None):
     float32 or bfloat16 values (out=, dtype=, promotion, a tensor made inside the statement) is as exact as those
     values; integers compute in float32."""
     tols = [TOLERANCE.get(s[1], TOLERANCE["float32"]) for s in _tensors(snaps)]
-    named = {d for st in program or () for d in re.findall(r"\bm\.(\w+)\b", st["src"]) if d in _NP}
+    named = {d for st in program or () for d in re.findall(r"\bm\.(\w+)\b", st["src"]) if d in _NP or d in TOLERANCE}
     return max(tols + [TOLERANCE.get(d, TOLERANCE["float32"]) for d in named], default=(0.0, 0.0))
 
 
