@@ -95,6 +95,13 @@ void update_running(NormBase& bn, const Tensor& mean, const Tensor& var, double 
   update(bn.running_var, var, count / (count - 1));
 }
 
+// A unit's forward: its convolution, the convolution's output, the BatchNorm + ReLU output (both nChw8c), the batch
+// statistics and BatchNorm's map x * scale + shift (float32, per channel).
+struct Unit {
+  cpu::TrainConv c;
+  Tensor conv, act, mean, invstd, scale, shift;
+};
+
 // What backward needs of unit u beside its saved tensors.
 struct UnitMeta {
   ConvGeometry geometry;
@@ -103,7 +110,7 @@ struct UnitMeta {
 };
 
 // The saved tensors of a unit, in this order.
-enum Saved { kWeight, kBias, kGamma, kSrc, kConv, kAct, kMean, kInvstd, kPerUnit };
+enum Saved { kWeight, kBias, kGamma, kSrc, kConv, kAct, kMean, kInvstd, kScale, kShift, kPerUnit };
 
 autograd::TensorList chain_backward(const autograd::BackwardContext& c, const std::vector<UnitMeta>& meta, bool pool,
                           const DimVector& out_dims) {
@@ -135,10 +142,11 @@ autograd::TensorList chain_backward(const autograd::BackwardContext& c, const st
     const UnitMeta& m = meta[u];
     int64_t ch = m.out_dims[1];
     double count = double(m.out_dims[0] * m.out_dims[2] * m.out_dims[3]);
-    Tensor act = saved(u, kAct), conv = saved(u, kConv), mean = saved(u, kMean), inv = saved(u, kInvstd);
+    Tensor conv = saved(u, kConv), mean = saved(u, kMean), inv = saved(u, kInvstd);
+    Tensor scale = saved(u, kScale), shift = saved(u, kShift);
     Tensor gamma = saved(u, kGamma);
     Tensor sum_g = empty({ch}, gp.options()), dot = empty({ch}, gp.options());
-    cpu::blocked_relu_grad_sums(gact, act, conv, m.out_dims, mean, sum_g, dot);
+    cpu::blocked_relu_grad_sums(gact, conv, m.out_dims, scale, shift, mean, sum_g, dot);
     if (c.needs(1 + 4 * u + 2)) grads[1 + 4 * u + 2] = mul(dot, inv);
     if (c.needs(1 + 4 * u + 3)) grads[1 + 4 * u + 3] = sum_g;
     bool src_needed = u > 0 ? u > first_needed : input_needed;
@@ -153,9 +161,9 @@ autograd::TensorList chain_backward(const autograd::BackwardContext& c, const st
       pb[i] = -(pk[i] * (pi[i] * pi[i]) * pd[i] / float(count));
       pe[i] = -(pk[i] * ps[i] / float(count)) - pb[i] * pm[i];
     }
-    cpu::blocked_relu_bn_grad(gact, act, conv, m.out_dims, k, b, e, gact);
-    cpu::TrainUnit unit{saved(u, kWeight), saved(u, kBias), m.geometry, saved(u, kSrc), m.src_blocked,
-                        m.src_dims, m.out_dims, Tensor(), Tensor(), Tensor(), Tensor()};
+    cpu::blocked_relu_bn_grad(gact, conv, m.out_dims, scale, shift, k, b, e, gact);
+    cpu::TrainConv unit{saved(u, kWeight), saved(u, kBias), m.geometry, saved(u, kSrc), m.src_blocked, m.src_dims,
+                        m.out_dims};
     Tensor grad_src = src_needed ? empty({m.src_dims[0] * m.src_dims[1] * m.src_dims[2] * m.src_dims[3]},
                                          gp.options())
                                  : Tensor();
@@ -206,7 +214,7 @@ size_t run_fused_train(const SequenceItems& items, size_t first, Tensor& x) {
   bool pool = i < items.size() && pool_2x2(items[i]->value, dims.back());
   // forward
   TensorOptions f32(kFloat32);
-  std::vector<cpu::TrainUnit> units(modules.size());
+  std::vector<Unit> units(modules.size());
   Tensor src = x;
   bool blocked = x.size(1) % 8 == 0;
   if (blocked) {
@@ -214,32 +222,33 @@ size_t run_fused_train(const SequenceItems& items, size_t first, Tensor& x) {
     cpu::to_blocked(x, src.view(x.sizes()));
   }
   for (size_t u = 0; u < modules.size(); ++u) {
-    cpu::TrainUnit& t = units[u];
+    Unit& t = units[u];
     ConvNd& conv = *modules[u].conv;
     NormBase& bn = *modules[u].bn;
     bool valid = conv.padding_string == "valid";
-    t.weight = conv.weight.detach();
-    t.bias = conv.bias.defined() ? conv.bias.detach() : Tensor();
-    t.geometry = {conv.stride, valid ? DimVector(2, 0) : conv.padding, conv.dilation, 1};
-    t.src = src;
-    t.src_blocked = blocked;
-    t.src_dims = dims[u];
-    t.out_dims = dims[u + 1];
-    int64_t ch = t.out_dims[1], numel = ch * t.out_dims[0] * t.out_dims[2] * t.out_dims[3];
+    t.c.weight = conv.weight.detach();
+    t.c.bias = conv.bias.defined() ? conv.bias.detach() : Tensor();
+    t.c.geometry = {conv.stride, valid ? DimVector(2, 0) : conv.padding, conv.dilation, 1};
+    t.c.src = src;
+    t.c.src_blocked = blocked;
+    t.c.src_dims = dims[u];
+    t.c.out_dims = dims[u + 1];
+    int64_t ch = dims[u + 1][1], numel = ch * dims[u + 1][0] * dims[u + 1][2] * dims[u + 1][3];
     t.conv = empty({numel}, f32);
-    cpu::train_conv_forward(t);
+    cpu::train_conv_forward(t.c, t.conv);
     Tensor var = empty({ch}, f32);
     t.mean = empty({ch}, f32);
-    cpu::blocked_stats(t.conv, t.out_dims, t.mean, var);
+    cpu::blocked_stats(t.conv, t.c.out_dims, t.mean, var);
     update_running(bn, t.mean, var, double(numel / ch));
     // batch_norm's map x * scale + shift in float: scale = gamma * invstd, shift = beta - mean * scale (a constant
     // channel's invstd from the double variance, its shift rounded once)
     t.invstd = empty({ch}, f32);
-    Tensor scale = empty({ch}, f32), shift = empty({ch}, f32);
+    t.scale = empty({ch}, f32);
+    t.shift = empty({ch}, f32);
     const float *pm = t.mean.data_ptr<float>(), *pv = var.data_ptr<float>();
     const float* pw = bn.weight.defined() ? bn.weight.data_ptr<float>() : nullptr;
     const float* pb = bn.bias.defined() ? bn.bias.data_ptr<float>() : nullptr;
-    float *pi = t.invstd.data_ptr<float>(), *psc = scale.data_ptr<float>(), *psh = shift.data_ptr<float>();
+    float *pi = t.invstd.data_ptr<float>(), *psc = t.scale.data_ptr<float>(), *psh = t.shift.data_ptr<float>();
     for (int64_t c = 0; c < ch; ++c) {
       bool constant = pv[c] == 0;
       pi[c] = constant ? float(1 / std::sqrt(double(bn.eps))) : 1.f / std::sqrt(pv[c] + float(bn.eps));
@@ -248,7 +257,7 @@ size_t run_fused_train(const SequenceItems& items, size_t first, Tensor& x) {
       psh[c] = constant ? float(double(beta) - double(pm[c]) * double(psc[c])) : beta - pm[c] * psc[c];
     }
     t.act = empty({numel}, f32);
-    cpu::blocked_affine_relu(t.conv, t.out_dims, scale, shift, t.act);
+    cpu::blocked_affine_relu(t.conv, t.c.out_dims, t.scale, t.shift, t.act);
     src = t.act;
     blocked = true;
   }
@@ -258,7 +267,7 @@ size_t run_fused_train(const SequenceItems& items, size_t first, Tensor& x) {
     out_dims[2] /= 2;
     out_dims[3] /= 2;
     Tensor pooled = empty({out_dims[0] * out_dims[1] * out_dims[2] * out_dims[3]}, f32);
-    cpu::blocked_max_pool(units.back().act, units.back().out_dims, pooled);
+    cpu::blocked_max_pool(units.back().act, units.back().c.out_dims, pooled);
     result = empty(out_dims, f32);
     cpu::from_blocked(pooled, result);
     ++i;
@@ -268,7 +277,7 @@ size_t run_fused_train(const SequenceItems& items, size_t first, Tensor& x) {
   }
   // the graph: one node, edges to x and each unit's conv weight, conv bias, bn weight, bn bias
   std::vector<UnitMeta> meta;
-  for (const cpu::TrainUnit& t : units) meta.push_back({t.geometry, t.src_blocked, t.src_dims, t.out_dims});
+  for (const Unit& t : units) meta.push_back({t.c.geometry, t.c.src_blocked, t.c.src_dims, t.c.out_dims});
   auto node = std::make_shared<autograd::FunctionNode>(
       pool ? "MaxPool2DWithIndicesBackward0" : "ReluBackward0",
       [meta = std::move(meta), pool, out_dims](const autograd::BackwardContext& c) {
@@ -281,10 +290,10 @@ size_t run_fused_train(const SequenceItems& items, size_t first, Tensor& x) {
   autograd::add_output(node, result);
   node->saved.emplace_back(x, false);
   for (size_t u = 0; u < units.size(); ++u) {
-    const cpu::TrainUnit& t = units[u];
+    const Unit& t = units[u];
     Tensor gamma = modules[u].bn->weight;
-    for (const Tensor& s : {modules[u].conv->weight, modules[u].conv->bias, gamma, t.src, t.conv, t.act, t.mean,
-                            t.invstd})
+    for (const Tensor& s : {modules[u].conv->weight, modules[u].conv->bias, gamma, t.c.src, t.conv, t.act, t.mean,
+                            t.invstd, t.scale, t.shift})
       node->saved.emplace_back(s, false);
   }
   x = result;

@@ -10,25 +10,22 @@
 
 namespace ember::cpu {
 
-// One unit's tensors: its convolution's input (`src`: the chain's input in plain NCHW for the first unit, else the
-// previous unit's `act`), the convolution's output `conv` and the BatchNorm + ReLU output `act` (both nChw8c), and
-// the batch statistics.
-struct TrainUnit {
-  Tensor weight, bias;          // the convolution's (bias may be undefined)
-  ConvGeometry geometry;        // groups 1
-  Tensor src;                   // the input as the convolution read it (plain or nChw8c, see src_blocked)
+// One unit's convolution: its input `src` (the chain's input in plain NCHW for the first unit, else the previous
+// unit's output in nChw8c), output nChw8c.
+struct TrainConv {
+  Tensor weight, bias;           // bias may be undefined
+  ConvGeometry geometry;         // groups 1
+  Tensor src;
   bool src_blocked = false;
-  DimVector src_dims, out_dims;  // (N, C, H, W) of the input and of conv/act
-  Tensor conv, act;             // nChw8c buffers
-  Tensor mean, invstd;          // float32 (C): the batch statistics and 1 / sqrt(var + eps)
+  DimVector src_dims, out_dims;  // (N, C, H, W) of the input and the output
 };
 
-// The convolution of unit u on u.src into u.conv (nChw8c), each thread its part of the batch.
-void train_conv_forward(TrainUnit& u);
-// Its gradients from grad_conv (nChw8c): grad_src (u.src's layout; undefined: not wanted), grad_weight and grad_bias
+// The convolution on c.src into `out` (nChw8c), each thread its part of the batch.
+void train_conv_forward(const TrainConv& c, const Tensor& out);
+// Its gradients from grad_out (nChw8c): grad_src (c.src's layout; undefined: not wanted), grad_weight and grad_bias
 // (plain; undefined: not wanted).
-void train_conv_backward(const TrainUnit& u, const Tensor& grad_conv, const Tensor& grad_src,
-                         const Tensor& grad_weight, const Tensor& grad_bias);
+void train_conv_backward(const TrainConv& c, const Tensor& grad_out, const Tensor& grad_src, const Tensor& grad_weight,
+                         const Tensor& grad_bias);
 
 // Between plain NCHW and nChw8c (C a multiple of 8).
 void to_blocked(const Tensor& plain, const Tensor& blocked);
@@ -39,12 +36,13 @@ void from_blocked(const Tensor& blocked, const Tensor& plain);
 void blocked_stats(const Tensor& x, DimVector dims, const Tensor& mean, const Tensor& var);
 // out = relu(x * scale + shift) per channel (fused multiply-add; nan stays nan);
 void blocked_affine_relu(const Tensor& x, DimVector dims, const Tensor& scale, const Tensor& shift, const Tensor& out);
-// with g' = (act <= 0 ? 0 : g) (ReLU's gradient): sum_g = sum of g', dot = sum of g' * (x - mean);
-void blocked_relu_grad_sums(const Tensor& g, const Tensor& act, const Tensor& x, DimVector dims, const Tensor& mean,
-                            const Tensor& sum_g, const Tensor& dot);
+// with g' = (y <= 0 ? 0 : g), y = x * scale + shift recomputed as the forward did (ReLU's gradient on its result):
+// sum_g = sum of g', dot = sum of g' * (x - mean);
+void blocked_relu_grad_sums(const Tensor& g, const Tensor& x, DimVector dims, const Tensor& scale, const Tensor& shift,
+                            const Tensor& mean, const Tensor& sum_g, const Tensor& dot);
 // out = k * g' + b * x + e per channel (out may be g).
-void blocked_relu_bn_grad(const Tensor& g, const Tensor& act, const Tensor& x, DimVector dims, const Tensor& k,
-                          const Tensor& b, const Tensor& e, const Tensor& out);
+void blocked_relu_bn_grad(const Tensor& g, const Tensor& x, DimVector dims, const Tensor& scale, const Tensor& shift,
+                          const Tensor& k, const Tensor& b, const Tensor& e, const Tensor& out);
 // 2x2 windows at stride 2 of x (N, C, H, W) into out (N, C, H / 2, W / 2), both nChw8c: the window's first largest
 // value, its last nan if any (max_pool2d's rule); the backward puts each g at that element, zeros elsewhere.
 void blocked_max_pool(const Tensor& x, DimVector dims, const Tensor& out);

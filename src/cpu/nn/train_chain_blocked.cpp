@@ -2,6 +2,9 @@
 // their gradients fused, and 2x2/2 max pooling. A position's 8 channels are one 8-float vector.
 #include <algorithm>
 #include <cstring>
+#ifdef __FMA__
+#include <immintrin.h>
+#endif
 
 #include "ember/parallel.h"
 #include "train_chain.h"
@@ -29,8 +32,17 @@ struct Shape {
   int64_t plane(int64_t i, int64_t b) const { return (i * blocks + b) * s * 8; }  // offset of (i, block b)
 };
 
-// ReLU's gradient as torch's threshold_backward on its result: g where !(act <= 0) (nan passes), else 0.
-V8 relu_grad(V8 g, V8 act) { return select(act <= 0, V8{}, g); }
+// BatchNorm's map x * scale + shift, one rounding where the CPU has FMA; the backward recomputes it bit for bit.
+V8 affine(V8 x, V8 scale, V8 shift) {
+#ifdef __FMA__
+  return _mm256_fmadd_ps(x, scale, shift);
+#else
+  return x * scale + shift;
+#endif
+}
+
+// ReLU's gradient as torch's threshold_backward on its result relu(y): g where !(y <= 0) (nan passes), else 0.
+V8 relu_grad(V8 g, V8 y) { return select(y <= 0, V8{}, g); }
 
 // Sums of f(p, position) over a channel block's positions (8 channels), in float vectors over runs of 64 positions
 // added into double.
@@ -82,45 +94,48 @@ void blocked_affine_relu(const Tensor& x, DimVector dims, const Tensor& scale, c
       int64_t b = p % d.blocks, base = p * d.s * 8;
       V8 sc = load(psc + b * 8), sh = load(psh + b * 8);
       for (int64_t s = 0; s < d.s; ++s) {
-        V8 y = load(px + base + s * 8) * sc + sh;
+        V8 y = affine(load(px + base + s * 8), sc, sh);
         store(po + base + s * 8, select(y <= 0, V8{}, y));
       }
     }
   });
 }
 
-void blocked_relu_grad_sums(const Tensor& g, const Tensor& act, const Tensor& x, DimVector dims, const Tensor& mean,
-                            const Tensor& sum_g, const Tensor& dot) {
+void blocked_relu_grad_sums(const Tensor& g, const Tensor& x, DimVector dims, const Tensor& scale, const Tensor& shift,
+                            const Tensor& mean, const Tensor& sum_g, const Tensor& dot) {
   Shape d(dims);
-  const float *pg = g.data_ptr<float>(), *pa = act.data_ptr<float>(), *px = x.data_ptr<float>();
-  const float* pm = mean.data_ptr<float>();
+  const float *pg = g.data_ptr<float>(), *px = x.data_ptr<float>(), *pm = mean.data_ptr<float>();
+  const float *psc = scale.data_ptr<float>(), *psh = shift.data_ptr<float>();
   float *p1 = sum_g.data_ptr<float>(), *p2 = dot.data_ptr<float>();
   parallel_for(0, d.blocks, 1, [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b) {
-      V8 m = load(pm + b * 8);
+      V8 m = load(pm + b * 8), sc = load(psc + b * 8), sh = load(psh + b * 8);
       double s1[8] = {}, s2[8] = {};
       block_sums(d, b, s1, s2, [&](int64_t at, V8& a, V8& c) {
-        V8 gv = relu_grad(load(pg + at), load(pa + at));
+        V8 xv = load(px + at), gv = relu_grad(load(pg + at), affine(xv, sc, sh));
         a += gv;
-        c += gv * (load(px + at) - m);
+        c += gv * (xv - m);
       });
       for (int l = 0; l < 8; ++l) p1[b * 8 + l] = float(s1[l]), p2[b * 8 + l] = float(s2[l]);
     }
   });
 }
 
-void blocked_relu_bn_grad(const Tensor& g, const Tensor& act, const Tensor& x, DimVector dims, const Tensor& k,
-                          const Tensor& b, const Tensor& e, const Tensor& out) {
+void blocked_relu_bn_grad(const Tensor& g, const Tensor& x, DimVector dims, const Tensor& scale, const Tensor& shift,
+                          const Tensor& k, const Tensor& b, const Tensor& e, const Tensor& out) {
   Shape d(dims);
-  const float *pg = g.data_ptr<float>(), *pa = act.data_ptr<float>(), *px = x.data_ptr<float>();
+  const float *pg = g.data_ptr<float>(), *px = x.data_ptr<float>();
+  const float *psc = scale.data_ptr<float>(), *psh = shift.data_ptr<float>();
   const float *pk = k.data_ptr<float>(), *pb = b.data_ptr<float>(), *pe = e.data_ptr<float>();
   float* po = out.data_ptr<float>();
   parallel_for(0, d.n * d.blocks, 1, [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
       int64_t blk = p % d.blocks, base = p * d.s * 8;
       V8 kv = load(pk + blk * 8), bv = load(pb + blk * 8), ev = load(pe + blk * 8);
+      V8 sc = load(psc + blk * 8), sh = load(psh + blk * 8);
       for (int64_t s = base, end = base + d.s * 8; s < end; s += 8) {
-        store(po + s, kv * relu_grad(load(pg + s), load(pa + s)) + bv * load(px + s) + ev);
+        V8 xv = load(px + s);
+        store(po + s, kv * relu_grad(load(pg + s), affine(xv, sc, sh)) + bv * xv + ev);
       }
     }
   });

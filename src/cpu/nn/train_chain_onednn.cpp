@@ -25,7 +25,7 @@ struct Descs {
   std::vector<int64_t> key;
 };
 
-Descs describe(const TrainUnit& u, int64_t batch) {
+Descs describe(const TrainConv& u, int64_t batch) {
   Descs d;
   d.src = act_desc(u.src_dims, u.src_blocked, batch);
   d.dst = act_desc(u.out_dims, true, batch);
@@ -57,7 +57,7 @@ float* at_sample(const Tensor& t, const DimVector& dims, int64_t first) {
   return t.data_ptr<float>() + first * dims[1] * dims[2] * dims[3];
 }
 
-memory weights_memory(const TrainUnit& u, const memory::desc& want, dnnl::stream& stream) {
+memory weights_memory(const TrainConv& u, const memory::desc& want, dnnl::stream& stream) {
   return cached_weights(memory(plain_desc(dims_of(u.weight)), cpu_engine(), u.weight.data_ptr()), u.weight, want,
                         stream);
 }
@@ -82,7 +82,7 @@ void from_blocked(const Tensor& blocked, const Tensor& plain) {
   });
 }
 
-void train_conv_forward(TrainUnit& u) {
+void train_conv_forward(const TrainConv& u, const Tensor& out) {
   over_batch(u.src_dims[0], [&](int64_t first, int64_t n, int64_t) {
     Descs d = describe(u, n);
     auto c = cached_primitive(TrainForward, d.key, [&] {
@@ -93,7 +93,7 @@ void train_conv_forward(TrainUnit& u) {
     std::unordered_map<int, memory> args{
         {DNNL_ARG_SRC, memory(d.src, cpu_engine(), at_sample(u.src, u.src_dims, first))},
         {DNNL_ARG_WEIGHTS, weights_memory(u, c->wanted.at(DNNL_ARG_WEIGHTS), stream)},
-        {DNNL_ARG_DST, memory(d.dst, cpu_engine(), at_sample(u.conv, u.out_dims, first))}};
+        {DNNL_ARG_DST, memory(d.dst, cpu_engine(), at_sample(out, u.out_dims, first))}};
     if (u.bias.defined()) args.emplace(DNNL_ARG_BIAS, memory(d.bias, cpu_engine(), u.bias.data_ptr()));
     run(c->primitive, c->scratchpad, args, stream);
   });
@@ -103,7 +103,7 @@ void train_conv_forward(TrainUnit& u) {
 // A plain input (its channels not a multiple of 8: a network's first layer) takes the unfused kernels on a plain
 // grad_conv: oneDNN's backward-weights kernel for a plain source is its reference one (measured 1->32 channels at
 // 28x28, batch 128: ~1.6 s), and conv_kernel.cpp has a faster path for one input channel.
-void train_conv_backward(const TrainUnit& u, const Tensor& grad_conv, const Tensor& grad_src,
+void train_conv_backward(const TrainConv& u, const Tensor& grad_conv, const Tensor& grad_src,
                          const Tensor& grad_weight, const Tensor& grad_bias) {
   if (!u.src_blocked) {
     Tensor go = empty(u.out_dims, TensorOptions(kFloat32));
