@@ -110,7 +110,7 @@ struct UnitMeta {
 };
 
 // The saved tensors of a unit, in this order.
-enum Saved { kWeight, kBias, kGamma, kSrc, kConv, kAct, kMean, kInvstd, kScale, kShift, kPerUnit };
+enum Saved { kWeight, kBias, kGamma, kSrc, kConv, kMean, kInvstd, kScale, kShift, kPerUnit };
 
 autograd::TensorList chain_backward(const autograd::BackwardContext& c, const std::vector<UnitMeta>& meta, bool pool,
                           const DimVector& out_dims) {
@@ -128,16 +128,12 @@ autograd::TensorList chain_backward(const autograd::BackwardContext& c, const st
   }
   bool input_needed = c.needs(0);
   if (input_needed) first_needed = 0;
+  // the gradient reaching the last unit's ReLU output, nChw8c: the pooling's (each unit's passes send it to the
+  // windows' largest elements) or the output's
   Tensor gp = g.to(kFloat32).contiguous();
-  Tensor gact = empty({meta.back().out_dims[0] * meta.back().out_dims[1] * meta.back().out_dims[2] *
-                       meta.back().out_dims[3]}, gp.options());
-  if (pool) {
-    Tensor pooled = empty({gp.numel()}, gp.options());
-    cpu::to_blocked(gp, pooled.view(out_dims));
-    cpu::blocked_max_pool_backward(pooled, saved(units - 1, kAct), meta.back().out_dims, gact);
-  } else {
-    cpu::to_blocked(gp, gact.view(out_dims));
-  }
+  Tensor gact = empty({gp.numel()}, gp.options());
+  cpu::to_blocked(gp, gact.view(out_dims));
+  bool pooled = pool;
   for (size_t u = units; u-- > first_needed;) {
     const UnitMeta& m = meta[u];
     int64_t ch = m.out_dims[1];
@@ -146,7 +142,7 @@ autograd::TensorList chain_backward(const autograd::BackwardContext& c, const st
     Tensor scale = saved(u, kScale), shift = saved(u, kShift);
     Tensor gamma = saved(u, kGamma);
     Tensor sum_g = empty({ch}, gp.options()), dot = empty({ch}, gp.options());
-    cpu::blocked_relu_grad_sums(gact, conv, m.out_dims, scale, shift, mean, sum_g, dot);
+    cpu::blocked_relu_grad_sums(gact, pooled, conv, m.out_dims, scale, shift, mean, sum_g, dot);
     if (c.needs(1 + 4 * u + 2)) grads[1 + 4 * u + 2] = mul(dot, inv);
     if (c.needs(1 + 4 * u + 3)) grads[1 + 4 * u + 3] = sum_g;
     bool src_needed = u > 0 ? u > first_needed : input_needed;
@@ -161,7 +157,9 @@ autograd::TensorList chain_backward(const autograd::BackwardContext& c, const st
       pb[i] = -(pk[i] * (pi[i] * pi[i]) * pd[i] / float(count));
       pe[i] = -(pk[i] * ps[i] / float(count)) - pb[i] * pm[i];
     }
-    cpu::blocked_relu_bn_grad(gact, conv, m.out_dims, scale, shift, k, b, e, gact);
+    Tensor grad_conv = pooled ? empty({conv.numel()}, gp.options()) : gact;
+    cpu::blocked_relu_bn_grad(gact, pooled, conv, m.out_dims, scale, shift, k, b, e, grad_conv);
+    pooled = false;
     cpu::TrainConv unit{saved(u, kWeight), saved(u, kBias), m.geometry, saved(u, kSrc), m.src_blocked, m.src_dims,
                         m.out_dims};
     Tensor grad_src = src_needed ? empty({m.src_dims[0] * m.src_dims[1] * m.src_dims[2] * m.src_dims[3]},
@@ -169,7 +167,7 @@ autograd::TensorList chain_backward(const autograd::BackwardContext& c, const st
                                  : Tensor();
     Tensor gw = c.needs(1 + 4 * u) ? empty_like(unit.weight) : Tensor();
     Tensor gb = c.needs(1 + 4 * u + 1) ? empty_like(unit.bias) : Tensor();
-    cpu::train_conv_backward(unit, gact, grad_src, gw, gb);
+    cpu::train_conv_backward(unit, grad_conv, grad_src, gw, gb);
     grads[1 + 4 * u] = gw;
     grads[1 + 4 * u + 1] = gb;
     gact = grad_src;
@@ -256,6 +254,7 @@ size_t run_fused_train(const SequenceItems& items, size_t first, Tensor& x) {
       float beta = pb ? pb[c] : 0.f;
       psh[c] = constant ? float(double(beta) - double(pm[c]) * double(psc[c])) : beta - pm[c] * psc[c];
     }
+    if (pool && u + 1 == modules.size()) break;  // pooled straight from the convolution's output below
     t.act = empty({numel}, f32);
     cpu::blocked_affine_relu(t.conv, t.c.out_dims, t.scale, t.shift, t.act);
     src = t.act;
@@ -267,7 +266,8 @@ size_t run_fused_train(const SequenceItems& items, size_t first, Tensor& x) {
     out_dims[2] /= 2;
     out_dims[3] /= 2;
     Tensor pooled = empty({out_dims[0] * out_dims[1] * out_dims[2] * out_dims[3]}, f32);
-    cpu::blocked_max_pool(units.back().act, units.back().c.out_dims, pooled);
+    const Unit& last = units.back();
+    cpu::blocked_affine_relu_pool(last.conv, last.c.out_dims, last.scale, last.shift, pooled);
     result = empty(out_dims, f32);
     cpu::from_blocked(pooled, result);
     ++i;
@@ -292,7 +292,7 @@ size_t run_fused_train(const SequenceItems& items, size_t first, Tensor& x) {
   for (size_t u = 0; u < units.size(); ++u) {
     const Unit& t = units[u];
     Tensor gamma = modules[u].bn->weight;
-    for (const Tensor& s : {modules[u].conv->weight, modules[u].conv->bias, gamma, t.c.src, t.conv, t.act, t.mean,
+    for (const Tensor& s : {modules[u].conv->weight, modules[u].conv->bias, gamma, t.c.src, t.conv, t.mean,
                             t.invstd, t.scale, t.shift})
       node->saved.emplace_back(s, false);
   }

@@ -36,16 +36,17 @@ void from_blocked(const Tensor& blocked, const Tensor& plain);
 void blocked_stats(const Tensor& x, DimVector dims, const Tensor& mean, const Tensor& var);
 // out = relu(x * scale + shift) per channel (fused multiply-add; nan stays nan);
 void blocked_affine_relu(const Tensor& x, DimVector dims, const Tensor& scale, const Tensor& shift, const Tensor& out);
-// with g' = (y <= 0 ? 0 : g), y = x * scale + shift recomputed as the forward did (ReLU's gradient on its result):
-// sum_g = sum of g', dot = sum of g' * (x - mean);
-void blocked_relu_grad_sums(const Tensor& g, const Tensor& x, DimVector dims, const Tensor& scale, const Tensor& shift,
-                            const Tensor& mean, const Tensor& sum_g, const Tensor& dot);
-// out = k * g' + b * x + e per channel (out may be g).
-void blocked_relu_bn_grad(const Tensor& g, const Tensor& x, DimVector dims, const Tensor& scale, const Tensor& shift,
-                          const Tensor& k, const Tensor& b, const Tensor& e, const Tensor& out);
-// 2x2 windows at stride 2 of x (N, C, H, W) into out (N, C, H / 2, W / 2), both nChw8c: the window's first largest
-// value, its last nan if any (max_pool2d's rule); the backward puts each g at that element, zeros elsewhere.
-void blocked_max_pool(const Tensor& x, DimVector dims, const Tensor& out);
-void blocked_max_pool_backward(const Tensor& g, const Tensor& x, DimVector dims, const Tensor& grad_x);
+// the same followed by max pooling of 2x2 windows at stride 2 into out (N, C, H / 2, W / 2): each window's first
+// largest value, its last nan if any (max_pool2d's rule), without writing the activation;
+void blocked_affine_relu_pool(const Tensor& x, DimVector dims, const Tensor& scale, const Tensor& shift,
+                              const Tensor& out);
+// the gradients, g reaching ReLU's output: full size, or when `pooled` the pooling's output gradient (each window's
+// to its largest element, found again from x). With g' = (y <= 0 ? 0 : g), y = x * scale + shift recomputed as the
+// forward did (ReLU's gradient on its result): sum_g = sum of g', dot = sum of g' * (x - mean);
+void blocked_relu_grad_sums(const Tensor& g, bool pooled, const Tensor& x, DimVector dims, const Tensor& scale,
+                            const Tensor& shift, const Tensor& mean, const Tensor& sum_g, const Tensor& dot);
+// and out = k * g' + b * x + e per channel (out may be g when not pooled).
+void blocked_relu_bn_grad(const Tensor& g, bool pooled, const Tensor& x, DimVector dims, const Tensor& scale,
+                          const Tensor& shift, const Tensor& k, const Tensor& b, const Tensor& e, const Tensor& out);
 
 }  // namespace ember::cpu

@@ -85,6 +85,67 @@ void blocked_stats(const Tensor& x, DimVector dims, const Tensor& mean, const Te
   });
 }
 
+namespace {
+
+// Window (y, x) of 2x2/2 pooling over a plane of row width w (8 floats a position), its values v(pointer): the largest
+// by max_pool2d's scan (a later element wins when larger or nan) and which of the four it is (its index, as float).
+struct Window {
+  V8 value, index;
+};
+template <typename V>
+Window window(const float* in, int64_t w, int64_t y, int64_t x, V&& v) {
+  const float* r0 = in + (2 * y * w + 2 * x) * 8;
+  const float* cand[3] = {r0 + 8, r0 + w * 8, r0 + w * 8 + 8};
+  Window best{v(r0), V8{}};
+  for (int k = 0; k < 3; ++k) {
+    V8 c = v(cand[k]);
+    auto take = (c > best.value) | (c != c);
+    best.value = select(take, c, best.value);
+    best.index = select(take, splat(float(k + 1)), best.index);
+  }
+  return best;
+}
+
+// The gradient reaching ReLU's output: a full-size nChw8c tensor, or (pooled) the 2x2/2 max pooling's output
+// gradient, which goes to each window's largest element (recomputed from x as the forward did), 0 elsewhere.
+struct GradIn {
+  const float* g;
+  bool pooled;
+  int64_t h, w;
+};
+
+// Calls f(offset, x, g) for every position of plane p (offsets in floats), x the convolution output there and g the
+// gradient reaching ReLU's output; sc and sh are BatchNorm's map.
+template <typename F>
+void plane_grads(const GradIn& gi, const float* px, const Shape& d, int64_t p, V8 sc, V8 sh, F&& f) {
+  int64_t base = p * d.s * 8;
+  if (!gi.pooled) {
+    for (int64_t s = base, end = base + d.s * 8; s < end; s += 8) f(s, load(px + s), load(gi.g + s));
+    return;
+  }
+  int64_t w = gi.w, oh = gi.h / 2, ow = w / 2;
+  const float* go = gi.g + p * oh * ow * 8;
+  auto act = [&](const float* q) {
+    V8 y = affine(load(q), sc, sh);
+    return select(y <= 0, V8{}, y);
+  };
+  for (int64_t y = 0; y < oh; ++y) {
+    for (int64_t x = 0; x < ow; ++x) {
+      Window win = window(px + base, w, y, x, act);
+      V8 gv = load(go + (y * ow + x) * 8);
+      int64_t r0 = base + (2 * y * w + 2 * x) * 8;
+      int64_t at[4] = {r0, r0 + 8, r0 + w * 8, r0 + w * 8 + 8};
+      for (int k = 0; k < 4; ++k) f(at[k], load(px + at[k]), select(win.index == float(k), gv, V8{}));
+    }
+    for (int64_t x = 2 * ow; x < w; ++x) {  // an odd width's last column: no window
+      for (int64_t r = 2 * y; r < 2 * y + 2; ++r) f(base + (r * w + x) * 8, load(px + base + (r * w + x) * 8), V8{});
+    }
+  }
+  for (int64_t s = 2 * oh * w; s < d.s; ++s) f(base + s * 8, load(px + base + s * 8), V8{});  // an odd height's
+}
+
+}  // namespace
+
 void blocked_affine_relu(const Tensor& x, DimVector dims, const Tensor& scale, const Tensor& shift, const Tensor& out) {
   Shape d(dims);
   const float *px = x.data_ptr<float>(), *psc = scale.data_ptr<float>(), *psh = shift.data_ptr<float>();
@@ -101,103 +162,73 @@ void blocked_affine_relu(const Tensor& x, DimVector dims, const Tensor& scale, c
   });
 }
 
-void blocked_relu_grad_sums(const Tensor& g, const Tensor& x, DimVector dims, const Tensor& scale, const Tensor& shift,
-                            const Tensor& mean, const Tensor& sum_g, const Tensor& dot) {
+void blocked_affine_relu_pool(const Tensor& x, DimVector dims, const Tensor& scale, const Tensor& shift,
+                              const Tensor& out) {
   Shape d(dims);
-  const float *pg = g.data_ptr<float>(), *px = x.data_ptr<float>(), *pm = mean.data_ptr<float>();
+  int64_t w = dims[3], oh = dims[2] / 2, ow = dims[3] / 2;
+  const float *px = x.data_ptr<float>(), *psc = scale.data_ptr<float>(), *psh = shift.data_ptr<float>();
+  float* po = out.data_ptr<float>();
+  parallel_for(0, d.n * d.blocks, 1, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      V8 sc = load(psc + p % d.blocks * 8), sh = load(psh + p % d.blocks * 8);
+      auto act = [&](const float* q) {
+        V8 y = affine(load(q), sc, sh);
+        return select(y <= 0, V8{}, y);
+      };
+      float* o = po + p * oh * ow * 8;
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t xx = 0; xx < ow; ++xx) store(o + (y * ow + xx) * 8, window(px + p * d.s * 8, w, y, xx, act).value);
+    }
+  });
+}
+
+void blocked_relu_grad_sums(const Tensor& g, bool pooled, const Tensor& x, DimVector dims, const Tensor& scale,
+                            const Tensor& shift, const Tensor& mean, const Tensor& sum_g, const Tensor& dot) {
+  Shape d(dims);
+  GradIn gi{g.data_ptr<float>(), pooled, dims[2], dims[3]};
+  const float *px = x.data_ptr<float>(), *pm = mean.data_ptr<float>();
   const float *psc = scale.data_ptr<float>(), *psh = shift.data_ptr<float>();
   float *p1 = sum_g.data_ptr<float>(), *p2 = dot.data_ptr<float>();
   parallel_for(0, d.blocks, 1, [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b) {
       V8 m = load(pm + b * 8), sc = load(psc + b * 8), sh = load(psh + b * 8);
       double s1[8] = {}, s2[8] = {};
-      block_sums(d, b, s1, s2, [&](int64_t at, V8& a, V8& c) {
-        V8 xv = load(px + at), gv = relu_grad(load(pg + at), affine(xv, sc, sh));
-        a += gv;
-        c += gv * (xv - m);
-      });
+      V8 a{}, c{};
+      int run = 0;
+      auto flush = [&] {
+        for (int l = 0; l < 8; ++l) s1[l] += double(a[l]), s2[l] += double(c[l]);
+        a = c = V8{};
+        run = 0;
+      };
+      for (int64_t i = 0; i < d.n; ++i) {
+        plane_grads(gi, px, d, i * d.blocks + b, sc, sh, [&](int64_t, V8 xv, V8 gv) {
+          gv = relu_grad(gv, affine(xv, sc, sh));
+          a += gv;
+          c += gv * (xv - m);
+          if (++run == 64) flush();
+        });
+      }
+      flush();
       for (int l = 0; l < 8; ++l) p1[b * 8 + l] = float(s1[l]), p2[b * 8 + l] = float(s2[l]);
     }
   });
 }
 
-void blocked_relu_bn_grad(const Tensor& g, const Tensor& x, DimVector dims, const Tensor& scale, const Tensor& shift,
-                          const Tensor& k, const Tensor& b, const Tensor& e, const Tensor& out) {
+void blocked_relu_bn_grad(const Tensor& g, bool pooled, const Tensor& x, DimVector dims, const Tensor& scale,
+                          const Tensor& shift, const Tensor& k, const Tensor& b, const Tensor& e, const Tensor& out) {
   Shape d(dims);
-  const float *pg = g.data_ptr<float>(), *px = x.data_ptr<float>();
-  const float *psc = scale.data_ptr<float>(), *psh = shift.data_ptr<float>();
+  GradIn gi{g.data_ptr<float>(), pooled, dims[2], dims[3]};
+  const float *px = x.data_ptr<float>(), *psc = scale.data_ptr<float>(), *psh = shift.data_ptr<float>();
   const float *pk = k.data_ptr<float>(), *pb = b.data_ptr<float>(), *pe = e.data_ptr<float>();
   float* po = out.data_ptr<float>();
   parallel_for(0, d.n * d.blocks, 1, [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
-      int64_t blk = p % d.blocks, base = p * d.s * 8;
+      int64_t blk = p % d.blocks;
       V8 kv = load(pk + blk * 8), bv = load(pb + blk * 8), ev = load(pe + blk * 8);
       V8 sc = load(psc + blk * 8), sh = load(psh + blk * 8);
-      for (int64_t s = base, end = base + d.s * 8; s < end; s += 8) {
-        V8 xv = load(px + s);
-        store(po + s, kv * relu_grad(load(pg + s), affine(xv, sc, sh)) + bv * xv + ev);
-      }
-    }
-  });
-}
-
-namespace {
-
-// Window (y, x) of plane `in` (row width w, 8 floats a position): its largest value by max_pool2d's scan (a later
-// element wins when larger or nan) and which of the four it is (0..3 as a float mask per lane: the winner's index).
-struct Window {
-  V8 value, index;
-};
-Window window(const float* in, int64_t w, int64_t y, int64_t x) {
-  const float* r0 = in + (2 * y * w + 2 * x) * 8;
-  const float* cand[3] = {r0 + 8, r0 + w * 8, r0 + w * 8 + 8};
-  Window best{load(r0), V8{}};
-  for (int k = 0; k < 3; ++k) {
-    V8 v = load(cand[k]);
-    auto take = (v > best.value) | (v != v);
-    best.value = select(take, v, best.value);
-    best.index = select(take, splat(float(k + 1)), best.index);
-  }
-  return best;
-}
-
-}  // namespace
-
-void blocked_max_pool(const Tensor& x, DimVector dims, const Tensor& out) {
-  Shape d(dims);
-  int64_t w = dims[3], oh = dims[2] / 2, ow = dims[3] / 2;
-  const float* px = x.data_ptr<float>();
-  float* po = out.data_ptr<float>();
-  parallel_for(0, d.n * d.blocks, 1, [&](int64_t p0, int64_t p1) {
-    for (int64_t p = p0; p < p1; ++p) {
-      const float* in = px + p * d.s * 8;
-      float* o = po + p * oh * ow * 8;
-      for (int64_t y = 0; y < oh; ++y)
-        for (int64_t xx = 0; xx < ow; ++xx) store(o + (y * ow + xx) * 8, window(in, w, y, xx).value);
-    }
-  });
-}
-
-void blocked_max_pool_backward(const Tensor& g, const Tensor& x, DimVector dims, const Tensor& grad_x) {
-  Shape d(dims);
-  int64_t w = dims[3], oh = dims[2] / 2, ow = dims[3] / 2;
-  const float *pg = g.data_ptr<float>(), *px = x.data_ptr<float>();
-  float* pd = grad_x.data_ptr<float>();
-  parallel_for(0, d.n * d.blocks, 1, [&](int64_t p0, int64_t p1) {
-    for (int64_t p = p0; p < p1; ++p) {
-      const float* in = px + p * d.s * 8;
-      const float* go = pg + p * oh * ow * 8;
-      float* out = pd + p * d.s * 8;
-      if (2 * oh != dims[2] || 2 * ow != w) std::memset(out, 0, size_t(d.s) * 8 * sizeof(float));
-      for (int64_t y = 0; y < oh; ++y) {
-        for (int64_t xx = 0; xx < ow; ++xx) {
-          Window win = window(in, w, y, xx);
-          V8 gv = load(go + (y * ow + xx) * 8);
-          float* r0 = out + (2 * y * w + 2 * xx) * 8;
-          float* at[4] = {r0, r0 + 8, r0 + w * 8, r0 + w * 8 + 8};
-          for (int k = 0; k < 4; ++k) store(at[k], select(win.index == float(k), gv, V8{}));
-        }
-      }
+      plane_grads(gi, px, d, p, sc, sh, [&](int64_t at, V8 xv, V8 gv) {
+        store(po + at, kv * relu_grad(gv, affine(xv, sc, sh)) + bv * xv + ev);
+      });
     }
   });
 }
