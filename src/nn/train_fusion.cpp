@@ -296,6 +296,8 @@ size_t run_fused_train(const SequenceItems& items, size_t first, Tensor& x) {
                             t.invstd, t.scale, t.shift})
       node->saved.emplace_back(s, false);
   }
+  // ReLU's node saves its result: writing into the output in place then fails backward, as module by module
+  if (!pool) node->saved.emplace_back(result, true);
   x = result;
   return i - first;
 }

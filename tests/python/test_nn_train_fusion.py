@@ -200,6 +200,23 @@ def test_backward_twice_and_in_place_weight_raise_as_unfused():
             y.backward()
 
 
+def test_in_place_on_output_as_unfused():
+    # ReLU's result is saved (an in-place write into it fails backward); the pooling's output is not
+    for fuse in (True, False):
+        ember.backends.mkldnn.fuse_train = fuse
+        for spec, fails in (([conv(8, 8, padding=1), bn(8), RELU], True),
+                            ([conv(8, 8, padding=1), bn(8), RELU, POOL], False)):
+            model = build(ember, spec)
+            y = model(ember.randn(2, 8, 4, 4))
+            assert fused(y) == fuse
+            y.add_(1)
+            if fails:
+                with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+                    y.sum().backward()
+            else:
+                y.sum().backward()
+
+
 def test_retain_graph():
     spec = [conv(8, 8, padding=1), bn(8), RELU, POOL]
     model = build(ember, spec)
