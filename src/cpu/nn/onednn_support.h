@@ -65,6 +65,7 @@ struct Cached {
   dnnl::primitive primitive;
   std::map<int, memory::desc> wanted;
   memory::desc scratchpad;
+  bool reference = false;  // oneDNN's reference implementation (no jit kernel for the layouts)
 };
 
 // Shared, so a caller keeps its primitive while another thread clears a full cache (many shapes: a varying batch).

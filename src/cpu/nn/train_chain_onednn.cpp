@@ -100,12 +100,41 @@ void train_conv_forward(const TrainConv& u, const Tensor& out) {
 }
 
 // Each chunk but the first sums its weight (and bias) gradient into its own tensor, added up at the end.
-// A plain input (its channels not a multiple of 8: a network's first layer) takes the unfused kernels on a plain
-// grad_conv: oneDNN's backward-weights kernel for a plain source is its reference one (measured 1->32 channels at
-// 28x28, batch 128: ~1.6 s), and conv_kernel.cpp has a faster path for one input channel.
+namespace {
+
+bool is_reference(const std::string& impl) { return impl.rfind("ref", 0) == 0; }
+
+std::shared_ptr<const Cached> backward_data_primitive(const Descs& d) {
+  return cached_primitive(TrainBackwardData, d.key, [&] {
+    dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src, d.weights_any, d.dst,
+                                               d.strides, d.dilates, d.pad_l, d.pad_r);
+    dnnl::convolution_backward_data::primitive_desc pd(desc, user_scratchpad(), cpu_engine(), forward_pd(d));
+    return Cached{dnnl::convolution_backward_data(pd), {{DNNL_ARG_WEIGHTS, pd.weights_desc()}}, pd.scratchpad_desc(),
+                  is_reference(pd.impl_info_str())};
+  });
+}
+
+std::shared_ptr<const Cached> backward_weights_primitive(const Descs& d) {
+  return cached_primitive(TrainBackwardWeights, d.key, [&] {
+    dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src, d.weights_any, d.bias,
+                                                  d.dst, d.strides, d.dilates, d.pad_l, d.pad_r);
+    dnnl::convolution_backward_weights::primitive_desc pd(desc, user_scratchpad(), cpu_engine(), forward_pd(d));
+    return Cached{dnnl::convolution_backward_weights(pd), {{DNNL_ARG_DIFF_WEIGHTS, pd.diff_weights_desc()}},
+                  pd.scratchpad_desc(), is_reference(pd.impl_info_str())};
+  });
+}
+
+}  // namespace
+
+// Where oneDNN has only its reference kernel for a plain input (measured: 1 -> 32 channels at 28x28, batch 128,
+// backward weights ~1.6 s) the unfused kernels run on a plain grad_conv (conv_kernel.cpp has a faster path for one
+// input channel); a 3-channel input keeps jit:avx2 on the nChw8c gradient.
 void train_conv_backward(const TrainConv& u, const Tensor& grad_conv, const Tensor& grad_src,
                          const Tensor& grad_weight, const Tensor& grad_bias) {
-  if (!u.src_blocked) {
+  Descs whole = describe(u, u.src_dims[0]);
+  if (!u.src_blocked && ((grad_src.defined() && backward_data_primitive(whole)->reference) ||
+                         ((grad_weight.defined() || grad_bias.defined()) &&
+                          backward_weights_primitive(whole)->reference))) {
     Tensor go = empty(u.out_dims, TensorOptions(kFloat32));
     from_blocked(grad_conv, go);
     return conv_backward_kernel(go, u.src.view(u.src_dims), u.weight,
@@ -126,13 +155,7 @@ void train_conv_backward(const TrainConv& u, const Tensor& grad_conv, const Tens
     dnnl::stream stream(cpu_engine());
     memory diff_dst(d.dst, cpu_engine(), at_sample(grad_conv, u.out_dims, first));
     if (grad_src.defined()) {
-      auto c = cached_primitive(TrainBackwardData, d.key, [&] {
-        dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src, d.weights_any, d.dst,
-                                                   d.strides, d.dilates, d.pad_l, d.pad_r);
-        dnnl::convolution_backward_data::primitive_desc pd(desc, user_scratchpad(), cpu_engine(), forward_pd(d));
-        return Cached{dnnl::convolution_backward_data(pd), {{DNNL_ARG_WEIGHTS, pd.weights_desc()}},
-                      pd.scratchpad_desc()};
-      });
+      auto c = backward_data_primitive(d);
       run(c->primitive, c->scratchpad,
           {{DNNL_ARG_DIFF_DST, diff_dst},
            {DNNL_ARG_WEIGHTS, weights_memory(u, c->wanted.at(DNNL_ARG_WEIGHTS), stream)},
@@ -140,13 +163,7 @@ void train_conv_backward(const TrainConv& u, const Tensor& grad_conv, const Tens
           stream);
     }
     if (!weights) return;
-    auto c = cached_primitive(TrainBackwardWeights, d.key, [&] {
-      dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src, d.weights_any,
-                                                    d.bias, d.dst, d.strides, d.dilates, d.pad_l, d.pad_r);
-      dnnl::convolution_backward_weights::primitive_desc pd(desc, user_scratchpad(), cpu_engine(), forward_pd(d));
-      return Cached{dnnl::convolution_backward_weights(pd), {{DNNL_ARG_DIFF_WEIGHTS, pd.diff_weights_desc()}},
-                    pd.scratchpad_desc()};
-    });
+    auto c = backward_weights_primitive(d);
     const memory::desc& want = c->wanted.at(DNNL_ARG_DIFF_WEIGHTS);
     memory plain(plain_desc(dims_of(u.weight)), cpu_engine(), gw[size_t(t)].data_ptr());
     Tensor scratch;
