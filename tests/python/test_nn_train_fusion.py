@@ -2,6 +2,10 @@
 [-> 2x2 MaxPool2d] run in oneDNN's blocked layout as one autograd node. Outputs, input and parameter gradients,
 running statistics and num_batches_tracked match the unfused path and torch within float32 rounding over several
 optimizer steps; non-finite values give the unfused path's nan/inf pattern; what does not fit runs module by module."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import torch
@@ -251,3 +255,24 @@ def test_switch():
     assert ember.backends.mkldnn.fuse_train is False
     with pytest.raises(TypeError, match="fuse_train expects a bool"):
         ember.backends.mkldnn.fuse_train = 1
+
+
+def test_no_openmp_team_started():
+    # a plain first layer's primitives are made on one OpenMP thread, as the chunks that run them (a primitive made on
+    # the default team size starts a team when run); in a fresh process, as torch's import may start one
+    code = """if True:
+        import os, ember
+        ember.set_num_threads(1)
+        count = lambda: len(os.listdir(f"/proc/{os.getpid()}/task"))
+        before = count()
+        for cin, x_grad in ((3, False), (5, True)):
+            nn = ember.nn
+            model = nn.Sequential(nn.Conv2d(cin, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU())
+            y = model(ember.randn(8, cin, 16, 16, requires_grad=x_grad))
+            assert len(y.grad_fn.next_functions) > 1
+            y.sum().backward()
+        assert count() == before, (before, count())
+    """
+    env = dict(os.environ, OMP_NUM_THREADS="2")
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr

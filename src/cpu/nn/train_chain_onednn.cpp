@@ -131,10 +131,13 @@ std::shared_ptr<const Cached> backward_weights_primitive(const Descs& d) {
 // input channel); a 3-channel input keeps jit:avx2 on the nChw8c gradient.
 void train_conv_backward(const TrainConv& u, const Tensor& grad_conv, const Tensor& grad_src,
                          const Tensor& grad_weight, const Tensor& grad_bias) {
-  Descs whole = describe(u, u.src_dims[0]);
-  if (!u.src_blocked && ((grad_src.defined() && backward_data_primitive(whole)->reference) ||
-                         ((grad_weight.defined() || grad_bias.defined()) &&
-                          backward_weights_primitive(whole)->reference))) {
+  auto reference = [&] {  // primitives made as the chunks make them: on one OpenMP thread (one may be reused there)
+    SingleOmpThread one_thread;
+    Descs whole = describe(u, u.src_dims[0]);
+    return (grad_src.defined() && backward_data_primitive(whole)->reference) ||
+           ((grad_weight.defined() || grad_bias.defined()) && backward_weights_primitive(whole)->reference);
+  };
+  if (!u.src_blocked && reference()) {
     Tensor go = empty(u.out_dims, TensorOptions(kFloat32));
     from_blocked(grad_conv, go);
     return conv_backward_kernel(go, u.src.view(u.src_dims), u.weight,
