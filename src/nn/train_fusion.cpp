@@ -35,10 +35,13 @@ bool float32_param(const Tensor& t, int64_t n) {
   return !t.defined() || (float32(t) && t.is_contiguous() && t.numel() == n);
 }
 
-// One Conv2d -> BatchNorm2d -> ReLU unit of the chain.
+// One Conv2d -> BatchNorm2d -> ReLU unit of the chain, optionally followed by a 2x2/2 MaxPool2d and then a
+// Dropout2d.
 struct UnitModules {
   ConvNd* conv;
   NormBase* bn;
+  bool pool = false;
+  DropoutBase* drop = nullptr;
 };
 
 // The unit at items[i] on (N, C, H, W) = dims, its output dims into `out`; false where the modules do not fit.
@@ -77,6 +80,38 @@ bool pool_2x2(const ModulePtr& m, const DimVector& dims) {
 
 bool needs_grad(const Tensor& t) { return t.defined() && t.requires_grad(); }
 
+// The chain from items[first] on x's dims: its units, each unit's input dims and convolution output dims; how many
+// modules it covers.
+struct Chain {
+  std::vector<UnitModules> units;
+  std::vector<DimVector> in_dims, conv_dims;
+  DimVector out_dims;
+  size_t modules = 0;
+};
+
+Chain match_chain(const SequenceItems& items, size_t first, const Tensor& x) {
+  Chain ch;
+  DimVector dims(x.sizes()), out;
+  size_t i = first;
+  for (UnitModules u; match_unit(items, i, dims, u, out);) {
+    ch.in_dims.push_back(dims);
+    ch.conv_dims.push_back(out);
+    dims = out;
+    i += 3;
+    if (i < items.size() && pool_2x2(items[i]->value, dims)) {
+      u.pool = true;
+      dims[2] /= 2;
+      dims[3] /= 2;
+      u.drop = ++i < items.size() ? plain<Dropout2d>(items[i]->value) : nullptr;
+      i += u.drop != nullptr;
+    }
+    ch.units.push_back(u);
+  }
+  ch.out_dims = dims;
+  ch.modules = i - first;
+  return ch;
+}
+
 // BatchNorm's forward bookkeeping: num_batches_tracked and the running averages (in double, as batch_norm's).
 void update_running(NormBase& bn, const Tensor& mean, const Tensor& var, double count) {
   if (!bn.track_running_stats) return;
@@ -95,25 +130,72 @@ void update_running(NormBase& bn, const Tensor& mean, const Tensor& var, double 
   update(bn.running_var, var, count / (count - 1));
 }
 
-// A unit's forward: its convolution, the convolution's output, the BatchNorm + ReLU output (both nChw8c), the batch
-// statistics and BatchNorm's map x * scale + shift (float32, per channel).
+// A unit's forward: its convolution, the convolution's output (nChw8c), the batch statistics and BatchNorm's map
+// x * scale + shift (float32, per channel), Dropout2d's scaled mask (float32 (N, C); undefined: none).
 struct Unit {
   cpu::TrainConv c;
-  Tensor conv, act, mean, invstd, scale, shift;
+  Tensor conv, mean, invstd, scale, shift, mask;
 };
 
 // What backward needs of unit u beside its saved tensors.
 struct UnitMeta {
   ConvGeometry geometry;
-  bool src_blocked;
+  bool src_blocked, pool;
   DimVector src_dims, out_dims;
 };
 
 // The saved tensors of a unit, in this order.
-enum Saved { kWeight, kBias, kGamma, kSrc, kConv, kMean, kInvstd, kScale, kShift, kPerUnit };
+enum Saved { kWeight, kBias, kGamma, kSrc, kConv, kMean, kInvstd, kScale, kShift, kMask, kPerUnit };
 
-autograd::TensorList chain_backward(const autograd::BackwardContext& c, const std::vector<UnitMeta>& meta, bool pool,
-                          const DimVector& out_dims) {
+// Unit u's convolution and batch statistics on src (running stats updated); BatchNorm's map into t.
+void conv_bn(const UnitModules& m, const Tensor& src, bool blocked, const DimVector& in, const DimVector& out,
+             Unit& t) {
+  TensorOptions f32(kFloat32);
+  ConvNd& conv = *m.conv;
+  NormBase& bn = *m.bn;
+  bool valid = conv.padding_string == "valid";
+  t.c = {conv.weight.detach(), conv.bias.defined() ? conv.bias.detach() : Tensor(),
+         {conv.stride, valid ? DimVector(2, 0) : conv.padding, conv.dilation, 1}, src, blocked, in, out};
+  int64_t ch = out[1], numel = ch * out[0] * out[2] * out[3];
+  t.conv = empty({numel}, f32);
+  cpu::train_conv_forward(t.c, t.conv);
+  Tensor var = empty({ch}, f32);
+  t.mean = empty({ch}, f32);
+  cpu::blocked_stats(t.conv, out, t.mean, var);
+  update_running(bn, t.mean, var, double(numel / ch));
+  // batch_norm's map x * scale + shift in float: scale = gamma * invstd, shift = beta - mean * scale (a constant
+  // channel's invstd from the double variance, its shift rounded once)
+  t.invstd = empty({ch}, f32);
+  t.scale = empty({ch}, f32);
+  t.shift = empty({ch}, f32);
+  const float *pm = t.mean.data_ptr<float>(), *pv = var.data_ptr<float>();
+  const float* pw = bn.weight.defined() ? bn.weight.data_ptr<float>() : nullptr;
+  const float* pb = bn.bias.defined() ? bn.bias.data_ptr<float>() : nullptr;
+  float *pi = t.invstd.data_ptr<float>(), *psc = t.scale.data_ptr<float>(), *psh = t.shift.data_ptr<float>();
+  for (int64_t c = 0; c < ch; ++c) {
+    bool constant = pv[c] == 0;
+    pi[c] = constant ? float(1 / std::sqrt(double(bn.eps))) : 1.f / std::sqrt(pv[c] + float(bn.eps));
+    psc[c] = pw ? pw[c] * pi[c] : pi[c];
+    float beta = pb ? pb[c] : 0.f;
+    psh[c] = constant ? float(double(beta) - double(pm[c]) * double(psc[c])) : beta - pm[c] * psc[c];
+  }
+}
+
+// Dropout2d's scaled noise for an (N, C, ...) input, drawn as the module draws it (the same random numbers): the
+// module's function on ones of shape (N, C, 1, 1).
+Tensor dropout_mask(DropoutBase& drop, int64_t n, int64_t c) {
+  autograd::NoGradGuard no_grad;
+  return drop(ones({n, c, 1, 1}, TensorOptions(kFloat32))).contiguous();
+}
+
+// The node's name: the chain's last module's backward, as module by module.
+const char* node_name(const UnitModules& last) {
+  if (last.drop && last.drop->is_training() && last.drop->p > 0) return "MulBackward0";
+  return last.pool ? "MaxPool2DWithIndicesBackward0" : "ReluBackward0";
+}
+
+autograd::TensorList chain_backward(const autograd::BackwardContext& c, const std::vector<UnitMeta>& meta,
+                                    const DimVector& out_dims) {
   size_t units = meta.size();
   autograd::TensorList grads(1 + 4 * units);
   Tensor g = c.grads[0];
@@ -128,21 +210,20 @@ autograd::TensorList chain_backward(const autograd::BackwardContext& c, const st
   }
   bool input_needed = c.needs(0);
   if (input_needed) first_needed = 0;
-  // the gradient reaching the last unit's ReLU output, nChw8c: the pooling's (each unit's passes send it to the
-  // windows' largest elements) or the output's
+  // the gradient of the last unit's output, nChw8c: a pooled unit's passes send it to the windows' largest elements
   Tensor gp = g.to(kFloat32).contiguous();
-  Tensor gact = empty({gp.numel()}, gp.options());
-  cpu::to_blocked(gp, gact.view(out_dims));
-  bool pooled = pool;
+  Tensor gout = empty({gp.numel()}, gp.options());
+  cpu::to_blocked(gp, gout.view(out_dims));
   for (size_t u = units; u-- > first_needed;) {
     const UnitMeta& m = meta[u];
     int64_t ch = m.out_dims[1];
     double count = double(m.out_dims[0] * m.out_dims[2] * m.out_dims[3]);
     Tensor conv = saved(u, kConv), mean = saved(u, kMean), inv = saved(u, kInvstd);
-    Tensor scale = saved(u, kScale), shift = saved(u, kShift);
-    Tensor gamma = saved(u, kGamma);
+    Tensor scale = saved(u, kScale), shift = saved(u, kShift), gamma = saved(u, kGamma), mask = saved(u, kMask);
+    if (mask.defined()) cpu::blocked_scale_planes(gout, m.pool ? DimVector{m.out_dims[0], ch, m.out_dims[2] / 2,
+                                                                           m.out_dims[3] / 2} : m.out_dims, mask);
     Tensor sum_g = empty({ch}, gp.options()), dot = empty({ch}, gp.options());
-    cpu::blocked_relu_grad_sums(gact, pooled, conv, m.out_dims, scale, shift, mean, sum_g, dot);
+    cpu::blocked_relu_grad_sums(gout, m.pool, conv, m.out_dims, scale, shift, mean, sum_g, dot);
     if (c.needs(1 + 4 * u + 2)) grads[1 + 4 * u + 2] = mul(dot, inv);
     if (c.needs(1 + 4 * u + 3)) grads[1 + 4 * u + 3] = sum_g;
     bool src_needed = u > 0 ? u > first_needed : input_needed;
@@ -157,9 +238,8 @@ autograd::TensorList chain_backward(const autograd::BackwardContext& c, const st
       pb[i] = -(pk[i] * (pi[i] * pi[i]) * pd[i] / float(count));
       pe[i] = -(pk[i] * ps[i] / float(count)) - pb[i] * pm[i];
     }
-    Tensor grad_conv = pooled ? empty({conv.numel()}, gp.options()) : gact;
-    cpu::blocked_relu_bn_grad(gact, pooled, conv, m.out_dims, scale, shift, k, b, e, grad_conv);
-    pooled = false;
+    Tensor grad_conv = m.pool ? empty({conv.numel()}, gp.options()) : gout;
+    cpu::blocked_relu_bn_grad(gout, m.pool, conv, m.out_dims, scale, shift, k, b, e, grad_conv);
     cpu::TrainConv unit{saved(u, kWeight), saved(u, kBias), m.geometry, saved(u, kSrc), m.src_blocked, m.src_dims,
                         m.out_dims};
     Tensor grad_src = src_needed ? empty({m.src_dims[0] * m.src_dims[1] * m.src_dims[2] * m.src_dims[3]},
@@ -170,7 +250,7 @@ autograd::TensorList chain_backward(const autograd::BackwardContext& c, const st
     cpu::train_conv_backward(unit, grad_conv, grad_src, gw, gb);
     grads[1 + 4 * u] = gw;
     grads[1 + 4 * u + 1] = gb;
-    gact = grad_src;
+    gout = grad_src;
     if (u == 0 && input_needed) {
       if (m.src_blocked) {
         grads[0] = empty(m.src_dims, gp.options());
@@ -195,111 +275,68 @@ size_t run_fused_train(const SequenceItems& items, size_t first, Tensor& x) {
   if (!float32(x) || x.dim() != 4 || !x.is_contiguous() || x.numel() == 0 || x.size(0) < 2 ||
       autocast::is_enabled(DeviceType::CPU))
     return 0;
-  std::vector<UnitModules> modules;
-  std::vector<DimVector> dims{DimVector(x.sizes())};
-  DimVector out;
-  size_t i = first;
-  for (UnitModules u; match_unit(items, i, DimVector(dims.back()), u, out); i += 3) {
-    modules.push_back(u);
-    dims.push_back(out);
-  }
-  if (modules.empty()) return 0;
+  Chain chain = match_chain(items, first, x);
   bool grad = needs_grad(x);
-  for (const UnitModules& u : modules) {
+  for (const UnitModules& u : chain.units) {
     for (const Tensor* t : {&u.conv->weight, &u.conv->bias, &u.bn->weight, &u.bn->bias}) grad = grad || needs_grad(*t);
   }
-  if (!grad) return 0;
-  bool pool = i < items.size() && pool_2x2(items[i]->value, dims.back());
-  // forward
+  if (chain.units.empty() || !grad) return 0;
+  // forward: each unit's output (its ReLU's, or pooled, then dropped) is the next one's input, nChw8c
   TensorOptions f32(kFloat32);
-  std::vector<Unit> units(modules.size());
+  std::vector<Unit> units(chain.units.size());
   Tensor src = x;
   bool blocked = x.size(1) % 8 == 0;
   if (blocked) {
     src = empty({x.numel()}, f32);
     cpu::to_blocked(x, src.view(x.sizes()));
   }
-  for (size_t u = 0; u < modules.size(); ++u) {
+  for (size_t u = 0; u < units.size(); ++u) {
+    const UnitModules& m = chain.units[u];
     Unit& t = units[u];
-    ConvNd& conv = *modules[u].conv;
-    NormBase& bn = *modules[u].bn;
-    bool valid = conv.padding_string == "valid";
-    t.c.weight = conv.weight.detach();
-    t.c.bias = conv.bias.defined() ? conv.bias.detach() : Tensor();
-    t.c.geometry = {conv.stride, valid ? DimVector(2, 0) : conv.padding, conv.dilation, 1};
-    t.c.src = src;
-    t.c.src_blocked = blocked;
-    t.c.src_dims = dims[u];
-    t.c.out_dims = dims[u + 1];
-    int64_t ch = dims[u + 1][1], numel = ch * dims[u + 1][0] * dims[u + 1][2] * dims[u + 1][3];
-    t.conv = empty({numel}, f32);
-    cpu::train_conv_forward(t.c, t.conv);
-    Tensor var = empty({ch}, f32);
-    t.mean = empty({ch}, f32);
-    cpu::blocked_stats(t.conv, t.c.out_dims, t.mean, var);
-    update_running(bn, t.mean, var, double(numel / ch));
-    // batch_norm's map x * scale + shift in float: scale = gamma * invstd, shift = beta - mean * scale (a constant
-    // channel's invstd from the double variance, its shift rounded once)
-    t.invstd = empty({ch}, f32);
-    t.scale = empty({ch}, f32);
-    t.shift = empty({ch}, f32);
-    const float *pm = t.mean.data_ptr<float>(), *pv = var.data_ptr<float>();
-    const float* pw = bn.weight.defined() ? bn.weight.data_ptr<float>() : nullptr;
-    const float* pb = bn.bias.defined() ? bn.bias.data_ptr<float>() : nullptr;
-    float *pi = t.invstd.data_ptr<float>(), *psc = t.scale.data_ptr<float>(), *psh = t.shift.data_ptr<float>();
-    for (int64_t c = 0; c < ch; ++c) {
-      bool constant = pv[c] == 0;
-      pi[c] = constant ? float(1 / std::sqrt(double(bn.eps))) : 1.f / std::sqrt(pv[c] + float(bn.eps));
-      psc[c] = pw ? pw[c] * pi[c] : pi[c];
-      float beta = pb ? pb[c] : 0.f;
-      psh[c] = constant ? float(double(beta) - double(pm[c]) * double(psc[c])) : beta - pm[c] * psc[c];
+    const DimVector& out = chain.conv_dims[u];
+    conv_bn(m, src, blocked, chain.in_dims[u], out, t);
+    if (m.pool) {  // straight from the convolution's output: the activation is never written
+      src = empty({t.conv.numel() / 4}, f32);
+      cpu::blocked_affine_relu_pool(t.conv, out, t.scale, t.shift, src);
+      if (m.drop && m.drop->is_training() && m.drop->p > 0) {
+        t.mask = dropout_mask(*m.drop, out[0], out[1]);
+        cpu::blocked_scale_planes(src, {out[0], out[1], out[2] / 2, out[3] / 2}, t.mask);
+      }
+    } else {
+      src = empty({t.conv.numel()}, f32);
+      cpu::blocked_affine_relu(t.conv, out, t.scale, t.shift, src);
     }
-    if (pool && u + 1 == modules.size()) break;  // pooled straight from the convolution's output below
-    t.act = empty({numel}, f32);
-    cpu::blocked_affine_relu(t.conv, t.c.out_dims, t.scale, t.shift, t.act);
-    src = t.act;
     blocked = true;
   }
-  DimVector out_dims = dims.back();
-  Tensor result;
-  if (pool) {
-    out_dims[2] /= 2;
-    out_dims[3] /= 2;
-    Tensor pooled = empty({out_dims[0] * out_dims[1] * out_dims[2] * out_dims[3]}, f32);
-    const Unit& last = units.back();
-    cpu::blocked_affine_relu_pool(last.conv, last.c.out_dims, last.scale, last.shift, pooled);
-    result = empty(out_dims, f32);
-    cpu::from_blocked(pooled, result);
-    ++i;
-  } else {
-    result = empty(out_dims, f32);
-    cpu::from_blocked(units.back().act, result);
-  }
+  Tensor result = empty(chain.out_dims, f32);
+  cpu::from_blocked(src, result);
   // the graph: one node, edges to x and each unit's conv weight, conv bias, bn weight, bn bias
   std::vector<UnitMeta> meta;
-  for (const Unit& t : units) meta.push_back({t.c.geometry, t.c.src_blocked, t.c.src_dims, t.c.out_dims});
+  for (size_t u = 0; u < units.size(); ++u) {
+    const cpu::TrainConv& t = units[u].c;
+    meta.push_back({t.geometry, t.src_blocked, chain.units[u].pool, t.src_dims, t.out_dims});
+  }
   auto node = std::make_shared<autograd::FunctionNode>(
-      pool ? "MaxPool2DWithIndicesBackward0" : "ReluBackward0",
-      [meta = std::move(meta), pool, out_dims](const autograd::BackwardContext& c) {
-        return chain_backward(c, meta, pool, out_dims);
+      node_name(chain.units.back()), [meta = std::move(meta), out_dims = chain.out_dims](const autograd::BackwardContext& c) {
+        return chain_backward(c, meta, out_dims);
       });
   autograd::add_edge(*node, x);
-  for (const UnitModules& u : modules) {
+  for (const UnitModules& u : chain.units) {
     for (const Tensor* t : {&u.conv->weight, &u.conv->bias, &u.bn->weight, &u.bn->bias}) autograd::add_edge(*node, *t);
   }
   autograd::add_output(node, result);
   node->saved.emplace_back(x, false);
   for (size_t u = 0; u < units.size(); ++u) {
     const Unit& t = units[u];
-    Tensor gamma = modules[u].bn->weight;
-    for (const Tensor& s : {modules[u].conv->weight, modules[u].conv->bias, gamma, t.c.src, t.conv, t.mean,
-                            t.invstd, t.scale, t.shift})
+    const UnitModules& m = chain.units[u];
+    for (const Tensor& s : {m.conv->weight, m.conv->bias, m.bn->weight, t.c.src, t.conv, t.mean, t.invstd, t.scale,
+                            t.shift, t.mask})
       node->saved.emplace_back(s, false);
   }
   // ReLU's node saves its result: writing into the output in place then fails backward, as module by module
-  if (!pool) node->saved.emplace_back(result, true);
+  if (!chain.units.back().pool) node->saved.emplace_back(result, true);
   x = result;
-  return i - first;
+  return chain.modules;
 }
 
 }  // namespace ember::nn

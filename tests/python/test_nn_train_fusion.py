@@ -38,6 +38,9 @@ SPECS = {
     "variants": ([conv(8, 16, stride=2, bias=False), bn(16, affine=False), RELU,
                   conv(16, 8, padding="valid", dilation=2), bn(8, momentum=None), RELU], (3, 8, 13, 12)),
     "no_running_stats": ([conv(3, 8, padding=1), bn(8, track_running_stats=False), RELU, POOL], (2, 3, 6, 6)),
+    # Dropout2d inside the chain and at its end (its noise drawn as the module draws it; torch's differs)
+    "dropout": ([conv(3, 8, padding=1), bn(8), RELU, POOL, ("Dropout2d", (0.4,), {}), conv(8, 16, padding=1),
+                 bn(16), RELU, POOL, ("Dropout2d", (0.3,), {"inplace": True})], (4, 3, 12, 10)),
     # channels not a multiple of 8: module by module
     "odd_channels": ([conv(3, 6, padding=1), bn(6), RELU, POOL], (2, 3, 6, 6)),
 }
@@ -56,8 +59,8 @@ def build(lib, spec):
 
 
 def fused(y):
-    """Whether y came from a fused chain: its node has edges to the input and every parameter."""
-    return len(y.grad_fn.next_functions) > 1
+    """Whether y came from a fused chain: its node has edges to the input and every parameter (5 or more)."""
+    return len(y.grad_fn.next_functions) > 2
 
 
 def close(a, b, what):
@@ -109,7 +112,8 @@ def test_matches_unfused_and_torch(name):
     u = train(ember, spec, shape, 3, fuse=False, x_grad=x_grad)
     t = train(torch, spec, shape, 3, x_grad=x_grad)
     compare(f, u)
-    compare(f, t)
+    if name != "dropout":
+        compare(f, t)
     assert fused(f[0][4]) == (name != "odd_channels")
     assert not fused(u[0][4])
     assert f[0][4].grad_fn.name() == t[0][4].grad_fn.name()

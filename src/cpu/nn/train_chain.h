@@ -40,6 +40,8 @@ void blocked_affine_relu(const Tensor& x, DimVector dims, const Tensor& scale, c
 // largest value, its last nan if any (max_pool2d's rule), without writing the activation;
 void blocked_affine_relu_pool(const Tensor& x, DimVector dims, const Tensor& scale, const Tensor& shift,
                               const Tensor& out);
+// x *= mask per (sample, channel) (mask: float32 (N, C), Dropout2d's scaled noise);
+void blocked_scale_planes(const Tensor& x, DimVector dims, const Tensor& mask);
 // the gradients, g reaching ReLU's output: full size, or when `pooled` the pooling's output gradient (each window's
 // to its largest element, found again from x). With g' = (y <= 0 ? 0 : g), y = x * scale + shift recomputed as the
 // forward did (ReLU's gradient on its result): sum_g = sum of g', dot = sum of g' * (x - mean);

@@ -182,6 +182,18 @@ void blocked_affine_relu_pool(const Tensor& x, DimVector dims, const Tensor& sca
   });
 }
 
+void blocked_scale_planes(const Tensor& x, DimVector dims, const Tensor& mask) {
+  Shape d(dims);
+  float* px = x.data_ptr<float>();
+  const float* pm = mask.data_ptr<float>();
+  parallel_for(0, d.n * d.blocks, 1, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      V8 m = load(pm + p * 8);  // (n, block b) at n * C + 8 * b = 8 * p
+      for (int64_t s = p * d.s * 8, end = s + d.s * 8; s < end; s += 8) store(px + s, load(px + s) * m);
+    }
+  });
+}
+
 void blocked_relu_grad_sums(const Tensor& g, bool pooled, const Tensor& x, DimVector dims, const Tensor& scale,
                             const Tensor& shift, const Tensor& mean, const Tensor& sum_g, const Tensor& dot) {
   Shape d(dims);
