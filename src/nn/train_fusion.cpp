@@ -1,8 +1,9 @@
 // Sequential's fused training path. Where gradients are recorded, a run of built-in Conv2d -> BatchNorm2d (training,
-// batch statistics) -> ReLU units, optionally ended by a MaxPool2d of 2x2 windows at stride 2, runs as one chain
-// (cpu/nn/train_chain.h): activations stay in oneDNN's nChw8c layout between the layers, BatchNorm's affine map and
-// ReLU are one pass, their gradients two, and the whole chain is one autograd node named as the last module's
-// (MaxPool2DWithIndicesBackward0 or ReluBackward0) with edges to the input and every parameter. Running statistics
+// batch statistics) -> ReLU units, each optionally followed by a MaxPool2d of 2x2 windows at stride 2 and then a
+// Dropout2d, runs as one chain (cpu/nn/train_chain.h): activations stay in oneDNN's nChw8c layout between the layers,
+// BatchNorm's affine map and ReLU are one pass (with the pooling), their gradients two, and the whole chain is one
+// autograd node named as the last module's (MaxPool2DWithIndicesBackward0, MulBackward0 or ReluBackward0) with edges
+// to the input and every parameter. Running statistics
 // and num_batches_tracked are updated as BatchNorm's forward does. Only float32 CPU NCHW-contiguous inputs of more
 // than one sample, exact built-in classes without hooks, groups 1, zeros padding, channel counts a multiple of 8
 // after each convolution; anything else runs module by module. set_train_fusion(false) turns it off.

@@ -1,5 +1,5 @@
-// Training chains (issue 11/13): Conv2d -> BatchNorm2d (batch statistics) -> ReLU units, optionally ended by a
-// 2x2/2 max pooling, run with the activations in oneDNN's nChw8c layout between the layers (no reorder inside the
+// Training chains (issue 11/13): Conv2d -> BatchNorm2d (batch statistics) -> ReLU units, each optionally followed by
+// a 2x2/2 max pooling (and Dropout2d's per-channel scaling), run with the activations in oneDNN's nChw8c layout between the layers (no reorder inside the
 // chain) and BatchNorm's passes fused with ReLU's. nn::Sequential's fused training path (src/nn/train_fusion.cpp)
 // records the whole chain as one autograd node. Activations are float32 buffers (Tensors of N*C*H*W floats) in
 // nChw8c: element (n, c, y, x) at ((n * C / 8 + c / 8) * H * W + y * W + x) * 8 + c % 8; every C a multiple of 8.
