@@ -57,6 +57,45 @@ float* at_sample(const Tensor& t, const DimVector& dims, int64_t first) {
   return t.data_ptr<float>() + first * dims[1] * dims[2] * dims[3];
 }
 
+bool is_reference(const std::string& impl) { return impl.rfind("ref", 0) == 0; }
+
+std::shared_ptr<const Cached> forward_primitive(const Descs& d) {
+  return cached_primitive(TrainForward, d.key, [&] {
+    auto pd = forward_pd(d);
+    return Cached{dnnl::convolution_forward(pd), {{DNNL_ARG_WEIGHTS, pd.weights_desc()}}, pd.scratchpad_desc(),
+                  is_reference(pd.impl_info_str())};
+  });
+}
+
+std::shared_ptr<const Cached> backward_data_primitive(const Descs& d) {
+  return cached_primitive(TrainBackwardData, d.key, [&] {
+    dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src, d.weights_any, d.dst,
+                                               d.strides, d.dilates, d.pad_l, d.pad_r);
+    dnnl::convolution_backward_data::primitive_desc pd(desc, user_scratchpad(), cpu_engine(), forward_pd(d));
+    return Cached{dnnl::convolution_backward_data(pd), {{DNNL_ARG_WEIGHTS, pd.weights_desc()}}, pd.scratchpad_desc(),
+                  is_reference(pd.impl_info_str())};
+  });
+}
+
+std::shared_ptr<const Cached> backward_weights_primitive(const Descs& d) {
+  return cached_primitive(TrainBackwardWeights, d.key, [&] {
+    dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src, d.weights_any, d.bias,
+                                                  d.dst, d.strides, d.dilates, d.pad_l, d.pad_r);
+    dnnl::convolution_backward_weights::primitive_desc pd(desc, user_scratchpad(), cpu_engine(), forward_pd(d));
+    return Cached{dnnl::convolution_backward_weights(pd), {{DNNL_ARG_DIFF_WEIGHTS, pd.diff_weights_desc()}},
+                  pd.scratchpad_desc(), is_reference(pd.impl_info_str())};
+  });
+}
+
+// Whether oneDNN has only its reference kernel for the primitive `get` makes (a plain source: measured 1 -> 32
+// channels at 28x28, batch 128, backward weights ~1.6 s; a 12-channel forward); made on one OpenMP thread as the
+// chunks make theirs (they may reuse it: one made on the default team size starts a team when run).
+template <typename Get>
+bool reference(const TrainConv& u, Get&& get) {
+  SingleOmpThread one_thread;
+  return get(describe(u, u.src_dims[0]))->reference;
+}
+
 memory weights_memory(const TrainConv& u, const memory::desc& want, dnnl::stream& stream) {
   return cached_weights(memory(plain_desc(dims_of(u.weight)), cpu_engine(), u.weight.data_ptr()), u.weight, want,
                         stream);
@@ -82,13 +121,16 @@ void from_blocked(const Tensor& blocked, const Tensor& plain) {
   });
 }
 
+// Where oneDNN's kernel for a plain input is its reference one, the unfused kernel runs into a plain output.
 void train_conv_forward(const TrainConv& u, const Tensor& out) {
+  if (!u.src_blocked && reference(u, forward_primitive)) {
+    Tensor plain = empty(u.out_dims, TensorOptions(kFloat32));
+    conv_forward_kernel(u.src.view(u.src_dims), u.weight, u.bias, plain, u.geometry);
+    return to_blocked(plain, out);
+  }
   over_batch(u.src_dims[0], [&](int64_t first, int64_t n, int64_t) {
     Descs d = describe(u, n);
-    auto c = cached_primitive(TrainForward, d.key, [&] {
-      auto pd = forward_pd(d);
-      return Cached{dnnl::convolution_forward(pd), {{DNNL_ARG_WEIGHTS, pd.weights_desc()}}, pd.scratchpad_desc()};
-    });
+    auto c = forward_primitive(d);
     dnnl::stream stream(cpu_engine());
     std::unordered_map<int, memory> args{
         {DNNL_ARG_SRC, memory(d.src, cpu_engine(), at_sample(u.src, u.src_dims, first))},
@@ -99,45 +141,15 @@ void train_conv_forward(const TrainConv& u, const Tensor& out) {
   });
 }
 
-// Each chunk but the first sums its weight (and bias) gradient into its own tensor, added up at the end.
-namespace {
 
-bool is_reference(const std::string& impl) { return impl.rfind("ref", 0) == 0; }
-
-std::shared_ptr<const Cached> backward_data_primitive(const Descs& d) {
-  return cached_primitive(TrainBackwardData, d.key, [&] {
-    dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src, d.weights_any, d.dst,
-                                               d.strides, d.dilates, d.pad_l, d.pad_r);
-    dnnl::convolution_backward_data::primitive_desc pd(desc, user_scratchpad(), cpu_engine(), forward_pd(d));
-    return Cached{dnnl::convolution_backward_data(pd), {{DNNL_ARG_WEIGHTS, pd.weights_desc()}}, pd.scratchpad_desc(),
-                  is_reference(pd.impl_info_str())};
-  });
-}
-
-std::shared_ptr<const Cached> backward_weights_primitive(const Descs& d) {
-  return cached_primitive(TrainBackwardWeights, d.key, [&] {
-    dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src, d.weights_any, d.bias,
-                                                  d.dst, d.strides, d.dilates, d.pad_l, d.pad_r);
-    dnnl::convolution_backward_weights::primitive_desc pd(desc, user_scratchpad(), cpu_engine(), forward_pd(d));
-    return Cached{dnnl::convolution_backward_weights(pd), {{DNNL_ARG_DIFF_WEIGHTS, pd.diff_weights_desc()}},
-                  pd.scratchpad_desc(), is_reference(pd.impl_info_str())};
-  });
-}
-
-}  // namespace
-
-// Where oneDNN has only its reference kernel for a plain input (measured: 1 -> 32 channels at 28x28, batch 128,
-// backward weights ~1.6 s) the unfused kernels run on a plain grad_conv (conv_kernel.cpp has a faster path for one
-// input channel); a 3-channel input keeps jit:avx2 on the nChw8c gradient.
+// Each chunk but the first sums its weight (and bias) gradient into its own tensor, added up at the end. Where
+// oneDNN's kernel for a plain input is its reference one, the unfused kernels run on a plain grad_conv
+// (conv_kernel.cpp has a faster path for one input channel).
 void train_conv_backward(const TrainConv& u, const Tensor& grad_conv, const Tensor& grad_src,
                          const Tensor& grad_weight, const Tensor& grad_bias) {
-  auto reference = [&] {  // primitives made as the chunks make them: on one OpenMP thread (one may be reused there)
-    SingleOmpThread one_thread;
-    Descs whole = describe(u, u.src_dims[0]);
-    return (grad_src.defined() && backward_data_primitive(whole)->reference) ||
-           ((grad_weight.defined() || grad_bias.defined()) && backward_weights_primitive(whole)->reference);
-  };
-  if (!u.src_blocked && reference()) {
+  bool weights = grad_weight.defined() || grad_bias.defined();
+  if (!u.src_blocked && ((grad_src.defined() && reference(u, backward_data_primitive)) ||
+                         (weights && reference(u, backward_weights_primitive)))) {
     Tensor go = empty(u.out_dims, TensorOptions(kFloat32));
     from_blocked(grad_conv, go);
     return conv_backward_kernel(go, u.src.view(u.src_dims), u.weight,
@@ -145,7 +157,6 @@ void train_conv_backward(const TrainConv& u, const Tensor& grad_conv, const Tens
                                 u.geometry);
   }
   int64_t batch = u.src_dims[0], threads = get_num_threads();
-  bool weights = grad_weight.defined() || grad_bias.defined();
   std::vector<Tensor> gw{grad_weight.defined() ? grad_weight : empty_like(u.weight)};
   std::vector<Tensor> gb{grad_bias};
   if (u.bias.defined() && !gb[0].defined()) gb[0] = empty_like(u.bias);
