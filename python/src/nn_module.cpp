@@ -552,6 +552,8 @@ void init_nn_module(nb::module_& nn_module) {
   init_nn_modules_layers(m);
   nn_module.def("_eval_fusion_enabled", &nn::eval_fusion_enabled);
   nn_module.def("_set_eval_fusion", &nn::set_eval_fusion);
+  nn_module.def("_train_fusion_enabled", &nn::train_fusion_enabled);
+  nn_module.def("_set_train_fusion", &nn::set_train_fusion);
 }
 
 }  // namespace ember::py

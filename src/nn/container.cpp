@@ -2,6 +2,7 @@
 #include "ember/nn/container.h"
 
 #include "eval_fusion.h"
+#include "train_fusion.h"
 
 namespace ember::nn {
 
@@ -85,7 +86,7 @@ Tensor Sequential::forward(const Tensor& input) {
   Tensor x = input;
   auto& items = module_slots().items();
   for (size_t i = 0; i < items.size();) {
-    if (size_t fused = run_fused_eval(items, i, x)) {
+    if (size_t fused = run_fused_eval(items, i, x) ?: run_fused_train(items, i, x)) {
       i += fused;
       continue;
     }

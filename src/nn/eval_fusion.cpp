@@ -18,6 +18,7 @@
 #include "../cpu/nn/conv_kernel.h"
 #include "../cpu/nn/eval_chain.h"
 #include "eval_fusion.h"
+#include "fusion_common.h"
 #include "ember/autocast.h"
 #include "ember/autograd.h"
 #include "ember/creation.h"
@@ -32,17 +33,12 @@ namespace ember::nn {
 
 namespace {
 
+using fusion::float32;
+using fusion::float32_or_none;
+using fusion::plain;
+using fusion::window_out;
+
 std::atomic<bool> g_enabled{true};
-
-// m if it is exactly a T (not a subclass) called without hooks.
-template <typename T>
-T* plain(const ModulePtr& m) {
-  if (!m || typeid(*m) != typeid(T) || m->has_forward_hooks() || m->uses_call_override()) return nullptr;
-  return static_cast<T*>(m.get());
-}
-
-bool float32(const Tensor& t) { return t.defined() && t.dtype() == kFloat32 && t.device().is_cpu(); }
-bool float32_or_none(const Tensor& t) { return !t.defined() || float32(t); }
 
 // max(a, b), +inf when either is nan (a nan weight or statistic must stop the fusion, not vanish from a bound).
 double larger(double a, double b) { return a != a || b != b ? std::numeric_limits<double>::infinity() : std::max(a, b); }
@@ -146,15 +142,6 @@ bool needs_grad(const Tensor& t) { return t.defined() && t.requires_grad(); }
 // A chain runs fused only while its values stay this far below float's overflow (3.4e38), so no inf appears and no
 // nan can meet oneDNN's ReLU post-op (which gives 0 where torch keeps nan): bounds allow for rounding and summation.
 constexpr double kNoOverflow = 1e30;
-
-// The output size along one dim of a convolution or pooling window (torch's pooling_output_shape with ceil_mode).
-int64_t window_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
-  int64_t span = in + 2 * p - d * (k - 1) - 1;
-  if (span < 0) return 0;
-  int64_t out = (span + (ceil_mode ? s - 1 : 0)) / s + 1;
-  if (ceil_mode && (out - 1) * s >= in + p) --out;
-  return out;
-}
 
 // A convolution unit from items[i] on (C, *S) = shape: its stage and how many modules it covers, or 0.
 size_t conv_unit(const SequenceItems& items, size_t i, const DimVector& shape, bool grad, double& bound,

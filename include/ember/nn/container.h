@@ -31,13 +31,17 @@ class Sequential : public ModuleSequence {
   explicit Sequential(const std::vector<ModulePtr>& modules);
   explicit Sequential(const std::vector<std::pair<std::string, ModulePtr>>& named);  // torch's OrderedDict form
   // Each module in turn; without grad, runs of built-in Conv2d [BatchNorm2d in eval] [ReLU], MaxPool2d and eval
-  // Dropout run fused (src/nn/eval_fusion.cpp) unless set_eval_fusion(false).
+  // Dropout run fused (src/nn/eval_fusion.cpp) unless set_eval_fusion(false); in training, runs of Conv2d ->
+  // BatchNorm2d -> ReLU [-> 2x2 MaxPool2d] (src/nn/train_fusion.cpp) unless set_train_fusion(false).
   Tensor forward(const Tensor& input) override;
 };
 
 // Whether Sequential fuses inference runs (default true); off, each module runs as called alone.
 bool eval_fusion_enabled();
 void set_eval_fusion(bool enabled);
+// Whether Sequential fuses training runs (default true).
+bool train_fusion_enabled();
+void set_train_fusion(bool enabled);
 
 class ModuleList : public ModuleSequence {
  public:

@@ -1,11 +1,16 @@
-"""ember.backends.mkldnn: Ember's oneDNN (mkldnn) CPU backend, as torch.backends.mkldnn. `fuse_eval` (Ember's own,
-default True) lets nn.Sequential run Conv2d -> BatchNorm2d (eval) -> ReLU and MaxPool2d runs as one oneDNN chain
-when no gradient is needed; its results equal the unfused ones within float rounding. Set it False for the
-module-by-module results bit for bit."""
+"""ember.backends.mkldnn: Ember's oneDNN (mkldnn) CPU backend, as torch.backends.mkldnn. Ember's own switches, both
+default True: `fuse_eval` lets nn.Sequential run Conv2d -> BatchNorm2d (eval) -> ReLU and MaxPool2d runs as one
+oneDNN chain when no gradient is needed; `fuse_train` runs Conv2d -> BatchNorm2d (training) -> ReLU [-> 2x2
+MaxPool2d] runs as one chain in oneDNN's blocked layout, recorded as one autograd node, when gradients are recorded.
+Their results equal the unfused ones within float rounding. Set them False for the module-by-module results bit for
+bit."""
 import sys as _sys
 import types as _types
 
 from .. import _C
+
+_SWITCHES = {"fuse_eval": ("_eval_fusion_enabled", "_set_eval_fusion"),
+             "fuse_train": ("_train_fusion_enabled", "_set_train_fusion")}
 
 
 def is_available():
@@ -15,15 +20,15 @@ def is_available():
 
 class _MkldnnModule(_types.ModuleType):
     def __getattr__(self, name):
-        if name == "fuse_eval":
-            return _C._nn._eval_fusion_enabled()
+        if name in _SWITCHES:
+            return getattr(_C._nn, _SWITCHES[name][0])()
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
     def __setattr__(self, name, value):
-        if name == "fuse_eval":
+        if name in _SWITCHES:
             if not isinstance(value, bool):
-                raise TypeError(f"fuse_eval expects a bool, but got {type(value).__name__}")
-            return _C._nn._set_eval_fusion(value)
+                raise TypeError(f"{name} expects a bool, but got {type(value).__name__}")
+            return getattr(_C._nn, _SWITCHES[name][1])(value)
         super().__setattr__(name, value)
 
 

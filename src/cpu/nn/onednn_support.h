@@ -1,4 +1,4 @@
-// What Ember's oneDNN kernels share (conv_onednn.cpp, eval_chain_onednn.cpp): the engine, the thread split that keeps
+// What Ember's oneDNN kernels share (conv_onednn.cpp, eval_chain_onednn.cpp, train_chain_onednn.cpp): the engine, the thread split that keeps
 // oneDNN off its own OpenMP team, user scratchpads, reorders, and caches of primitives and reordered weights.
 #pragma once
 #include <algorithm>
@@ -65,6 +65,7 @@ struct Cached {
   dnnl::primitive primitive;
   std::map<int, memory::desc> wanted;
   memory::desc scratchpad;
+  bool reference = false;  // oneDNN's reference implementation (no jit kernel for the layouts)
 };
 
 // Shared, so a caller keeps its primitive while another thread clears a full cache (many shapes: a varying batch).
@@ -80,7 +81,8 @@ std::shared_ptr<const Cached> cached_primitive(int kind, const std::vector<int64
 }
 
 // The kinds of cached primitives.
-enum Kind { Forward, BackwardData, BackwardWeights, FusedForward, MaxPoolForward };
+enum Kind { Forward, BackwardData, BackwardWeights, FusedForward, MaxPoolForward, TrainForward, TrainBackwardData,
+            TrainBackwardWeights };
 
 // `w` (given as `given`) in layout `want`, reordered once and kept while the tensor's storage, offset and version
 // are unchanged.
