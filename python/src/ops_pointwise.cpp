@@ -111,6 +111,26 @@ void init_pointwise(nb::module_& m, nb::class_<Tensor>& cls) {
   m.def("aminmax", aminmax_impl, nb::arg("input"), nb::kw_only(), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
   cls.def("aminmax", aminmax_impl, nb::kw_only(), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
 
+  // polygamma(n, x) for n = 0 (digamma) and 1 (trigamma, a row of unary_ops.def); torch.special.i1 as _special_i1
+  auto polygamma_fn = [](int64_t n) {
+    EMBER_CHECK(n >= 0, Error, "polygamma(n, x) does not support negative n.");
+    EMBER_CHECK(n <= 1, NotImplementedError, "polygamma(n, x) is implemented for n = 0 and 1 only, got n = ", n);
+    return n == 0 ? std::pair{&digamma, &digamma_out} : std::pair{&trigamma, &trigamma_out};
+  };
+  m.def("polygamma", [=](int64_t n, const Tensor& x, nb::handle out) {
+    auto [fn, out_fn] = polygamma_fn(n);
+    return maybe_out(out, [&] { return fn(x); }, [&](Tensor& o) { out_fn(o, x); });
+  }, nb::arg("n"), nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none());
+  cls.def("polygamma", [=](const Tensor& x, int64_t n) { return polygamma_fn(n).first(x); }, nb::arg("n"));
+  cls.def("polygamma_", [=](nb::handle self, int64_t n) {
+    Tensor& x = nb::cast<Tensor&>(self);
+    polygamma_fn(n).second(x, x);
+    return nb::borrow(self);
+  }, nb::arg("n"));
+  m.def("_special_i1", [](const Tensor& x, nb::handle out) {
+    return maybe_out(out, [&] { return i1(x); }, [&](Tensor& o) { i1_out(o, x); });
+  }, nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none());
+
   cls.def("lerp_", [](nb::handle self, const Tensor& end, nb::handle weight) {
     lerp_(nb::cast<Tensor&>(self), end, tensor_or_number(weight, "lerp_", "weight", 2));
     return nb::borrow(self);

@@ -69,7 +69,8 @@ std::vector<Tensor> unravel_index(const Tensor& indices, IntArrayRef shape) {
     coords[i] = remainder(rest, size);
     rest = div(rest, size, "floor");
   }
-  return coords;
+  // views of one (..., ndim) tensor, as torch's results
+  return coords.empty() ? coords : stack(coords, -1).unbind(-1);
 }
 
 Tensor vander(const Tensor& x, std::optional<int64_t> n, bool increasing) {
@@ -97,7 +98,7 @@ Tensor cov(const Tensor& input, int64_t correction, const std::optional<Tensor>&
     EMBER_CHECK(fweights->dim() <= 1, Error, "cov(): expected fweights to have one or fewer dimensions but got fweights "
                 "with ", fweights->dim(), " dimensions");
     EMBER_CHECK(!fweights->is_floating_point(), Error, "cov(): expected fweights to have integral dtype but got "
-                "fweights with ", dtype_info(fweights->dtype()).cpp_name, " dtype");
+                "fweights with ", dtype_info(fweights->dtype()).legacy_name, " dtype");
     EMBER_CHECK(fweights->numel() == observations, Error, "cov(): expected fweights to have the same numel as there "
                 "are observations in the input but got ", fweights->numel(), " != ", observations);
     EMBER_CHECK(fweights->numel() == 0 || min(*fweights).item().to_double() >= 0, Error,
@@ -108,7 +109,7 @@ Tensor cov(const Tensor& input, int64_t correction, const std::optional<Tensor>&
     EMBER_CHECK(aweights->dim() <= 1, Error, "cov(): expected aweights to have one or fewer dimensions but got aweights "
                 "with ", aweights->dim(), " dimensions");
     EMBER_CHECK(aweights->is_floating_point(), Error, "cov(): expected aweights to have floating point dtype but got "
-                "aweights with ", dtype_info(aweights->dtype()).cpp_name, " dtype");
+                "aweights with ", dtype_info(aweights->dtype()).legacy_name, " dtype");
     EMBER_CHECK(aweights->numel() == observations, Error, "cov(): expected aweights to have the same numel as there "
                 "are observations in the input but got ", aweights->numel(), " != ", observations);
     EMBER_CHECK(aweights->numel() == 0 || min(*aweights).item().to_double() >= 0, Error,

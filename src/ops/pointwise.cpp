@@ -73,6 +73,14 @@ Tensor clamp_one(bool is_min, const Tensor& x, const Tensor& bound) {
   return r;
 }
 
+// clamp_'s message (the C++ type name of x's dtype), as torch's clamp_min_/clamp_max_
+Tensor clamp_one_in_place(bool is_min, const Tensor& x, const Tensor& bound) {
+  Tensor r = clamp_one(is_min, x, bound);
+  EMBER_CHECK(can_cast(r.dtype(), x.dtype()), Error, "result type ", dtype_info(r.dtype()).legacy_name,
+              " can't be cast to the desired output type ", dtype_info(x.dtype()).cpp_name);
+  return r;
+}
+
 }  // namespace
 
 Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
@@ -91,10 +99,10 @@ Tensor& addcdiv_out(Tensor& out, const Tensor& self, const Tensor& t1, const Ten
 Tensor clamp_min(const Tensor& x, const Tensor& min) { return clamp_one(true, x, min); }
 Tensor clamp_max(const Tensor& x, const Tensor& max) { return clamp_one(false, x, max); }
 Tensor& clamp_min_(Tensor& x, const Tensor& min) {
-  return assign_in_place(x, {&min}, [&] { return clamp_one(true, x, min); });
+  return assign_in_place(x, {&min}, [&] { return clamp_one_in_place(true, x, min); });
 }
 Tensor& clamp_max_(Tensor& x, const Tensor& max) {
-  return assign_in_place(x, {&max}, [&] { return clamp_one(false, x, max); });
+  return assign_in_place(x, {&max}, [&] { return clamp_one_in_place(false, x, max); });
 }
 
 Tensor& lerp_(Tensor& self, const Tensor& end, const Tensor& weight) {

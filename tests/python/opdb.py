@@ -497,14 +497,14 @@ UNARY = [
     unary("bitwise_not", INTEGRAL, grad=False, operator=operator.invert),
 ]
 UNARY += [
-    unary("logical_not", grad=False, missing=("inplace",)),
+    unary("logical_not", grad=False),
     unary("isnan", grad=False, xfails=[XFail(
         "ember.isnan(ember.from_numpy(np.zeros((0, 3))).long()).stride() is (0, 0), torch's (3, 1)",
         INTEGRAL, sample="contiguous0x3")]),
     *[unary(n, grad=False) for n in ("isinf", "isfinite")],
-    unary("nan_to_num", missing=("inplace",), xfails=[NAN_TO_NUM_EMPTY]),
+    unary("nan_to_num", xfails=[NAN_TO_NUM_EMPTY]),
     unary("nan_to_num_args", torch_fn="nan_to_num", sample_kwargs={"nan": 1.5, "posinf": 5.0, "neginf": -4.0},
-          missing=("inplace",), xfails=[NAN_TO_NUM_EMPTY]),
+          xfails=[NAN_TO_NUM_EMPTY]),
     unary("round_decimals", FLOATS, torch_fn="round", sample_kwargs={"decimals": 2}, missing=("inplace", "out")),
     unary("round_decimals_negative", FLOATS, torch_fn="round", sample_kwargs={"decimals": -1},
           missing=("inplace", "out")),
@@ -594,9 +594,8 @@ REDUCTIONS = [
                     Sample(T((3, 4, 5)), 3, (0, 2), True)]),
     reduction("logsumexp", dims=(-1, 1, (0, 2)), missing=("out",)),
     reduction("count_nonzero", grad=False, dims=(None, 0, (0, 2)), keepdim=False),
-    reduction("cumsum", dims=(0, -1), keepdim=False, extra=(F64,), missing=("inplace", "out")),
-    reduction("cumprod", dims=(0, -1), keepdim=False, extra=(F64,), low=0.5, high=1.5,
-              missing=("inplace", "out")),
+    reduction("cumsum", dims=(0, -1), keepdim=False, extra=(F64,), missing=("out",)),
+    reduction("cumprod", dims=(0, -1), keepdim=False, extra=(F64,), low=0.5, high=1.5, missing=("out",)),
     reduction("softmax", FLOATS, dims=(0, -1), keepdim=False, extra=(F64,), missing=("out",)),
     reduction("log_softmax", FLOATS, dims=(0, -1), keepdim=False, extra=(F64,), missing=("out",)),
 ]
@@ -659,12 +658,12 @@ SHAPE = [
     shape("unflatten", Sample(x34(), 1, (2, 2)), Sample(x34("transposed"), -1, (2, -1)),
           Sample(x34(), 0, (2, 2), raises=True)),
     shape("squeeze", Sample(T((3, 1, 4))), Sample(T((3, 1, 4)), 1), Sample(T((3, 1, 4)), (0, 1)), Sample(T(())),
-          Sample(T((3, 1, 4), "transposed"), -2), Sample(T((1, 1, 4), "expanded")), missing=NO_INPLACE),
+          Sample(T((3, 1, 4), "transposed"), -2), Sample(T((1, 1, 4), "expanded"))),
     shape("unsqueeze", Sample(x34(), 0), Sample(x34("transposed"), -1), Sample(T(()), 0), Sample(x34("offset"), 1),
-          Sample(x34(), 3, raises=True), missing=NO_INPLACE),
-    *[shape(n, Sample(X3, 0, 2), Sample(x34("offset"), -1, 0), Sample(T(()), 0, -1), missing=NO_INPLACE)
+          Sample(x34(), 3, raises=True)),
+    *[shape(n, Sample(X3, 0, 2), Sample(x34("offset"), -1, 0), Sample(T(()), 0, -1))
       for n in ("transpose", "swapaxes", "swapdims")],
-    shape("t", Sample(x34("offset")), Sample(T((4,))), Sample(T(())), Sample(X3, raises=True), missing=NO_INPLACE),
+    shape("t", Sample(x34("offset")), Sample(T((4,))), Sample(T(())), Sample(X3, raises=True)),
     shape("permute", Sample(X3, (2, 0, 1)), Sample(T((2, 3, 4), "transposed"), (1, -1, 0)),
           Sample(X3, (0, 0, 1), raises=True)),
     *[shape(n, Sample(X3, 0, -1), Sample(X3, (0, 1), (2, 0)), Sample(x34("offset"), 1, 0))
@@ -726,14 +725,12 @@ LINALG = [
     *[linalg(n, Sample(T((3,)), T((4,), seed=1)), Sample(T((3,), "offset"), T((0,))), dtypes=DTYPES)
       for n in ("outer", "ger")],
     linalg("inner", Sample(T((4,)), T((4,), seed=1)), Sample(x34(), T((5, 4), seed=1)), Sample(T(()), x34()),
-           xfails=[XFail("ember.inner(ember.ones(3, 4), ember.ones(5, 4)) raises RuntimeError (1D tensors expected); "
-                         "torch's is (3, 5) (inner takes any dims)", sample=("contiguous3x4,", "0dim"))]),
+           Sample(T((2, 3, 4), "transposed"), T((4,), seed=1)), Sample(x34(), T((5, 3)), raises=True)),
     linalg("addmm", Sample(x34(), x34(seed=1), T((4, 4), seed=2)),
-           Sample(T((4,)), x34("transposed"), T((4, 4)), beta=0.5, alpha=2), missing=("inplace", "out")),
-    linalg("addmv", Sample(T((3,)), x34(), T((4,), seed=1)), Sample(T(()), x34("offset"), T((4,)), beta=2, alpha=0.5),
-           missing=("inplace", "out")),
+           Sample(T((4,)), x34("transposed"), T((4, 4)), beta=0.5, alpha=2)),
+    linalg("addmv", Sample(T((3,)), x34(), T((4,), seed=1)), Sample(T(()), x34("offset"), T((4,)), beta=2, alpha=0.5)),
     linalg("baddbmm", Sample(T((2, 3, 5)), T((2, 3, 4), seed=1), T((2, 4, 5), seed=2)),
-           Sample(T((3, 5)), T((2, 3, 4), "transposed"), T((2, 4, 5)), beta=0.5, alpha=2), missing=("inplace", "out")),
+           Sample(T((3, 5)), T((2, 3, 4), "transposed"), T((2, 4, 5)), beta=0.5, alpha=2)),
     OpInfo("allclose", fixed(Sample(x34(), x34()), Sample(x34(), x34("transposed", seed=1), atol=10.0),
                              Sample(T((len(SPECIAL),), values=SPECIAL), T((len(SPECIAL),), values=SPECIAL),
                                     equal_nan=True))),

@@ -1,12 +1,18 @@
 """Op database entries of the op-surface work: inverse hyperbolic and special functions, torch's aliases, addcmul/addcdiv,
 one-sided clamps, logaddexp, gcd/lcm, heaviside, ldexp, float_power, the infinity tests and aminmax."""
-from opdb import (DTYPES, FLOATS, INTS, NUMERIC, OpInfo, Sample, T, _BY_NAME, alias, binary, fixed, unary, x34)
+from opdb import (DTYPES, FLOATS, INTS, NUMERIC, OpInfo, Sample, T, XFail, _BY_NAME, alias, binary, fixed, unary,
+                  x34)
 
 SPECIAL_FNS = [
     unary("asinh"), unary("acosh", low=1.05, high=4.0), unary("atanh", low=-0.95, high=0.95),
     unary("deg2rad"), unary("rad2deg"), unary("sinc"), unary("sgn"),
     unary("lgamma"), unary("digamma"), unary("erfinv", low=-0.95, high=0.95), unary("i0"),
     *[unary(n, grad=False) for n in ("isneginf", "isposinf")],
+    unary("i1", torch_fn="special.i1"),
+    # polygamma(1, x): digamma's derivative; its own derivative (polygamma(2, x)) is not implemented
+    OpInfo("trigamma", fixed(Sample(x34(), 1), Sample(T((3, 4), "transposed", low=-3.0, high=3.0), 1), Sample(T(()), 1),
+                             Sample(T((0, 3)), 1), Sample(x34(), 0), Sample(x34(), -1, raises=True)),
+           torch_fn=None, method="polygamma", grad=False),
 ]
 _NEW = {op.name: op for op in SPECIAL_FNS}
 
@@ -57,4 +63,75 @@ OTHERS = [
     OpInfo("aminmax", fixed(*AMINMAX), dtypes=DTYPES, grad=True, check_strides=False),
 ]
 
-ENTRIES = SPECIAL_FNS + ALIASES + BINARY + OTHERS
+MM_TOL = {"float16": (2e-3, 1e-2), "bfloat16": (1.6e-2, 1e-1), "float32": (1e-5, 1e-5), "float64": (1e-12, 1e-12)}
+EMPTY_BOOL_DOT = XFail("ember.dot(ember.ones(0, dtype=ember.bool), ember.ones(0, dtype=ember.bool)) returns False; "
+                       "torch raises NotImplementedError (\"dot\" not implemented for 'Bool')", ("bool",),
+                       sample="contiguous0,")
+
+
+def product(name, *samples, dtypes=NUMERIC, **kw):
+    return OpInfo(name, fixed(*samples), dtypes=dtypes, grad=True, tol=MM_TOL, **kw)
+
+
+PRODUCTS = [
+    product("vdot", Sample(T((4,)), T((4,), seed=1)), Sample(T((4,), "offset"), T((4,), "expanded", seed=1)),
+            Sample(T((0,)), T((0,))), Sample(x34(), x34(), raises=True), xfails=[EMPTY_BOOL_DOT]),
+    product("addr", Sample(x34(), T((3,)), T((4,), seed=1)), Sample(T((4,)), T((3,), "offset"), T((4,)), beta=2, alpha=3),
+            Sample(x34("transposed"), T((3,)), T((4,), seed=2), beta=0), Sample(T(()), T((3,)), T((4,))),
+            Sample(x34(), x34(), T((4,)), raises=True), dtypes=DTYPES, missing=("out",)),
+    product("addbmm", Sample(x34(), T((2, 3, 5)), T((2, 5, 4), seed=1)),
+            Sample(T((4,)), T((2, 3, 5), "transposed"), T((2, 5, 4)), beta=2, alpha=3),
+            Sample(x34(), T((0, 3, 5)), T((0, 5, 4))), Sample(x34(), T((2, 3, 5)), T((2, 4, 4)), raises=True),
+            missing=("out",)),
+]
+
+
+def trapezoid_samples(dtype):
+    yield from (Sample(x34()), Sample(x34(), T((4,), seed=1)), Sample(x34("transposed"), dx=0.5, dim=0),
+                Sample(x34(), x34(seed=2), dim=1), Sample(T((0, 4))), Sample(T(()), raises=True),
+                Sample(x34(), T((3,)), raises=True))
+
+
+NUMERICS = [
+    OpInfo("isin", fixed(Sample(x34(), T((5,), seed=1)), Sample(x34("transposed"), T((2, 2), seed=2), invert=True),
+                         Sample(T(()), x34()), Sample(T((0, 3)), T((4,))), Sample(x34(), 1), Sample(2, x34())),
+           method=None),
+    unary("isreal", grad=False),
+    unary("frexp", FLOATS),
+    OpInfo("unravel_index", fixed(Sample(T((5,), dtype="int64", low=-10, high=20), (3, 4)),
+                                  Sample(T((), dtype="int64", low=0, high=11), (3, 4)),
+                                  Sample(T((2, 3), dtype="int64", low=0, high=5), (2, 3)),
+                                  Sample(T((3,), dtype="int64", low=0, high=3), ())), method=None),
+    OpInfo("vander", fixed(Sample(T((4,))), Sample(T((3,), "offset"), N=2, increasing=True), Sample(T((3,)), N=0),
+                           Sample(T((3,), low=0.5, high=2.0), N=5), Sample(T(()), raises=True),
+                           Sample(T((3,)), N=-1, raises=True)), method=None, grad=True),
+    OpInfo("cov", fixed(Sample(x34()), Sample(T((4,))), Sample(x34("transposed"), correction=0),
+                        Sample(x34(), fweights=T((4,), dtype="int64", low=0.5, high=3)),
+                        Sample(x34(), correction=2, aweights=T((4,), dtype="float64", low=0.1, high=2)),
+                        Sample(T((2, 3, 4)), raises=True)), dtypes=NUMERIC, grad=True, tol=MM_TOL),
+    OpInfo("corrcoef", fixed(Sample(x34()), Sample(T((4,))), Sample(x34("transposed"))), dtypes=NUMERIC, grad=True,
+           tol=MM_TOL),
+    *[OpInfo(n, trapezoid_samples, method=None, grad=True, tol=MM_TOL)
+      for n in ("trapezoid", "trapz", "cumulative_trapezoid")],
+    binary("rsub", NUMERIC, scalars=(3, 2.5)),
+]
+
+SHAPES = [
+    OpInfo("select_scatter", fixed(Sample(x34(), T((4,), seed=1), 0, 1), Sample(x34("transposed"), T((3,), seed=1), 1, -1),
+                                   Sample(x34(), T((3,)), 0, 5, raises=True), Sample(x34(), T((3,)), 0, 1, raises=True)),
+           grad=True),
+    OpInfo("slice_scatter", fixed(Sample(x34(), T((3, 2), seed=1), 1, 1, 3),
+                                  Sample(x34("offset"), T((3, 2), seed=1), dim=1, step=2),
+                                  Sample(x34(), T((1, 4), seed=1), start=-1), Sample(x34(), T((3, 3)), 1, 1, 3, raises=True)),
+           grad=True),
+    OpInfo("diagonal_scatter", fixed(Sample(x34(), T((3,), seed=1)), Sample(x34("transposed"), T((3,), seed=1), 1),
+                                     Sample(T((2, 3, 4)), T((2, 3), seed=1), 0, 1, 2), Sample(x34(), T((2,)), raises=True)),
+           grad=True),
+    OpInfo("sum_to_size", fixed(Sample(x34(), 4), Sample(x34(), 1, 4), Sample(x34("transposed"), (3, 1)),
+                                Sample(x34(), 3, 4), Sample(x34(), 2, raises=True)),
+           torch_fn=None, grad=True, check_strides=False),
+    OpInfo("split_with_sizes", fixed(Sample(x34(), [1, 3], 1), Sample(x34("transposed"), [2, 1]),
+                                     Sample(x34(), [1, 1], raises=True)), grad=True),
+]
+
+ENTRIES = SPECIAL_FNS + ALIASES + BINARY + OTHERS + PRODUCTS + NUMERICS + SHAPES
