@@ -6,10 +6,20 @@ namespace ember::py {
 void init_linalg(nb::module_& m, nb::class_<Tensor>& cls) {
   using Binary = Tensor (*)(const Tensor&, const Tensor&);
   for (auto [name, fn] : {std::pair<const char*, Binary>{"matmul", &matmul}, {"mm", &mm}, {"bmm", &bmm}, {"mv", &mv},
-                          {"dot", &dot}, {"outer", &outer}, {"ger", &outer}, {"inner", &inner}, {"vdot", &vdot}}) {
+                          {"dot", &dot}, {"outer", &outer}, {"ger", &outer}, {"inner", &inner}}) {
     m.def(name, fn, nb::arg("input"), nb::arg("other"));
     cls.def(name, fn, nb::arg("other"));
   }
+  // vdot(input, other, *, out=None): out must have the inputs' dtype
+  m.def("vdot", [](const Tensor& a, const Tensor& b, nb::handle out) -> nb::object {
+    if (out.is_none()) return nb::cast(vdot(a, b));
+    Tensor& o = nb::cast<Tensor&>(out);
+    EMBER_CHECK(o.dtype() == a.dtype(), Error, "result dtype ", dtype_info(o.dtype()).legacy_name,
+                " does not match input dtype ", dtype_info(a.dtype()).legacy_name);
+    composite_out(o, {&a, &b}, "vdot", [&] { return vdot(a, b); });
+    return nb::borrow(out);
+  }, nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out") = nb::none());
+  cls.def("vdot", &vdot, nb::arg("other"));
   cls.def("__matmul__", [](const Tensor& a, nb::handle b) -> nb::object {
     if (!nb::isinstance<Tensor>(b)) return nb::borrow(Py_NotImplemented);
     return nb::cast(matmul(a, nb::cast<const Tensor&>(b)));

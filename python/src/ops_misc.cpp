@@ -84,10 +84,15 @@ void init_misc(nb::module_& m, nb::class_<Tensor>& cls) {
   auto as_tensor = [](nb::handle h, const char* arg, int pos) {
     return nb::isinstance<Tensor>(h) ? nb::cast<Tensor>(h) : wrapped_scalar(number_arg(h, "isin", arg, pos));
   };
-  m.def("isin", [=](nb::handle elements, nb::handle test, bool assume_unique, bool invert) {
-    return isin(as_tensor(elements, "elements", 1), as_tensor(test, "test_elements", 2), assume_unique, invert);
+  m.def("isin", [=](nb::handle elements, nb::handle test, bool assume_unique, bool invert, nb::handle out) -> nb::object {
+    Tensor r = isin(as_tensor(elements, "elements", 1), as_tensor(test, "test_elements", 2), assume_unique, invert);
+    if (out.is_none()) return nb::cast(r);
+    Tensor& o = nb::cast<Tensor&>(out);
+    check_out_dtype(o, kBool);
+    composite_out(o, {}, "isin", [&] { return r; });
+    return nb::borrow(out);
   }, nb::arg("elements"), nb::arg("test_elements"), nb::kw_only(), nb::arg("assume_unique") = false,
-     nb::arg("invert") = false);
+     nb::arg("invert") = false, nb::arg("out") = nb::none());
   m.def("isreal", &isreal, nb::arg("input"));
   cls.def("isreal", &isreal);
   auto frexp_impl = [](const Tensor& x) {
@@ -125,8 +130,16 @@ void init_misc(nb::module_& m, nb::class_<Tensor>& cls) {
   // the view scatters
   m.def("select_scatter", &select_scatter, nb::arg("input"), nb::arg("src"), nb::arg("dim"), nb::arg("index"));
   cls.def("select_scatter", &select_scatter, nb::arg("src"), nb::arg("dim"), nb::arg("index"));
-  m.def("slice_scatter", &slice_scatter, nb::arg("input"), nb::arg("src"), nb::arg("dim") = 0,
-        nb::arg("start") = nb::none(), nb::arg("end") = nb::none(), nb::arg("step") = 1);
+  m.def("slice_scatter", [](const Tensor& x, const Tensor& src, int64_t dim, std::optional<int64_t> start,
+                            std::optional<int64_t> end, int64_t step, nb::handle out) -> nb::object {
+    Tensor r = slice_scatter(x, src, dim, start, end, step);
+    if (out.is_none()) return nb::cast(r);
+    Tensor& o = nb::cast<Tensor&>(out);
+    check_out_dtype(o, r.dtype());
+    composite_out(o, {&x, &src}, "slice_scatter", [&] { return r; });
+    return nb::borrow(out);
+  }, nb::arg("input"), nb::arg("src"), nb::arg("dim") = 0, nb::arg("start") = nb::none(), nb::arg("end") = nb::none(),
+     nb::arg("step") = 1, nb::kw_only(), nb::arg("out") = nb::none());
   cls.def("slice_scatter", &slice_scatter, nb::arg("src"), nb::arg("dim") = 0, nb::arg("start") = nb::none(),
           nb::arg("end") = nb::none(), nb::arg("step") = 1);
   m.def("diagonal_scatter", &diagonal_scatter, nb::arg("input"), nb::arg("src"), nb::arg("offset") = 0,

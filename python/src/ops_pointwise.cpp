@@ -76,7 +76,15 @@ void init_pointwise(nb::module_& m, nb::class_<Tensor>& cls) {
                                              "clamp_min", "min", &clamp_min, &clamp_min_},
                                          {"clamp_max", "max", &clamp_max, &clamp_max_}}) {
     auto bound = [name, arg](nb::handle h) { return tensor_or_number(h, name, arg, 2); };
-    m.def(name, [=](const Tensor& x, nb::handle b) { return fn(x, bound(b)); }, nb::arg("input"), nb::arg(arg));
+    m.def(name, [=](const Tensor& x, nb::handle b, nb::handle out) {
+      Tensor t = bound(b);
+      return maybe_out(out, [&] { return fn(x, t); }, [&](Tensor& o) {
+        Tensor r = fn(x, t);  // torch's structured out=: exactly the result's dtype
+        EMBER_CHECK(o.dtype() == r.dtype(), Error, "Found dtype ", dtype_info(o.dtype()).legacy_name, " but expected ",
+                    dtype_info(r.dtype()).legacy_name);
+        composite_out(o, {&x, &t}, name, [&] { return r; });
+      });
+    }, nb::arg("input"), nb::arg(arg), nb::kw_only(), nb::arg("out") = nb::none());
     cls.def(name, [=](const Tensor& x, nb::handle b) { return fn(x, bound(b)); }, nb::arg(arg));
     cls.def((std::string(name) + "_").c_str(), [=](nb::handle self, nb::handle b) {
       in_place(nb::cast<Tensor&>(self), bound(b));

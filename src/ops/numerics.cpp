@@ -24,6 +24,9 @@ Tensor number(double v) { return wrapped_scalar(v); }
 
 Tensor isin(const Tensor& elements, const Tensor& test, bool assume_unique, bool invert) {
   (void)assume_unique;  // a hint only: the result is the same
+  for (const Tensor* t : {&elements, &test}) {
+    EMBER_CHECK(t->dtype() != kBool, Error, "Unsupported input type encountered for isin(): Bool");
+  }
   Tensor flat = test.reshape({-1});
   // compared in chunks of elements, so the (chunk, test) table stays small
   Tensor e = elements.reshape({-1});
@@ -90,6 +93,7 @@ Tensor cov(const Tensor& input, int64_t correction, const std::optional<Tensor>&
            const std::optional<Tensor>& aweights) {
   EMBER_CHECK(input.dim() <= 2, Error, "cov(): expected input to have two or fewer dimensions but got an input with ",
               input.dim(), " dimensions");
+  EMBER_CHECK(input.dtype() != kBool, Error, "cov(): bool dtype is not supported for input");
   Tensor x = input.dim() < 2 ? input.view({1, -1}) : input;
   if (!x.is_floating_point()) x = x.to(default_dtype());
   int64_t observations = x.size(1);
@@ -163,26 +167,40 @@ Tensor spacings(const Tensor& y, const Tensor& x, int64_t dim) {
 
 }  // namespace
 
+namespace {
+
+// trapezoid's dim (torch's IndexError for a 0-dim y; cumulative_trapezoid's is slice()'s); bool is refused.
+int64_t integration_dim(const Tensor& y, const Tensor* x, int64_t dim, bool cumulative) {
+  EMBER_CHECK(y.dim() > 0 || cumulative, IndexError, "Dimension specified as ", dim, " but tensor has no dimensions");
+  const char* name = cumulative ? "cumulative_trapezoid" : "trapezoid";
+  EMBER_CHECK(y.dtype() != kBool && (!x || x->dtype() != kBool), Error, name, ": received a bool input for `",
+              x ? "x` or `y" : "y", "`, but bool is not supported");
+  EMBER_CHECK(y.dim() > 0, IndexError, "slice() cannot be applied to a 0-dim tensor.");
+  return wrap_dim(dim, y.dim());
+}
+
+}  // namespace
+
 Tensor trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
-  int64_t d = wrap_dim(dim, y.dim());
+  int64_t d = integration_dim(y, &x, dim, false);
   if (y.size(d) == 0) return sum(y, std::vector<int64_t>{d}) * 0.0;
   return div(sum(mul(spacings(y, x, d), sides(y, d)), std::vector<int64_t>{d}), number(2));
 }
 
 Tensor trapezoid(const Tensor& y, double dx, int64_t dim) {
-  int64_t d = wrap_dim(dim, y.dim());
+  int64_t d = integration_dim(y, nullptr, dim, false);
   if (y.size(d) == 0) return sum(y, std::vector<int64_t>{d}) * 0.0;
   return mul(sum(sides(y, d), std::vector<int64_t>{d}), number(dx / 2));
 }
 
 Tensor cumulative_trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
-  int64_t d = wrap_dim(dim, y.dim());
+  int64_t d = integration_dim(y, &x, dim, true);
   if (y.size(d) == 0) return y.to(y.is_floating_point() ? y.dtype() : default_dtype());
   return div(cumsum(mul(spacings(y, x, d), sides(y, d)), d), number(2));
 }
 
 Tensor cumulative_trapezoid(const Tensor& y, double dx, int64_t dim) {
-  int64_t d = wrap_dim(dim, y.dim());
+  int64_t d = integration_dim(y, nullptr, dim, true);
   if (y.size(d) == 0) return y.to(y.is_floating_point() ? y.dtype() : default_dtype());
   return mul(cumsum(sides(y, d), d), number(dx / 2));
 }

@@ -121,11 +121,19 @@ Tensor heaviside(const Tensor& x, const Tensor& values) {
 }
 Tensor& heaviside_out(Tensor& out, const Tensor& x, const Tensor& values) {
   EMBER_CHECK(out.dtype() == x.dtype(), Error, "heaviside is not yet implemented for tensors with different dtypes.");
+  if (out.is_same(x)) return assign_in_place(out, {&values}, [&] { return heaviside(x, values); });
   return composite_out(out, {&x, &values}, "heaviside", [&] { return heaviside(x, values); });
 }
 
 Tensor ldexp(const Tensor& x, const Tensor& other) {
-  Tensor r = autograd::untracked([&] { return mul(x, pow(wrapped_scalar(2.0), other)); });
+  // torch's result takes the operands' elementwise layout for a float16, bfloat16 or float64 `other` (measured;
+  // float32 and integer exponents give pow's contiguous layout)
+  bool follows = other.is_floating_point() && other.dtype() != kFloat32;
+  const Tensor operands[2] = {x, other};
+  Tensor r = autograd::untracked([&] {
+    Tensor product = mul(x, pow(wrapped_scalar(2.0), other));
+    return follows ? in_elementwise_layout(product, operands) : product;
+  });
   if (autograd::needs_grad({&x, &other})) autograd::record_ldexp(r, x, other);
   return r;
 }
@@ -149,11 +157,23 @@ Tensor& float_power_out(Tensor& out, const Tensor& x, const Tensor& exponent) {
   return composite_out(out, {&x, &exponent}, "float_power", [&] { return float_power(x, exponent); });
 }
 
+namespace {
+
+// cumsum_/cumprod_: a dtype= must be x's own
+void check_scan_dtype(const Tensor& x, std::optional<ScalarType> dtype) {
+  EMBER_CHECK(!dtype || *dtype == x.dtype(), Error, "Bad in-place call: input tensor dtype ",
+              dtype_info(x.dtype()).cpp_name, " and output tensor dtype ", dtype_info(*dtype).cpp_name, " should match");
+}
+
+}  // namespace
+
 Tensor& cumsum_(Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
-  return assign_in_place(x, {}, [&] { return cumsum(x, dim, dtype.value_or(x.dtype())); });
+  check_scan_dtype(x, dtype);
+  return assign_in_place(x, {}, [&] { return cumsum(x, dim, x.dtype()); });
 }
 Tensor& cumprod_(Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
-  return assign_in_place(x, {}, [&] { return cumprod(x, dim, dtype.value_or(x.dtype())); });
+  check_scan_dtype(x, dtype);
+  return assign_in_place(x, {}, [&] { return cumprod(x, dim, x.dtype()); });
 }
 Tensor& logical_not_(Tensor& x) {
   return assign_in_place(x, {}, [&] { return logical_not(x); });
@@ -162,12 +182,22 @@ Tensor& nan_to_num_(Tensor& x, double nan, std::optional<double> posinf, std::op
   return assign_in_place(x, {}, [&] { return nan_to_num(x, nan, posinf, neginf); });
 }
 
+namespace {
+
+// All false, as torch's zeros_like(x, bool) (contiguous unless x is dense).
+Tensor none_of(const Tensor& x) {
+  if (is_non_overlapping_and_dense(x.sizes(), x.strides())) return zeros_like(x, kBool);
+  return zeros(x.sizes(), TensorOptions().dtype(kBool).device(x.device()));
+}
+
+}  // namespace
+
 Tensor isneginf(const Tensor& x) {
-  if (!x.is_floating_point()) return zeros_like(x, kBool);
+  if (!x.is_floating_point()) return none_of(x);
   return eq(x, wrapped_scalar(-INFINITY));
 }
 Tensor isposinf(const Tensor& x) {
-  if (!x.is_floating_point()) return zeros_like(x, kBool);
+  if (!x.is_floating_point()) return none_of(x);
   return eq(x, wrapped_scalar(INFINITY));
 }
 

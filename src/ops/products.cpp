@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "../autograd/formulas_products.h"
+#include "../iter/tensor_iterator.h"
 #include "ember/creation.h"
 #include "ember/linalg.h"
 #include "ember/math_ops.h"
@@ -16,14 +17,16 @@ namespace ember {
 
 namespace {
 
-// An in-place fused product: self keeps its shape (torch's "Bad in-place call") and dtype; recorded through
-// record_in_place where self or an input is in the graph, so self takes the product's node.
+// An in-place fused product: self keeps its dtype and its shape (torch's "Bad in-place call"; addbmm_ resizes self
+// instead, as torch's); recorded through record_in_place where self or an input is in the graph, so self takes the
+// product's node.
 Tensor& product_in_place(Tensor& self, std::initializer_list<const Tensor*> inputs,
-                         const std::function<Tensor()>& compute) {
+                         const std::function<Tensor()>& compute, bool resizes = false) {
   auto checked = [&] {
     Tensor r = compute();
-    EMBER_CHECK(std::ranges::equal(r.sizes(), self.sizes()), Error, "Bad in-place call: input tensor size ", int_list(self.sizes()),
-                " and output tensor size ", int_list(r.sizes()), " should match");
+    if (resizes && !std::ranges::equal(r.sizes(), self.sizes())) self.resize_(r.sizes());
+    EMBER_CHECK(std::ranges::equal(r.sizes(), self.sizes()), Error, "Bad in-place call: input tensor size ",
+                int_list(self.sizes()), " and output tensor size ", int_list(r.sizes()), " should match");
     check_result_fits_output(r.dtype(), self.dtype());
     return r;
   };
@@ -72,11 +75,14 @@ Tensor addr(const Tensor& input, const Tensor& vec1, const Tensor& vec2, const S
     Tensor outer = mul(vec1.unsqueeze(1), vec2.unsqueeze(0)).to(dtype);
     if (dtype == kBool) {  // beta and alpha act as truth values
       Tensor kept = beta.to_double() != 0 ? in : zeros_like(in);
-      return logical_or(kept, alpha.to_double() != 0 ? outer : zeros_like(outer));
+      const Tensor layout[1] = {in};
+      return in_elementwise_layout(logical_or(kept, alpha.to_double() != 0 ? outer : zeros_like(outer)), layout);
     }
     Tensor product = mul(outer, wrapped_scalar(alpha));
-    if (beta.to_double() == 0) return product.contiguous();  // input ignored, NaNs included, as torch
-    return add(mul(in, wrapped_scalar(beta)), product).contiguous();
+    // beta 0 ignores input (its NaNs too), as torch; the result takes input's layout, as torch's iterator
+    Tensor sum = beta.to_double() == 0 ? product : add(mul(in, wrapped_scalar(beta)), product);
+    const Tensor layout[1] = {in};
+    return in_elementwise_layout(sum, layout);
   });
   if (autograd::needs_grad({&input, &vec1, &vec2})) autograd::record_addr(r, input, vec1, vec2, beta, alpha);
   return r;
@@ -99,20 +105,31 @@ Tensor addbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, c
   return r;
 }
 
+// torch checks an in-place product's shape before its dtypes.
+void check_in_place_shape(const Tensor& self, std::initializer_list<int64_t> sizes) {
+  EMBER_CHECK(std::ranges::equal(self.sizes(), sizes), Error, "Bad in-place call: input tensor size ",
+              int_list(self.sizes()), " and output tensor size ", int_list(IntArrayRef(sizes.begin(), sizes.size())),
+              " should match");
+}
+
 Tensor& addmm_(Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) {
+  if (m1.dim() == 2 && m2.dim() == 2) check_in_place_shape(self, {m1.size(0), m2.size(1)});
   return product_in_place(self, {&m1, &m2}, [&] { return addmm(self, m1, m2, beta, alpha); });
 }
 Tensor& addmv_(Tensor& self, const Tensor& m, const Tensor& v, const Scalar& beta, const Scalar& alpha) {
+  if (m.dim() == 2) check_in_place_shape(self, {m.size(0)});
   return product_in_place(self, {&m, &v}, [&] { return addmv(self, m, v, beta, alpha); });
 }
 Tensor& baddbmm_(Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) {
+  if (b1.dim() == 3 && b2.dim() == 3) check_in_place_shape(self, {b1.size(0), b1.size(1), b2.size(2)});
   return product_in_place(self, {&b1, &b2}, [&] { return baddbmm(self, b1, b2, beta, alpha); });
 }
 Tensor& addr_(Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
+  EMBER_CHECK(self.dim() == 2, Error, "2D tensor expected, got ", self.dim(), "D tensor for input");
   return product_in_place(self, {&vec1, &vec2}, [&] { return addr(self, vec1, vec2, beta, alpha); });
 }
 Tensor& addbmm_(Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) {
-  return product_in_place(self, {&b1, &b2}, [&] { return addbmm(self, b1, b2, beta, alpha); });
+  return product_in_place(self, {&b1, &b2}, [&] { return addbmm(self, b1, b2, beta, alpha); }, true);
 }
 
 }  // namespace ember

@@ -1,4 +1,4 @@
-// select_scatter, slice_scatter and diagonal_scatter: input cloned (its layout kept), one view of it overwritten.
+// select_scatter, slice_scatter and diagonal_scatter: input copied (its strides kept), one view of it overwritten.
 #include "ember/view_scatter.h"
 
 #include <algorithm>
@@ -21,7 +21,11 @@ Tensor embed(const char* node, const Tensor& input, const Tensor& src, const Vie
   EMBER_CHECK(std::ranges::equal(slot.sizes(), src.sizes()), Error, "expected src to have a size equal to the slice "
               "of self. src size = ", int_list(src.sizes()), ", slice size = ", int_list(slot.sizes()));
   Tensor r = autograd::untracked([&] {
-    Tensor out = input.clone();
+    // input's own strides (torch's empty_strided), unless a zero stride makes them overlap
+    bool overlaps = false;
+    for (int64_t d = 0; d < input.dim(); ++d) overlaps = overlaps || (input.stride(d) == 0 && input.size(d) > 1);
+    Tensor out = overlaps ? input.contiguous().clone() : empty_strided(input.sizes(), input.strides(), input.options());
+    if (!overlaps) out.copy_(input);
     view(out).copy_(src);
     return out;
   });
