@@ -37,8 +37,10 @@ void init_misc(nb::module_& m, nb::class_<Tensor>& cls) {
     return sum_to_size(x, sizes_from_args(size, "size"));
   });
 
-  auto split_sizes = [](const Tensor& x, nb::handle sizes, int64_t dim) {
-    return x.split_with_sizes(int_list(sizes, "split_sizes", false), dim);
+  auto split_sizes = [](const Tensor& x, nb::handle sizes, int64_t dim) {  // a tuple, as torch's
+    nb::list pieces;
+    for (const Tensor& t : x.split_with_sizes(int_list(sizes, "split_sizes", false), dim)) pieces.append(t);
+    return nb::tuple(pieces);
   };
   m.def("split_with_sizes", split_sizes, nb::arg("input"), nb::arg("split_sizes"), nb::arg("dim") = 0);
   cls.def("split_with_sizes", split_sizes, nb::arg("split_sizes"), nb::arg("dim") = 0);

@@ -18,10 +18,9 @@ Tensor non_differentiable(const Tensor& g) { return zeros_like(g); }
   throw NotImplementedError(str("the derivative of ", what, " is not implemented"));
 }
 
-// d/dx sin(pi x) / (pi x) = (cos(pi x) - sinc(x)) / x, 0 at x = 0.
+// d/dx sin(pi x) / (pi x) = (cos(pi x) - sinc(x)) / x, 0 at x = 0 (and for tiny x, where both terms are 1).
 Tensor sinc_grad(const Tensor& x) {
-  Tensor px = x * M_PI;
-  Tensor d = div(sub(mul(px, cos(px)), sin(px)), mul(px, x));
+  Tensor d = div(sub(cos(x * M_PI), sinc(x)), x);
   return where(eq(x, wrapped_scalar(0)), wrapped_scalar(0), d);
 }
 
@@ -124,9 +123,10 @@ EMBER_UNARY_GRAD(digamma, "DigammaBackward0", true, false, mul(g, trigamma(x)))
 EMBER_UNARY_GRAD(trigamma, "PolygammaBackward0", false, false, unsupported_derivative("polygamma(1, x)"))
 EMBER_UNARY_GRAD(erfinv, "ErfinvBackward0", false, true, mul(g, exp(mul(r, r)) * (0.5 * std::sqrt(M_PI))))
 EMBER_UNARY_GRAD(i0, "I0Backward0", true, false, mul(g, i1(x)))
-// i1' = i0 - i1 / x, 1/2 at 0
+// i1' = i0 - i1 / x, 1/2 at 0 (and at NaN, as torch's)
 EMBER_UNARY_GRAD(i1, "SpecialI1Backward0", true, false,
-                 mul(g, where(eq(x, wrapped_scalar(0)), wrapped_scalar(0.5), sub(i0(x), div(i1(x), x)))))
+                 mul(g, where(logical_or(eq(x, wrapped_scalar(0)), isnan(x)), wrapped_scalar(0.5),
+                              sub(i0(x), div(i1(x), x)))))
 #undef EMBER_UNARY_GRAD
 
 }  // namespace ember::autograd

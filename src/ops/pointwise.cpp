@@ -125,13 +125,20 @@ Tensor& heaviside_out(Tensor& out, const Tensor& x, const Tensor& values) {
   return composite_out(out, {&x, &values}, "heaviside", [&] { return heaviside(x, values); });
 }
 
+// x * 2^other in the promoted dtype (integers in the default float dtype), as torch; 2^other is rounded to a
+// floating other's own dtype first (as torch's); a bool exponent of a floating x is refused by torch's kernel.
 Tensor ldexp(const Tensor& x, const Tensor& other) {
+  EMBER_CHECK(!(x.is_floating_point() && other.dtype() == kBool), NotImplementedError,
+              "\"ldexp_cpu_exp\" not implemented for 'Bool'");
+  const Tensor operands[2] = {x, other};
+  ScalarType dtype = result_type(operands);
+  if (!is_floating_point(dtype)) dtype = default_dtype();
   // torch's result takes the operands' elementwise layout for a float16, bfloat16 or float64 `other` (measured;
   // float32 and integer exponents give pow's contiguous layout)
   bool follows = other.is_floating_point() && other.dtype() != kFloat32;
-  const Tensor operands[2] = {x, other};
   Tensor r = autograd::untracked([&] {
-    Tensor product = mul(x, pow(wrapped_scalar(2.0), other));
+    Tensor power = pow(wrapped_scalar(2.0), other.is_floating_point() ? other : other.to(dtype));
+    Tensor product = mul(x, power).to(dtype);
     return follows ? in_elementwise_layout(product, operands) : product;
   });
   if (autograd::needs_grad({&x, &other})) autograd::record_ldexp(r, x, other);

@@ -10,7 +10,11 @@ FREXP_EMPTY_STRIDES = XFail(EMPTY_STRIDES.reason, FLOATS, sample="contiguous0x3"
 SPECIAL_FNS = [
     unary("asinh"), unary("acosh", low=1.05, high=4.0), unary("atanh", low=-0.95, high=0.95),
     *[unary(n, xfails=[EMPTY_STRIDES]) for n in ("deg2rad", "rad2deg")], unary("sinc"), unary("sgn"),
-    unary("lgamma"), unary("digamma"), unary("erfinv", low=-0.95, high=0.95), unary("i0"),
+    # digamma's float32 gradient: torch's float trigamma against ember's double one, near the poles
+    unary("lgamma"), unary("digamma", tol={"float32": (1e-4, 1e-5)}, xfails=[XFail(
+        "x = ember.tensor([-1e-30], requires_grad=True); ember.digamma(x).backward(); x.grad is inf, torch's float "
+        "trigamma gives -3.8e30 (its reflection in float32; ember's in double)", ("float32",), sample="special20",
+        forms=("grad",))]), unary("erfinv", low=-0.95, high=0.95), unary("i0"),
     *[unary(n, grad=False) for n in ("isneginf", "isposinf")],
     unary("i1", torch_fn="special.i1", ember_fn="special.i1"),
     # polygamma(1, x): digamma's derivative; its own derivative (polygamma(2, x)) is not implemented
@@ -34,7 +38,10 @@ BINARY = [
     *[binary(n, FLOATS, scalars=()) for n in ("logaddexp", "logaddexp2")],
     *[binary(n, INTS, grad=False, scalars=()) for n in ("gcd", "lcm")],
     binary("heaviside", grad=False, scalars=()),
-    binary("ldexp", scalars=(), rhs_low=-4.0, rhs_high=4.0),
+    binary("ldexp", scalars=(), rhs_low=-4.0, rhs_high=4.0, xfails=[XFail(
+        "x = ember.rand(3, dtype=ember.float64); e = ember.tensor(0.3, dtype=ember.float16); ember.ldexp(x, e) rounds "
+        "2^e to float16 (as torch does for a dimensioned e), torch's 0-dim e is exact", ("float64",),
+        sample=("contiguous0dim:float16", "contiguous0dim:bfloat16"))]),
     binary("float_power", low=0.2, rhs_low=0.0, rhs_high=3.0, scalars=(2, -2, 2.5)),
 ]
 
@@ -52,8 +59,8 @@ def addc_samples(divisor):
 
 
 def one_bound(dtype):
-    yield from (Sample(x34(), 0.5), Sample(x34("transposed"), T((4,), seed=1)), Sample(T(()), -1),
-                Sample(T((0, 4)), 1), Sample(x34("offset"), T((), seed=2)), Sample(T((4,)), x34(seed=3)))
+    yield from (Sample(x34(), 0.5), Sample(x34("transposed"), T((4,), seed=1)), Sample(T(()), -1), Sample(T((0, 4)), 1),
+                Sample(x34("offset"), T((), seed=2)), Sample(T((4,)), x34(seed=3)))
 
 
 AMINMAX = [
@@ -65,7 +72,7 @@ AMINMAX = [
 OTHERS = [
     OpInfo("addcmul", addc_samples(False), dtypes=NUMERIC, grad=True),
     OpInfo("addcdiv", addc_samples(True), dtypes=FLOATS, grad=True),
-    *[OpInfo(n, one_bound, dtypes=NUMERIC, grad=True) for n in ("clamp_min", "clamp_max")],
+    *[OpInfo(n, one_bound, dtypes=DTYPES, grad=True) for n in ("clamp_min", "clamp_max")],
     OpInfo("aminmax", fixed(*AMINMAX), dtypes=DTYPES, grad=True, check_strides=False),
 ]
 
@@ -110,7 +117,7 @@ NUMERICS = [
                                   Sample(T((3,), dtype="int64", low=0, high=3), ())), method=None),
     OpInfo("vander", fixed(Sample(T((4,))), Sample(T((3,), "offset"), N=2, increasing=True), Sample(T((3,)), N=0),
                            Sample(T((3,), low=0.5, high=2.0), N=5), Sample(T(()), raises=True),
-                           Sample(T((3,)), N=-1, raises=True)), method=None, grad=True),
+                           Sample(T((3,)), N=-1, raises=True)), method=None),  # torch's backward raises (an in-place cumprod)
     OpInfo("cov", fixed(Sample(x34()), Sample(T((4,))), Sample(x34("transposed"), correction=0),
                         Sample(x34(), fweights=T((4,), dtype="int64", low=0.5, high=3)),
                         Sample(x34(), correction=2, aweights=T((4,), dtype="float64", low=0.1, high=2)),
