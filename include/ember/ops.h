@@ -74,6 +74,7 @@ Tensor isfinite(const Tensor& x);
 Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max);
 Tensor& clamp_(Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max);
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
+Tensor& lerp_(Tensor& self, const Tensor& end, const Tensor& weight);
 Tensor nan_to_num(const Tensor& x, double nan = 0.0, std::optional<double> posinf = {}, std::optional<double> neginf = {});
 Tensor& nan_to_num_out(Tensor& out, const Tensor& x, double nan = 0.0, std::optional<double> posinf = {},
                        std::optional<double> neginf = {});

@@ -17,6 +17,8 @@ Tensor prod(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false, std::o
 Tensor mean(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false, std::optional<ScalarType> dtype = {});
 Tensor amax(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
 Tensor amin(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+// (amin, amax) over dim (none: every element), one pass of checks as torch.aminmax (src/ops/aminmax.cpp).
+std::pair<Tensor, Tensor> aminmax(const Tensor& x, std::optional<int64_t> dim = {}, bool keepdim = false);
 // bool results (uint8 for uint8 inputs). dims as torch's dim=: none (the default) reduces every dim, an empty
 // list none (each element's truth).
 Tensor all(const Tensor& x, OptionalIntArrayRef dims = {}, bool keepdim = false);

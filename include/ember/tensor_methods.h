@@ -54,6 +54,7 @@ Tensor prod(IntArrayRef dims = {}, bool keepdim = false, std::optional<ScalarTyp
 Tensor mean(IntArrayRef dims = {}, bool keepdim = false, std::optional<ScalarType> dtype = {}) const;
 Tensor amax(IntArrayRef dims = {}, bool keepdim = false) const;
 Tensor amin(IntArrayRef dims = {}, bool keepdim = false) const;
+std::pair<Tensor, Tensor> aminmax(std::optional<int64_t> dim = {}, bool keepdim = false) const;  // (min, max)
 Tensor all(OptionalIntArrayRef dims = {}, bool keepdim = false) const;  // dims {}: every dim, as torch's dim=None
 Tensor any(OptionalIntArrayRef dims = {}, bool keepdim = false) const;
 Tensor max() const;
@@ -78,6 +79,21 @@ Tensor clamp(const std::optional<Tensor>& min, const std::optional<Tensor>& max 
 Tensor& clamp_(const std::optional<Scalar>& min, const std::optional<Scalar>& max = {});
 Tensor& clamp_(const std::optional<Tensor>& min, const std::optional<Tensor>& max = {});
 Tensor lerp(const Tensor& end, const Tensor& weight) const;
+Tensor& lerp_(const Tensor& end, const Tensor& weight);
+// ember/pointwise.h
+Tensor addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
+Tensor& addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+Tensor addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
+Tensor& addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+Tensor clamp_min(const Tensor& min) const;
+Tensor clamp_max(const Tensor& max) const;
+Tensor& clamp_min_(const Tensor& min);
+Tensor& clamp_max_(const Tensor& max);
+Tensor heaviside(const Tensor& values) const;
+Tensor ldexp(const Tensor& other) const;
+Tensor float_power(const Tensor& exponent) const;
+Tensor isneginf() const;
+Tensor isposinf() const;
 Tensor nan_to_num(double nan = 0.0, std::optional<double> posinf = {}, std::optional<double> neginf = {}) const;
 Tensor isnan() const;
 Tensor isinf() const;

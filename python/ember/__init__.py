@@ -16,6 +16,7 @@ from ._printing import set_printoptions, get_printoptions
 from ._functional import *  # noqa: F401,F403
 from ._reductions import max, min
 from . import return_types
+from . import special
 from . import autograd
 from . import nn
 from . import utils

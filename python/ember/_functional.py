@@ -6,6 +6,16 @@ __all__ = [
     "unflatten", "narrow", "select", "split", "chunk", "unbind", "diagonal", "movedim", "moveaxis",
     "as_strided", "clone", "is_floating_point",
 ]
+# torch's module-level in-place forms: ember.exp_(x) is x.exp_()
+_IN_PLACE = [
+    "abs_", "absolute_", "acos_", "acosh_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_", "asin_",
+    "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "clamp_max_", "clamp_min_", "clip_", "cos_", "cosh_", "deg2rad_",
+    "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fix_", "floor_", "frac_", "gcd_", "i0_", "lcm_", "ldexp_",
+    "log10_", "log1p_", "log2_", "log_", "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_",
+    "round_", "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_",
+    "zero_", "fill_",
+]
+__all__ += [n for n in _IN_PLACE if hasattr(Tensor, n)]
 
 
 def _forward(name):

@@ -4,6 +4,8 @@
 
 namespace ember::py {
 void init_amp(nb::module_& m);  // amp.cpp
+void init_pointwise(nb::module_& m, nb::class_<Tensor>& cls);  // ops_pointwise.cpp
+void init_misc(nb::module_& m, nb::class_<Tensor>& cls);  // ops_misc.cpp
 }  // namespace ember::py
 
 NB_MODULE(_C, m) {
@@ -94,6 +96,8 @@ NB_MODULE(_C, m) {
   py::init_einsum(m);
   auto tensor_class = nb::borrow<nb::class_<Tensor>>(nb::type<Tensor>());
   py::init_math_ops(m, tensor_class);
+  py::init_pointwise(m, tensor_class);
+  py::init_misc(m, tensor_class);
   // ember._C._nn: the C++ side of ember.nn.functional (one init_nn_<area> per binding file).
   nb::module_ nn = m.def_submodule("_nn", "ember.nn.functional's C++ functions");
   py::init_nn_conv(m, nn);

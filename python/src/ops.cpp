@@ -128,7 +128,7 @@ Tensor reflected_div(const Tensor& self, const Tensor& other) {
 
 #define EMBER_UNPACK(...) __VA_ARGS__
 
-// Every row of binary_ops.def as a BinaryDef, then torch's aliases (arctan2, multiply, divide, true_divide).
+// Every row of binary_ops.def as a BinaryDef, then torch's aliases (arctan2, multiply, divide, subtract, less, ...).
 std::vector<BinaryDef> binary_defs() {
   using namespace binary_flags;
   using Fn = Tensor (*)(const Tensor&, const Tensor&, const Scalar&);
@@ -154,7 +154,10 @@ std::vector<BinaryDef> binary_defs() {
   find("sub").reflected = &reflected_sub;
   find("div").reflected = &reflected_div;
   for (auto [alias, inplace, name] : {std::tuple{"arctan2", "arctan2_", "atan2"}, {"multiply", "multiply_", "mul"},
-                                       {"divide", "divide_", "div"}, {"true_divide", "true_divide_", "div"}}) {
+                                       {"divide", "divide_", "div"}, {"true_divide", "true_divide_", "div"},
+                                       {"subtract", "subtract_", "sub"}, {"not_equal", "not_equal_", "ne"},
+                                       {"greater", "greater_", "gt"}, {"greater_equal", "greater_equal_", "ge"},
+                                       {"less", "less_", "lt"}, {"less_equal", "less_equal_", "le"}}) {
     BinaryDef d = find(name);
     d.name = alias;
     d.inplace = inplace;
@@ -187,19 +190,20 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
     }, nb::arg("other"), nb::kw_only(), nb::arg("rounding_mode").none());
   }
 
-  // Unary ops from unary_ops.def: ember.name(x, *, out=None), x.name(), x.name_().
-  // The two gelu forms are reached through gelu(approximate=...). relu has no out= (torch has no relu.out).
+  // Unary ops from unary_ops.def: ember.name(x, *, out=None), x.name(), x.name_(). Not bound: the two gelu forms
+  // (reached through gelu(approximate=...)) and the derivatives' helpers. relu has no out= (torch has no relu.out).
+  auto bound = [](std::string_view name) { return name.rfind("gelu_", 0) != 0 && name != "trigamma" && name != "i1"; };
 #define EMBER_UNARY_OP(name, kind, expr)                                                            \
   if (std::string_view(#name) == "relu") {                                                          \
     m.def(#name, [](const Tensor& x) { return name(x); }, nb::arg("input"));                        \
-  } else if (std::string_view(#name).rfind("gelu_", 0) != 0) {                                      \
+  } else if (bound(#name)) {                                                                        \
     m.def(#name, [](const Tensor& x, nb::handle out) -> nb::object {                                \
       if (out.is_none()) return nb::cast(name(x));                                                  \
       name##_out(nb::cast<Tensor&>(out), x);                                                        \
       return nb::borrow(out);                                                                       \
     }, nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none());                               \
   }                                                                                                 \
-  if (std::string_view(#name).rfind("gelu_", 0) != 0) {                                             \
+  if (bound(#name)) {                                                                               \
     cls.def(#name, [](const Tensor& x) { return name(x); });                                        \
     cls.def(#name "_", [](nb::handle self) {                                                        \
       name##_(nb::cast<Tensor&>(self));                                                             \
@@ -208,6 +212,22 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
   }
 #include "ember/unary_ops.def"
 #undef EMBER_UNARY_OP
+  // torch's aliases of unary ops: the same functions and methods under a second name.
+  for (auto [alias, name] : {std::pair{"arccos", "acos"}, {"arcsin", "asin"}, {"arctan", "atan"}, {"arccosh", "acosh"},
+                             {"arcsinh", "asinh"}, {"arctanh", "atanh"}, {"absolute", "abs"}, {"negative", "neg"},
+                             {"fix", "trunc"}}) {
+    m.attr(alias) = m.attr(name);
+    cls.attr(alias) = cls.attr(name);
+    cls.attr((std::string(alias) + "_").c_str()) = cls.attr((std::string(name) + "_").c_str());
+  }
+  // +x: x itself (bool refused), as torch.positive
+  auto positive = [](nb::handle x) {
+    EMBER_CHECK(nb::cast<const Tensor&>(x).dtype() != kBool, Error, "The `+` operator, on a bool tensor is not supported.");
+    return nb::borrow(x);
+  };
+  m.def("positive", positive, nb::arg("input"));
+  cls.def("positive", positive);
+  cls.def("__pos__", positive);
   cls.def("__neg__", [](const Tensor& x) { return neg(x); });
   cls.def("__abs__", [](const Tensor& x) { return abs(x); });
   cls.def("__invert__", [](const Tensor& x) {

@@ -207,6 +207,18 @@ void record_binary(BinaryOp op, const Tensor& r, const Tensor& a, const Tensor& 
         return TensorList{c.needs(0) ? grad_a(g, a, b) : Tensor(), c.needs(1) ? grad_b(g, a, b) : Tensor()};
       });
     }
+    case BinaryOp::Logaddexp:
+    case BinaryOp::Logaddexp2: {  // d/da = 1 / (1 + base^(b - a)), d/db = 1 / (1 + base^(a - b))
+      bool two = op == BinaryOp::Logaddexp2;
+      return record(two ? "Logaddexp2Backward0" : "LogaddexpBackward0", r, {&a, &b}, {&a, &b},
+                    [two](const BackwardContext& c) {
+        const Tensor &g = c.grads[0], &a = c.saved[0], &b = c.saved[1];
+        auto share = [&](const Tensor& x, const Tensor& y) {
+          return div(g, add(two ? exp2(sub(y, x)) : exp(sub(y, x)), wrapped_scalar(1)));
+        };
+        return TensorList{c.needs(0) ? share(a, b) : Tensor(), c.needs(1) ? share(b, a) : Tensor()};
+      });
+    }
     case BinaryOp::Maximum: return record_extremum("MaximumBackward0", true, r, a, b);
     case BinaryOp::Minimum: return record_extremum("MinimumBackward0", false, r, a, b);
     case BinaryOp::Fmax: return record_fextremum("FmaxBackward0", true, r, a, b);

@@ -14,6 +14,15 @@ namespace {
 
 Tensor one_minus(const Tensor& t) { return sub(wrapped_scalar(1), t); }
 Tensor non_differentiable(const Tensor& g) { return zeros_like(g); }
+[[noreturn]] Tensor unsupported_derivative(const char* what) {
+  throw NotImplementedError(str("the derivative of ", what, " is not implemented"));
+}
+
+// d/dx sin(pi x) / (pi x) = (cos(pi x) - sinc(x)) / x, 0 at x = 0 (and for tiny x, where both terms are 1).
+Tensor sinc_grad(const Tensor& x) {
+  Tensor d = div(sub(cos(x * M_PI), sinc(x)), x);
+  return where(eq(x, wrapped_scalar(0)), wrapped_scalar(0), d);
+}
 
 // 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2), with t = tanh(k x (1 + c x^2)).
 Tensor gelu_tanh_grad(const Tensor& g, const Tensor& x) {
@@ -102,6 +111,22 @@ EMBER_UNARY_GRAD(gelu_erf, "GeluBackward0", true, false,
 EMBER_UNARY_GRAD(gelu_tanh, "GeluBackward0", true, false,
                  is_grad_enabled() ? gelu_tanh_grad(g, x) : activation_backward(Activation::GeluTanh, g, x, {}, false))
 EMBER_UNARY_GRAD(bitwise_not, "BitwiseNotBackward0", false, false, non_differentiable(g))
+EMBER_UNARY_GRAD(asinh, "AsinhBackward0", true, false, mul(g, rsqrt(mul(x, x) + 1)))
+EMBER_UNARY_GRAD(acosh, "AcoshBackward0", true, false, mul(g, rsqrt(mul(x, x) - 1)))
+EMBER_UNARY_GRAD(atanh, "AtanhBackward0", true, false, div(g, one_minus(mul(x, x))))
+EMBER_UNARY_GRAD(deg2rad, "Deg2RadBackward0", false, false, g * (M_PI / 180))
+EMBER_UNARY_GRAD(rad2deg, "Rad2DegBackward0", false, false, g * (180 / M_PI))
+EMBER_UNARY_GRAD(sinc, "SincBackward0", true, false, mul(g, sinc_grad(x)))
+EMBER_UNARY_GRAD(sgn, "SgnBackward0", false, false, non_differentiable(g))
+EMBER_UNARY_GRAD(lgamma, "LgammaBackward0", true, false, mul(g, digamma(x)))
+EMBER_UNARY_GRAD(digamma, "DigammaBackward0", true, false, mul(g, trigamma(x)))
+EMBER_UNARY_GRAD(trigamma, "PolygammaBackward0", false, false, unsupported_derivative("polygamma(1, x)"))
+EMBER_UNARY_GRAD(erfinv, "ErfinvBackward0", false, true, mul(g, exp(mul(r, r)) * (0.5 * std::sqrt(M_PI))))
+EMBER_UNARY_GRAD(i0, "I0Backward0", true, false, mul(g, i1(x)))
+// i1' = i0 - i1 / x, 1/2 at 0 (and at NaN, as torch's)
+EMBER_UNARY_GRAD(i1, "SpecialI1Backward0", true, false,
+                 mul(g, where(logical_or(eq(x, wrapped_scalar(0)), isnan(x)), wrapped_scalar(0.5),
+                              sub(i0(x), div(i1(x), x)))))
 #undef EMBER_UNARY_GRAD
 
 }  // namespace ember::autograd

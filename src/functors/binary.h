@@ -150,4 +150,50 @@ EMBER_HOST_DEVICE C shift_right(C a, C b) {
   else return b < 0 || b >= C(sizeof(C) * 8) ? C(a < 0 ? -1 : 0) : C(a >> b);
 }
 
+// log(e^a + e^b) and log2(2^a + 2^b), computed from the larger one; equal infinities give themselves.
+template <typename C>
+EMBER_HOST_DEVICE C log_add_exp(C a, C b) {
+  if (a == b && std::isinf(a)) return a;
+  C m = a > b ? a : b;
+  return m + std::log1p(std::exp(-std::fabs(a - b)));
+}
+template <typename C>
+EMBER_HOST_DEVICE C log_add_exp2(C a, C b) {
+  if (a == b && std::isinf(a)) return a;
+  C m = a > b ? a : b;
+  return m + std::log1p(std::exp2(-std::fabs(a - b))) * C(1.4426950408889634);
+}
+
+// Greatest common divisor of |a| and |b| (0 for two zeros); least common multiple |a / gcd * b| (0 with a zero).
+// bool never reaches them (the op layer refuses it).
+template <typename C>
+EMBER_HOST_DEVICE C gcd_value(C a, C b) {
+  if constexpr (std::is_same_v<C, bool>) {
+    return a || b;
+  } else {
+    if constexpr (std::is_signed_v<C>) {
+      a = a < 0 ? C(-a) : a;
+      b = b < 0 ? C(-b) : b;
+    }
+    while (a != 0) {
+      C c = a;
+      a = C(b % a);
+      b = c;
+    }
+    return b;
+  }
+}
+template <typename C>
+EMBER_HOST_DEVICE C lcm_value(C a, C b) {
+  if constexpr (std::is_same_v<C, bool>) {
+    return a && b;
+  } else {
+    C g = gcd_value(a, b);
+    if (g == 0) return C(0);
+    C l = C(a / g * b);
+    if constexpr (std::is_signed_v<C>) return l < 0 ? C(-l) : l;
+    else return l;
+  }
+}
+
 }  // namespace ember::functors

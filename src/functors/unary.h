@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "ember/host_device.h"
+#include "special.h"
 
 namespace ember::functors {
 

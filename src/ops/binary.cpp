@@ -77,12 +77,16 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
   ElementwiseConfig config;
   BinaryKind kind = binary_kind(op);
   config.bool_output = kind == BinaryKind::Compare || kind == BinaryKind::Logical;
-  config.int_to_float = kind == BinaryKind::Float && op != BinaryOp::Hypot;  // hypot refuses integers, after the checks
+  // hypot and logaddexp(2) refuse integers, after the checks
+  bool float_only = op == BinaryOp::Hypot || op == BinaryOp::Logaddexp || op == BinaryOp::Logaddexp2;
+  config.int_to_float = kind == BinaryKind::Float && !float_only;
   // torch's pow(number, tensor) allocates its result contiguous, not in the exponent's layout
   config.contiguous_output = op == BinaryOp::Pow && a.impl()->is_wrapped_number && !b.impl()->is_wrapped_number;
   TensorIterator it(out, inputs, config);
-  EMBER_CHECK(op != BinaryOp::Hypot || is_floating_point(it.common_dtype()), NotImplementedError,
-              "\"hypot_cpu\" not implemented for '", dtype_info(it.common_dtype()).legacy_name, "'");
+  EMBER_CHECK(!float_only || is_floating_point(it.common_dtype()), NotImplementedError, "\"", binary_op_name(op),
+              "_cpu\" not implemented for '", dtype_info(it.common_dtype()).legacy_name, "'");
+  EMBER_CHECK((op != BinaryOp::Gcd && op != BinaryOp::Lcm) || it.common_dtype() != kBool, NotImplementedError, "\"",
+              binary_op_name(op), "_cpu\" not implemented for 'Bool'");
   bool shift = op == BinaryOp::ShiftLeft || op == BinaryOp::ShiftRight;
   if (kind == BinaryKind::Bitwise && (is_floating_point(it.common_dtype()) || (shift && it.common_dtype() == kBool))) {
     throw NotImplementedError(str("\"", shift ? (op == BinaryOp::ShiftLeft ? "lshift" : "rshift") : binary_op_name(op),

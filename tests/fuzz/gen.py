@@ -244,10 +244,13 @@ def _dense(t):
 UNARY = ["abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "erfc", "exp", "exp2", "expm1", "floor",
          "frac", "log", "log10", "log1p", "log2", "neg", "reciprocal", "relu", "round", "rsqrt", "sigmoid", "sign",
          "sin", "sinh", "sqrt", "square", "tan", "tanh", "trunc", "bitwise_not", "logical_not", "isnan", "isinf",
-         "isfinite", "nan_to_num"]
+         "isfinite", "nan_to_num", "asinh", "acosh", "atanh", "sgn", "sinc", "deg2rad", "rad2deg", "lgamma",
+         "digamma", "erfinv", "i0", "arccos", "arcsinh", "absolute", "negative", "fix", "isneginf", "isposinf"]
 BINARY = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "pow", "atan2",
           "maximum", "minimum", "fmax", "fmin", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
-          "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"]
+          "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift",
+          "logaddexp", "logaddexp2", "gcd", "lcm", "heaviside", "ldexp", "float_power", "subtract", "not_equal",
+          "greater", "less_equal"]
 OPERATORS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floor_divide": "//", "remainder": "%", "pow": "**",
              "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "bitwise_and": "&",
              "bitwise_or": "|", "bitwise_xor": "^", "bitwise_left_shift": "<<", "bitwise_right_shift": ">>"}
@@ -470,7 +473,8 @@ def gen_binary(g):
 
 def gen_ternary(g):
     r = g.r
-    ops = [o for o in ["where", "clamp", "lerp", "masked_fill", "isclose", "allclose", "equal"] if o in AVAILABLE]
+    ops = [o for o in ["where", "clamp", "lerp", "masked_fill", "isclose", "allclose", "equal", "addcmul", "addcdiv",
+                       "clamp_min", "clamp_max"] if o in AVAILABLE]
     op = r.choice(ops)
     name = g.pick() or None
     if name is None:
@@ -498,6 +502,16 @@ def gen_ternary(g):
         val = r.choice([g.scalar(), g.creation((), g.dtype())])
         inplace = f"{name}.masked_fill_({mask}, {val})" if g.writable(name) else f"{name}.masked_fill({mask}, {val})"
         return op, r.choice([f"{name}.masked_fill({mask}, {val})", inplace, f"m.masked_fill({name}, {mask}, {val})"])
+    if op in ("addcmul", "addcdiv"):
+        value = r.choice(["", f", value={g.scalar()}"])
+        form = r.choice([f"m.{op}({name}, {_second(g, t)}, {_second(g, t)}{value})",
+                         f"{name}.{op}({_second(g, t)}, {_second(g, t)}{value})"]
+                        + ([f"{name}.{op}_({_second(g, t)}, {_second(g, t)}{value})"] if g.writable(name) else []))
+        return op, form
+    if op in ("clamp_min", "clamp_max"):
+        bound = r.choice([g.scalar(), _second(g, t)])
+        return op, r.choice([f"m.{op}({name}, {bound})", f"{name}.{op}({bound})"]
+                            + ([f"{name}.{op}_({bound})"] if g.writable(name) else []))
     if op == "isclose":
         return op, f"m.isclose({name}, {_second(g, t)})"
     if op == "allclose":

@@ -1,0 +1,211 @@
+// Pointwise ops composed from the elementwise tables: addcmul/addcdiv, clamp_min/clamp_max, heaviside, ldexp,
+// float_power, isneginf/isposinf (ember/pointwise.h).
+#include "ember/pointwise.h"
+
+#include <array>
+
+#include "../autograd/formulas.h"
+#include "../autograd/formulas_pointwise.h"
+#include "../iter/tensor_iterator.h"
+#include "ember/creation.h"
+#include "ember/layout.h"
+#include "ember/math_ops.h"
+#include "ember/ops.h"
+#include "ember/reduce.h"
+#include "ember/type_promotion.h"
+
+namespace ember {
+
+namespace {
+
+// An in-place composite: compute() out of place (its dtype must cast to self's), written back; recorded where
+// self or an input is in the graph.
+Tensor& assign_in_place(Tensor& self, std::initializer_list<const Tensor*> inputs, const std::function<Tensor()>& compute) {
+  auto checked = [&] {
+    Tensor r = compute();
+    check_result_fits_output(r.dtype(), self.dtype());
+    return r;
+  };
+  bool graph = autograd::needs_grad({&self}) || autograd::writes_into_graph_view(self);
+  for (const Tensor* t : inputs) graph = graph || autograd::needs_grad({t});
+  if (graph) return autograd::record_in_place(self, checked);
+  autograd::check_in_place(self);
+  return self.copy_(checked());
+}
+
+// self + value * (t1 op t2), op mul or div, in the promoted dtype (float16/bfloat16 in float32, rounded once).
+Tensor addc(bool divide, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  const std::array operands{self, t1, t2};
+  ScalarType dtype = result_type(operands);
+  EMBER_CHECK(divide || dtype != kBool, NotImplementedError, "\"addcmul_cpu_out\" not implemented for 'Bool'");
+  EMBER_CHECK(!divide || t1.is_floating_point() || t2.is_floating_point(), Error,
+              "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a "
+              "true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
+              "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + "
+              "value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
+              "implementation: (input + value * tensor1 / tensor2), for all dtypes.");
+  broadcast_shapes(broadcast_shapes(self.sizes(), t1.sizes()), t2.sizes());
+  ScalarType math = opmath_dtype(dtype);
+  // value is taken in the compute type, as torch's kernel (0.5 is 0 for integers)
+  Tensor v = wrapped_scalar(is_floating_point(math) ? Scalar(value.to_double()) : Scalar(value.to_int()));
+  Tensor r = autograd::untracked([&] {
+    Tensor a = t1.to(math), b = t2.to(math);
+    Tensor term = divide ? div(mul(v, a), b) : mul(mul(v, a), b);
+    return in_elementwise_layout(add(self.to(math), term).to(dtype), operands);
+  });
+  if (autograd::needs_grad({&self, &t1, &t2})) autograd::record_addc(divide, r, self, t1, t2, value);
+  return r;
+}
+
+Tensor& addc_out(bool divide, Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2,
+                 const Scalar& value) {
+  auto compute = [&] { return addc(divide, self, t1, t2, value); };
+  if (out.is_same(self)) return assign_in_place(out, {&t1, &t2}, compute);
+  return composite_out(out, {&self, &t1, &t2}, divide ? "addcdiv" : "addcmul", compute);
+}
+
+// clamp with one bound, recorded as torch's ClampMin/ClampMax nodes.
+Tensor clamp_one(bool is_min, const Tensor& x, const Tensor& bound) {
+  Tensor r = autograd::untracked([&] {
+    return is_min ? clamp(x, bound, std::nullopt) : clamp(x, std::nullopt, bound);
+  });
+  if (autograd::needs_grad({&x, &bound})) autograd::record_clamp_one(is_min, r, x, bound);
+  return r;
+}
+
+// clamp_'s message (the C++ type name of x's dtype), as torch's clamp_min_/clamp_max_
+Tensor clamp_one_in_place(bool is_min, const Tensor& x, const Tensor& bound) {
+  Tensor r = clamp_one(is_min, x, bound);
+  EMBER_CHECK(can_cast(r.dtype(), x.dtype()), Error, "result type ", dtype_info(r.dtype()).legacy_name,
+              " can't be cast to the desired output type ", dtype_info(x.dtype()).cpp_name);
+  return r;
+}
+
+}  // namespace
+
+Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  return addc(false, self, t1, t2, value);
+}
+Tensor& addcmul_out(Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  return addc_out(false, out, self, t1, t2, value);
+}
+Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  return addc(true, self, t1, t2, value);
+}
+Tensor& addcdiv_out(Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  return addc_out(true, out, self, t1, t2, value);
+}
+
+Tensor clamp_min(const Tensor& x, const Tensor& min) { return clamp_one(true, x, min); }
+Tensor clamp_max(const Tensor& x, const Tensor& max) { return clamp_one(false, x, max); }
+Tensor& clamp_min_(Tensor& x, const Tensor& min) {
+  return assign_in_place(x, {&min}, [&] { return clamp_one_in_place(true, x, min); });
+}
+Tensor& clamp_max_(Tensor& x, const Tensor& max) {
+  return assign_in_place(x, {&max}, [&] { return clamp_one_in_place(false, x, max); });
+}
+
+Tensor& lerp_(Tensor& self, const Tensor& end, const Tensor& weight) {
+  return assign_in_place(self, {&end, &weight}, [&] { return lerp(self, end, weight); });
+}
+
+Tensor heaviside(const Tensor& x, const Tensor& values) {
+  EMBER_CHECK(x.dtype() == values.dtype(), Error, "heaviside is not yet implemented for tensors with different dtypes.");
+  const Tensor operands[2] = {x, values};
+  Tensor r = autograd::untracked([&] {
+    Tensor positive = gt(x, wrapped_scalar(0)).to(x.dtype());
+    return in_elementwise_layout(where(eq(x, wrapped_scalar(0)), values, positive), operands);
+  });
+  if (autograd::needs_grad({&x, &values})) autograd::record_not_implemented("heaviside", r, x, values);
+  return r;
+}
+Tensor& heaviside_out(Tensor& out, const Tensor& x, const Tensor& values) {
+  EMBER_CHECK(out.dtype() == x.dtype(), Error, "heaviside is not yet implemented for tensors with different dtypes.");
+  if (out.is_same(x)) return assign_in_place(out, {&values}, [&] { return heaviside(x, values); });
+  return composite_out(out, {&x, &values}, "heaviside", [&] { return heaviside(x, values); });
+}
+
+// x * 2^other in the promoted dtype (integers in the default float dtype), as torch; 2^other is rounded to a
+// floating other's own dtype first (as torch's); a bool exponent of a floating x is refused by torch's kernel.
+Tensor ldexp(const Tensor& x, const Tensor& other) {
+  EMBER_CHECK(!(x.is_floating_point() && other.dtype() == kBool), NotImplementedError,
+              "\"ldexp_cpu_exp\" not implemented for 'Bool'");
+  const Tensor operands[2] = {x, other};
+  ScalarType dtype = result_type(operands);
+  if (!is_floating_point(dtype)) dtype = default_dtype();
+  // torch's result takes the operands' elementwise layout for a float16, bfloat16 or float64 `other` (measured;
+  // float32 and integer exponents give pow's contiguous layout)
+  bool follows = other.is_floating_point() && other.dtype() != kFloat32;
+  Tensor r = autograd::untracked([&] {
+    Tensor power = pow(wrapped_scalar(2.0), other.is_floating_point() ? other : other.to(dtype));
+    Tensor product = mul(x, power).to(dtype);
+    return follows ? in_elementwise_layout(product, operands) : product;
+  });
+  if (autograd::needs_grad({&x, &other})) autograd::record_ldexp(r, x, other);
+  return r;
+}
+Tensor& ldexp_out(Tensor& out, const Tensor& x, const Tensor& other) {
+  if (out.is_same(x)) return assign_in_place(out, {&other}, [&] { return ldexp(x, other); });
+  return composite_out(out, {&x, &other}, "ldexp", [&] { return ldexp(x, other); });
+}
+
+// torch's composite: pow of the operands converted to float64 (a number stays a number, as a double).
+Tensor float_power(const Tensor& x, const Tensor& exponent) {
+  auto wide = [](const Tensor& t) {
+    return t.impl()->is_wrapped_number ? wrapped_scalar(t.item().to_double()) : t.to(kFloat64);
+  };
+  return pow(wide(x), wide(exponent));
+}
+Tensor& float_power_out(Tensor& out, const Tensor& x, const Tensor& exponent) {
+  bool in_place = out.is_same(x);
+  EMBER_CHECK(out.dtype() == kFloat64, Error, "the ", in_place ? "base given to float_power_" : "output given to float_power",
+              " has dtype ", dtype_info(out.dtype()).legacy_name, " but the operation's result requires dtype Double");
+  if (in_place) return assign_in_place(out, {&exponent}, [&] { return float_power(x, exponent); });
+  return composite_out(out, {&x, &exponent}, "float_power", [&] { return float_power(x, exponent); });
+}
+
+namespace {
+
+// cumsum_/cumprod_: a dtype= must be x's own
+void check_scan_dtype(const Tensor& x, std::optional<ScalarType> dtype) {
+  EMBER_CHECK(!dtype || *dtype == x.dtype(), Error, "Bad in-place call: input tensor dtype ",
+              dtype_info(x.dtype()).cpp_name, " and output tensor dtype ", dtype_info(*dtype).cpp_name, " should match");
+}
+
+}  // namespace
+
+Tensor& cumsum_(Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  check_scan_dtype(x, dtype);
+  return assign_in_place(x, {}, [&] { return cumsum(x, dim, x.dtype()); });
+}
+Tensor& cumprod_(Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  check_scan_dtype(x, dtype);
+  return assign_in_place(x, {}, [&] { return cumprod(x, dim, x.dtype()); });
+}
+Tensor& logical_not_(Tensor& x) {
+  return assign_in_place(x, {}, [&] { return logical_not(x); });
+}
+Tensor& nan_to_num_(Tensor& x, double nan, std::optional<double> posinf, std::optional<double> neginf) {
+  return assign_in_place(x, {}, [&] { return nan_to_num(x, nan, posinf, neginf); });
+}
+
+namespace {
+
+// All false, as torch's zeros_like(x, bool) (contiguous unless x is dense).
+Tensor none_of(const Tensor& x) {
+  if (is_non_overlapping_and_dense(x.sizes(), x.strides())) return zeros_like(x, kBool);
+  return zeros(x.sizes(), TensorOptions().dtype(kBool).device(x.device()));
+}
+
+}  // namespace
+
+Tensor isneginf(const Tensor& x) {
+  if (!x.is_floating_point()) return none_of(x);
+  return eq(x, wrapped_scalar(-INFINITY));
+}
+Tensor isposinf(const Tensor& x) {
+  if (!x.is_floating_point()) return none_of(x);
+  return eq(x, wrapped_scalar(INFINITY));
+}
+
+}  // namespace ember

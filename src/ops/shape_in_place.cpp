@@ -1,0 +1,66 @@
+// In-place shape ops (self takes its view's geometry) and sum_to_size (ember/shape_in_place.h).
+#include "ember/shape_in_place.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "../autograd/function.h"
+#include "ember/autograd.h"
+#include "ember/reduce.h"
+#include "ember/str.h"
+
+namespace ember {
+
+namespace {
+
+// self becomes view(self): its sizes, strides and offset; in the graph, self takes the view's node (torch's
+// in-place view ops on a non-leaf), after the leaf check.
+Tensor& restride(Tensor& self, const std::function<Tensor(const Tensor&)>& view) {
+  bool graph = autograd::needs_grad({&self});
+  if (graph) autograd::check_in_place(self);
+  Tensor v = view(self);
+  TensorImpl& impl = *self.impl();
+  impl.sizes = DimVector(v.sizes());
+  impl.strides = DimVector(v.strides());
+  impl.storage_offset = v.storage_offset();
+  impl.refresh_metadata();
+  if (graph) autograd::set_history(self, v.impl()->autograd->grad_fn, v.impl()->autograd->output_nr);
+  return self;
+}
+
+}  // namespace
+
+Tensor& squeeze_(Tensor& self, std::optional<IntArrayRef> dims) {
+  return restride(self, [&](const Tensor& t) { return dims ? t.squeeze(*dims) : t.squeeze(); });
+}
+Tensor& unsqueeze_(Tensor& self, int64_t dim) {
+  return restride(self, [&](const Tensor& t) { return t.unsqueeze(dim); });
+}
+Tensor& transpose_(Tensor& self, int64_t dim0, int64_t dim1) {
+  return restride(self, [&](const Tensor& t) { return t.transpose(dim0, dim1); });
+}
+Tensor& t_(Tensor& self) {
+  EMBER_CHECK(self.dim() <= 2, Error, "t_() expects a tensor with <= 2 dimensions, but self is ", self.dim(), "D");
+  return restride(self, [](const Tensor& t) { return t.t(); });
+}
+
+Tensor sum_to_size(const Tensor& self, IntArrayRef sizes) {
+  int64_t lead = self.dim() - int64_t(sizes.size());
+  bool expandable = lead >= 0;
+  DimVector leading, ones;  // the dims summed away, the dims summed to size 1
+  for (int64_t d = 0; expandable && d < self.dim(); ++d) {
+    if (d < lead) {
+      leading.push_back(d);
+      continue;
+    }
+    int64_t want = sizes[size_t(d - lead)];
+    expandable = want == self.size(d) || want == 1;
+    if (want == 1 && self.size(d) != 1) ones.push_back(d);
+  }
+  EMBER_CHECK(expandable, Error, "size {", int_list(sizes), "} is not expandable to size {", int_list(self.sizes()), "}.");
+  if (std::ranges::equal(sizes, self.sizes())) return self;
+  Tensor r = ones.empty() ? self : sum(self, ones, true);
+  return leading.empty() ? r : sum(r, leading, false);
+}
+
+}  // namespace ember
