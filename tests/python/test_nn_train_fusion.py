@@ -173,8 +173,8 @@ def test_non_finite_input_like_unfused(value):
         close(a[ok], b[ok], "finite part")
 
 
-def test_max_pool_ties_and_nan_like_torch():
-    # equal values in a window: the gradient goes to the first; a nan in a window wins
+def test_max_pool_ties_like_torch():
+    # equal values in a window: the gradient goes to the first
     spec = [conv(8, 8, k=1, bias=False), bn(8, affine=False), RELU, POOL]
     a = np.zeros((2, 8, 4, 4), np.float32)
     a[0, :, 0, 0] = a[0, :, 0, 1] = 3.0
