@@ -151,6 +151,8 @@ class Tensor {
   bool requires_grad() const;
   Tensor& requires_grad_(bool requires_grad = true);
   bool is_leaf() const;
+  bool is_view() const { return impl_->view_base != nullptr; }
+  Tensor _base() const;  // the tensor a view was made from (the root of a chain of views); undefined if not a view
   Tensor grad() const;  // undefined until a backward pass reaches this leaf (or retain_grad())
   void set_grad(const Tensor& grad) const;
   std::shared_ptr<autograd::Node> grad_fn() const;

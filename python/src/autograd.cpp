@@ -97,6 +97,10 @@ void init_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
         return nb::borrow(self);
       }, nb::arg("requires_grad") = true)
       .def_prop_ro("is_leaf", &Tensor::is_leaf)
+      .def_prop_ro("_base", [](const Tensor& t) -> std::optional<Tensor> {
+        return t.is_view() ? std::optional(t._base()) : std::nullopt;
+      })
+      .def("_is_view", &Tensor::is_view)
       .def_prop_rw("grad", [](const Tensor& t) -> nb::object {
         if (!t.is_leaf() && !t.retains_grad()) {
           warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "

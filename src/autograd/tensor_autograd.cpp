@@ -77,6 +77,8 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
 
 bool Tensor::is_leaf() const { return !impl_->autograd || !impl_->autograd->grad_fn; }
 
+Tensor Tensor::_base() const { return impl_->view_base ? Tensor(impl_->view_base) : Tensor(); }
+
 Tensor Tensor::grad() const { return impl_->autograd ? impl_->autograd->grad : Tensor(); }
 
 void Tensor::set_grad(const Tensor& grad) const {

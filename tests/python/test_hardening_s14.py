@@ -38,3 +38,14 @@ def test_a_view_of_a_user_tensor_stays_a_view():
     y = x.view(12)
     y.add_(w)
     assert y.grad_fn.name() == "AsStridedBackward0" and x.grad_fn is not None
+
+
+def test_base_and_is_view_follow_torch():
+    # torch's _base and _is_view(): a view knows the root tensor it was made from; copies and new tensors do not
+    x = ember.arange(24.).reshape(2, 3, 4)
+    assert x._base is not None and x._base._base is None  # reshape of a new arange is a view of it, as torch's
+    y = ember.ones(2, 3)
+    for view in (y.t(), y[0], y[:, 1:], y.view(6), y.unsqueeze(0), y.expand(4, 2, 3), y.view(6)[2:]):
+        assert view._is_view() and view._base is y
+    for new in (y.clone(), y + 1, y.contiguous(), y.sum(0), y.t().contiguous()):
+        assert not new._is_view() and new._base is None
