@@ -128,6 +128,7 @@ Tensor& heaviside_out(Tensor& out, const Tensor& x, const Tensor& values) {
 // x * 2^other in the promoted dtype (integers in the default float dtype), as torch; 2^other is rounded to a
 // floating other's own dtype first (as torch's); a bool exponent of a floating x is refused by torch's kernel.
 Tensor ldexp(const Tensor& x, const Tensor& other) {
+  broadcast_shapes(x.sizes(), other.sizes());  // torch checks the shapes first
   EMBER_CHECK(!(x.is_floating_point() && other.dtype() == kBool), NotImplementedError,
               "\"ldexp_cpu_exp\" not implemented for 'Bool'");
   const Tensor operands[2] = {x, other};
