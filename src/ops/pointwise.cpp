@@ -184,8 +184,10 @@ Tensor& cumprod_(Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   check_scan_dtype(x, dtype);
   return assign_in_place(x, {}, [&] { return cumprod(x, dim, x.dtype()); });
 }
+// Not recorded at all, as torch's: x keeps its history (a leaf that requires grad may be written).
 Tensor& logical_not_(Tensor& x) {
-  return assign_in_place(x, {}, [&] { return logical_not(x); });
+  autograd::GradModeGuard off(false);
+  return x.copy_(logical_not(x));
 }
 Tensor& nan_to_num_(Tensor& x, double nan, std::optional<double> posinf, std::optional<double> neginf) {
   return assign_in_place(x, {}, [&] { return nan_to_num(x, nan, posinf, neginf); });

@@ -238,6 +238,17 @@ def test_numerics_errors():
     both(lambda m: m.slice_scatter(m.zeros(3, 4), m.ones(3, 3), dim=1, step=2))
 
 
+def test_logical_not_in_place_is_not_recorded():
+    """fuzz seed 10: torch's logical_not_ writes even a leaf that requires grad and keeps the history."""
+    for m in (torch, ember):
+        x = m.tensor([1.0, 0.0, 2.0], requires_grad=True)
+        x.logical_not_()
+        y = x * 2
+        y.logical_not_()
+        assert x.requires_grad and y.grad_fn.name() == "MulBackward0"
+        assert x.tolist() == [0.0, 1.0, 0.0] and y.tolist() == [1.0, 0.0, 1.0]
+
+
 def test_in_place_products():
     both(lambda m: m.ones(3, 1).addmm_(m.ones(3, 2), m.ones(2, 4)))
     both(lambda m: m.ones(3, 4).addmm_(m.ones(3, 2), m.ones(2, 4), beta=0.5))
