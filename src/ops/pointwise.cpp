@@ -138,8 +138,10 @@ Tensor ldexp(const Tensor& x, const Tensor& other) {
   // float32 and integer exponents give pow's contiguous layout)
   bool follows = other.is_floating_point() && other.dtype() != kFloat32;
   Tensor r = autograd::untracked([&] {
-    // an integer exponent is taken as int32 (wrapping), as torch's
-    Tensor power = pow(wrapped_scalar(2.0), other.is_floating_point() ? other : other.to(kInt32).to(dtype));
+    // an integer exponent of a floating x is taken as int32 (wrapping), as torch's; two integers compute in float
+    Tensor exponent = other.is_floating_point() ? other : x.is_floating_point() ? other.to(kInt32).to(dtype)
+                                                                               : other.to(dtype);
+    Tensor power = pow(wrapped_scalar(2.0), exponent);
     Tensor product = mul(x, power).to(dtype);
     return follows ? in_elementwise_layout(product, operands) : product;
   });

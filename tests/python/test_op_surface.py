@@ -164,6 +164,7 @@ def test_binary_additions_errors():
     both(lambda m: m.ldexp(m.ones(5, 4), m.ones(5, 5, dtype=m.bool)))  # fuzz seed 8: the shapes are checked first
     both(lambda m: m.ldexp(m.ones(5), m.ones(5, dtype=m.bool)))
     both(lambda m: m.ldexp(m.tensor([1.75, 3.0]), m.tensor([2**63 - 1, 2**32 + 3])))  # fuzz seed 9: int32 exponents
+    both(lambda m: m.ldexp(m.tensor([-1, -2**62]), m.tensor([-1, -2**62])))  # two integers: in float
     both(lambda m: f(m).float_power_(2))
     both(lambda m: m.float_power(f(m), 2, out=m.empty(3)))
     both(lambda m: m.float_power(2, m.tensor([1, 2])))
