@@ -80,7 +80,7 @@ void init_misc(nb::module_& m, nb::class_<Tensor>& cls) {
   };
   m.def("is_nonzero", nonzero, nb::arg("input"));
   cls.def("is_nonzero", nonzero);
-  m.def("is_signed", [](nb::handle x) { return x.attr("is_signed")(); }, nb::arg("input"));
+  m.def("is_signed", [](const Tensor& x) { return nb::cast(x).attr("is_signed")(); }, nb::arg("input"));
 
   // numerics (ember/numerics.h); a number operand of isin is a 0-dim tensor
   auto as_tensor = [](nb::handle h, const char* arg, int pos) {

@@ -128,6 +128,7 @@ Tensor& heaviside_out(Tensor& out, const Tensor& x, const Tensor& values) {
 // x * 2^other in the promoted dtype (integers in the default float dtype), as torch; 2^other is rounded to a
 // floating other's own dtype first (as torch's); a bool exponent of a floating x is refused by torch's kernel.
 Tensor ldexp(const Tensor& x, const Tensor& other) {
+  broadcast_shapes(x.sizes(), other.sizes());  // torch checks the shapes first
   EMBER_CHECK(!(x.is_floating_point() && other.dtype() == kBool), NotImplementedError,
               "\"ldexp_cpu_exp\" not implemented for 'Bool'");
   const Tensor operands[2] = {x, other};
@@ -137,7 +138,10 @@ Tensor ldexp(const Tensor& x, const Tensor& other) {
   // float32 and integer exponents give pow's contiguous layout)
   bool follows = other.is_floating_point() && other.dtype() != kFloat32;
   Tensor r = autograd::untracked([&] {
-    Tensor power = pow(wrapped_scalar(2.0), other.is_floating_point() ? other : other.to(dtype));
+    // an integer exponent of a floating x is taken as int32 (wrapping), as torch's; two integers compute in float
+    Tensor exponent = other.is_floating_point() ? other : x.is_floating_point() ? other.to(kInt32).to(dtype)
+                                                                               : other.to(dtype);
+    Tensor power = pow(wrapped_scalar(2.0), exponent);
     Tensor product = mul(x, power).to(dtype);
     return follows ? in_elementwise_layout(product, operands) : product;
   });
@@ -182,8 +186,10 @@ Tensor& cumprod_(Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   check_scan_dtype(x, dtype);
   return assign_in_place(x, {}, [&] { return cumprod(x, dim, x.dtype()); });
 }
+// Not recorded at all, as torch's: x keeps its history (a leaf that requires grad may be written).
 Tensor& logical_not_(Tensor& x) {
-  return assign_in_place(x, {}, [&] { return logical_not(x); });
+  autograd::GradModeGuard off(false);
+  return x.copy_(logical_not(x));
 }
 Tensor& nan_to_num_(Tensor& x, double nan, std::optional<double> posinf, std::optional<double> neginf) {
   return assign_in_place(x, {}, [&] { return nan_to_num(x, nan, posinf, neginf); });

@@ -161,6 +161,10 @@ def test_binary_additions_errors():
     both(lambda m: m.heaviside(f(m), m.tensor([0.5]), out=m.empty(3, dtype=m.int64)))
     both(lambda m: m.heaviside(f(m), values=m.tensor(0.5)))
     both(lambda m: m.ldexp(m.tensor([1.0, 2.0]), m.tensor([1000, -3])))
+    both(lambda m: m.ldexp(m.ones(5, 4), m.ones(5, 5, dtype=m.bool)))  # fuzz seed 8: the shapes are checked first
+    both(lambda m: m.ldexp(m.ones(5), m.ones(5, dtype=m.bool)))
+    both(lambda m: m.ldexp(m.tensor([1.75, 3.0]), m.tensor([2**63 - 1, 2**32 + 3])))  # fuzz seed 9: int32 exponents
+    both(lambda m: m.ldexp(m.tensor([-1, -2**62]), m.tensor([-1, -2**62])))  # two integers: in float
     both(lambda m: f(m).float_power_(2))
     both(lambda m: m.float_power(f(m), 2, out=m.empty(3)))
     both(lambda m: m.float_power(2, m.tensor([1, 2])))
@@ -233,6 +237,17 @@ def test_numerics_errors():
     both(lambda m: m.isin(m.tensor([1.0, float("nan")]), m.tensor([float("nan")])))
     both(lambda m: m.select_scatter(m.zeros(3, 4), m.ones(4), 0, 5))
     both(lambda m: m.slice_scatter(m.zeros(3, 4), m.ones(3, 3), dim=1, step=2))
+
+
+def test_logical_not_in_place_is_not_recorded():
+    """fuzz seed 10: torch's logical_not_ writes even a leaf that requires grad and keeps the history."""
+    for m in (torch, ember):
+        x = m.tensor([1.0, 0.0, 2.0], requires_grad=True)
+        x.logical_not_()
+        y = x * 2
+        y.logical_not_()
+        assert x.requires_grad and y.grad_fn.name() == "MulBackward0"
+        assert x.tolist() == [0.0, 1.0, 0.0] and y.tolist() == [1.0, 0.0, 1.0]
 
 
 def test_in_place_products():
