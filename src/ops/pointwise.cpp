@@ -7,6 +7,7 @@
 #include "../autograd/formulas.h"
 #include "../autograd/formulas_pointwise.h"
 #include "../iter/tensor_iterator.h"
+#include "in_place_composite.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
 #include "ember/math_ops.h"
@@ -17,21 +18,6 @@
 namespace ember {
 
 namespace {
-
-// An in-place composite: compute() out of place (its dtype must cast to self's), written back; recorded where
-// self or an input is in the graph.
-Tensor& assign_in_place(Tensor& self, std::initializer_list<const Tensor*> inputs, const std::function<Tensor()>& compute) {
-  auto checked = [&] {
-    Tensor r = compute();
-    check_result_fits_output(r.dtype(), self.dtype());
-    return r;
-  };
-  bool graph = autograd::needs_grad({&self}) || autograd::writes_into_graph_view(self);
-  for (const Tensor* t : inputs) graph = graph || autograd::needs_grad({t});
-  if (graph) return autograd::record_in_place(self, checked);
-  autograd::check_in_place(self);
-  return self.copy_(checked());
-}
 
 // self + value * (t1 op t2), op mul or div, in the promoted dtype (float16/bfloat16 in float32, rounded once).
 Tensor addc(bool divide, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
@@ -60,7 +46,7 @@ Tensor addc(bool divide, const Tensor& self, const Tensor& t1, const Tensor& t2,
 Tensor& addc_out(bool divide, Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2,
                  const Scalar& value) {
   auto compute = [&] { return addc(divide, self, t1, t2, value); };
-  if (out.is_same(self)) return assign_in_place(out, {&t1, &t2}, compute);
+  if (out.is_same(self)) return write_in_place(out, {&t1, &t2}, compute);
   return composite_out(out, {&self, &t1, &t2}, divide ? "addcdiv" : "addcmul", compute);
 }
 
@@ -99,14 +85,14 @@ Tensor& addcdiv_out(Tensor& out, const Tensor& self, const Tensor& t1, const Ten
 Tensor clamp_min(const Tensor& x, const Tensor& min) { return clamp_one(true, x, min); }
 Tensor clamp_max(const Tensor& x, const Tensor& max) { return clamp_one(false, x, max); }
 Tensor& clamp_min_(Tensor& x, const Tensor& min) {
-  return assign_in_place(x, {&min}, [&] { return clamp_one_in_place(true, x, min); });
+  return write_in_place(x, {&min}, [&] { return clamp_one_in_place(true, x, min); });
 }
 Tensor& clamp_max_(Tensor& x, const Tensor& max) {
-  return assign_in_place(x, {&max}, [&] { return clamp_one_in_place(false, x, max); });
+  return write_in_place(x, {&max}, [&] { return clamp_one_in_place(false, x, max); });
 }
 
 Tensor& lerp_(Tensor& self, const Tensor& end, const Tensor& weight) {
-  return assign_in_place(self, {&end, &weight}, [&] { return lerp(self, end, weight); });
+  return write_in_place(self, {&end, &weight}, [&] { return lerp(self, end, weight); });
 }
 
 Tensor heaviside(const Tensor& x, const Tensor& values) {
@@ -121,7 +107,7 @@ Tensor heaviside(const Tensor& x, const Tensor& values) {
 }
 Tensor& heaviside_out(Tensor& out, const Tensor& x, const Tensor& values) {
   EMBER_CHECK(out.dtype() == x.dtype(), Error, "heaviside is not yet implemented for tensors with different dtypes.");
-  if (out.is_same(x)) return assign_in_place(out, {&values}, [&] { return heaviside(x, values); });
+  if (out.is_same(x)) return write_in_place(out, {&values}, [&] { return heaviside(x, values); });
   return composite_out(out, {&x, &values}, "heaviside", [&] { return heaviside(x, values); });
 }
 
@@ -149,7 +135,7 @@ Tensor ldexp(const Tensor& x, const Tensor& other) {
   return r;
 }
 Tensor& ldexp_out(Tensor& out, const Tensor& x, const Tensor& other) {
-  if (out.is_same(x)) return assign_in_place(out, {&other}, [&] { return ldexp(x, other); });
+  if (out.is_same(x)) return write_in_place(out, {&other}, [&] { return ldexp(x, other); });
   return composite_out(out, {&x, &other}, "ldexp", [&] { return ldexp(x, other); });
 }
 
@@ -164,7 +150,7 @@ Tensor& float_power_out(Tensor& out, const Tensor& x, const Tensor& exponent) {
   bool in_place = out.is_same(x);
   EMBER_CHECK(out.dtype() == kFloat64, Error, "the ", in_place ? "base given to float_power_" : "output given to float_power",
               " has dtype ", dtype_info(out.dtype()).legacy_name, " but the operation's result requires dtype Double");
-  if (in_place) return assign_in_place(out, {&exponent}, [&] { return float_power(x, exponent); });
+  if (in_place) return write_in_place(out, {&exponent}, [&] { return float_power(x, exponent); });
   return composite_out(out, {&x, &exponent}, "float_power", [&] { return float_power(x, exponent); });
 }
 
@@ -180,11 +166,11 @@ void check_scan_dtype(const Tensor& x, std::optional<ScalarType> dtype) {
 
 Tensor& cumsum_(Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   check_scan_dtype(x, dtype);
-  return assign_in_place(x, {}, [&] { return cumsum(x, dim, x.dtype()); });
+  return write_in_place(x, {}, [&] { return cumsum(x, dim, x.dtype()); });
 }
 Tensor& cumprod_(Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   check_scan_dtype(x, dtype);
-  return assign_in_place(x, {}, [&] { return cumprod(x, dim, x.dtype()); });
+  return write_in_place(x, {}, [&] { return cumprod(x, dim, x.dtype()); });
 }
 // Not recorded at all, as torch's: x keeps its history (a leaf that requires grad may be written).
 Tensor& logical_not_(Tensor& x) {
@@ -192,7 +178,7 @@ Tensor& logical_not_(Tensor& x) {
   return x.copy_(logical_not(x));
 }
 Tensor& nan_to_num_(Tensor& x, double nan, std::optional<double> posinf, std::optional<double> neginf) {
-  return assign_in_place(x, {}, [&] { return nan_to_num(x, nan, posinf, neginf); });
+  return write_in_place(x, {}, [&] { return nan_to_num(x, nan, posinf, neginf); });
 }
 
 namespace {

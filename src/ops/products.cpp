@@ -7,6 +7,7 @@
 
 #include "../autograd/formulas_products.h"
 #include "../iter/tensor_iterator.h"
+#include "in_place_composite.h"
 #include "ember/creation.h"
 #include "ember/linalg.h"
 #include "ember/math_ops.h"
@@ -22,19 +23,13 @@ namespace {
 // product's node.
 Tensor& product_in_place(Tensor& self, std::initializer_list<const Tensor*> inputs,
                          const std::function<Tensor()>& compute, bool resizes = false) {
-  auto checked = [&] {
+  return write_in_place(self, inputs, [&] {
     Tensor r = compute();
     if (resizes && !std::ranges::equal(r.sizes(), self.sizes())) self.resize_(r.sizes());
     EMBER_CHECK(std::ranges::equal(r.sizes(), self.sizes()), Error, "Bad in-place call: input tensor size ",
                 int_list(self.sizes()), " and output tensor size ", int_list(r.sizes()), " should match");
-    check_result_fits_output(r.dtype(), self.dtype());
     return r;
-  };
-  bool graph = autograd::needs_grad({&self}) || autograd::writes_into_graph_view(self);
-  for (const Tensor* t : inputs) graph = graph || autograd::needs_grad({t});
-  if (graph) return autograd::record_in_place(self, checked);
-  autograd::check_in_place(self);
-  return self.copy_(checked());
+  });
 }
 
 // torch's check of beta/alpha for integer results.
