@@ -11,6 +11,8 @@
 #include "ember/creation.h"
 #include "ember/layout.h"
 #include "ember/math_ops.h"
+#include "ember/numerics.h"
+#include "ember/operators.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
 #include "ember/type_promotion.h"
@@ -111,8 +113,30 @@ Tensor& heaviside_out(Tensor& out, const Tensor& x, const Tensor& values) {
   return composite_out(out, {&x, &values}, "heaviside", [&] { return heaviside(x, values); });
 }
 
-// x * 2^other in the promoted dtype (integers in the default float dtype), as torch; 2^other is rounded to a
-// floating other's own dtype first (as torch's); a bool exponent of a floating x is refused by torch's kernel.
+namespace {
+
+// x * 2^e for a floating x and an int64 e, rounded once as std::ldexp (0 * 2^200 is 0, not 0 * inf). Narrower
+// dtypes scale exactly in float64 (e clamped where every result saturates); float64 scales its frexp mantissa m
+// (in [0.5, 1)) by 2^t, t clamped to [-1075, 1025]: 2^-1075 is 0 (m * 2^-1075 is below half the smallest
+// subnormal) and 2^1024, 2^1025 are 2^1023 times 2 or 4 (m * 2^1025 overflows).
+Tensor scale_by_power_of_two(const Tensor& x, const Tensor& e) {
+  if (x.dtype() != kFloat64) {
+    Tensor power = pow(wrapped_scalar(2.0), clamp(e, Scalar(-400), Scalar(400)).to(kFloat64));
+    return mul(x.to(kFloat64), power).to(x.dtype());
+  }
+  auto [mantissa, exponent] = frexp(x);
+  // frexp gives 0, inf and nan exponent 0; their own exponent must not enter (inf * 2^-1075 would be nan)
+  Tensor t = where(isfinite(x), add(exponent.to(kInt64), e), wrapped_scalar(0)).to(kFloat64);
+  Tensor power = pow(wrapped_scalar(2.0), clamp(t, Scalar(-1075), Scalar(1023)));
+  Tensor above = pow(wrapped_scalar(2.0), clamp(sub(t, wrapped_scalar(1023)), Scalar(0), Scalar(2)));
+  return mul(mul(mantissa, power), above);
+}
+
+}  // namespace
+
+// x * 2^other in the promoted dtype (integers in the default float dtype), as torch; an integer exponent of a
+// floating x is std::ldexp's (taken as int32, wrapping); 2^other is rounded to a floating other's own dtype first
+// (as torch's); a bool exponent of a floating x is refused by torch's kernel.
 Tensor ldexp(const Tensor& x, const Tensor& other) {
   broadcast_shapes(x.sizes(), other.sizes());  // torch checks the shapes first
   EMBER_CHECK(!(x.is_floating_point() && other.dtype() == kBool), NotImplementedError,
@@ -124,9 +148,9 @@ Tensor ldexp(const Tensor& x, const Tensor& other) {
   // float32 and integer exponents give pow's contiguous layout)
   bool follows = other.is_floating_point() && other.dtype() != kFloat32;
   Tensor r = autograd::untracked([&] {
-    // an integer exponent of a floating x is taken as int32 (wrapping), as torch's; two integers compute in float
-    Tensor exponent = other.is_floating_point() ? other : x.is_floating_point() ? other.to(kInt32).to(dtype)
-                                                                               : other.to(dtype);
+    if (x.is_floating_point() && !other.is_floating_point())
+      return scale_by_power_of_two(x, other.to(kInt32).to(kInt64));
+    Tensor exponent = other.is_floating_point() ? other : other.to(dtype);  // two integers compute in float
     Tensor power = pow(wrapped_scalar(2.0), exponent);
     Tensor product = mul(x, power).to(dtype);
     return follows ? in_elementwise_layout(product, operands) : product;
@@ -178,6 +202,7 @@ Tensor& logical_not_(Tensor& x) {
   return x.copy_(logical_not(x));
 }
 Tensor& nan_to_num_(Tensor& x, double nan, std::optional<double> posinf, std::optional<double> neginf) {
+  if (!x.is_floating_point()) return x;  // nothing to replace: torch copies x onto itself, a no-op
   return write_in_place(x, {}, [&] { return nan_to_num(x, nan, posinf, neginf); });
 }
 

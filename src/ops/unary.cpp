@@ -1,5 +1,6 @@
 // Unary elementwise ops from unary_ops.def: dtype rules, then one kernel through the iterator.
 #include "../autograd/formulas.h"
+#include "../autograd/function.h"
 #include "../core/autocast_policy.h"
 #include "../autograd/unary_grad.h"
 #include "../dispatch/kernels.h"
@@ -49,6 +50,23 @@ bool direct_in_place(const Tensor& out, const Tensor& self, bool saves_input) {
   return out.is_same(self) && !saves_input && !self.impl()->view_base;
 }
 
+// torch has no in-place formula for the inverse hyperbolics: acosh_ records AcoshBackward1, which raises.
+const char* underivable_in_place_node(std::string_view name) {
+  if (name == "acosh") return "AcoshBackward1";
+  if (name == "asinh") return "AsinhBackward1";
+  if (name == "atanh") return "AtanhBackward1";
+  return nullptr;
+}
+
+// self's in-place result under autograd: op(self)'s own node, or the raising node of underivable_in_place_node.
+Tensor in_place_result(const char* name, Tensor (*op)(const Tensor&), const Tensor& self) {
+  const char* node = underivable_in_place_node(name);
+  if (!node) return op(self);
+  Tensor r = autograd::untracked([&] { return op(self); });
+  autograd::record_in_place_not_implemented(name, node, r, self);
+  return r;
+}
+
 // The unary ops of torch's CUDA autocast float32 list.
 bool cuda_fp32_listed(std::string_view name) {
   static constexpr std::string_view kListed[] = {"acos", "asin", "cosh", "erfinv", "exp", "expm1", "log", "log10",
@@ -73,7 +91,7 @@ bool cuda_fp32_listed(std::string_view name) {
     bool graph = UnaryKind::kind != UnaryKind::Integral || out.is_same(self);                 \
     if (graph && autograd::needs_grad({&self, &out})) {                                       \
       if (!direct_in_place(out, self, autograd::saves_input_##name())) {                      \
-        return autograd::record_out(out, self, #name, [&] { return name(self); });            \
+        return autograd::record_out(out, self, #name, [&] { return in_place_result(#name, name, self); }); \
       }                                                                                       \
       autograd::check_in_place(out);                                                          \
       run_unary(#name, UnaryKind::kind, kernels::name, out, self);                           \

@@ -32,6 +32,8 @@ def is_tensor(m, x):
 def tensor_bytes(m, t):
     name = str(t.dtype).replace("torch.", "")
     t = t.detach()
+    if getattr(t, "_is_zerotensor", lambda: False)():  # torch's lazy zeros (sgn's real gradient) refuse .numpy()
+        t = t.new_zeros(t.shape)
     if name in _RAW_VIEW:
         t = t.contiguous().view(getattr(m, _RAW_VIEW[name]))
     return t.contiguous().numpy().tobytes()
