@@ -7,6 +7,7 @@
 #include "ember/creation.h"
 #include "ember/cuda.h"
 #include "ember/cudnn.h"  // ember::cudnn: allow_tf32 / benchmark / deterministic
+#include "ember/decompositions.h"
 #include "ember/device.h"
 #include "ember/einsum.h"
 #include "ember/dtype.h"

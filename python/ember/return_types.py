@@ -30,6 +30,12 @@ aminmax = _named("aminmax", ["min", "max"])
 frexp = _named("frexp", ["mantissa", "exponent"])
 linalg_svd = _named("linalg_svd", ["U", "S", "Vh"])
 svd = _named("svd", ["U", "S", "V"])
+linalg_inv_ex = _named("linalg_inv_ex", ["inverse", "info"])
+linalg_slogdet = _named("linalg_slogdet", ["sign", "logabsdet"])
+slogdet = _named("slogdet", ["sign", "logabsdet"])
+linalg_cholesky_ex = _named("linalg_cholesky_ex", ["L", "info"])
+linalg_qr = _named("linalg_qr", ["Q", "R"])
+linalg_eigh = _named("linalg_eigh", ["eigenvalues", "eigenvectors"])
 # what those ops return when called with out=(values, indices), as torch
 sort_out, topk_out, kthvalue_out, median_out, nanmedian_out, mode_out, cummax_out, cummin_out = (
     _named(f"{n}_out", ["values", "indices"])

@@ -1,6 +1,8 @@
 // Shared pieces of the Python bindings: type casters for dtype, device and Scalar, and
 // helpers that turn Python arguments (sizes, indices) into C++ values.
 #pragma once
+#include <functional>
+
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -36,6 +38,9 @@ std::optional<int64_t> int_value(nb::handle h, const char* what, size_t pos = 0)
 std::optional<int64_t> int_scalar(nb::handle h);
 // A factory's size: varargs fn(2, 3) / fn((2, 3)), or the keyword fn(size=(2, 3)).
 DimVector factory_sizes(const char* fn, const nb::args& args, nb::handle size);
+// compute() into out= when given (returning out itself, as torch), else its result (python/src/math_ops.cpp).
+nb::object maybe_out(nb::handle out, std::initializer_list<const Tensor*> inputs, const char* name,
+                     const std::function<Tensor()>& compute);
 // Builds an ember.Size (a tuple subclass) from sizes.
 nb::object make_size(IntArrayRef sizes);
 
@@ -88,6 +93,7 @@ void init_scatter(nb::module_& m, nb::class_<Tensor>& cls);
 void init_runtime(nb::module_& m);
 void init_einsum(nb::module_& m);
 void init_math_ops(nb::module_& m, nb::class_<Tensor>& cls);
+void init_decompositions(nb::module_& m, nb::class_<Tensor>& cls);
 
 // Python identity of tensors (TensorImpl::py_handle), python/src/identity.cpp.
 // The live object that wraps `t`, or null.

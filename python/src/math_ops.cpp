@@ -11,15 +11,14 @@
 
 namespace ember::py {
 
-namespace {
-
-// compute() into out= when given (returning out itself, as torch), else its result.
 nb::object maybe_out(nb::handle out, std::initializer_list<const Tensor*> inputs, const char* name,
                      const std::function<Tensor()>& compute) {
   if (out.is_none()) return nb::cast(compute());
   composite_out(nb::cast<Tensor&>(out), inputs, name, compute);
   return nb::borrow(out);
 }
+
+namespace {
 
 // fn() or, with out=, out_fn(out) (returning out itself, as torch).
 template <class F, class G>

@@ -8,6 +8,8 @@
 #include "softmax_kernel.h"
 #include "sort_kernel.h"
 #include "svd_kernel.h"
+#include "lapack_kernels.h"
+#include "../dispatch/linalg_kernels.h"
 #include "unary_kernels.h"
 #include "where_kernel.h"
 #include "../dispatch/reduce_all.h"
@@ -51,6 +53,12 @@ bool register_kernels() {
   kernels::histc.set(cpu, &histc_kernel);
   kernels::unique_runs.set(cpu, &unique_runs_kernel);
   kernels::svd.set(cpu, &svd_kernel);
+  kernels::lu_factor.set(cpu, &lu_factor_kernel);
+  kernels::lu_solve.set(cpu, &lu_solve_kernel);
+  kernels::triangular_solve.set(cpu, &triangular_solve_kernel);
+  kernels::cholesky.set(cpu, &cholesky_kernel);
+  kernels::qr.set(cpu, &qr_kernel);
+  kernels::eigh.set(cpu, &eigh_kernel);
   register_normalization_kernels();
   kernels::conv_forward.set(cpu, &conv_forward_kernel);
   kernels::conv_backward_data.set(cpu, &conv_backward_data_kernel);
