@@ -208,11 +208,8 @@ Tensor& nan_to_num_(Tensor& x, double nan, std::optional<double> posinf, std::op
 
 namespace {
 
-// All false, as torch's zeros_like(x, bool) (contiguous unless x is dense).
-Tensor none_of(const Tensor& x) {
-  if (is_non_overlapping_and_dense(x.sizes(), x.strides())) return zeros_like(x, kBool);
-  return zeros(x.sizes(), TensorOptions().dtype(kBool).device(x.device()));
-}
+// All false: torch's zeros_like(x, bool), in x's layout (dense strides inferred where x is not dense).
+Tensor none_of(const Tensor& x) { return zeros_like(x, kBool); }
 
 }  // namespace
 

@@ -147,7 +147,8 @@ namespace {
 // dims' extent, where the moved-back view left another).
 Tensor moved_back(const Tensor& out, int64_t d, ScalarType dtype) {
   Tensor r = out.movedim({-1}, {d}).to(dtype).contiguous();
-  return std::ranges::equal(r.strides(), contiguous_strides(r.sizes())) ? r : r.view(r.sizes());
+  if (std::ranges::equal(r.strides(), contiguous_strides(r.sizes()))) return r;
+  return r.as_strided(r.sizes(), contiguous_strides(r.sizes()), r.storage_offset());  // differs in size-1 dims only
 }
 
 Tensor softmax_impl(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype, bool log) {

@@ -62,3 +62,18 @@ def test_in_place_inverse_hyperbolics_record_an_underivable_node(op):
     out_of_place = ember.tensor([0.5], requires_grad=True)
     getattr(ember, op)(out_of_place).sum().backward()  # the out-of-place form keeps its derivative
     assert out_of_place.grad is not None
+
+
+def test_isneginf_of_integers_takes_zeros_like_layout():
+    expected, got = both(lambda m: m.isposinf(m.arange(22, dtype=m.int16).as_strided((2, 4), (5, 5), 1)))
+    assert got.stride() == expected.stride() == (1, 2) and not got.any()
+
+
+def test_softmax_result_has_contiguous_strides_in_size_one_dims():
+    # (4, 1) results are (1, 1), not (1, 4): later ops order their loops by these strides
+    for make in (lambda m: m.zeros(4, 1), lambda m: m.zeros(1, 4).mT, lambda m: m.zeros(3, 1, 4).permute(2, 1, 0)):
+        expected, got = both(lambda m: m.log_softmax(make(m), 0))
+        assert got.stride() == expected.stride()
+    other = [[[-2.0, -3.0, 0.0]]]
+    expected, got = both(lambda m: m.fmax(m.log_softmax(m.zeros(4, 1), -2).lt(1), m.tensor(other).permute(2, 1, 0)))
+    assert got.stride() == expected.stride() == (1, 3, 12)
