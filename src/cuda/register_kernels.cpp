@@ -5,6 +5,7 @@
 #include "reduce_all.h"
 #include "nn/nn_kernels.h"
 #include "nn/conv.h"
+#include "order/linalg_host.h"
 #include "order/order.h"
 
 namespace ember::cuda_backend {
@@ -32,6 +33,7 @@ void register_kernels() {
   register_conv_kernels();
   register_optim_kernels();
   register_order_kernels();
+  register_linalg_host_kernels();
 }
 
 }  // namespace ember::cuda_backend
