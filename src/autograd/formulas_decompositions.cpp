@@ -70,29 +70,35 @@ void record_slogdet(const Tensor& sign, const Tensor& logabsdet, const Tensor& a
   record_multi("LinalgSlogdetBackward0", {sign, logabsdet}, {&a}, {&a}, [](const BackwardContext& c) {
     const Tensor& a = c.saved[0];
     if (!c.grads[1].defined()) return TensorList{zeros_like(a)};  // sign is piecewise constant
-    return TensorList{mul(as_matrix_scale(c.grads[1]), linalg_inv(a).mT())};
+    // a singular A gives infinities here, not an error (torch solves with the forward's LU, unchecked)
+    return TensorList{mul(as_matrix_scale(c.grads[1]), std::get<0>(linalg_inv_ex(a)).mT())};
   });
 }
 
-void record_solve(const Tensor& x, const Tensor& a, const Tensor& b, bool vector) {
+void record_solve(const Tensor& x, const Tensor& a, const Tensor& b, bool vector, bool left) {
   DimVector a_sizes(a.sizes()), b_sizes(b.sizes());
   record("LinalgSolveExBackward0", x, {&a, &b}, {&a, &x}, [=](const BackwardContext& c) {
     const Tensor &a = c.saved[0], &x = c.saved[1];
-    Tensor gb = linalg_solve(a.mT(), c.grads[0]);  // A^-T g
+    // left: gB = A^-T g, gA = -gB X^T; right (X = B A^-1): gB = g A^-T, gA = -X^T gB
+    Tensor gb = linalg_solve(a.mT(), c.grads[0], left);
     Tensor ga;
-    if (c.needs(0)) ga = neg(vector ? mul(gb.unsqueeze(-1), x.unsqueeze(-2)) : matmul(gb, x.mT()));
-    return TensorList{ga.defined() ? sum_to(ga, a_sizes) : Tensor(), c.needs(1) ? sum_to(gb, b_sizes) : Tensor()};
+    if (c.needs(0)) {
+      ga = vector ? mul(gb.unsqueeze(-1), x.unsqueeze(-2)) : left ? matmul(gb, x.mT()) : matmul(x.mT(), gb);
+      ga = sum_to(neg(ga), a_sizes);
+    }
+    return TensorList{ga, c.needs(1) ? sum_to(gb, b_sizes) : Tensor()};
   });
 }
 
-void record_solve_triangular(const Tensor& x, const Tensor& a, const Tensor& b, bool upper, bool unitriangular) {
+void record_solve_triangular(const Tensor& x, const Tensor& a, const Tensor& b, bool upper, bool left,
+                             bool unitriangular) {
   DimVector a_sizes(a.sizes()), b_sizes(b.sizes());
   record("LinalgSolveTriangularBackward0", x, {&a, &b}, {&a, &x}, [=](const BackwardContext& c) {
     const Tensor &a = c.saved[0], &x = c.saved[1];
-    Tensor gb = linalg_solve_triangular(a.mT(), c.grads[0], !upper, true, unitriangular);
+    Tensor gb = linalg_solve_triangular(a.mT(), c.grads[0], !upper, left, unitriangular);
     Tensor ga;
-    if (c.needs(0)) {  // -gB X^T on A's triangle (strict for a unit diagonal, which is not read)
-      Tensor full = neg(matmul(gb, x.mT()));
+    if (c.needs(0)) {  // as solve's, on A's triangle (strict for a unit diagonal, which is not read)
+      Tensor full = neg(left ? matmul(gb, x.mT()) : matmul(x.mT(), gb));
       ga = upper ? triu(full, unitriangular ? 1 : 0) : tril(full, unitriangular ? -1 : 0);
       ga = sum_to(ga, a_sizes);
     }
@@ -131,6 +137,20 @@ void record_qr(const Tensor& q, const Tensor& r, const Tensor& a, std::string_vi
     Tensor gx = qr_backward_tall(add(gq, matmul(y, gr2.mT())), gr1, q, r1);
     const std::array parts{gx, matmul(q, gr2)};
     return TensorList{cat(parts, -1)};
+  });
+}
+
+void record_pinv(const Tensor& p, const Tensor& a) {
+  record("LinalgPinvBackward0", p, {&a}, {&a, &p}, [](const BackwardContext& c) {
+    // From dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P (A of full rank):
+    //   gA = -P^T G P^T + (I - A P) G^T P P^T + P^T P G^T (I - P A)
+    const Tensor &a = c.saved[0], &p = c.saved[1], &g = c.grads[0];
+    Tensor pt = p.mT(), gt = g.mT();
+    Tensor left_null = sub(gt, matmul(a, matmul(p, gt)));    // (I - A P) G^T
+    Tensor right_null = sub(gt, matmul(matmul(gt, p), a));   // G^T (I - P A)
+    Tensor ga = neg(matmul(matmul(pt, g), pt));
+    ga = add(ga, matmul(left_null, matmul(p, pt)));
+    return TensorList{add(ga, matmul(matmul(pt, p), right_null))};
   });
 }
 

@@ -8,15 +8,30 @@
 
 namespace ember::linalg_detail {
 
-void check_matrices(const Tensor& a, const char* fn, bool square) {
+void check_matrix_shape(const Tensor& a, const char* fn, bool square) {
   EMBER_CHECK(a.dim() >= 2, Error, fn, ": The input tensor A must have at least 2 dimensions.");
   const int64_t r = a.sizes()[a.dim() - 2], c = a.sizes()[a.dim() - 1];
   EMBER_CHECK(!square || r == c, Error, fn, ": A must be batches of square matrices, but they are ", r, " by ", c,
               " matrices");
-  EMBER_CHECK(a.is_floating_point(), Error, fn, ": Expected a floating point or complex tensor as input. Got ",
-              dtype_info(a.dtype()).legacy_name);
-  EMBER_CHECK(a.dtype() == kFloat32 || a.dtype() == kFloat64, Error, fn, ": Low precision dtypes not supported. Got ",
-              dtype_info(a.dtype()).legacy_name);
+}
+
+void check_matrix_dtype(const Tensor& a, const char* fn, const char* kernel, bool integers_reach_kernel,
+                        bool dispatched_when_empty) {
+  if (a.dtype() == kFloat32 || a.dtype() == kFloat64) return;
+  std::string_view name = dtype_info(a.dtype()).legacy_name;
+  if (kernel && (a.is_floating_point() || integers_reach_kernel)) {
+    if (a.numel() == 0 && !dispatched_when_empty) return;  // most of torch's kernels are not dispatched for nothing
+    throw NotImplementedError(str("\"", kernel, "_", device_type_name(a.device().type), "\" not implemented for '", name,
+                                  "'"));
+  }
+  EMBER_CHECK(a.is_floating_point(), Error, fn, ": Expected a floating point or complex tensor as input. Got ", name);
+  throw Error(str(fn, ": Low precision dtypes not supported. Got ", name));
+}
+
+void check_matrices(const Tensor& a, const char* fn, bool square, const char* kernel, bool integers_reach_kernel,
+                    bool dispatched_when_empty) {
+  check_matrix_shape(a, fn, square);
+  check_matrix_dtype(a, fn, kernel, integers_reach_kernel, dispatched_when_empty);
 }
 
 DimVector batch_shape(const Tensor& a) { return DimVector(IntArrayRef(a.sizes().data(), size_t(a.dim() - 2))); }

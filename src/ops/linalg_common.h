@@ -8,9 +8,18 @@
 
 namespace ember::linalg_detail {
 
-// "fn: The input tensor A must have at least 2 dimensions.", a floating dtype (not float16/bfloat16) and, when
-// `square`, "fn: A must be batches of square matrices, but they are r by c matrices".
-void check_matrices(const Tensor& a, const char* fn, bool square = true);
+// torch's checks and messages, in its order: "fn: The input tensor A must have at least 2 dimensions.", then when
+// `square` "fn: A must be batches of square matrices, but they are r by c matrices", then the dtype: where torch
+// checks for floating types first, integers are "Expected a floating point or complex tensor" and float16/bfloat16
+// "Low precision dtypes not supported" (kernel null) or the kernel's NotImplementedError (kernel "lu": "lu_cpu" not
+// implemented for 'Half'); where torch goes straight to its kernel (`integers_reach_kernel`), integers get that error too.
+// A kernel's NotImplementedError is not raised for an empty A unless `dispatched_when_empty` (as geqrf).
+void check_matrices(const Tensor& a, const char* fn, bool square = true, const char* kernel = nullptr,
+                    bool integers_reach_kernel = false, bool dispatched_when_empty = false);
+// The two halves of check_matrices, for ops that check other shapes between them.
+void check_matrix_shape(const Tensor& a, const char* fn, bool square = true);
+void check_matrix_dtype(const Tensor& a, const char* fn, const char* kernel = nullptr,
+                        bool integers_reach_kernel = false, bool dispatched_when_empty = false);
 // A's batch dims (all but the last two).
 DimVector batch_shape(const Tensor& a);
 // A's matrices column-major in a fresh contiguous (B, c, r) buffer (never A's own memory): kernels overwrite it.

@@ -87,7 +87,7 @@ Tensor tolerance(const Tensor& values, const Tensor& a, std::optional<double> at
 }  // namespace
 
 std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& a, bool upper, bool check_errors) {
-  check_matrices(a, "linalg.cholesky");
+  check_matrices(a, "linalg.cholesky", true, "cholesky");
   auto [factor, info] = cholesky_factor(a, upper);
   if (check_errors) raise_on_info(info, a.dim() > 2, "linalg.cholesky", not_positive_definite);
   if (autograd::needs_grad({&a})) autograd::record_cholesky(factor, a, upper);
@@ -95,7 +95,7 @@ std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& a, bool upper, bool 
 }
 
 Tensor linalg_cholesky(const Tensor& a, bool upper) {
-  check_matrices(a, "linalg.cholesky");
+  check_matrices(a, "linalg.cholesky", true, "cholesky");
   auto [factor, info] = cholesky_factor(a, upper);
   raise_on_info(info, a.dim() > 2, "linalg.cholesky", not_positive_definite);
   if (autograd::needs_grad({&a})) autograd::record_cholesky(factor, a, upper);
@@ -105,7 +105,7 @@ Tensor linalg_cholesky(const Tensor& a, bool upper) {
 std::tuple<Tensor, Tensor> linalg_qr(const Tensor& a, std::string_view mode) {
   EMBER_CHECK(mode == "reduced" || mode == "complete" || mode == "r", Error, "qr received unrecognized mode '", mode,
               "' but expected one of 'reduced' (default), 'r', or 'complete'");
-  check_matrices(a, "linalg.qr", false);
+  check_matrices(a, "linalg.qr", false, "geqrf", false, true);
   const int64_t m = a.sizes()[a.dim() - 2], n = a.sizes()[a.dim() - 1], k = std::min(m, n);
   const bool complete = mode == "complete", want_q = mode != "r";
   auto [q, r] = autograd::untracked([&] {
@@ -133,7 +133,7 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& a, std::string_view mode) {
 
 std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& a, std::string_view uplo) {
   const bool upper = check_uplo(uplo) == 'U';
-  check_matrices(a, "linalg.eigh");
+  check_matrices(a, "linalg.eigh", true, "linalg_eigh", true);
   auto [w, v] = symmetric_eigen(a, upper, true);
   if (autograd::needs_grad({&a})) autograd::record_eigh(w, v, a);
   return {w, v};
@@ -141,7 +141,7 @@ std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& a, std::string_view uplo) {
 
 Tensor linalg_eigvalsh(const Tensor& a, std::string_view uplo) {
   const bool upper = check_uplo(uplo) == 'U';
-  check_matrices(a, "linalg.eigvalsh");
+  check_matrices(a, "linalg.eigh", true, "linalg_eigh", true);
   const bool grad = autograd::needs_grad({&a});
   auto [w, v] = symmetric_eigen(a, upper, grad);
   if (grad) autograd::record_eigvalsh(w, v, a);
@@ -149,21 +149,29 @@ Tensor linalg_eigvalsh(const Tensor& a, std::string_view uplo) {
 }
 
 Tensor linalg_pinv(const Tensor& a, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
-  check_matrices(a, "linalg.pinv", false);
-  if (hermitian) {  // A = V diag(w) V^T: pinv = V diag(1 / w, where |w| is above the tolerance) V^T
-    auto [w, v] = linalg_eigh(a);
-    Tensor keep = gt(abs(w), tolerance(abs(w), a, atol, rtol));
-    Tensor inverse_values = where(keep, reciprocal(w), zeros_like(w));
-    return matmul(mul(v, inverse_values.unsqueeze(-2)), v.mT());
-  }
-  auto [u, s, vh] = linalg_svd(a, false);
-  Tensor keep = gt(s, tolerance(s, a, atol, rtol));
-  Tensor inverse_values = where(keep, reciprocal(s), zeros_like(s));
-  return matmul(mul(vh.mT(), inverse_values.unsqueeze(-2)), u.mT());
+  EMBER_CHECK(a.dim() >= 2 && (a.dtype() == kFloat32 || a.dtype() == kFloat64), Error, "linalg.pinv(",
+              dtype_info(a.dtype()).legacy_name, "{", int_list(a.sizes()), "}): expected a tensor with 2 or more "
+              "dimensions of float, double, cfloat or cdouble types");
+  Tensor p = autograd::untracked([&] {
+    if (hermitian) {  // A = V diag(w) V^T: pinv = V diag(1 / w, where |w| is above the tolerance) V^T
+      auto [w, v] = linalg_eigh(a);
+      Tensor keep = gt(abs(w), tolerance(abs(w), a, atol, rtol));
+      Tensor inverse_values = where(keep, reciprocal(w), zeros_like(w));
+      return matmul(mul(v, inverse_values.unsqueeze(-2)), v.mT());
+    }
+    auto [u, s, vh] = linalg_svd(a, false);
+    Tensor keep = gt(s, tolerance(s, a, atol, rtol));
+    Tensor inverse_values = where(keep, reciprocal(s), zeros_like(s));
+    return matmul(mul(vh.mT(), inverse_values.unsqueeze(-2)), u.mT());
+  });
+  if (autograd::needs_grad({&a})) autograd::record_pinv(p, a);
+  return p;
 }
 
 Tensor linalg_matrix_rank(const Tensor& a, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
-  check_matrices(a, "linalg.matrix_rank", false);
+  EMBER_CHECK(a.dim() >= 2, Error, "torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.");
+  EMBER_CHECK(a.dtype() == kFloat32 || a.dtype() == kFloat64, Error,
+              "This function doesn't handle types other than float and double");
   Tensor values = hermitian ? abs(linalg_eigvalsh(a)) : linalg_svdvals(a);
   return sum(gt(values, tolerance(values, a, atol, rtol)), {-1});
 }

@@ -119,7 +119,7 @@ std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& a) {
 }
 
 Tensor linalg_det(const Tensor& a) {
-  check_matrices(a, "linalg.det");
+  check_matrices(a, "linalg.det", true, "lu");
   Tensor d = autograd::untracked([&] {
     Lu lu = lu_factorize(a);
     Tensor product = prod(lu.factors.diagonal(0, -2, -1), {-1});
@@ -138,59 +138,87 @@ Tensor logdet(const Tensor& a) {
   return where(lt(sign, wrapped_scalar(0)), wrapped_scalar(NAN), logabsdet);
 }
 
+namespace {
+
+// B's rows (left: A X = B) or columns (X A = B) must match A's order, as torch's message names them.
+void check_solve_shapes(const char* fn, const Tensor& a, const Tensor& b_matrix, bool left) {
+  const int64_t n = a.sizes().back();
+  const int64_t rows = b_matrix.sizes()[b_matrix.dim() - 2], cols = b_matrix.sizes().back();
+  EMBER_CHECK((left ? rows : cols) == n, Error, fn, ": Incompatible shapes of A and B for the equation ",
+              left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", rows, "x", cols, ")");
+}
+
+// X A = B is A^T X^T = B^T: `solve_left` on the transposes (its result transposed back is row-major).
+template <typename SolveLeft>
+Tensor solve_either_side(const Tensor& a, const Tensor& b, bool left, const SolveLeft& solve_left) {
+  return left ? solve_left(a, b) : solve_left(a.mT(), b.mT()).mT();
+}
+
+}  // namespace
+
 Tensor linalg_solve(const Tensor& a, const Tensor& b, bool left) {
-  check_matrices(a, "linalg.solve");
+  check_matrix_shape(a, "linalg.solve");
   EMBER_CHECK(a.dtype() == b.dtype(), Error, "linalg.solve: Expected A and B to have the same dtype, but found A of "
               "type ", dtype_info(a.dtype()).legacy_name, " and B of type ", dtype_info(b.dtype()).legacy_name,
               " instead");
-  if (!left) return linalg_solve(a.mT(), b.mT(), true).mT();  // X A = B is A^T X^T = B^T
-  const bool vector = solve_vector_case(a, b);
+  const bool vector = left && solve_vector_case(a, b);
   Tensor b_matrix = vector ? b.unsqueeze(-1) : b;
-  const int64_t n = a.sizes().back();
-  EMBER_CHECK(b_matrix.dim() >= 2 && b_matrix.sizes()[b_matrix.dim() - 2] == n, Error,
-              "linalg.solve: Incompatible shapes of A and B for the equation AX = B (", n, "x", n, " and ",
-              b_matrix.dim() >= 2 ? b_matrix.sizes()[b_matrix.dim() - 2] : b_matrix.numel(), "x",
-              b_matrix.sizes().back(), ")");
+  EMBER_CHECK(b_matrix.dim() >= 2, Error, "linalg.solve: The input tensor B must have at least 2 dimensions.");
+  check_solve_shapes("linalg.solve", a, b_matrix, left);
+  check_matrix_dtype(a, "linalg.solve", "lu");
   Tensor x = autograd::untracked([&] {
-    auto [a_full, b_full, batch] = broadcast_batches(a, b_matrix);
-    Lu lu = lu_factorize(a_full);
-    raise_on_info(lu.info, a_full.dim() > 2, "torch.linalg.solve",
-                  [](int64_t) { return std::string("The solver failed because the input matrix is singular."); });
-    Tensor rhs = column_major(b_full);
-    lu_solve_in_place(lu, rhs);
-    Tensor solution = from_column_major(rhs, batch);
-    return vector ? solution.squeeze(-1) : solution;
+    Tensor solution = solve_either_side(a, b_matrix, left, [](const Tensor& lhs, const Tensor& rhs_matrix) {
+      auto [a_full, b_full, batch] = broadcast_batches(lhs, rhs_matrix);
+      Lu lu = lu_factorize(a_full);
+      raise_on_info(lu.info, a_full.dim() > 2, "torch.linalg.solve",
+                    [](int64_t) { return std::string("The solver failed because the input matrix is singular."); });
+      Tensor rhs = column_major(b_full);
+      lu_solve_in_place(lu, rhs);
+      return from_column_major(rhs, batch);
+    });
+    if (!vector) return solution;
+    // torch lays a batch of solution vectors out as the columns of one matrix per outer batch: (..., k, n) with
+    // strides (..., 1, k)
+    Tensor vectors = solution.squeeze(-1);
+    return vectors.dim() < 2 ? vectors : vectors.mT().contiguous().mT();
   });
-  if (autograd::needs_grad({&a, &b})) autograd::record_solve(x, a, b, vector);
+  if (autograd::needs_grad({&a, &b})) autograd::record_solve(x, a, b, vector, left);
   return x;
 }
 
 Tensor linalg_solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unitriangular) {
-  check_matrices(a, "linalg.solve_triangular");
+  check_matrix_shape(a, "linalg.solve_triangular");
   EMBER_CHECK(b.dim() >= 2, Error, "linalg.solve_triangular: The input tensor B must have at least 2 dimensions.");
+  check_solve_shapes("linalg.solve_triangular", a, b, left);
+  check_matrix_dtype(a, "linalg.solve_triangular", "triangular_solve", true);
   EMBER_CHECK(a.dtype() == b.dtype(), Error, "linalg.solve_triangular: Expected A and B to have the same dtype, but "
               "found A of type ", dtype_info(a.dtype()).legacy_name, " and B of type ",
               dtype_info(b.dtype()).legacy_name, " instead");
-  if (!left) return linalg_solve_triangular(a.mT(), b.mT(), !upper, true, unitriangular).mT();
-  const int64_t n = a.sizes().back();
-  EMBER_CHECK(b.sizes()[b.dim() - 2] == n, Error, "linalg.solve_triangular: Incompatible shapes of A and B for the "
-              "equation AX = B (", n, "x", n, " and ", b.sizes()[b.dim() - 2], "x", b.sizes().back(), ")");
+  check_solve_shapes("linalg.solve_triangular", a, b, left);
   Tensor x = autograd::untracked([&] {
-    auto [a_full, b_full, batch] = broadcast_batches(a, b);
-    Tensor factor = column_major(a_full), rhs = column_major(b_full);
-    if (rhs.numel() > 0) kernels::triangular_solve[a.device()](factor, upper, unitriangular, rhs);
-    return from_column_major(rhs, batch);
+    // on the transposes (X A = B), A's triangle flips
+    const bool upper_here = left ? upper : !upper;
+    Tensor solution = solve_either_side(a, b, left, [&](const Tensor& lhs, const Tensor& rhs_matrix) {
+      auto [a_full, b_full, batch] = broadcast_batches(lhs, rhs_matrix);
+      Tensor factor = column_major(a_full), rhs = column_major(b_full);
+      if (rhs.numel() > 0) kernels::triangular_solve[a.device()](factor, upper_here, unitriangular, rhs);
+      return from_column_major(rhs, batch);
+    });
+    return left ? solution : solution.mT().contiguous().mT();  // column-major either way, as torch's
   });
-  if (autograd::needs_grad({&a, &b})) autograd::record_solve_triangular(x, a, b, upper, unitriangular);
+  if (autograd::needs_grad({&a, &b})) autograd::record_solve_triangular(x, a, b, upper, left, unitriangular);
   return x;
 }
 
 Tensor linalg_matrix_power(const Tensor& a, int64_t n) {
-  EMBER_CHECK(a.dim() >= 2 && a.sizes()[a.dim() - 2] == a.sizes()[a.dim() - 1], Error,
-              "linalg.matrix_power: A must be batches of square matrices, but they are ",
-              a.dim() >= 2 ? a.sizes()[a.dim() - 2] : 0, " by ", a.dim() >= 1 ? a.sizes().back() : 0, " matrices");
-  if (n == 0) return eye(a.sizes().back(), std::nullopt, a.options()).expand(a.sizes()).clone();
-  if (n == 1) return a.clone();
+  EMBER_CHECK(a.dim() >= 2, Error, "linalg.matrix_power: The input tensor A must have at least 2 dimensions.");
+  EMBER_CHECK(a.sizes()[a.dim() - 2] == a.sizes()[a.dim() - 1], Error, "linalg.matrix_power: A must be batches of "
+              "square matrices, but they are ", a.sizes()[a.dim() - 2], " by ", a.sizes().back(), " matrices");
+  if (n == 0) {  // identities copied over a clone of A, so the result stays in A's graph (CopyBackwards, as torch)
+    Tensor r = a.clone(MemoryFormat::Contiguous);
+    return r.copy_(eye(a.sizes().back(), std::nullopt, a.options()).expand(a.sizes()));
+  }
+  if (n == 1) return a.clone(MemoryFormat::Contiguous);
   Tensor base = n < 0 ? linalg_inv(a) : a;
   uint64_t k = n < 0 ? uint64_t(-(n + 1)) + 1 : uint64_t(n);
   Tensor result;

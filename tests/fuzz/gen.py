@@ -714,7 +714,8 @@ from gen_nn import NN_OPS  # noqa: E402
 from gen_modules import MODULE_OPS  # noqa: E402
 from gen_optim import OPTIM_OPS  # noqa: E402
 from gen_sched import SCHED_OPS  # noqa: E402
-OPS += NN_OPS + MODULE_OPS + OPTIM_OPS + SCHED_OPS
+from gen_linalg import LINALG_OPS  # noqa: E402
+OPS += NN_OPS + MODULE_OPS + OPTIM_OPS + SCHED_OPS + LINALG_OPS
 
 try:
     import ember as _ember  # noqa: PLC0415 - only the names are read

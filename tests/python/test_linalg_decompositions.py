@@ -259,3 +259,62 @@ def test_inputs_are_left_as_they_were():
                lambda x: ember.linalg.solve_triangular(x, x, upper=True)):
         fn(u)
         assert ember.equal(u, before)
+
+
+def test_layouts_and_nodes_found_by_the_fuzzer():
+    a = random_matrices((2, 3, 3), seed=15)
+    b = np.random.default_rng(16).standard_normal((2, 4, 3))
+    for n in (-2, -1, 0, 1, 2):
+        got, expected = (m.linalg.matrix_power(m.tensor(a).mT, n) for m in (ember, torch))
+        assert got.stride() == expected.stride(), n
+    for m_pair in ((ember, torch),):
+        e, t = m_pair
+        # X A = B: its own node, column-major result
+        for fn in (lambda m, x, y: m.linalg.solve(x, y, left=False),
+                   lambda m, x, y: m.linalg.solve_triangular(x, y, upper=True, left=False)):
+            xs = [m.tensor(a, requires_grad=True) for m in (e, t)]
+            got, expected = fn(e, xs[0], e.tensor(b)), fn(t, xs[1], t.tensor(b))
+            close(got, expected, 1e-10, 1e-10)
+            assert got.stride() == expected.stride() and got.grad_fn.name() == expected.grad_fn.name()
+            got.sum().backward(), expected.sum().backward()
+            close(xs[0].grad, xs[1].grad, 1e-9, 1e-9)
+    # a batch of solution vectors is laid out as torch's: the columns of one matrix per outer batch
+    got, expected = (m.linalg.solve(m.tensor(random_matrices((4, 2, 3, 3), seed=17)), m.ones(3, dtype=m.float64))
+                     for m in (ember, torch))
+    assert got.stride() == expected.stride() == (6, 1, 2)
+    x = ember.tensor(a, requires_grad=True)
+    assert ember.linalg.matrix_power(x, 0).requires_grad
+    assert ember.linalg.pinv(x).grad_fn.name() == "LinalgPinvBackward0"
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "int64"])
+def test_dtype_errors_as_torch(dtype):
+    calls = ["m.linalg.inv(a)", "m.linalg.det(a)", "m.linalg.slogdet(a)", "m.linalg.solve(a, a)",
+             "m.linalg.solve_triangular(a, a, upper=True)", "m.linalg.cholesky(a)", "m.linalg.qr(a)",
+             "m.linalg.eigh(a)", "m.linalg.eigvalsh(a)", "m.linalg.matrix_power(a, -1)", "m.linalg.pinv(a)",
+             "m.linalg.matrix_rank(a)", "m.logdet(a)"]
+    for call in calls:
+        errors = []
+        for m in (torch, ember):
+            a = m.eye(2, dtype=getattr(m, dtype))
+            with pytest.raises(Exception) as info:
+                eval(call)
+            errors.append((type(info.value).__name__, str(info.value)))
+        assert errors[0] == errors[1], call
+
+
+def test_fuzz_findings_dtype_order_empty_and_singular_backward():
+    # shapes are checked before the kernel's dtype; empty float16 never reaches a kernel (except geqrf's)
+    for m in (torch, ember):
+        with pytest.raises(RuntimeError, match="Incompatible shapes"):
+            m.linalg.solve_triangular(m.eye(3, dtype=m.float16), m.ones(4, 0, dtype=m.float16), upper=True)
+        assert m.linalg.cholesky(m.ones(0, 0, dtype=m.float16)).shape == (0, 0)
+        with pytest.raises(NotImplementedError, match="geqrf_cpu"):
+            m.linalg.qr(m.ones(0, 3, dtype=m.float16))
+    # slogdet's gradient at a singular matrix is infinite, not an error
+    grads = []
+    for m in (torch, ember):
+        x = m.zeros(2, 2, requires_grad=True)
+        m.linalg.slogdet(x)[1].backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])
