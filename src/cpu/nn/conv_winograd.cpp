@@ -344,9 +344,15 @@ bool weight_gradient(const float* src, const float* gy, const Shape& s, float* g
 
 #ifdef __AVX2__
 
-bool winograd_fits(const TrainConv& u, WinogradPass pass) {
-  (void)pass;
-  return geometry_fits(u);
+// Measured (1 thread, batch 128, Conv2d -> BatchNorm2d -> ReLU, time saved against oneDNN's direct kernels):
+// every pass faster from 32 channels in and out (32->32 at 28x28: forward 5.2 ms of 25.8, input gradient 4.2 and
+// weight gradient 8.2 of a 55.5 ms backward; 64->128 at 7x7: 2.3 of 12.2, 1.6 and 3.7 of 26.0); at 8 and 16
+// channels (28x28) as fast or slower (8->8: forward -0.6 ms, backward -4.7); 64->64 at 3x3 (4x4 of tiles for 3x3
+// outputs) slower by 0.6 ms of 3.6. So: at least 32 channels, and tiles covering at most 1.5x the outputs.
+bool winograd_fits(const TrainConv& u) {
+  const DimVector& o = u.out_dims;
+  int64_t covered = (o[2] + 1) / 2 * 2 * ((o[3] + 1) / 2 * 2);
+  return geometry_fits(u) && std::min(u.src_dims[1], o[1]) >= 32 && 2 * covered <= 3 * o[2] * o[3];
 }
 
 bool winograd_forward(const TrainConv& u, const Tensor& out) {
@@ -371,7 +377,7 @@ bool winograd_backward_weights(const TrainConv& u, const Tensor& grad_out, const
 
 #else
 
-bool winograd_fits(const TrainConv&, WinogradPass) { return false; }
+bool winograd_fits(const TrainConv&) { return false; }
 bool winograd_forward(const TrainConv&, const Tensor&) { return false; }
 bool winograd_backward_data(const TrainConv&, const Tensor&, const Tensor&) { return false; }
 bool winograd_backward_weights(const TrainConv&, const Tensor&, const Tensor&, const Tensor&) { return false; }

@@ -5,11 +5,9 @@
 
 namespace ember::cpu {
 
-enum class WinogradPass { Forward, Data, Weights };
-
-// Whether Winograd runs this pass of unit u: u.winograd set, 3x3 kernel, stride 1, dilation 1, padding at most 2,
-// an nChw8c source, and a shape where it measured faster than oneDNN's direct kernel.
-bool winograd_fits(const TrainConv& u, WinogradPass pass);
+// Whether Winograd runs unit u's passes: u.winograd set, 3x3 kernel, stride 1, dilation 1, padding at most 2, an
+// nChw8c source, and a shape where it measured faster than oneDNN's direct kernels.
+bool winograd_fits(const TrainConv& u);
 
 // The passes, as train_conv_forward / train_conv_backward (grad_weight defined; grad_bias may be undefined). Each
 // returns false where a result is not finite (its transforms would turn an inf into nan where the direct

@@ -125,7 +125,7 @@ void from_blocked(const Tensor& blocked, const Tensor& plain) {
 // Winograd where it fits and gives finite outputs; where oneDNN's kernel for a plain input is its reference one,
 // the unfused kernel runs into a plain output.
 void train_conv_forward(const TrainConv& u, const Tensor& out) {
-  if (winograd_fits(u, WinogradPass::Forward) && winograd_forward(u, out)) return;
+  if (winograd_fits(u) && winograd_forward(u, out)) return;
   if (!u.src_blocked && reference(u, forward_primitive)) {
     Tensor plain = empty(u.out_dims, TensorOptions(kFloat32));
     conv_forward_kernel(u.src.view(u.src_dims), u.weight, u.bias, plain, u.geometry);
@@ -211,9 +211,9 @@ void direct_backward(const TrainConv& u, const Tensor& grad_conv, const Tensor& 
 // Winograd for the passes that fit (a non-finite result runs again directly), the direct kernels for the rest.
 void train_conv_backward(const TrainConv& u, const Tensor& grad_conv, const Tensor& grad_src,
                          const Tensor& grad_weight, const Tensor& grad_bias) {
-  bool data = grad_src.defined() && winograd_fits(u, WinogradPass::Data) &&
+  bool data = grad_src.defined() && winograd_fits(u) &&
               winograd_backward_data(u, grad_conv, grad_src);
-  bool weights = grad_weight.defined() && winograd_fits(u, WinogradPass::Weights) &&
+  bool weights = grad_weight.defined() && winograd_fits(u) &&
                  winograd_backward_weights(u, grad_conv, grad_weight, grad_bias);
   direct_backward(u, grad_conv, data ? Tensor() : grad_src, weights ? Tensor() : grad_weight,
                   weights ? Tensor() : grad_bias);
