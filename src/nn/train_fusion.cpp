@@ -6,7 +6,8 @@
 // to the input and every parameter. Running statistics
 // and num_batches_tracked are updated as BatchNorm's forward does. Only float32 CPU NCHW-contiguous inputs of more
 // than one sample, exact built-in classes without hooks, groups 1, zeros padding, channel counts a multiple of 8
-// after each convolution; anything else runs module by module. set_train_fusion(false) turns it off.
+// after each convolution; anything else runs module by module. set_train_fusion(false) turns it off. 3x3 convolutions
+// run as Winograd F(2x2, 3x3) where it fits (cpu/nn/conv_winograd.h) unless set_winograd(false).
 #include <atomic>
 #include <cmath>
 

@@ -4,8 +4,20 @@
 // [tiles x C], 16 products [tiles x C] x [C x K] by an AVX2 register-tile kernel, the output transform (+ bias)
 // straight into nChw8c. The input gradient is the same convolution of grad_output with the kernel rotated 180 degrees
 // and transposed (padding 2 - p); the weight gradient sums (B^T d B) x (A gy A^T) over tiles, per thread, then maps
-// the 16 sums back by G^T . G. Products are float32 (transforms of weights in double): norm-wise error ~1e-7 against
-// float64, as direct convolution's.
+// the 16 sums back by G^T . G. Products are float32 (transforms of weights in double): norm-wise error against
+// float64 2-4e-7 at the main job's shapes, 0.4-1.2x oneDNN's direct kernels' (tests/python/test_conv_winograd.py).
+// The transformed weights are made per call (16 C K floats, ~0.1 ms at 64->128): cheaper than a cache.
+// Not F(4x4, 3x3): 1.78x fewer products but, simulated in float32 (64 channels), 1.8e-6 norm-wise error against
+// direct convolution's 1.6e-7 (F(2x2): 2.7e-7), beyond the 2x budget.
+// Measured (AMD EPYC, 2 shared cores, AVX2; load 8-9 from other agents, so 1-thread CPU time, interleaved, medians):
+// the main job's train step (batch 128) 165-174 ms against 233-240 with the direct kernels and torch's 350-378, a
+// speed ratio of 2.12-2.17x (direct 1.50-1.58x); 2 threads, wall: 275 ms, direct 377, torch 570 (2.08x; direct
+// 1.51x); bench/bench_cnn_step.py 2.15x. Per layer (Conv2d -> BatchNorm2d -> ReLU, batch 128, 1 thread, ms saved
+// against the direct kernels): 32->32 at 28x28 forward 5.2 of 25.8, input gradient 4.2 and weight gradient 8.2 of a
+// 55.5 ms backward; 32->64 at 14x14 3.0 of 12.6, 2.9 and 7.2 of 26.9; 64->64 at 14x14 7.9 of 23.2, 5.9 and 10.0 of
+// 50.2; 64->128 at 7x7 2.3 of 12.2, 1.6 and 3.7 of 26.0. Profile of the step: ~85% of Ember's own time in these
+// kernels, ~80% of that in the register-tile products (estimated from the 64->64 layer's time: ~85% of the FMA peak);
+// tile block sizes of 0.5-2x these measured the same.
 #include "conv_winograd.h"
 
 #include <algorithm>
@@ -262,7 +274,8 @@ void gradient_transform(const float* gy, const Shape& s, int64_t t0, int64_t cou
       const float* p = gy + (tl.n * blocks + k) * plane + (tl.y * s.wo + tl.x) * 8;
       V8 e[2][2];
       for (int r = 0; r < 2; ++r)
-        for (int q = 0; q < 2; ++q) e[r][q] = inside[r][q] ? _mm256_loadu_ps(p + (r * s.wo + q) * 8) : _mm256_setzero_ps();
+        for (int q = 0; q < 2; ++q)
+          e[r][q] = inside[r][q] ? _mm256_loadu_ps(p + (r * s.wo + q) * 8) : _mm256_setzero_ps();
       V8 sum = _mm256_add_ps(_mm256_add_ps(e[0][0], e[0][1]), _mm256_add_ps(e[1][0], e[1][1]));
       _mm256_storeu_ps(bias_sum + k * 8, _mm256_add_ps(_mm256_loadu_ps(bias_sum + k * 8), sum));
       // A (a, b) = (a, a + b, a - b, -b), over rows then columns
