@@ -11,8 +11,8 @@
 // direct convolution's 1.6e-7 (F(2x2): 2.7e-7), beyond the 2x budget.
 // Measured (AMD EPYC, 2 shared cores, AVX2; load 8-9 from other agents, so 1-thread CPU time, interleaved, medians):
 // the main job's train step (batch 128) 165-174 ms against 233-240 with the direct kernels and torch's 350-378, a
-// speed ratio of 2.12-2.17x (direct 1.50-1.58x); 2 threads, wall: 275 ms, direct 377, torch 570 (2.08x; direct
-// 1.51x); bench/bench_cnn_step.py 2.15x. Per layer (Conv2d -> BatchNorm2d -> ReLU, batch 128, 1 thread, ms saved
+// speed ratio of 2.12-2.19x (direct 1.50-1.58x); 2 threads, wall: 275 ms, direct 377, torch 570 (2.08x; direct
+// 1.51x); bench/bench_cnn_step.py 2.15x and 2.39x. Per layer (Conv2d -> BatchNorm2d -> ReLU, batch 128, 1 thread, ms saved
 // against the direct kernels): 32->32 at 28x28 forward 5.2 of 25.8, input gradient 4.2 and weight gradient 8.2 of a
 // 55.5 ms backward; 32->64 at 14x14 3.0 of 12.6, 2.9 and 7.2 of 26.9; 64->64 at 14x14 7.9 of 23.2, 5.9 and 10.0 of
 // 50.2; 64->128 at 7x7 2.3 of 12.2, 1.6 and 3.7 of 26.0. Profile of the step: ~85% of Ember's own time in these
