@@ -554,6 +554,8 @@ void init_nn_module(nb::module_& nn_module) {
   nn_module.def("_set_eval_fusion", &nn::set_eval_fusion);
   nn_module.def("_train_fusion_enabled", &nn::train_fusion_enabled);
   nn_module.def("_set_train_fusion", &nn::set_train_fusion);
+  nn_module.def("_winograd_enabled", &nn::winograd_enabled);
+  nn_module.def("_set_winograd", &nn::set_winograd);
 }
 
 }  // namespace ember::py

@@ -6,7 +6,8 @@
 // to the input and every parameter. Running statistics
 // and num_batches_tracked are updated as BatchNorm's forward does. Only float32 CPU NCHW-contiguous inputs of more
 // than one sample, exact built-in classes without hooks, groups 1, zeros padding, channel counts a multiple of 8
-// after each convolution; anything else runs module by module. set_train_fusion(false) turns it off.
+// after each convolution; anything else runs module by module. set_train_fusion(false) turns it off. 3x3 convolutions
+// run as Winograd F(2x2, 3x3) where it fits (cpu/nn/conv_winograd.h) unless set_winograd(false).
 #include <atomic>
 #include <cmath>
 
@@ -30,7 +31,7 @@ namespace {
 using fusion::float32;
 using fusion::plain;
 
-std::atomic<bool> g_enabled{true};
+std::atomic<bool> g_enabled{true}, g_winograd{true};
 
 bool float32_param(const Tensor& t, int64_t n) {
   return !t.defined() || (float32(t) && t.is_contiguous() && t.numel() == n);
@@ -141,7 +142,7 @@ struct Unit {
 // What backward needs of unit u beside its saved tensors.
 struct UnitMeta {
   ConvGeometry geometry;
-  bool src_blocked, pool;
+  bool src_blocked, pool, winograd;
   DimVector src_dims, out_dims;
 };
 
@@ -156,7 +157,8 @@ void conv_bn(const UnitModules& m, const Tensor& src, bool blocked, const DimVec
   NormBase& bn = *m.bn;
   bool valid = conv.padding_string == "valid";
   t.c = {conv.weight.detach(), conv.bias.defined() ? conv.bias.detach() : Tensor(),
-         {conv.stride, valid ? DimVector(2, 0) : conv.padding, conv.dilation, 1}, src, blocked, in, out};
+         {conv.stride, valid ? DimVector(2, 0) : conv.padding, conv.dilation, 1}, src, blocked, in, out,
+         winograd_enabled()};
   int64_t ch = out[1], numel = ch * out[0] * out[2] * out[3];
   t.conv = empty({numel}, f32);
   cpu::train_conv_forward(t.c, t.conv);
@@ -242,7 +244,7 @@ autograd::TensorList chain_backward(const autograd::BackwardContext& c, const st
     Tensor grad_conv = m.pool ? empty({conv.numel()}, gp.options()) : gout;
     cpu::blocked_relu_bn_grad(gout, m.pool, conv, m.out_dims, scale, shift, k, b, e, grad_conv);
     cpu::TrainConv unit{saved(u, kWeight), saved(u, kBias), m.geometry, saved(u, kSrc), m.src_blocked, m.src_dims,
-                        m.out_dims};
+                        m.out_dims, m.winograd};
     Tensor grad_src = src_needed ? empty({m.src_dims[0] * m.src_dims[1] * m.src_dims[2] * m.src_dims[3]},
                                          gp.options())
                                  : Tensor();
@@ -268,6 +270,8 @@ autograd::TensorList chain_backward(const autograd::BackwardContext& c, const st
 
 bool train_fusion_enabled() { return g_enabled.load(std::memory_order_relaxed); }
 void set_train_fusion(bool enabled) { g_enabled.store(enabled, std::memory_order_relaxed); }
+bool winograd_enabled() { return g_winograd.load(std::memory_order_relaxed); }
+void set_winograd(bool enabled) { g_winograd.store(enabled, std::memory_order_relaxed); }
 
 size_t run_fused_train(const SequenceItems& items, size_t first, Tensor& x) {
   if (!train_fusion_enabled() || !items[first]->value || typeid(*items[first]->value) != typeid(Conv2d) ||
@@ -315,7 +319,7 @@ size_t run_fused_train(const SequenceItems& items, size_t first, Tensor& x) {
   std::vector<UnitMeta> meta;
   for (size_t u = 0; u < units.size(); ++u) {
     const cpu::TrainConv& t = units[u].c;
-    meta.push_back({t.geometry, t.src_blocked, chain.units[u].pool, t.src_dims, t.out_dims});
+    meta.push_back({t.geometry, t.src_blocked, chain.units[u].pool, t.winograd, t.src_dims, t.out_dims});
   }
   auto node = std::make_shared<autograd::FunctionNode>(
       node_name(chain.units.back()), [meta = std::move(meta), out_dims = chain.out_dims](const autograd::BackwardContext& c) {

@@ -42,6 +42,10 @@ void set_eval_fusion(bool enabled);
 // Whether Sequential fuses training runs (default true).
 bool train_fusion_enabled();
 void set_train_fusion(bool enabled);
+// Whether fused training runs use Winograd 3x3 convolutions where they fit (default true;
+// src/cpu/nn/conv_winograd.cpp).
+bool winograd_enabled();
+void set_winograd(bool enabled);
 
 class ModuleList : public ModuleSequence {
  public:

@@ -18,6 +18,7 @@ struct TrainConv {
   Tensor src;
   bool src_blocked = false;
   DimVector src_dims, out_dims;  // (N, C, H, W) of the input and the output
+  bool winograd = false;         // Winograd allowed where it fits (conv_winograd.h)
 };
 
 // The convolution on c.src into `out` (nChw8c), each thread its part of the batch.

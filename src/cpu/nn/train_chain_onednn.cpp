@@ -2,6 +2,7 @@
 // (the chain's plain input as given), weights reordered once per version (cached_weights), weight gradients
 // reordered to the plain layout. Each thread runs its part of the batch, as conv_onednn.cpp.
 #include "conv_kernel.h"
+#include "conv_winograd.h"
 #include "ember/creation.h"
 #include "onednn_support.h"
 #include "train_chain.h"
@@ -121,8 +122,10 @@ void from_blocked(const Tensor& blocked, const Tensor& plain) {
   });
 }
 
-// Where oneDNN's kernel for a plain input is its reference one, the unfused kernel runs into a plain output.
+// Winograd where it fits and gives finite outputs; where oneDNN's kernel for a plain input is its reference one,
+// the unfused kernel runs into a plain output.
 void train_conv_forward(const TrainConv& u, const Tensor& out) {
+  if (winograd_fits(u) && winograd_forward(u, out)) return;
   if (!u.src_blocked && reference(u, forward_primitive)) {
     Tensor plain = empty(u.out_dims, TensorOptions(kFloat32));
     conv_forward_kernel(u.src.view(u.src_dims), u.weight, u.bias, plain, u.geometry);
@@ -142,12 +145,15 @@ void train_conv_forward(const TrainConv& u, const Tensor& out) {
 }
 
 
+namespace {
+
 // Each chunk but the first sums its weight (and bias) gradient into its own tensor, added up at the end. Where
 // oneDNN's kernel for a plain input is its reference one, the unfused kernels run on a plain grad_conv
 // (conv_kernel.cpp has a faster path for one input channel).
-void train_conv_backward(const TrainConv& u, const Tensor& grad_conv, const Tensor& grad_src,
-                         const Tensor& grad_weight, const Tensor& grad_bias) {
+void direct_backward(const TrainConv& u, const Tensor& grad_conv, const Tensor& grad_src, const Tensor& grad_weight,
+                     const Tensor& grad_bias) {
   bool weights = grad_weight.defined() || grad_bias.defined();
+  if (!weights && !grad_src.defined()) return;
   if (!u.src_blocked && ((grad_src.defined() && reference(u, backward_data_primitive)) ||
                          (weights && reference(u, backward_weights_primitive)))) {
     Tensor go = empty(u.out_dims, TensorOptions(kFloat32));
@@ -198,6 +204,19 @@ void train_conv_backward(const TrainConv& u, const Tensor& grad_conv, const Tens
     gw[0].add_(gw[t]);
     if (gb[0].defined()) gb[0].add_(gb[t]);
   }
+}
+
+}  // namespace
+
+// Winograd for the passes that fit (a non-finite result runs again directly), the direct kernels for the rest.
+void train_conv_backward(const TrainConv& u, const Tensor& grad_conv, const Tensor& grad_src,
+                         const Tensor& grad_weight, const Tensor& grad_bias) {
+  bool data = grad_src.defined() && winograd_fits(u) &&
+              winograd_backward_data(u, grad_conv, grad_src);
+  bool weights = grad_weight.defined() && winograd_fits(u) &&
+                 winograd_backward_weights(u, grad_conv, grad_weight, grad_bias);
+  direct_backward(u, grad_conv, data ? Tensor() : grad_src, weights ? Tensor() : grad_weight,
+                  weights ? Tensor() : grad_bias);
 }
 
 }  // namespace ember::cpu
