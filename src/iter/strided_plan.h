@@ -71,4 +71,13 @@ StridedPlan<N> make_plan(IntArrayRef sizes, const std::array<IntArrayRef, N>& st
   return plan;
 }
 
+// Built once at -O3 in strided_plan.cpp: the GPU plugin's launch glue, whose host side compiles at -O1, calls these.
+#define EMBER_MAKE_PLAN(N)                                                               \
+  template StridedPlan<N> make_plan<N>(IntArrayRef, const std::array<IntArrayRef, N>&, \
+                                       const std::array<int64_t, N>&, const std::array<char*, N>&)
+extern EMBER_MAKE_PLAN(1);
+extern EMBER_MAKE_PLAN(2);
+extern EMBER_MAKE_PLAN(3);
+extern EMBER_MAKE_PLAN(4);
+
 }  // namespace ember
