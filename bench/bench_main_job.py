@@ -29,6 +29,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--width", type=int, default=None, help="the model's width (default: the script's)")
+    parser.add_argument("--threads", type=int, default=None, help="compute threads (default: the script's)")
     args = parser.parse_args()
     job = load_job()
     trainers = {}
@@ -36,6 +37,8 @@ def main():
         argv = ["--backend", backend, "--no-progress", "--workers", str(args.workers), "--epochs", "1000"]
         if args.width:
             argv += ["--width", str(args.width)]
+        if args.threads:
+            argv += ["--threads", str(args.threads)]
         opts = job.parse_args(argv)
         trainers[backend] = trainer = job.Trainer(opts, job.load_backend(backend))
         trainer.args.limit_batches = 5
