@@ -208,8 +208,12 @@ Tensor& nan_to_num_(Tensor& x, double nan, std::optional<double> posinf, std::op
 
 namespace {
 
-// All false: torch's zeros_like(x, bool), in x's layout (dense strides inferred where x is not dense).
-Tensor none_of(const Tensor& x) { return zeros_like(x, kBool); }
+// All false in the layout torch's iterator gives: x's (dense strides inferred where x is not dense), contiguous
+// when x is empty.
+Tensor none_of(const Tensor& x) {
+  if (x.numel() == 0) return zeros(x.sizes(), TensorOptions().dtype(kBool).device(x.device()));
+  return zeros_like(x, kBool);
+}
 
 }  // namespace
 
