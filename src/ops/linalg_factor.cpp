@@ -94,13 +94,7 @@ std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& a, bool upper, bool 
   return {factor, info};
 }
 
-Tensor linalg_cholesky(const Tensor& a, bool upper) {
-  check_matrices(a, "linalg.cholesky", true, "cholesky");
-  auto [factor, info] = cholesky_factor(a, upper);
-  raise_on_info(info, a.dim() > 2, "linalg.cholesky", not_positive_definite);
-  if (autograd::needs_grad({&a})) autograd::record_cholesky(factor, a, upper);
-  return factor;
-}
+Tensor linalg_cholesky(const Tensor& a, bool upper) { return std::get<0>(linalg_cholesky_ex(a, upper, true)); }
 
 std::tuple<Tensor, Tensor> linalg_qr(const Tensor& a, std::string_view mode) {
   EMBER_CHECK(mode == "reduced" || mode == "complete" || mode == "r", Error, "qr received unrecognized mode '", mode,

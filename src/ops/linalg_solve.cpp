@@ -95,13 +95,7 @@ std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor& a, bool check_errors) {
   return {x, info};
 }
 
-Tensor linalg_inv(const Tensor& a) {
-  check_matrices(a, "linalg.inv");
-  auto [x, info] = invert(a);
-  raise_on_info(info, a.dim() > 2, "linalg.inv", singular_inverse);
-  if (autograd::needs_grad({&a})) autograd::record_inverse(x, a);
-  return x;
-}
+Tensor linalg_inv(const Tensor& a) { return std::get<0>(linalg_inv_ex(a, true)); }
 
 Tensor inverse(const Tensor& a) { return linalg_inv(a); }
 
