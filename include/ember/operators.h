@@ -31,5 +31,8 @@ EMBER_DECLARE_OPERATOR(>=)
 // clamp with number bounds (clamp(x, -1, 1)), as torch's clamp(Tensor, Scalar?, Scalar?).
 Tensor clamp(const Tensor& x, const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt);
 Tensor& clamp_(Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt);
+// Into out, which must have the result's dtype (src/ops/out_forms.cpp).
+Tensor& clamp_out(Tensor& out, const Tensor& x, const std::optional<Scalar>& min,
+                  const std::optional<Scalar>& max = std::nullopt);
 
 }  // namespace ember

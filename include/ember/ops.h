@@ -84,6 +84,16 @@ Tensor round(const Tensor& x, int64_t decimals);
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
 bool equal(const Tensor& a, const Tensor& b);
+// out= forms (src/ops/out_forms.cpp). lerp and clamp with tensor bounds cast their result to out's dtype; the others
+// need out of the result's dtype exactly, as torch.
+Tensor& gather_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index);
+Tensor& index_select_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index);
+Tensor& where_out(Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
+Tensor& clamp_out(Tensor& out, const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max);
+Tensor& lerp_out(Tensor& out, const Tensor& start, const Tensor& end, const Tensor& weight);
+Tensor& gelu_out(Tensor& out, const Tensor& x, bool tanh_approximation);
+Tensor& softplus_out(Tensor& out, const Tensor& x, double beta = 1.0, double threshold = 20.0);
+Tensor& round_out(Tensor& out, const Tensor& x, int64_t decimals);
 
 // Operators; a Scalar operand acts as a Python number would (a "wrapped number").
 Tensor operator+(const Tensor& a, const Tensor& b);

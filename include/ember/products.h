@@ -20,5 +20,12 @@ Tensor& addmv_(Tensor& self, const Tensor& m, const Tensor& v, const Scalar& bet
 Tensor& baddbmm_(Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta = 1, const Scalar& alpha = 1);
 Tensor& addr_(Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1, const Scalar& alpha = 1);
 Tensor& addbmm_(Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta = 1, const Scalar& alpha = 1);
+// out= forms (src/ops/out_forms.cpp): inner, vdot and addbmm need out of the result's dtype; addr's casts to out's.
+Tensor& inner_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& vdot_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& addr_out(Tensor& out, const Tensor& input, const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1,
+                 const Scalar& alpha = 1);
+Tensor& addbmm_out(Tensor& out, const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta = 1,
+                   const Scalar& alpha = 1);
 
 }  // namespace ember

@@ -50,4 +50,36 @@ Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = {});
 Tensor cumprod(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = {});
 
+// out= forms (src/ops/reduce_out.cpp), each with torch's rule for out's dtype; out is resized as torch's out=
+// tensors are, and refused under autograd except where the result is not differentiable (all, any, argmax, argmin).
+// sum/prod/mean/cumsum/cumprod compute in out's dtype unless dtype= is given (then out must have it).
+Tensor& sum_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = {});
+Tensor& prod_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = {});
+Tensor& mean_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = {});
+Tensor& cumsum_out(Tensor& out, const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = {});
+Tensor& cumprod_out(Tensor& out, const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = {});
+// out of the input's dtype.
+Tensor& amax_out(Tensor& out, const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+Tensor& amin_out(Tensor& out, const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+Tensor& norm_out(Tensor& out, const Tensor& x, double p = 2, IntArrayRef dims = {}, bool keepdim = false);
+// out of the input's dtype, or of dtype= when given.
+Tensor& softmax_out(Tensor& out, const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = {});
+Tensor& log_softmax_out(Tensor& out, const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = {});
+// out of any dtype the input's casts to.
+Tensor& max_out(Tensor& out, const Tensor& x);
+Tensor& min_out(Tensor& out, const Tensor& x);
+Tensor& var_out(Tensor& out, const Tensor& x, IntArrayRef dims = {}, double correction = 1, bool keepdim = false);
+Tensor& std_out(Tensor& out, const Tensor& x, IntArrayRef dims = {}, double correction = 1, bool keepdim = false);
+// A floating out; the input is converted to its dtype first.
+Tensor& logsumexp_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim = false);
+// values of the input's dtype, int64 indices.
+std::pair<Tensor&, Tensor&> max_out(Tensor& values, Tensor& indices, const Tensor& x, int64_t dim, bool keepdim = false);
+std::pair<Tensor&, Tensor&> min_out(Tensor& values, Tensor& indices, const Tensor& x, int64_t dim, bool keepdim = false);
+// A bool or uint8 out.
+Tensor& all_out(Tensor& out, const Tensor& x, OptionalIntArrayRef dims = {}, bool keepdim = false);
+Tensor& any_out(Tensor& out, const Tensor& x, OptionalIntArrayRef dims = {}, bool keepdim = false);
+// An int64 out.
+Tensor& argmax_out(Tensor& out, const Tensor& x, std::optional<int64_t> dim = {}, bool keepdim = false);
+Tensor& argmin_out(Tensor& out, const Tensor& x, std::optional<int64_t> dim = {}, bool keepdim = false);
+
 }  // namespace ember

@@ -37,6 +37,6 @@ linalg_cholesky_ex = _named("linalg_cholesky_ex", ["L", "info"])
 linalg_qr = _named("linalg_qr", ["Q", "R"])
 linalg_eigh = _named("linalg_eigh", ["eigenvalues", "eigenvectors"])
 # what those ops return when called with out=(values, indices), as torch
-sort_out, topk_out, kthvalue_out, median_out, nanmedian_out, mode_out, cummax_out, cummin_out = (
+sort_out, topk_out, kthvalue_out, median_out, nanmedian_out, mode_out, cummax_out, cummin_out, max_out, min_out = (
     _named(f"{n}_out", ["values", "indices"])
-    for n in ("sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin"))
+    for n in ("sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin", "max", "min"))

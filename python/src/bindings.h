@@ -38,6 +38,17 @@ std::optional<int64_t> int_value(nb::handle h, const char* what, size_t pos = 0)
 std::optional<int64_t> int_scalar(nb::handle h);
 // A factory's size: varargs fn(2, 3) / fn((2, 3)), or the keyword fn(size=(2, 3)).
 DimVector factory_sizes(const char* fn, const nb::args& args, nb::handle size);
+// fn() or, with out=, out_fn(out) (returning out itself, as torch).
+template <class F, class G>
+nb::object fn_or_out(nb::handle out, F fn, G out_fn) {
+  if (out.is_none()) return nb::cast(fn());
+  out_fn(nb::cast<Tensor&>(out));
+  return nb::borrow(out);
+}
+// A (values, indices) op as torch's named tuple `type` (ember.return_types), or written into out=(values, indices)
+// by `write` and returned as the `type`_out tuple (python/src/sorting.cpp).
+nb::object pair_result(const char* type, nb::handle out, const std::function<std::pair<Tensor, Tensor>()>& compute,
+                       const std::function<void(Tensor&, Tensor&)>& write);
 // compute() into out= when given (returning out itself, as torch), else its result (python/src/math_ops.cpp).
 nb::object maybe_out(nb::handle out, std::initializer_list<const Tensor*> inputs, const char* name,
                      const std::function<Tensor()>& compute);

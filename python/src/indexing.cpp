@@ -151,11 +151,16 @@ void init_indexing(nb::module_& m, nb::class_<Tensor>& cls) {
     o.copy_(r);
     return nb::borrow(out);
   }, nb::arg("input"), nb::kw_only(), nb::arg("as_tuple") = false, nb::arg("out") = nb::none());
-  m.def("gather", [](const Tensor& x, int64_t dim, const Tensor& index, bool) { return gather(x, dim, index); },
-        nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("sparse_grad") = false);
+  m.def("gather", [](const Tensor& x, int64_t dim, const Tensor& index, bool, nb::handle out) {
+    return fn_or_out(out, [&] { return gather(x, dim, index); }, [&](Tensor& o) { gather_out(o, x, dim, index); });
+  }, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("sparse_grad") = false,
+     nb::arg("out") = nb::none());
   cls.def("gather", [](const Tensor& x, int64_t dim, const Tensor& index, bool) { return gather(x, dim, index); },
           nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("sparse_grad") = false);
-  m.def("index_select", &index_select, nb::arg("input"), nb::arg("dim"), nb::arg("index"));
+  m.def("index_select", [](const Tensor& x, int64_t dim, const Tensor& index, nb::handle out) {
+    return fn_or_out(out, [&] { return index_select(x, dim, index); },
+                     [&](Tensor& o) { index_select_out(o, x, dim, index); });
+  }, nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("out") = nb::none());
   cls.def("index_select", &index_select, nb::arg("dim"), nb::arg("index"));
   // value: a number, or a 0-dim tensor that keeps its graph (it gets a gradient), as torch's masked_fill.Tensor.
   auto fill = [](const Tensor& x, const Tensor& mask, nb::handle value) {

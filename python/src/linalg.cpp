@@ -5,21 +5,16 @@ namespace ember::py {
 
 void init_linalg(nb::module_& m, nb::class_<Tensor>& cls) {
   using Binary = Tensor (*)(const Tensor&, const Tensor&);
-  for (auto [name, fn] : {std::pair<const char*, Binary>{"matmul", &matmul}, {"mm", &mm}, {"bmm", &bmm}, {"mv", &mv},
-                          {"dot", &dot}, {"outer", &outer}, {"ger", &outer}, {"inner", &inner}}) {
-    m.def(name, fn, nb::arg("input"), nb::arg("other"));
+  using BinaryOut = Tensor& (*)(Tensor&, const Tensor&, const Tensor&);
+  for (auto [name, fn, fn_out] : {std::tuple<const char*, Binary, BinaryOut>{"matmul", &matmul, &matmul_out},
+                                  {"mm", &mm, &mm_out}, {"bmm", &bmm, &bmm_out}, {"mv", &mv, &mv_out},
+                                  {"dot", &dot, &dot_out}, {"vdot", &vdot, &vdot_out}, {"outer", &outer, &outer_out},
+                                  {"ger", &outer, &outer_out}, {"inner", &inner, &inner_out}}) {
+    m.def(name, [fn, fn_out](const Tensor& a, const Tensor& b, nb::handle out) {
+      return fn_or_out(out, [&] { return fn(a, b); }, [&](Tensor& o) { fn_out(o, a, b); });
+    }, nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out") = nb::none());
     cls.def(name, fn, nb::arg("other"));
   }
-  // vdot(input, other, *, out=None): out must have the inputs' dtype
-  m.def("vdot", [](const Tensor& a, const Tensor& b, nb::handle out) -> nb::object {
-    if (out.is_none()) return nb::cast(vdot(a, b));
-    Tensor& o = nb::cast<Tensor&>(out);
-    EMBER_CHECK(o.dtype() == a.dtype(), Error, "result dtype ", dtype_info(o.dtype()).legacy_name,
-                " does not match input dtype ", dtype_info(a.dtype()).legacy_name);
-    composite_out(o, {&a, &b}, "vdot", [&] { return vdot(a, b); });
-    return nb::borrow(out);
-  }, nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out") = nb::none());
-  cls.def("vdot", &vdot, nb::arg("other"));
   cls.def("__matmul__", [](const Tensor& a, nb::handle b) -> nb::object {
     if (!nb::isinstance<Tensor>(b)) return nb::borrow(Py_NotImplemented);
     return nb::cast(matmul(a, nb::cast<const Tensor&>(b)));
@@ -32,11 +27,20 @@ void init_linalg(nb::module_& m, nb::class_<Tensor>& cls) {
   // a module function, as torch). Their second and third arguments keep torch's names.
   using Fused = Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&);
   using FusedInPlace = Tensor& (*)(Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&);
-  for (auto [name, fn, in_place, a, b] : {
-           std::tuple<const char*, Fused, FusedInPlace, const char*, const char*>{"addmm", &addmm, &addmm_, "mat1", "mat2"},
-           {"addmv", &addmv, &addmv_, "mat", "vec"}, {"baddbmm", &baddbmm, &baddbmm_, "batch1", "batch2"},
-           {"addr", &addr, &addr_, "vec1", "vec2"}, {"addbmm", &addbmm, &addbmm_, "batch1", "batch2"}}) {
-    m.def(name, fn, nb::arg("input"), nb::arg(a), nb::arg(b), nb::kw_only(), nb::arg("beta") = 1, nb::arg("alpha") = 1);
+  using FusedOut = Tensor& (*)(Tensor&, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&);
+  for (auto [name, fn, in_place, fn_out, a, b] : {
+           std::tuple<const char*, Fused, FusedInPlace, FusedOut, const char*, const char*>{
+               "addmm", &addmm, &addmm_, &addmm_out, "mat1", "mat2"},
+           {"addmv", &addmv, &addmv_, &addmv_out, "mat", "vec"},
+           {"baddbmm", &baddbmm, &baddbmm_, &baddbmm_out, "batch1", "batch2"},
+           {"addr", &addr, &addr_, &addr_out, "vec1", "vec2"},
+           {"addbmm", &addbmm, &addbmm_, &addbmm_out, "batch1", "batch2"}}) {
+    m.def(name, [fn, fn_out](const Tensor& input, const Tensor& x, const Tensor& y, const Scalar& beta,
+                             const Scalar& alpha, nb::handle out) {
+      return fn_or_out(out, [&] { return fn(input, x, y, beta, alpha); },
+                       [&](Tensor& o) { fn_out(o, input, x, y, beta, alpha); });
+    }, nb::arg("input"), nb::arg(a), nb::arg(b), nb::kw_only(), nb::arg("beta") = 1, nb::arg("alpha") = 1,
+       nb::arg("out") = nb::none());
     cls.def(name, fn, nb::arg(a), nb::arg(b), nb::kw_only(), nb::arg("beta") = 1, nb::arg("alpha") = 1);
     auto apply = [in_place](nb::handle self, const Tensor& x, const Tensor& y, const Scalar& beta, const Scalar& alpha) {
       in_place(nb::cast<Tensor&>(self), x, y, beta, alpha);

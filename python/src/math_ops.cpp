@@ -20,14 +20,6 @@ nb::object maybe_out(nb::handle out, std::initializer_list<const Tensor*> inputs
 
 namespace {
 
-// fn() or, with out=, out_fn(out) (returning out itself, as torch).
-template <class F, class G>
-nb::object fn_or_out(nb::handle out, F fn, G out_fn) {
-  if (out.is_none()) return nb::cast(fn());
-  out_fn(nb::cast<Tensor&>(out));
-  return nb::borrow(out);
-}
-
 // linalg.matrix_norm/norm's check of out's dtype.
 Tensor out_dtype_as(const char* fn, nb::handle out, const Tensor& result) {
   if (out.is_none()) return result;

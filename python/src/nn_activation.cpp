@@ -82,9 +82,16 @@ void init_nn_activation(nb::module_& m, nb::module_& nn) {
   m.def("threshold_", threshold_, nb::arg("input"), nb::arg("threshold"), nb::arg("value"));
   m.def("threshold", [](const Tensor& x, double th, double value) { return F::threshold(x, th, value); },
         nb::arg("input"), nb::arg("threshold"), nb::arg("value"));
-  nn.def("gelu", [](const Tensor& x, std::string_view approximate) { return F::gelu(x, approximate); },
-         nb::arg("input"), nb::kw_only(), nb::arg("approximate") = "none");
-  nn.def("softplus", &F::softplus, nb::arg("input"), nb::arg("beta") = 1.0, nb::arg("threshold") = 20.0);
+  nn.def("gelu", [](const Tensor& x, std::string_view approximate, nb::handle out) {
+    return fn_or_out(out, [&] { return F::gelu(x, approximate); }, [&](Tensor& o) {
+      EMBER_CHECK(approximate == "none" || approximate == "tanh", Error, "approximate argument must be either none or tanh.");
+      gelu_out(o, x, approximate == "tanh");
+    });
+  }, nb::arg("input"), nb::kw_only(), nb::arg("approximate") = "none", nb::arg("out") = nb::none());
+  nn.def("softplus", [](const Tensor& x, double beta, double threshold, nb::handle out) {
+    return fn_or_out(out, [&] { return F::softplus(x, beta, threshold); },
+                     [&](Tensor& o) { softplus_out(o, x, beta, threshold); });
+  }, nb::arg("input"), nb::arg("beta") = 1.0, nb::arg("threshold") = 20.0, nb::kw_only(), nb::arg("out") = nb::none());
   nn.def("glu", &F::glu, nb::arg("input"), nb::arg("dim") = -1);
   for (nb::module_* mod : {&nn, &m}) mod->def("prelu", &F::prelu, nb::arg("input"), nb::arg("weight"));
   cls.def("prelu", &F::prelu, nb::arg("weight"));

@@ -263,7 +263,13 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
       if (is_number(min) || is_number(max)) return clamp(x, number_bound(min, max), number_bound(max, min));
       return clamp(x, tensor_bound(min), tensor_bound(max));
     };
-    m.def(name, impl, nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
+    m.def(name, [=](const Tensor& x, nb::handle min, nb::handle max, nb::handle out) {
+      return fn_or_out(out, [&] { return impl(x, min, max); }, [&](Tensor& o) {
+        if (is_number(min) || is_number(max)) clamp_out(o, x, number_bound(min, max), number_bound(max, min));
+        else clamp_out(o, x, tensor_bound(min), tensor_bound(max));
+      });
+    }, nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none(), nb::kw_only(),
+       nb::arg("out") = nb::none());
     cls.def(name, impl, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
     cls.def((std::string(name) + "_").c_str(), [=](nb::handle self, nb::handle min, nb::handle max) {
       Tensor& x = nb::cast<Tensor&>(self);
@@ -273,7 +279,10 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
     }, nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
   }
   auto lerp_impl = [](const Tensor& a, const Tensor& b, nb::handle w) { return lerp(a, b, require_operand(w, "lerp")); };
-  m.def("lerp", lerp_impl, nb::arg("input"), nb::arg("end"), nb::arg("weight"));
+  m.def("lerp", [](const Tensor& a, const Tensor& b, nb::handle w, nb::handle out) {
+    Tensor weight = require_operand(w, "lerp");
+    return fn_or_out(out, [&] { return lerp(a, b, weight); }, [&](Tensor& o) { lerp_out(o, a, b, weight); });
+  }, nb::arg("input"), nb::arg("end"), nb::arg("weight"), nb::kw_only(), nb::arg("out") = nb::none());
   cls.def("lerp", lerp_impl, nb::arg("end"), nb::arg("weight"));
   auto nan_impl = [](const Tensor& x, double nan, std::optional<double> posinf, std::optional<double> neginf) {
     return nan_to_num(x, nan, posinf, neginf);
@@ -286,13 +295,19 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
   }, nb::arg("input"), nb::arg("nan") = 0.0, nb::arg("posinf") = nb::none(), nb::arg("neginf") = nb::none(),
         nb::kw_only(), nb::arg("out") = nb::none());
   cls.def("nan_to_num", nan_impl, nb::arg("nan") = 0.0, nb::arg("posinf") = nb::none(), nb::arg("neginf") = nb::none());
-  m.def("gelu", [](const Tensor& x, const std::string& approximate) {
+  m.def("gelu", [](const Tensor& x, const std::string& approximate, nb::handle out) {
     EMBER_CHECK(approximate == "none" || approximate == "tanh", ValueError, "approximate argument must be either none or tanh.");
-    return gelu(x, approximate == "tanh");
-  }, nb::arg("input"), nb::arg("approximate") = "none");
-  m.def("softplus", &softplus, nb::arg("input"), nb::arg("beta") = 1.0, nb::arg("threshold") = 20.0);
+    bool tanh = approximate == "tanh";
+    return fn_or_out(out, [&] { return gelu(x, tanh); }, [&](Tensor& o) { gelu_out(o, x, tanh); });
+  }, nb::arg("input"), nb::arg("approximate") = "none", nb::kw_only(), nb::arg("out") = nb::none());
+  m.def("softplus", [](const Tensor& x, double beta, double threshold, nb::handle out) {
+    return fn_or_out(out, [&] { return softplus(x, beta, threshold); },
+                     [&](Tensor& o) { softplus_out(o, x, beta, threshold); });
+  }, nb::arg("input"), nb::arg("beta") = 1.0, nb::arg("threshold") = 20.0, nb::kw_only(), nb::arg("out") = nb::none());
   auto round_impl = [](const Tensor& x, int64_t decimals) { return round(x, decimals); };
-  m.def("round", round_impl, nb::arg("input"), nb::kw_only(), nb::arg("decimals") = 0);
+  m.def("round", [](const Tensor& x, int64_t decimals, nb::handle out) {
+    return fn_or_out(out, [&] { return round(x, decimals); }, [&](Tensor& o) { round_out(o, x, decimals); });
+  }, nb::arg("input"), nb::kw_only(), nb::arg("decimals") = 0, nb::arg("out") = nb::none());
   cls.def("round", round_impl, nb::kw_only(), nb::arg("decimals") = 0);
   // isclose(Tensor input, Tensor other, ...): no Scalar overload in torch
   auto close_impl = [](int pos) {
@@ -311,9 +326,18 @@ void init_ops(nb::module_& m, nb::class_<Tensor>& cls) {
   m.def("equal", &equal, nb::arg("input"), nb::arg("other"));
   cls.def("equal", &equal, nb::arg("other"));
 
-  m.def("where", [](const Tensor& c, nb::handle a, nb::handle b) {
-    return where(c, require_operand(a, "where"), require_operand(b, "where"));
-  }, nb::arg("condition"), nb::arg("input"), nb::arg("other"));
+  m.def("where", [](const Tensor& c, nb::handle a, nb::handle b, nb::handle out) {
+    if (!out.is_none()) {  // torch's where.self_out takes tensors only
+      int pos = 2;
+      for (auto [h, arg] : {std::pair{a, "input"}, std::pair{b, "other"}}) {
+        EMBER_CHECK(nb::isinstance<Tensor>(h), TypeError, "where(): argument '", arg, "' (position ", pos, ") must be "
+                    "Tensor, not ", nb::inst_name(h).c_str());
+        ++pos;
+      }
+    }
+    Tensor x = require_operand(a, "where"), y = require_operand(b, "where");
+    return fn_or_out(out, [&] { return where(c, x, y); }, [&](Tensor& o) { where_out(o, c, x, y); });
+  }, nb::arg("condition"), nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out") = nb::none());
   cls.def("where", [](const Tensor& self, const Tensor& c, nb::handle b) { return where(c, self, require_operand(b, "where")); },
           nb::arg("condition"), nb::arg("other"));
   for (auto [name, fn] : {std::pair{"isnan", &isnan}, std::pair{"isinf", &isinf}, std::pair{"isfinite", &isfinite}}) {

@@ -19,14 +19,6 @@ Tensor tensor_or_number(nb::handle h, const char* fn, const char* arg, int pos) 
   return wrapped_scalar(number_arg(h, fn, arg, pos));
 }
 
-// fn(...) or, with out=, out_fn(out, ...) returning out itself.
-template <typename Compute, typename Out>
-nb::object maybe_out(nb::handle out, Compute compute, Out write) {
-  if (out.is_none()) return nb::cast(compute());
-  write(nb::cast<Tensor&>(out));
-  return nb::borrow(out);
-}
-
 nb::object aminmax_result(std::pair<Tensor, Tensor> r) {
   return nb::module_::import_("ember.return_types").attr("aminmax")(r.first, r.second);
 }
@@ -41,7 +33,7 @@ void def_tensor_pair(nb::module_& m, nb::class_<Tensor>& cls, const char* name, 
   };
   m.def(name, [=](const Tensor& x, nb::handle b, nb::handle out) {
     Tensor o = other(b, 2);
-    return maybe_out(out, [&] { return fn(x, o); }, [&](Tensor& t) { out_fn(t, x, o); });
+    return fn_or_out(out, [&] { return fn(x, o); }, [&](Tensor& t) { out_fn(t, x, o); });
   }, nb::arg("input"), nb::arg(arg).none(), nb::kw_only(), nb::arg("out") = nb::none());
   cls.def(name, [=](const Tensor& x, nb::handle b) { return fn(x, other(b, 1)); }, nb::arg(arg).none());
   cls.def((std::string(name) + "_").c_str(), [=](nb::handle self, nb::handle b) {
@@ -58,7 +50,7 @@ void init_pointwise(nb::module_& m, nb::class_<Tensor>& cls) {
   for (auto [name, out_fn] : {std::pair<const char*, AddcOut>{"addcmul", &addcmul_out}, {"addcdiv", &addcdiv_out}}) {
     auto fn = std::string_view(name) == "addcmul" ? &addcmul : &addcdiv;
     m.def(name, [=](const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar& value, nb::handle out) {
-      return maybe_out(out, [&] { return fn(x, t1, t2, value); }, [&](Tensor& o) { out_fn(o, x, t1, t2, value); });
+      return fn_or_out(out, [&] { return fn(x, t1, t2, value); }, [&](Tensor& o) { out_fn(o, x, t1, t2, value); });
     }, nb::arg("input"), nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = 1,
        nb::arg("out") = nb::none());
     cls.def(name, fn, nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = 1);
@@ -78,7 +70,7 @@ void init_pointwise(nb::module_& m, nb::class_<Tensor>& cls) {
     auto bound = [name, arg](nb::handle h) { return tensor_or_number(h, name, arg, 2); };
     m.def(name, [=](const Tensor& x, nb::handle b, nb::handle out) {
       Tensor t = bound(b);
-      return maybe_out(out, [&] { return fn(x, t); }, [&](Tensor& o) {
+      return fn_or_out(out, [&] { return fn(x, t); }, [&](Tensor& o) {
         Tensor r = fn(x, t);  // torch's structured out=: exactly the result's dtype
         EMBER_CHECK(o.dtype() == r.dtype(), Error, "Found dtype ", dtype_info(o.dtype()).legacy_name, " but expected ",
                     dtype_info(r.dtype()).legacy_name);
@@ -98,12 +90,12 @@ void init_pointwise(nb::module_& m, nb::class_<Tensor>& cls) {
   // float_power(number, tensor): a number base
   m.def("float_power", [](nb::handle base, const Tensor& exponent, nb::handle out) {
     Tensor b = tensor_or_number(base, "float_power", "input", 1);
-    return maybe_out(out, [&] { return float_power(b, exponent); }, [&](Tensor& o) { float_power_out(o, b, exponent); });
+    return fn_or_out(out, [&] { return float_power(b, exponent); }, [&](Tensor& o) { float_power_out(o, b, exponent); });
   }, nb::arg("input"), nb::arg("exponent"), nb::kw_only(), nb::arg("out") = nb::none());
 
   for (auto [name, fn] : {std::pair{"isneginf", &isneginf}, std::pair{"isposinf", &isposinf}}) {
     m.def(name, [name, fn](const Tensor& x, nb::handle out) {
-      return maybe_out(out, [&] { return fn(x); }, [&](Tensor& o) {
+      return fn_or_out(out, [&] { return fn(x); }, [&](Tensor& o) {
         EMBER_CHECK(o.dtype() == kBool, Error, name, " does not support non-boolean outputs.");
         Tensor r = fn(x);
         resize_output_like(o, r);
@@ -127,7 +119,7 @@ void init_pointwise(nb::module_& m, nb::class_<Tensor>& cls) {
   };
   m.def("polygamma", [=](int64_t n, const Tensor& x, nb::handle out) {
     auto [fn, out_fn] = polygamma_fn(n);
-    return maybe_out(out, [&] { return fn(x); }, [&](Tensor& o) { out_fn(o, x); });
+    return fn_or_out(out, [&] { return fn(x); }, [&](Tensor& o) { out_fn(o, x); });
   }, nb::arg("n"), nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none());
   cls.def("polygamma", [=](const Tensor& x, int64_t n) { return polygamma_fn(n).first(x); }, nb::arg("n"));
   cls.def("polygamma_", [=](nb::handle self, int64_t n) {
@@ -136,7 +128,7 @@ void init_pointwise(nb::module_& m, nb::class_<Tensor>& cls) {
     return nb::borrow(self);
   }, nb::arg("n"));
   m.def("_special_i1", [](const Tensor& x, nb::handle out) {
-    return maybe_out(out, [&] { return i1(x); }, [&](Tensor& o) { i1_out(o, x); });
+    return fn_or_out(out, [&] { return i1(x); }, [&](Tensor& o) { i1_out(o, x); });
   }, nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none());
 
   cls.def("lerp_", [](nb::handle self, const Tensor& end, nb::handle weight) {

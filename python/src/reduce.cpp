@@ -16,7 +16,9 @@ DimVector dims_arg(nb::handle dim) {
 }
 
 using DtypeReduction = Tensor (*)(const Tensor&, IntArrayRef, bool, std::optional<ScalarType>);
+using DtypeReductionOut = Tensor& (*)(Tensor&, const Tensor&, IntArrayRef, bool, std::optional<ScalarType>);
 using PlainReduction = Tensor (*)(const Tensor&, IntArrayRef, bool);
+using PlainReductionOut = Tensor& (*)(Tensor&, const Tensor&, IntArrayRef, bool);
 
 }  // namespace
 
@@ -24,10 +26,11 @@ void init_reduce(nb::module_& m, nb::class_<Tensor>& cls) {
   // torch's two signatures each: name(input, *, dtype) over everything (SumBackward0), and name(input, dim,
   // keepdim=False, *, dtype) (SumBackward1), whose dim is int[1]? for sum and mean (None or () is every dim,
   // given as the full list so the second node is recorded; dim 0 of a 0-dim tensor) and one int for prod.
-  for (auto [name, fn, int_dim] : {std::tuple<const char*, DtypeReduction, bool>{"sum", &sum, false},
-                                   {"mean", &mean, false}, {"prod", &prod, true}}) {
+  // The second takes out=; the first only for mean (torch's sum and prod over everything have no out=).
+  for (auto [name, fn, fn_out, int_dim] : {std::tuple<const char*, DtypeReduction, DtypeReductionOut, bool>{
+           "sum", &sum, &sum_out, false}, {"mean", &mean, &mean_out, false}, {"prod", &prod, &prod_out, true}}) {
     auto whole = [fn](const Tensor& x, std::optional<ScalarType> dtype) { return fn(x, {}, false, dtype); };
-    auto along = [fn, int_dim, name](const Tensor& x, nb::handle dim, bool keepdim, std::optional<ScalarType> dtype) {
+    auto dims_of = [int_dim, name](const Tensor& x, nb::handle dim) {
       DimVector dims;
       if (int_dim) {
         auto d = int_scalar(dim);
@@ -37,26 +40,54 @@ void init_reduce(nb::module_& m, nb::class_<Tensor>& cls) {
         dims = dims_arg(dim);
         if (dims.empty()) for (int64_t d = 0; d < std::max<int64_t>(x.dim(), 1); ++d) dims.push_back(d);
       }
-      return fn(x, dims, keepdim, dtype);
+      return dims;
     };
-    m.def(name, whole, nb::arg("input"), nb::kw_only(), nb::arg("dtype") = nb::none());
-    m.def(name, along, nb::arg("input"), nb::arg("dim").none(), nb::arg("keepdim") = false, nb::kw_only(),
-          nb::arg("dtype") = nb::none());
+    auto along = [fn, dims_of](const Tensor& x, nb::handle dim, bool keepdim, std::optional<ScalarType> dtype) {
+      return fn(x, dims_of(x, dim), keepdim, dtype);
+    };
+    if (fn == &mean) {
+      m.def(name, [](const Tensor& x, std::optional<ScalarType> dtype, nb::handle out) {
+        return fn_or_out(out, [&] { return mean(x, {}, false, dtype); }, [&](Tensor& o) { mean_out(o, x, {}, false, dtype); });
+      }, nb::arg("input"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none());
+    } else {
+      m.def(name, whole, nb::arg("input"), nb::kw_only(), nb::arg("dtype") = nb::none());
+    }
+    m.def(name, [fn, fn_out, dims_of](const Tensor& x, nb::handle dim, bool keepdim, std::optional<ScalarType> dtype,
+                                      nb::handle out) {
+      DimVector dims = dims_of(x, dim);
+      return fn_or_out(out, [&] { return fn(x, dims, keepdim, dtype); },
+                       [&](Tensor& o) { fn_out(o, x, dims, keepdim, dtype); });
+    }, nb::arg("input"), nb::arg("dim").none(), nb::arg("keepdim") = false, nb::kw_only(),
+       nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none());
     cls.def(name, whole, nb::kw_only(), nb::arg("dtype") = nb::none());
     cls.def(name, along, nb::arg("dim").none(), nb::arg("keepdim") = false, nb::kw_only(), nb::arg("dtype") = nb::none());
   }
-  for (auto [name, fn] : {std::pair<const char*, PlainReduction>{"amax", &amax}, {"amin", &amin}}) {
-    auto impl = [fn](const Tensor& x, nb::handle dim, bool keepdim) { return fn(x, dims_arg(dim), keepdim); };
-    m.def(name, impl, nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
-    cls.def(name, impl, nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+  for (auto [name, fn, fn_out] : {std::tuple<const char*, PlainReduction, PlainReductionOut>{"amax", &amax, &amax_out},
+                                  {"amin", &amin, &amin_out}}) {
+    m.def(name, [fn, fn_out](const Tensor& x, nb::handle dim, bool keepdim, nb::handle out) {
+      DimVector dims = dims_arg(dim);
+      return fn_or_out(out, [&] { return fn(x, dims, keepdim); }, [&](Tensor& o) { fn_out(o, x, dims, keepdim); });
+    }, nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
+       nb::arg("out") = nb::none());
+    cls.def(name, [fn](const Tensor& x, nb::handle dim, bool keepdim) { return fn(x, dims_arg(dim), keepdim); },
+            nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
   }
   using LogicalReduction = Tensor (*)(const Tensor&, OptionalIntArrayRef, bool);
-  for (auto [name, fn] : {std::pair<const char*, LogicalReduction>{"all", &all}, {"any", &any}}) {
-    auto impl = [fn](const Tensor& x, nb::handle dim, bool keepdim) {  // dim=() reduces nothing, as torch
-      return dim.is_none() ? fn(x, std::nullopt, keepdim) : fn(x, dims_arg(dim), keepdim);
+  using LogicalReductionOut = Tensor& (*)(Tensor&, const Tensor&, OptionalIntArrayRef, bool);
+  for (auto [name, fn, fn_out] : {std::tuple<const char*, LogicalReduction, LogicalReductionOut>{"all", &all, &all_out},
+                                  {"any", &any, &any_out}}) {
+    auto dims_of = [](nb::handle dim) {  // dim=() reduces nothing, as torch
+      return dim.is_none() ? std::optional<DimVector>() : std::optional<DimVector>(dims_arg(dim));
     };
-    m.def(name, impl, nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
-    cls.def(name, impl, nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+    auto opt = [](const std::optional<DimVector>& d) { return d ? OptionalIntArrayRef(*d) : OptionalIntArrayRef(); };
+    m.def(name, [fn, fn_out, dims_of, opt](const Tensor& x, nb::handle dim, bool keepdim, nb::handle out) {
+      auto dims = dims_of(dim);
+      return fn_or_out(out, [&] { return fn(x, opt(dims), keepdim); }, [&](Tensor& o) { fn_out(o, x, opt(dims), keepdim); });
+    }, nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
+       nb::arg("out") = nb::none());
+    cls.def(name, [fn, dims_of, opt](const Tensor& x, nb::handle dim, bool keepdim) {
+      return fn(x, opt(dims_of(dim)), keepdim);
+    }, nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
   }
   // var/std: correction (or the older unbiased=) and dims; var_mean/std_mean return (var, mean).
   // (dims, correction); a bool in dim's place is torch's std(x, unbiased) overload.
@@ -66,14 +97,20 @@ void init_reduce(nb::module_& m, nb::class_<Tensor>& cls) {
     return std::pair{PyBool_Check(dim.ptr()) ? DimVector{} : dims_arg(dim), c};
   };
   using Spread = Tensor (*)(const Tensor&, IntArrayRef, double, bool);
-  for (auto [name, fn] : {std::pair<const char*, Spread>{"var", &var}, {"std", &std}}) {
+  using SpreadOut = Tensor& (*)(Tensor&, const Tensor&, IntArrayRef, double, bool);
+  for (auto [name, fn, fn_out] : {std::tuple<const char*, Spread, SpreadOut>{"var", &var, &var_out},
+                                  {"std", &std, &std_out}}) {
     auto impl = [fn, spread_args](const Tensor& x, nb::handle dim, std::optional<bool> unbiased, bool keepdim,
                                   std::optional<double> correction) {
       auto [dims, c] = spread_args(dim, unbiased, correction);
       return fn(x, dims, c, keepdim);
     };
-    m.def(name, impl, nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("unbiased") = nb::none(),
-          nb::arg("keepdim") = false, nb::kw_only(), nb::arg("correction") = nb::none());
+    m.def(name, [fn, fn_out, spread_args](const Tensor& x, nb::handle dim, std::optional<bool> unbiased, bool keepdim,
+                                          std::optional<double> correction, nb::handle out) {
+      auto [dims, c] = spread_args(dim, unbiased, correction);
+      return fn_or_out(out, [&] { return fn(x, dims, c, keepdim); }, [&](Tensor& o) { fn_out(o, x, dims, c, keepdim); });
+    }, nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("unbiased") = nb::none(), nb::arg("keepdim") = false,
+       nb::kw_only(), nb::arg("correction") = nb::none(), nb::arg("out") = nb::none());
     cls.def(name, impl, nb::arg("dim") = nb::none(), nb::arg("unbiased") = nb::none(), nb::arg("keepdim") = false,
             nb::kw_only(), nb::arg("correction") = nb::none());
   }
@@ -87,7 +124,8 @@ void init_reduce(nb::module_& m, nb::class_<Tensor>& cls) {
     }, nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("unbiased") = nb::none(), nb::arg("keepdim") = false,
        nb::kw_only(), nb::arg("correction") = nb::none());
   }
-  auto norm_impl = [](const Tensor& x, nb::handle p, nb::handle dim, bool keepdim) {
+  // (p, dims) of torch.norm's arguments.
+  auto norm_args = [](nb::handle p, nb::handle dim) {
     double order = 2;
     // torch.norm hands an int dim on as a one-element list (an overflow is that list's TypeError)
     DimVector dims = PyLong_Check(dim.ptr()) ? int_list(nb::make_tuple(dim), "dim", false) : dims_arg(dim);
@@ -99,31 +137,64 @@ void init_reduce(nb::module_& m, nb::class_<Tensor>& cls) {
     } else if (!p.is_none()) {
       order = nb::cast<double>(p);
     }
-    return norm(x, order, dims, keepdim);
+    return std::pair{order, dims};
   };
-  m.def("norm", norm_impl, nb::arg("input"), nb::arg("p") = "fro", nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
-  cls.def("norm", norm_impl, nb::arg("p") = "fro", nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+  m.def("norm", [norm_args](const Tensor& x, nb::handle p, nb::handle dim, bool keepdim, nb::handle out) {
+    auto [order, dims] = norm_args(p, dim);
+    return fn_or_out(out, [&] { return norm(x, order, dims, keepdim); },
+                     [&](Tensor& o) { norm_out(o, x, order, dims, keepdim); });
+  }, nb::arg("input"), nb::arg("p") = "fro", nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
+     nb::arg("out") = nb::none());
+  cls.def("norm", [norm_args](const Tensor& x, nb::handle p, nb::handle dim, bool keepdim) {
+    auto [order, dims] = norm_args(p, dim);
+    return norm(x, order, dims, keepdim);
+  }, nb::arg("p") = "fro", nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
   auto count_impl = [](const Tensor& x, nb::handle dim) { return count_nonzero(x, dims_arg(dim)); };
   m.def("count_nonzero", count_impl, nb::arg("input"), nb::arg("dim") = nb::none());
   cls.def("count_nonzero", count_impl, nb::arg("dim") = nb::none());
-  auto lse = [](const Tensor& x, nb::handle dim, bool keepdim) { return logsumexp(x, dims_arg(dim), keepdim); };
-  m.def("logsumexp", lse, nb::arg("input"), nb::arg("dim"), nb::arg("keepdim") = false);
-  cls.def("logsumexp", lse, nb::arg("dim"), nb::arg("keepdim") = false);
+  m.def("logsumexp", [](const Tensor& x, nb::handle dim, bool keepdim, nb::handle out) {
+    DimVector dims = dims_arg(dim);
+    return fn_or_out(out, [&] { return logsumexp(x, dims, keepdim); },
+                     [&](Tensor& o) { logsumexp_out(o, x, dims, keepdim); });
+  }, nb::arg("input"), nb::arg("dim"), nb::arg("keepdim") = false, nb::kw_only(), nb::arg("out") = nb::none());
+  cls.def("logsumexp", [](const Tensor& x, nb::handle dim, bool keepdim) { return logsumexp(x, dims_arg(dim), keepdim); },
+          nb::arg("dim"), nb::arg("keepdim") = false);
   using Along = Tensor (*)(const Tensor&, int64_t, std::optional<ScalarType>);
-  for (auto [name, fn] : {std::pair<const char*, Along>{"softmax", &softmax}, {"log_softmax", &log_softmax},
-                          {"cumsum", &cumsum}, {"cumprod", &cumprod}}) {
-    m.def(name, fn, nb::arg("input"), nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = nb::none());
+  using AlongOut = Tensor& (*)(Tensor&, const Tensor&, int64_t, std::optional<ScalarType>);
+  for (auto [name, fn, fn_out] : {std::tuple<const char*, Along, AlongOut>{"softmax", &softmax, &softmax_out},
+                                  {"log_softmax", &log_softmax, &log_softmax_out}, {"cumsum", &cumsum, &cumsum_out},
+                                  {"cumprod", &cumprod, &cumprod_out}}) {
+    m.def(name, [fn, fn_out](const Tensor& x, int64_t dim, std::optional<ScalarType> dtype, nb::handle out) {
+      return fn_or_out(out, [&] { return fn(x, dim, dtype); }, [&](Tensor& o) { fn_out(o, x, dim, dtype); });
+    }, nb::arg("input"), nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none());
     cls.def(name, fn, nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = nb::none());
   }
 
-  m.def("_max_all", [](const Tensor& x) { return max(x); });
-  m.def("_min_all", [](const Tensor& x) { return min(x); });
-  m.def("_max_dim", [](const Tensor& x, int64_t dim, bool keepdim) { return max(x, dim, keepdim); });
-  m.def("_min_dim", [](const Tensor& x, int64_t dim, bool keepdim) { return min(x, dim, keepdim); });
-  for (auto [name, fn] : {std::pair{"argmax", &argmax}, std::pair{"argmin", &argmin}}) {
-    auto impl = [fn](const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return fn(x, dim, keepdim); };
-    m.def(name, impl, nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
-    cls.def(name, impl, nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+  // max/min (python/ember/_reductions.py picks the overload): the whole tensor, or (values, indices) along dim.
+  using Whole = Tensor (*)(const Tensor&);
+  using WholeOut = Tensor& (*)(Tensor&, const Tensor&);
+  using AlongDim = std::pair<Tensor, Tensor> (*)(const Tensor&, int64_t, bool);
+  using AlongDimOut = std::pair<Tensor&, Tensor&> (*)(Tensor&, Tensor&, const Tensor&, int64_t, bool);
+  for (auto [name, whole_name, dim_name, whole, whole_out, along, along_out] : {
+           std::tuple<const char*, const char*, const char*, Whole, WholeOut, AlongDim, AlongDimOut>{
+               "max", "_max_all", "_max_dim", &max, &max_out, &max, &max_out},
+           {"min", "_min_all", "_min_dim", &min, &min_out, &min, &min_out}}) {
+    m.def(whole_name, [whole, whole_out](const Tensor& x, nb::handle out) {
+      return fn_or_out(out, [&] { return whole(x); }, [&](Tensor& o) { whole_out(o, x); });
+    }, nb::arg("input"), nb::arg("out") = nb::none());
+    m.def(dim_name, [name, along, along_out](const Tensor& x, int64_t dim, bool keepdim, nb::handle out) {
+      return pair_result(name, out, [&] { return along(x, dim, keepdim); },
+                         [&](Tensor& v, Tensor& i) { along_out(v, i, x, dim, keepdim); });
+    }, nb::arg("input"), nb::arg("dim"), nb::arg("keepdim"), nb::arg("out") = nb::none());
+  }
+  using ArgOut = Tensor& (*)(Tensor&, const Tensor&, std::optional<int64_t>, bool);
+  for (auto [name, fn, fn_out] : {std::tuple<const char*, decltype(&argmax), ArgOut>{"argmax", &argmax, &argmax_out},
+                                  {"argmin", &argmin, &argmin_out}}) {
+    m.def(name, [fn, fn_out](const Tensor& x, std::optional<int64_t> dim, bool keepdim, nb::handle out) {
+      return fn_or_out(out, [&] { return fn(x, dim, keepdim); }, [&](Tensor& o) { fn_out(o, x, dim, keepdim); });
+    }, nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
+       nb::arg("out") = nb::none());
+    cls.def(name, fn, nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
   }
 }
 

@@ -10,17 +10,18 @@ namespace ember::py {
 
 namespace {
 
-using Pair = std::pair<Tensor, Tensor>;
-
 nb::object named(const char* type, nb::handle values, nb::handle indices) {
   return nb::module_::import_("ember.return_types").attr(type)(values, indices);
 }
-nb::object named(const char* type, const Pair& r) { return named(type, nb::cast(r.first), nb::cast(r.second)); }
 
-// A pair op called with out=None, or writing into out=(values, indices) through `write`.
-template <typename Write>
-nb::object pair_result(const char* type, nb::handle out, const std::function<Pair()>& compute, Write write) {
-  if (out.is_none()) return named(type, compute());
+}  // namespace
+
+nb::object pair_result(const char* type, nb::handle out, const std::function<std::pair<Tensor, Tensor>()>& compute,
+                       const std::function<void(Tensor&, Tensor&)>& write) {
+  if (out.is_none()) {
+    auto [values, indices] = compute();
+    return named(type, nb::cast(values), nb::cast(indices));
+  }
   EMBER_CHECK(nb::isinstance<nb::sequence>(out) && !nb::isinstance<Tensor>(out) && nb::len(out) == 2, TypeError,
               type, "(): argument 'out' must be tuple of Tensors, not ", Py_TYPE(out.ptr())->tp_name);
   nb::handle v = out[0], i = out[1];
@@ -28,13 +29,7 @@ nb::object pair_result(const char* type, nb::handle out, const std::function<Pai
   return named(str(type, "_out").c_str(), v, i);
 }
 
-// One-tensor out=: the op's value, or written into out by `write` and out returned.
-template <typename Write>
-nb::object single_result(nb::handle out, const std::function<Tensor()>& compute, Write write) {
-  if (out.is_none()) return nb::cast(compute());
-  write(nb::cast<Tensor&>(out));
-  return nb::borrow(out);
-}
+namespace {
 
 // unique's results: the values alone, or a tuple with the inverse and/or counts asked for.
 nb::object unique_result(const std::tuple<Tensor, Tensor, Tensor>& r, bool return_inverse, bool return_counts) {
@@ -86,7 +81,7 @@ void init_sorting(nb::module_& m) {
   m.def("argsort", [](const Tensor& x, int64_t dim, bool descending) { return argsort(x, dim, descending, false); },
         nb::arg("input"), nb::arg("dim") = -1, nb::arg("descending") = false);
   m.def("argsort", [](const Tensor& x, bool stable, int64_t dim, bool descending, nb::handle out) {
-    return single_result(out, [&] { return argsort(x, dim, descending, stable); },
+    return fn_or_out(out, [&] { return argsort(x, dim, descending, stable); },
                          [&](Tensor& o) { argsort_out(o, x, dim, descending, stable); });
   }, nb::arg("input"), nb::kw_only(), nb::arg("stable"), nb::arg("dim") = -1, nb::arg("descending") = false,
      nb::arg("out") = nb::none());
@@ -96,7 +91,7 @@ void init_sorting(nb::module_& m) {
     return argsort(x, dim, descending, stable);
   }, nb::kw_only(), nb::arg("stable"), nb::arg("dim") = -1, nb::arg("descending") = false);
   m.def("msort", [](const Tensor& x, nb::handle out) {
-    return single_result(out, [&] { return msort(x); }, [&](Tensor& o) { msort_out(o, x); });
+    return fn_or_out(out, [&] { return msort(x); }, [&](Tensor& o) { msort_out(o, x); });
   }, nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none());
   cls.def("msort", [](const Tensor& x) { return msort(x); });
 
@@ -122,7 +117,7 @@ void init_sorting(nb::module_& m) {
 
   // median/nanmedian: of everything, or (values, indices) along dim
   using Whole = Tensor (*)(const Tensor&);
-  using Along = Pair (*)(const Tensor&, int64_t, bool);
+  using Along = std::pair<Tensor, Tensor> (*)(const Tensor&, int64_t, bool);
   using AlongOut = std::pair<Tensor&, Tensor&> (*)(Tensor&, Tensor&, const Tensor&, int64_t, bool);
   for (auto [name, whole, along, along_out] :
        {std::tuple<const char*, Whole, Along, AlongOut>{"median", &median, &median, &median_out},
@@ -151,13 +146,13 @@ void init_sorting(nb::module_& m) {
   for (auto [name, ignore_nan] : {std::pair{"quantile", false}, std::pair{"nanquantile", true}}) {
     auto with_tensor = [ignore_nan](const Tensor& x, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
                                     const std::string& interpolation, nb::handle out) {
-      return single_result(out, [&] {
+      return fn_or_out(out, [&] {
         return ignore_nan ? nanquantile(x, q, dim, keepdim, interpolation) : quantile(x, q, dim, keepdim, interpolation);
       }, [&](Tensor& o) { quantile_out(o, x, q, dim, keepdim, interpolation, ignore_nan); });
     };
     auto with_number = [ignore_nan](const Tensor& x, double q, std::optional<int64_t> dim, bool keepdim,
                                     const std::string& interpolation, nb::handle out) {
-      return single_result(out, [&] {
+      return fn_or_out(out, [&] {
         return ignore_nan ? nanquantile(x, q, dim, keepdim, interpolation) : quantile(x, q, dim, keepdim, interpolation);
       }, [&](Tensor& o) {
         EMBER_CHECK(q >= 0 && q <= 1, Error, "quantile() q must be in the range [0, 1] but got ", q);
@@ -180,7 +175,7 @@ void init_sorting(nb::module_& m) {
        nb::arg("interpolation") = "linear");
   }
 
-  using Cum = Pair (*)(const Tensor&, int64_t);
+  using Cum = std::pair<Tensor, Tensor> (*)(const Tensor&, int64_t);
   using CumOut = std::pair<Tensor&, Tensor&> (*)(Tensor&, Tensor&, const Tensor&, int64_t);
   for (auto [name, fn, fn_out] : {std::tuple<const char*, Cum, CumOut>{"cummax", &cummax, &cummax_out},
                                   {"cummin", &cummin, &cummin_out}}) {
@@ -193,7 +188,7 @@ void init_sorting(nb::module_& m) {
 
   m.def("searchsorted", [](const Tensor& seq, const Tensor& values, bool out_int32, bool right,
                            const std::optional<std::string>& side, nb::handle out, const std::optional<Tensor>& sorter) {
-    return single_result(out, [&] { return searchsorted(seq, values, out_int32, right, side_arg(side), sorter); },
+    return fn_or_out(out, [&] { return searchsorted(seq, values, out_int32, right, side_arg(side), sorter); },
                          [&](Tensor& o) { searchsorted_out(o, seq, values, out_int32, right, side_arg(side), sorter); });
   }, nb::arg("sorted_sequence"), nb::arg("input"), nb::kw_only(), nb::arg("out_int32") = false,
      nb::arg("right") = false, nb::arg("side") = nb::none(), nb::arg("out") = nb::none(), nb::arg("sorter") = nb::none());
@@ -203,7 +198,7 @@ void init_sorting(nb::module_& m) {
   }, nb::arg("sorted_sequence"), nb::arg("input"), nb::kw_only(), nb::arg("out_int32") = false,
      nb::arg("right") = false, nb::arg("side") = nb::none(), nb::arg("sorter") = nb::none());
   m.def("bucketize", [](const Tensor& x, const Tensor& boundaries, bool out_int32, bool right, nb::handle out) {
-    return single_result(out, [&] { return bucketize(x, boundaries, out_int32, right); },
+    return fn_or_out(out, [&] { return bucketize(x, boundaries, out_int32, right); },
                          [&](Tensor& o) { bucketize_out(o, x, boundaries, out_int32, right); });
   }, nb::arg("input"), nb::arg("boundaries"), nb::kw_only(), nb::arg("out_int32") = false, nb::arg("right") = false,
      nb::arg("out") = nb::none());
@@ -212,7 +207,7 @@ void init_sorting(nb::module_& m) {
   }, nb::arg("input"), nb::arg("boundaries"), nb::kw_only(), nb::arg("out_int32") = false, nb::arg("right") = false);
 
   m.def("histc", [](const Tensor& x, int64_t bins, const Scalar& min, const Scalar& max, nb::handle out) {
-    return single_result(out, [&] { return histc(x, bins, min, max); },
+    return fn_or_out(out, [&] { return histc(x, bins, min, max); },
                          [&](Tensor& o) { histc_out(o, x, bins, min, max); });
   }, nb::arg("input"), nb::arg("bins") = 100, nb::arg("min") = 0, nb::arg("max") = 0, nb::kw_only(),
      nb::arg("out") = nb::none());

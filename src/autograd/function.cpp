@@ -7,6 +7,7 @@
 #include "ember/layout.h"
 #include "ember/print.h"
 #include "ember/reduce.h"
+#include "ember/type_promotion.h"
 #include "formulas_views.h"
 
 namespace ember::autograd {
@@ -241,6 +242,26 @@ Tensor& record_out(Tensor& out, const Tensor& self, const char* name, const std:
   EMBER_CHECK(out.is_same(self), Error, name, "(): functions with out=... arguments don't support automatic "
               "differentiation, but one of the arguments requires grad.");
   return record_in_place(out, compute);
+}
+
+Tensor& record_out_not_implemented(Tensor& out, const char* name, std::initializer_list<const Tensor*> inputs,
+                                   const std::function<Tensor()>& compute) {
+  EMBER_CHECK(!(out.is_leaf() && out.requires_grad()), Error, "aten::", name, "(): functions with out=... arguments "
+              "don't support automatic differentiation, but one of the arguments requires grad.");
+  auto recorded = [&] {
+    Tensor r = untracked(compute);
+    check_result_fits_output(r.dtype(), out.dtype());
+    if (r.is_floating_point()) {
+      record("torch::autograd::NotImplemented", r, inputs, {}, [name](const BackwardContext&) -> TensorList {
+        throw Error(str("derivative for aten::", name, " is not implemented"));
+      });
+    }
+    return r;
+  };
+  return record_in_place(out, recorded, [&](const Tensor& r) {
+    resize_output_like(out, r);
+    out.copy_(r);
+  });
 }
 
 bool writes_into_graph_view(const Tensor& self) {

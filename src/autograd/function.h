@@ -114,6 +114,11 @@ inline void check_in_place(const Tensor& self) {
 // An out= form under autograd (torch's rule): in place (out is `self`) is recorded through
 // record_in_place; a separate out= tensor is refused, naming op `name`.
 Tensor& record_out(Tensor& out, const Tensor& self, const char* name, const std::function<Tensor()>& compute);
+// The out= form of an op without a derivative (heaviside, floor_divide): compute() (untracked) is written into out
+// (resized as out= tensors are) and recorded as torch's NotImplemented node over `inputs`, through record_in_place so
+// a view `out` rebases its base; a leaf `out` that requires grad is refused with torch's out= error.
+Tensor& record_out_not_implemented(Tensor& out, const char* name, std::initializer_list<const Tensor*> inputs,
+                                   const std::function<Tensor()>& compute);
 
 // Sets t's grad_fn and output_nr (noting the storage version they belong to).
 void set_history(const Tensor& t, std::shared_ptr<Node> grad_fn, uint32_t output_nr);

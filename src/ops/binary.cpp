@@ -24,25 +24,25 @@ Tensor compare_recorded(BinaryOp op, const Tensor& a, const Tensor& b) {
   return r;
 }
 
-// out= and in-place forms when autograd is involved: in place on `a` is recorded; out= is refused,
-// except for ops whose result is not differentiable (comparisons, logical and bitwise ops), as torch.
+// out= and in-place forms when autograd is involved: in place on `a` is recorded; out= is refused, except for ops
+// whose result is not differentiable (comparisons, logical and bitwise ops) and floor_divide (NotImplemented), as torch.
 Tensor run_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, const char* name) {
   if (!autograd::needs_grad({&a, &b, &out})) return run(op, out, a, b, alpha);
   BinaryKind kind = binary_kind(op);
   bool comparison = kind == BinaryKind::Compare;
   bool differentiable = kind != BinaryKind::Bitwise && !comparison && kind != BinaryKind::Logical;
-  bool records = out.is_same(a) ? differentiable || comparison  // any dtype of `a`, as torch
-                                : differentiable && op != BinaryOp::FloorDivide;  // floor_divide: no gradient
+  bool records = out.is_same(a) ? differentiable || comparison : differentiable;  // in place: any dtype of `a`
   if (!records) {
     // logical ops skip the version check, as torch
     if (out.is_same(a) && kind != BinaryKind::Logical) autograd::check_in_place(out);
     // untracked: the history of `out` is kept through a non-differentiable in-place op, as torch
-    Tensor r = autograd::untracked([&] { return run(op, out, a, b, alpha); });
-    if (op == BinaryOp::FloorDivide && r.is_floating_point()) autograd::record_binary(op, r, a, b, alpha);
-    return r;
+    return autograd::untracked([&] { return run(op, out, a, b, alpha); });
   }
   // The recorded form computes out of place, then copies: check the aliasing the kernel would have refused.
   for (const Tensor* input : {&a, &b}) check_no_partial_overlap(out, *input);
+  if (op == BinaryOp::FloorDivide && !out.is_same(a)) {  // no gradient: torch's NotImplemented node on out
+    return autograd::record_out_not_implemented(out, name, {&a, &b}, [&] { return run(op, {}, a, b, alpha); });
+  }
   return autograd::record_out(out, a, name, [&] {
     if (comparison) return compare_recorded(op, a, b);  // written into any dtype of `a`
     Tensor r = run(op, {}, a, b, alpha);

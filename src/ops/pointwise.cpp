@@ -110,6 +110,9 @@ Tensor heaviside(const Tensor& x, const Tensor& values) {
 Tensor& heaviside_out(Tensor& out, const Tensor& x, const Tensor& values) {
   EMBER_CHECK(out.dtype() == x.dtype(), Error, "heaviside is not yet implemented for tensors with different dtypes.");
   if (out.is_same(x)) return write_in_place(out, {&values}, [&] { return heaviside(x, values); });
+  if (autograd::needs_grad({&x, &values, &out})) {
+    return autograd::record_out_not_implemented(out, "heaviside", {&x, &values}, [&] { return heaviside(x, values); });
+  }
   return composite_out(out, {&x, &values}, "heaviside", [&] { return heaviside(x, values); });
 }
 

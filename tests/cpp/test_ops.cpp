@@ -127,3 +127,32 @@ TEST(Indexing, AdvancedIndexAndPut) {
   EXPECT_EQ(nonzero(mask).sizes()[0], 2);
   EXPECT_THROW(index(x, {tensor<int64_t>({5})}), IndexError);
 }
+
+TEST(OutForms, ReductionsProductsAndIndexing) {
+  Tensor x = arange(6.0).reshape({2, 3});
+  Tensor out = empty({0}, kInt64);
+  sum_out(out, x, {0});  // computed in out's dtype, as torch
+  EXPECT_EQ(out.dtype(), kInt64);
+  EXPECT_EQ(at(out, {2}), 7);
+  Tensor wrong = empty({0}, kFloat64);
+  EXPECT_THROW(amax_out(wrong, x, {1}), Error);  // amax: out of the input's dtype
+  EXPECT_THROW(mm_out(wrong, x, x.t()), Error);  // mm: out of the product's dtype
+  Tensor prod = empty({0});
+  mm_out(prod, x, x.t());
+  EXPECT_EQ(at(prod, {1, 1}), 50);
+  Tensor values = empty({0}), indices = empty({0}, kInt64);
+  max_out(values, indices, x, 1);
+  EXPECT_EQ(at(values, {1}), 5);
+  EXPECT_EQ(at(indices, {0}), 2);
+  Tensor picked = empty({0});
+  index_select_out(picked, x, 1, tensor<int64_t>({2, 0}));
+  EXPECT_EQ(at(picked, {1, 1}), 3);
+  Tensor flags = empty({0}, kUInt8);
+  all_out(flags, x, OptionalIntArrayRef(IntArrayRef{0}));
+  EXPECT_EQ(at(flags, {0}), 0);
+  Tensor clamped = empty({0});
+  clamp_out(clamped, x, std::optional<Scalar>(1.0), std::optional<Scalar>(4.0));
+  EXPECT_EQ(at(clamped, {1, 2}), 4);
+  Tensor requires = x.detach().requires_grad_(true);
+  EXPECT_THROW(sum_out(prod, requires, {0}), Error);  // out= under autograd is refused, as torch
+}

@@ -196,6 +196,13 @@ def _out_tensor(g, t=None):
     return f"m.zeros({'0' if g.chance(0.5) or t is None else tuple(t.shape)}, dtype=m.{dt})"
 
 
+def _maybe_out(g, call, t=None):
+    """A module-function call `m.op(...)`, now and then given an out= tensor (out= dtype rules differ per op)."""
+    if not g.chance(0.2) or not call.endswith(")"):
+        return call
+    return f"{call[:-1]}, out={_out_tensor(g, t)})"
+
+
 def _value_of(g, expr):
     """The value of an operand expression that reads variables (None for others: they are fresh tensors)."""
     return eval(expr, dict(g.ns)) if re.search(r"\bv\d+\b", expr) else None  # noqa: S307 - our own expression
@@ -550,7 +557,8 @@ def gen_reduce(g):
     a = ", ".join(args)
     if r.random() < 0.5 and op in AVAILABLE_METHODS:
         return op, f"{name}.{op}({a})"
-    return op, f"m.{op}({name}{', ' + a if a else ''})"
+    call = f"m.{op}({name}{', ' + a if a else ''})"
+    return op, call if op in ("std_mean", "var_mean", "count_nonzero") else _maybe_out(g, call, t)
 
 
 def gen_scan(g):
@@ -563,10 +571,15 @@ def gen_scan(g):
     kw = f", dtype=m.{g.dtype()}" if r.random() < 0.3 else ""
     if r.random() < 0.5 and op in AVAILABLE_METHODS:
         return op, f"{name}.{op}({g.dim(t)}{kw})"
-    return op, f"m.{op}({name}, {g.dim(t)}{kw})"
+    return op, _maybe_out(g, f"m.{op}({name}, {g.dim(t)}{kw})", t)
 
 
 def gen_matmul(g):
+    op, call = _matmul_call(g)
+    return op, call if "@" in call else _maybe_out(g, call)
+
+
+def _matmul_call(g):
     r = g.r
     op = r.choice([o for o in ["mm", "bmm", "matmul", "mv", "dot", "inner", "outer", "addmm", "addmv", "baddbmm"]
                    if o in AVAILABLE])
@@ -599,7 +612,7 @@ def gen_matmul(g):
     batch = [r.choice([1, b]) for _ in range(2)]
     sa = (batch[: max(0, ra - 2)] + [n, k])[-ra:] if ra > 1 else [k]
     sb = (batch[: max(0, rb - 2)][::-1] + [k2, p])[-rb:] if rb > 1 else [k2]
-    return op, f"m.matmul({opd(sa)}, {opd(sb, dt2)})" if r.random() < 0.7 else (op, f"({opd(sa)}) @ ({opd(sb, dt2)})")
+    return op, f"m.matmul({opd(sa)}, {opd(sb, dt2)})" if r.random() < 0.7 else f"({opd(sa)}) @ ({opd(sb, dt2)})"
 
 
 def gen_join(g):

@@ -488,8 +488,8 @@ UNARY = [
     *[unary(n, low=0.1, high=3.0) for n in ("log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal")],
     *[unary(n, low=-0.95, high=0.95) for n in ("asin", "acos")],
     unary("silu", FLOATS, torch_fn="nn.functional.silu"),
-    unary("gelu_erf", FLOATS, torch_fn="nn.functional.gelu", missing=("out",)),
-    unary("gelu_tanh", FLOATS, torch_fn="nn.functional.gelu", sample_kwargs={"approximate": "tanh"}, missing=("out",)),
+    unary("gelu_erf", FLOATS, torch_fn="nn.functional.gelu"),
+    unary("gelu_tanh", FLOATS, torch_fn="nn.functional.gelu", sample_kwargs={"approximate": "tanh"}),
     unary("frac", FLOATS),
     unary("abs", NUMERIC, operator=abs), unary("neg", NUMERIC, operator=operator.neg),
     *[unary(n, NUMERIC) for n in ("floor", "ceil", "trunc", "round", "relu")],
@@ -505,12 +505,11 @@ UNARY += [
     unary("nan_to_num", xfails=[NAN_TO_NUM_EMPTY]),
     unary("nan_to_num_args", torch_fn="nan_to_num", sample_kwargs={"nan": 1.5, "posinf": 5.0, "neginf": -4.0},
           xfails=[NAN_TO_NUM_EMPTY]),
-    unary("round_decimals", FLOATS, torch_fn="round", sample_kwargs={"decimals": 2}, missing=("inplace", "out")),
+    unary("round_decimals", FLOATS, torch_fn="round", sample_kwargs={"decimals": 2}, missing=("inplace",)),
     unary("round_decimals_negative", FLOATS, torch_fn="round", sample_kwargs={"decimals": -1},
-          missing=("inplace", "out")),
-    unary("softplus", FLOATS, torch_fn="nn.functional.softplus", missing=("out",)),
-    unary("softplus_args", FLOATS, torch_fn="nn.functional.softplus", sample_kwargs={"beta": 2, "threshold": 3},
-          missing=("out",)),
+          missing=("inplace",)),
+    unary("softplus", FLOATS, torch_fn="nn.functional.softplus"),
+    unary("softplus_args", FLOATS, torch_fn="nn.functional.softplus", sample_kwargs={"beta": 2, "threshold": 3}),
     unary("clone"),
     unary("contiguous", torch_fn=None),
 ]
@@ -576,28 +575,28 @@ VAR_ALL_DIMS = XFail("x = ember.tensor([1.0, 2.0, 4.0], dtype=ember.float64, req
                      sample="()", forms=("grad",))
 F64 = {"dtype": D("float64")}
 REDUCTIONS = [
-    reduction("sum", extra=(F64,)), reduction("mean", FLOATS, extra=(F64,), missing=("out",)),
+    reduction("sum", extra=(F64,)), reduction("mean", FLOATS, extra=(F64,)),
     reduction("prod", dims=INT_DIMS, extra=(F64,)),
-    reduction("amax", empty_raises=True, missing=("out",)), reduction("amin", empty_raises=True, missing=("out",)),
-    reduction("all", grad=False, missing=("out",)), reduction("any", grad=False, missing=("out",)),
-    reduction("argmax", NUMERIC, grad=False, dims=INT_DIMS, empty_raises=True, missing=("out",)),
-    reduction("argmin", NUMERIC, grad=False, dims=INT_DIMS, empty_raises=True, missing=("out",)),
-    reduction("max", dims=INT_DIMS, empty_raises=True, missing=("out",)),
-    reduction("min", dims=INT_DIMS, empty_raises=True, missing=("out",)),
-    reduction("var", FLOATS, extra=({"correction": 2}, {"unbiased": False}), missing=("out",), xfails=[VAR_ALL_DIMS]),
-    reduction("std", FLOATS, extra=({"correction": 0},), missing=("out",), xfails=[VAR_ALL_DIMS, STD_OF_CONSTANT]),
+    reduction("amax", empty_raises=True), reduction("amin", empty_raises=True),
+    reduction("all", grad=False), reduction("any", grad=False),
+    reduction("argmax", NUMERIC, grad=False, dims=INT_DIMS, empty_raises=True),
+    reduction("argmin", NUMERIC, grad=False, dims=INT_DIMS, empty_raises=True),
+    reduction("max", dims=INT_DIMS, empty_raises=True),
+    reduction("min", dims=INT_DIMS, empty_raises=True),
+    reduction("var", FLOATS, extra=({"correction": 2}, {"unbiased": False}), xfails=[VAR_ALL_DIMS]),
+    reduction("std", FLOATS, extra=({"correction": 0},), xfails=[VAR_ALL_DIMS, STD_OF_CONSTANT]),
     reduction("var_mean", FLOATS, extra=({"correction": 0},), method=None, xfails=[VAR_ALL_DIMS]),
     reduction("std_mean", FLOATS, method=None, xfails=[VAR_ALL_DIMS, STD_OF_CONSTANT]),
     reduction("norm", FLOATS, positional=False, dims=(None, 0, -1, (0, 2), ()),
-              extra=({"p": 1}, {"p": float("inf")}, {"p": 3}), missing=("out",),
+              extra=({"p": 1}, {"p": float("inf")}, {"p": 3}),
               more=[Sample(T((3, 4, 5)), 1), Sample(T((3, 4, 5), "transposed"), float("inf"), 1),
                     Sample(T((3, 4, 5)), 3, (0, 2), True)]),
-    reduction("logsumexp", dims=(-1, 1, (0, 2)), missing=("out",)),
+    reduction("logsumexp", dims=(-1, 1, (0, 2))),
     reduction("count_nonzero", grad=False, dims=(None, 0, (0, 2)), keepdim=False),
-    reduction("cumsum", dims=(0, -1), keepdim=False, extra=(F64,), missing=("out",)),
-    reduction("cumprod", dims=(0, -1), keepdim=False, extra=(F64,), low=0.5, high=1.5, missing=("out",)),
-    reduction("softmax", FLOATS, dims=(0, -1), keepdim=False, extra=(F64,), missing=("out",)),
-    reduction("log_softmax", FLOATS, dims=(0, -1), keepdim=False, extra=(F64,), missing=("out",)),
+    reduction("cumsum", dims=(0, -1), keepdim=False, extra=(F64,)),
+    reduction("cumprod", dims=(0, -1), keepdim=False, extra=(F64,), low=0.5, high=1.5),
+    reduction("softmax", FLOATS, dims=(0, -1), keepdim=False, extra=(F64,)),
+    reduction("log_softmax", FLOATS, dims=(0, -1), keepdim=False, extra=(F64,)),
 ]
 
 
@@ -619,13 +618,13 @@ OTHERS = [
                           Sample(MASK, 1.5, x34()), Sample(T((3, 1), dtype="bool"), x34("expanded"), T((4,), seed=1)),
                           Sample(T((), dtype="bool"), T(()), T((), seed=1)),
                           Sample(T((0, 4), dtype="bool"), T((0, 4)), 0)),
-           method=None, grad=True, missing=("out",)),
-    *[OpInfo(n, clamp_samples, grad=True, missing=("out",))
+           method=None, grad=True),
+    *[OpInfo(n, clamp_samples, grad=True)
       for n in ("clamp", "clip")],
     OpInfo("lerp", fixed(Sample(x34(), x34("transposed", seed=1), 0.3), Sample(x34("offset"), T((4,), seed=1), 0.75),
                          Sample(x34(), x34("expanded", seed=1), x34(seed=2, low=0, high=1)),
                          Sample(T(()), T((), seed=1), 0.5), Sample(T((0, 4)), T((0, 4)), 0.5)),
-           dtypes=FLOATS, grad=True, missing=("out",)),
+           dtypes=FLOATS, grad=True),
     OpInfo("masked_fill", fixed(Sample(x34(), MASK, 2), Sample(x34("transposed"), MASK, T(())),
                                 Sample(x34("expanded"), T((4,), dtype="bool"), -1),
                                 Sample(T((0, 4)), T((0, 4), dtype="bool"), 1)),
@@ -684,9 +683,8 @@ SHAPE = [
           Sample([T(()), T((), seed=1)]), method=None),
     shape("as_strided", Sample(x34(), (2, 3), (5, 2), 1), Sample(x34(), (3, 3), (1, 2)), missing=NO_INPLACE),
     shape("index_select", Sample(x34(), 1, T((3,), **IDX)), Sample(x34("transposed"), 0, T((0,), **IDX)),
-          Sample(T(()), 0, T((), dtype="int64", low=0, high=0)), missing=("out",)),
-    shape("gather", Sample(x34(), 1, T((3, 2), **IDX)), Sample(x34("transposed"), 0, T((2, 4), **IDX)),
-          missing=("out",)),
+          Sample(T(()), 0, T((), dtype="int64", low=0, high=0))),
+    shape("gather", Sample(x34(), 1, T((3, 2), **IDX)), Sample(x34("transposed"), 0, T((2, 4), **IDX))),
     shape("unfold", Sample(x34(), 1, 2, 1), Sample(x34("transposed"), 0, 2, 1), torch_fn=None),
 ]
 
@@ -704,7 +702,7 @@ ALIASES = [alias("multiply", _BY_NAME["mul"]), alias("divide", _BY_NAME["div"]),
 MM_TOL = {"float16": (2e-3, 1e-2), "bfloat16": (1.6e-2, 1e-1), "float32": (1e-5, 1e-5), "float64": (1e-12, 1e-12)}
 
 
-def linalg(name, *samples, dtypes=NUMERIC, missing=("out",), xfails=()):
+def linalg(name, *samples, dtypes=NUMERIC, missing=(), xfails=()):
     return OpInfo(name, fixed(*samples), dtypes=dtypes, grad=True, tol=MM_TOL, missing=missing, xfails=xfails)
 
 

@@ -6,15 +6,20 @@ from opdb import D, DTYPES, FLOATS, NUMERIC, OpInfo, Sample, T, XFail, fixed, un
 SIGNED = ("int8", "int16", "int32", "int64") + FLOATS
 
 
+# The F functions of torch._C._nn whose out= ember.nn.functional has.
+WITH_OUT = ("gelu", "softplus")
+
+
 def act(name, dtypes=FLOATS, fn=None, **kw):
     """F.<fn> of one tensor (kw: its other arguments), over unary_samples."""
     fn = fn or name
-    return no_out(unary(name, dtypes, torch_fn=f"nn.functional.{fn}", ember_fn=f"nn.functional.{fn}",
-                        sample_kwargs=kw.pop("args", {}), **kw))
+    op = unary(name, dtypes, torch_fn=f"nn.functional.{fn}", ember_fn=f"nn.functional.{fn}",
+               sample_kwargs=kw.pop("args", {}), **kw)
+    return op if fn in WITH_OUT else no_out(op)
 
 
 def no_out(op):
-    """torch's F functions from torch._C._nn take out=; ember.nn.functional's do not (a known gap)."""
+    """torch's F functions from torch._C._nn take out=; ember.nn.functional's do not, but for WITH_OUT (a known gap)."""
     if "out" in op.forms:
         op.missing.add("out")
     return op

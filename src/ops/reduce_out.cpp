@@ -1,0 +1,173 @@
+// out= forms of the reductions, scans and softmax (declared in ember/reduce.h): each checks out's dtype by torch's
+// rule for that op, then computes out of place and copies (composite_out: resize as torch's out= tensors, refusal
+// under autograd; softmax's out= records torch's NotImplemented node instead).
+#include "ember/reduce.h"
+
+#include "../autograd/function.h"
+#include "ember/math_ops.h"
+#include "ember/type_promotion.h"
+
+namespace ember {
+
+namespace {
+
+using Reduction = Tensor (*)(const Tensor&, IntArrayRef, bool, std::optional<ScalarType>);
+using Scan = Tensor (*)(const Tensor&, int64_t, std::optional<ScalarType>);
+
+std::string_view legacy(ScalarType t) { return dtype_info(t).legacy_name; }
+
+// A result that is not differentiable (indices, truth values) into out: no autograd check, as torch.
+Tensor& write_plain(Tensor& out, const Tensor& result) {
+  resize_output_like(out, result);
+  return out.copy_(result);
+}
+
+// sum/prod/mean/cumsum/cumprod: dtype= fixes out's dtype; without it the op computes in out's dtype.
+ScalarType computed_in(const Tensor& out, std::optional<ScalarType> dtype) {
+  if (dtype) check_out_dtype(out, *dtype);
+  return dtype.value_or(out.dtype());
+}
+
+Tensor& reduction_out(Reduction fn, const char* name, Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim,
+                      std::optional<ScalarType> dtype) {
+  ScalarType t = computed_in(out, dtype);
+  return composite_out(out, {&x}, name, [&] { return fn(x, dims, keepdim, t); });
+}
+
+Tensor& scan_out(Scan fn, const char* name, Tensor& out, const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  ScalarType t = computed_in(out, dtype);
+  return composite_out(out, {&x}, name, [&] { return fn(x, dim, t); });
+}
+
+Tensor& same_dtype_out(const char* name, Tensor& out, const Tensor& x, const std::function<Tensor()>& compute) {
+  EMBER_CHECK(out.dtype() == x.dtype(), Error, "Expected the dtype for input and out to match, but got ",
+              legacy(x.dtype()), " for input's dtype and ", legacy(out.dtype()), " for out's dtype.");
+  return composite_out(out, {&x}, name, compute);
+}
+
+Tensor& softmax_like_out(Scan fn, const char* name, Tensor& out, const Tensor& x, int64_t dim,
+                         std::optional<ScalarType> dtype) {
+  check_out_dtype(out, dtype.value_or(x.dtype()));
+  auto compute = [&] { return fn(x, dim, dtype); };
+  // under autograd torch records its NotImplemented node on out (softmax.out has no derivative)
+  if (autograd::needs_grad({&x, &out})) return autograd::record_out_not_implemented(out, name, {&x}, compute);
+  return composite_out(out, {&x}, name, compute);
+}
+
+Tensor& truth_out(const char* name, Tensor& out, const std::function<Tensor()>& compute) {
+  EMBER_CHECK(out.dtype() == kBool || out.dtype() == kUInt8, Error, name,
+              " only supports bool tensor for result, got: ", legacy(out.dtype()));
+  return write_plain(out, compute());
+}
+
+std::pair<Tensor&, Tensor&> extremum_dim_out(bool is_max, Tensor& values, Tensor& indices, const Tensor& x,
+                                             int64_t dim, bool keepdim) {
+  const char* name = is_max ? "max" : "min";
+  check_out_dtype(values, x.dtype());
+  check_out_dtype(indices, kInt64);
+  composite_out(values, {&x, &indices}, name, [&] {
+    auto [v, i] = is_max ? max(x, dim, keepdim) : min(x, dim, keepdim);
+    write_plain(indices, i);
+    return v;
+  });
+  return {values, indices};
+}
+
+// var/std into another floating dtype compute in out's (a float16 input into float32 keeps float32's precision).
+Tensor& spread_out(bool is_std, Tensor& out, const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
+  // torch's whole-tensor kernel takes a float16/bfloat16 input only into out of its own dtype
+  bool whole = dims.empty() || int64_t(dims.size()) == x.dim();
+  EMBER_CHECK(!(whole && (x.dtype() == kFloat16 || x.dtype() == kBFloat16) && out.dtype() != x.dtype()), Error,
+              "std_var_all: Unsupported dtype ", legacy(x.dtype()));
+  return composite_out(out, {&x}, is_std ? "std" : "var", [&] {
+    bool widen = x.is_floating_point() && is_floating_point(out.dtype());
+    Tensor in = widen ? x.to(out.dtype()) : x;
+    return is_std ? std(in, dims, correction, keepdim) : var(in, dims, correction, keepdim);
+  });
+}
+
+}  // namespace
+
+Tensor& sum_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  return reduction_out(&sum, "sum", out, x, dims, keepdim, dtype);
+}
+Tensor& prod_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  return reduction_out(&prod, "prod", out, x, dims, keepdim, dtype);
+}
+Tensor& mean_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  EMBER_CHECK(dtype || x.is_floating_point(), Error, "mean(): could not infer output dtype. Input dtype must be either "
+              "a floating point or complex dtype. Got: ", legacy(x.dtype()));
+  if (!dtype) check_result_fits_output(x.dtype(), out.dtype());
+  return reduction_out(&mean, "mean", out, x, dims, keepdim, dtype);
+}
+Tensor& cumsum_out(Tensor& out, const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  return scan_out(&cumsum, "cumsum", out, x, dim, dtype);
+}
+Tensor& cumprod_out(Tensor& out, const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  return scan_out(&cumprod, "cumprod", out, x, dim, dtype);
+}
+
+Tensor& amax_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim) {
+  return same_dtype_out("amax", out, x, [&] { return amax(x, dims, keepdim); });
+}
+Tensor& amin_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim) {
+  return same_dtype_out("amin", out, x, [&] { return amin(x, dims, keepdim); });
+}
+Tensor& norm_out(Tensor& out, const Tensor& x, double p, IntArrayRef dims, bool keepdim) {
+  return composite_out(out, {&x}, "norm", [&] {
+    Tensor r = norm(x, p, dims, keepdim);  // its input checks first
+    check_out_dtype(out, r.dtype());
+    return r;
+  });
+}
+
+Tensor& softmax_out(Tensor& out, const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  return softmax_like_out(&softmax, "softmax", out, x, dim, dtype);
+}
+Tensor& log_softmax_out(Tensor& out, const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  return softmax_like_out(&log_softmax, "log_softmax", out, x, dim, dtype);
+}
+
+Tensor& max_out(Tensor& out, const Tensor& x) { return composite_out(out, {&x}, "max", [&] { return max(x); }); }
+Tensor& min_out(Tensor& out, const Tensor& x) { return composite_out(out, {&x}, "min", [&] { return min(x); }); }
+
+
+Tensor& var_out(Tensor& out, const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
+  return spread_out(false, out, x, dims, correction, keepdim);
+}
+Tensor& std_out(Tensor& out, const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
+  return spread_out(true, out, x, dims, correction, keepdim);
+}
+
+Tensor& logsumexp_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim) {
+  EMBER_CHECK(is_floating_point(out.dtype()), Error, "logsumexp(): Expected floating point type for result tensor, "
+              "but got: ", legacy(out.dtype()));
+  return composite_out(out, {&x}, "logsumexp", [&] { return logsumexp(x.to(out.dtype()), dims, keepdim); });
+}
+
+std::pair<Tensor&, Tensor&> max_out(Tensor& values, Tensor& indices, const Tensor& x, int64_t dim, bool keepdim) {
+  return extremum_dim_out(true, values, indices, x, dim, keepdim);
+}
+std::pair<Tensor&, Tensor&> min_out(Tensor& values, Tensor& indices, const Tensor& x, int64_t dim, bool keepdim) {
+  return extremum_dim_out(false, values, indices, x, dim, keepdim);
+}
+
+Tensor& all_out(Tensor& out, const Tensor& x, OptionalIntArrayRef dims, bool keepdim) {
+  return truth_out("all", out, [&] { return all(x, dims, keepdim); });
+}
+Tensor& any_out(Tensor& out, const Tensor& x, OptionalIntArrayRef dims, bool keepdim) {
+  return truth_out("any", out, [&] { return any(x, dims, keepdim); });
+}
+
+Tensor& argmax_out(Tensor& out, const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  Tensor r = argmax(x, dim, keepdim);  // its input checks first, as torch
+  check_out_dtype(out, kInt64);
+  return write_plain(out, r);
+}
+Tensor& argmin_out(Tensor& out, const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  Tensor r = argmin(x, dim, keepdim);
+  check_out_dtype(out, kInt64);
+  return write_plain(out, r);
+}
+
+}  // namespace ember
