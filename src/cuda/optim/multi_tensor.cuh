@@ -5,6 +5,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "../graph.h"
 #include "../runtime.h"
 #include "ember/creation.h"
 #include "optim.h"
@@ -51,13 +52,22 @@ void launch_tables(const Step& update, const OptimStep& step, const std::vector<
   if (chunks.empty()) return;
   static_assert(std::is_trivially_copyable_v<TensorEntry<F>>);
   const size_t table_bytes = (tensors.size() * sizeof(TensorEntry<F>) + 15) / 16 * 16;
-  std::vector<char> host(table_bytes + chunks.size() * sizeof(ChunkEntry));
-  std::memcpy(host.data(), tensors.data(), tensors.size() * sizeof(TensorEntry<F>));
-  std::memcpy(host.data() + table_bytes, chunks.data(), chunks.size() * sizeof(ChunkEntry));
+  const size_t bytes = table_bytes + chunks.size() * sizeof(ChunkEntry);
+  // Under a graph capture the copy is recorded and runs at each replay: its source is pinned memory the graph keeps.
+  std::vector<char> pageable;
+  char* host = nullptr;
+  if (is_capturing(current_stream())) {
+    host = static_cast<char*>(capture_host_buffer(current_stream(), bytes));
+  } else {
+    pageable.resize(bytes);
+    host = pageable.data();
+  }
+  std::memcpy(host, tensors.data(), tensors.size() * sizeof(TensorEntry<F>));
+  std::memcpy(host + table_bytes, chunks.data(), chunks.size() * sizeof(ChunkEntry));
   // Freed at return: the allocator hands it out again only to work queued after this launch on the stream.
-  Tensor tables = empty({int64_t(host.size())}, TensorOptions(kUInt8).with_device(step.device));
+  Tensor tables = empty({int64_t(bytes)}, TensorOptions(kUInt8).with_device(step.device));
   char* dev = static_cast<char*>(tables.data_ptr());
-  EMBER_CUDA_CHECK(cudaMemcpyAsync(dev, host.data(), host.size(), cudaMemcpyHostToDevice, current_stream()));
+  EMBER_CUDA_CHECK(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, current_stream()));
   const int64_t n = int64_t(chunks.size());
   const unsigned grid = unsigned(n < (1 << 30) ? n : (1 << 30));
   multi_tensor_kernel<F><<<grid, kBlockThreads, 0, current_stream()>>>(
