@@ -356,4 +356,5 @@ def _record_stream(tensor, stream):
 
 # ---- CUDA graphs (python/ember/_cuda_graphs.py)
 
-from ._cuda_graphs import CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing  # noqa: E402
+from ._cuda_graphs import (CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing,  # noqa: E402
+                           make_graphed_callables)

@@ -34,7 +34,7 @@ def arr(t):
 # ---------------------------------------------------------------- without a GPU: presence and torch's CPU errors
 
 def test_api_present():
-    for name in ("CUDAGraph", "graph", "graph_pool_handle", "is_current_stream_capturing"):
+    for name in ("CUDAGraph", "graph", "graph_pool_handle", "is_current_stream_capturing", "make_graphed_callables"):
         assert hasattr(ember.cuda, name), name
     for name in ("capture_begin", "capture_end", "replay", "reset", "pool", "instantiate", "enable_debug_mode",
                  "debug_dump"):
@@ -48,6 +48,21 @@ def test_cpu_errors_match_torch():
     same_error(ember.cuda.graph_pool_handle, torch.cuda.graph_pool_handle)
     same_error(ember.cuda.is_current_stream_capturing, torch.cuda.is_current_stream_capturing)
     same_error(lambda: ember.cuda.graph(None), lambda: torch.cuda.graph(None))
+
+
+@cpu_only
+def test_make_graphed_callables_cpu_errors_match_torch():
+    same_error(lambda: ember.cuda.make_graphed_callables(lambda x: x, (1,)),
+               lambda: torch.cuda.make_graphed_callables(lambda x: x, (1,)))
+    same_error(lambda: ember.cuda.make_graphed_callables(lambda x: x, (ember.ones(2),)),
+               lambda: torch.cuda.make_graphed_callables(lambda x: x, (torch.ones(2),)))
+    em, tm = ember.nn.Linear(2, 2), torch.nn.Linear(2, 2)
+    em.register_forward_hook(lambda *a: None)
+    tm.register_forward_hook(lambda *a: None)
+    same_error(lambda: ember.cuda.make_graphed_callables(em, (ember.ones(2),)),
+               lambda: torch.cuda.make_graphed_callables(tm, (torch.ones(2),)))
+    same_error(lambda: ember.cuda.make_graphed_callables((lambda x: x, lambda x: x), (ember.ones(2),)),
+               lambda: torch.cuda.make_graphed_callables((lambda x: x, lambda x: x), (torch.ones(2),)))
 
 
 @cpu_only
@@ -492,3 +507,63 @@ def test_keep_graph_and_debug_dump(tmp_path):
     path = tmp_path / "graph.dot"
     g.debug_dump(str(path))
     assert path.read_text().startswith("digraph")
+
+
+def mlp():
+    nn = ember.nn
+    ember.manual_seed(4)
+    return nn.Sequential(nn.Linear(20, 64), nn.ReLU(), nn.Linear(64, 5)).cuda()
+
+
+@cuda
+def test_make_graphed_callables_module_and_function():
+    model, ref = mlp(), mlp()
+    head_w = ember.randn(5, 3, device="cuda", requires_grad=True)
+    ref_w = head_w.detach().clone().requires_grad_(True)
+
+    def head(h):
+        return (h @ head_w).tanh()
+
+    def ref_head(h):
+        return (h @ ref_w).tanh()
+
+    x0 = ember.randn(16, 20, device="cuda")
+    h0 = ember.randn(16, 5, device="cuda", requires_grad=True)
+    graphed_model, graphed_head = ember.cuda.make_graphed_callables((model, head), ((x0,), (h0,)))
+    assert graphed_model is model
+    for k in range(3):
+        x = ember.randn(16, 20, device="cuda") * (k + 1)
+        out = graphed_head(graphed_model(x))
+        out.square().sum().backward()
+        expect = ref_head(ref(x))
+        expect.square().sum().backward()
+        np.testing.assert_allclose(arr(out), arr(expect), rtol=1e-5, atol=1e-6)
+        for p, q in zip(list(model.parameters()) + [head_w], list(ref.parameters()) + [ref_w]):
+            np.testing.assert_allclose(arr(p.grad), arr(q.grad), rtol=1e-4, atol=1e-5)  # accumulated alike
+    model.eval()  # another training flag: the eager forward
+    x = ember.randn(4, 20, device="cuda")
+    np.testing.assert_allclose(arr(model(x)), arr(ref(x)), rtol=1e-5, atol=1e-6)
+
+
+@cuda
+def test_make_graphed_callables_input_gradient():
+    w = ember.randn(8, 8, device="cuda", requires_grad=True)
+
+    def fn(a, b):
+        return a @ w + b.sin(), (a * b).sum()
+
+    a0 = ember.randn(4, 8, device="cuda", requires_grad=True)
+    b0 = ember.randn(4, 8, device="cuda")
+    g = ember.cuda.make_graphed_callables(fn, (a0, b0), num_warmup_iters=2)
+    a = ember.randn(4, 8, device="cuda", requires_grad=True)
+    b = ember.randn(4, 8, device="cuda")
+    y, s = g(a, b)
+    (y.sum() + s).backward()
+    ga, gw = arr(a.grad), arr(w.grad)
+    a2 = a.detach().clone().requires_grad_(True)
+    w.grad = None
+    y2, s2 = a2 @ w + b.sin(), (a2 * b).sum()
+    (y2.sum() + s2).backward()
+    np.testing.assert_allclose(arr(y), arr(y2), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ga, arr(a2.grad), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gw, arr(w.grad), rtol=1e-5, atol=1e-6)
