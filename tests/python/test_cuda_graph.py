@@ -188,7 +188,8 @@ def test_matmul(dtype):
     for _ in range(3):
         a.copy_(ember.randn(128, 64, device="cuda"))
         g.replay()
-        np.testing.assert_array_equal(arr(out.float()), arr(((a @ b).relu() @ b.t()).float()))
+        tol = 1e-5 if dtype == "float32" else 1e-2
+        np.testing.assert_allclose(arr(out.float()), arr(((a @ b).relu() @ b.t()).float()), rtol=tol, atol=tol)
 
 
 @cuda
@@ -457,8 +458,8 @@ def test_pool_memory_stays_reserved_until_reset():
     g = ember.cuda.CUDAGraph()
     ptrs = []
     with ember.cuda.graph(g):
-        for _ in range(4):  # 32 MiB intermediates, freed and reused within the pool: one block
-            t = ember.cat([x, x])
+        for _ in range(4):  # 32 MiB blocks, freed and reused within the pool: one block
+            t = ember.empty(8 * mib, device="cuda")
             ptrs.append(t.data_ptr())
             del t
         out = x + 1  # 16 MiB: too small for the free 32 MiB block, a block of its own
