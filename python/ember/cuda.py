@@ -356,5 +356,6 @@ def _record_stream(tensor, stream):
 
 # ---- CUDA graphs (python/ember/_cuda_graphs.py)
 
+from . import _cuda_graphs as graphs  # noqa: E402  (torch.cuda.graphs)
 from ._cuda_graphs import (CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing,  # noqa: E402
                            make_graphed_callables)

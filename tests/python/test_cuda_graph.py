@@ -3,6 +3,8 @@ optimizers. Without a GPU: the API's presence and torch's CPU-build errors. On a
 against eager runs (elementwise chains, matmul, conv+BN+ReLU forward and backward, a whole training step with
 capturable Adam and with SGD), static inputs updated in place between replays, private pools (sharing, statistics,
 reset), random numbers that differ across replays and follow eager's sequence, and the errors torch raises."""
+import gc
+
 import numpy as np
 import pytest
 import torch
@@ -137,6 +139,7 @@ def test_replay_before_capture_end_raises():
         g.replay()
     s = side_stream()
     x = ember.ones(4, device="cuda")
+    x * 2  # warm-up: the kernels a capture records have run before
     with ember.cuda.stream(s):
         g.capture_begin()
         y = x * 2
@@ -342,6 +345,7 @@ def test_is_current_stream_capturing():
     assert ember.cuda.is_current_stream_capturing() is False
     g = ember.cuda.CUDAGraph()
     x = ember.ones(3, device="cuda")
+    x.mul_(1)
     with ember.cuda.graph(g):
         inside = ember.cuda.is_current_stream_capturing()
         x.mul_(2)
@@ -354,6 +358,8 @@ def test_host_sync_in_capture_raises_and_leaves_process_usable(op):
     x = ember.arange(6.0, device="cuda")
     ops = {"item": lambda: x.sum().item(), "cpu": lambda: x.cpu(), "nonzero": lambda: (x > 2).nonzero(),
            "str": lambda: str(x), "synchronize": ember.cuda.synchronize, "tolist": lambda: x.tolist()}
+    x.add_(0)
+    x.sum(), x > 2
     g = ember.cuda.CUDAGraph()
     with pytest.raises(RuntimeError, match="operation not permitted when stream is capturing"):
         with ember.cuda.graph(g):
@@ -372,6 +378,8 @@ def test_host_sync_in_capture_raises_and_leaves_process_usable(op):
 def test_manual_capture_end_raises_after_sync():
     g = ember.cuda.CUDAGraph()
     x = ember.ones(3, device="cuda")
+    x.add_(0)
+    x.sum()
     with ember.cuda.stream(side_stream()):
         g.capture_begin()
         x.add_(1)
@@ -385,6 +393,7 @@ def test_manual_capture_end_raises_after_sync():
 @cuda
 def test_empty_cache_during_capture_is_a_no_op():
     x = ember.ones(1 << 20, device="cuda")
+    (x * 2) + 1
     g = ember.cuda.CUDAGraph()
     with ember.cuda.graph(g):
         y = x * 2
@@ -398,7 +407,7 @@ def test_empty_cache_during_capture_is_a_no_op():
 def test_dropout_and_rand_follow_the_eager_sequence():
     x = ember.ones(4096, device="cuda")
     g = ember.cuda.CUDAGraph()
-    F.dropout(x, 0.5)
+    F.dropout(x, 0.5), ember.rand(1000, device="cuda"), ember.randn(333, device="cuda")
     with ember.cuda.graph(g):
         d = F.dropout(x, 0.5)
         r = ember.rand(1000, device="cuda")
@@ -422,6 +431,7 @@ def test_dropout_and_rand_follow_the_eager_sequence():
 
 @cuda
 def test_capture_draws_nothing_from_the_generator():
+    ember.rand(100, device="cuda")
     ember.manual_seed(3)
     state = ember.cuda.get_rng_state()
     g = ember.cuda.CUDAGraph()
@@ -450,10 +460,12 @@ def test_pool_sharing():
 @cuda
 def test_pool_memory_stays_reserved_until_reset():
     mib = 1 << 20
+    gc.collect()  # earlier tests' graphs (in reference cycles) release their pools before the baseline
     ember.cuda.synchronize()
     ember.cuda.empty_cache()
     base_alloc, base_res = ember.cuda.memory_allocated(), ember.cuda.memory_reserved()
     x = ember.ones(4 * mib, device="cuda")  # 16 MiB
+    x + 1
     after_x = ember.cuda.memory_allocated()
     g = ember.cuda.CUDAGraph()
     ptrs = []
@@ -498,6 +510,7 @@ def graph_stream():
 @cuda
 def test_keep_graph_and_debug_dump(tmp_path):
     x = ember.ones(8, device="cuda")
+    x * 5
     g = ember.cuda.CUDAGraph(keep_graph=True)
     g.enable_debug_mode()
     with ember.cuda.graph(g):
