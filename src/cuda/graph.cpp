@@ -67,6 +67,7 @@ class Graph final : public cuda::CudaGraphBackend {
   void capture_begin(cuda::MempoolId pool, cuda::CaptureErrorMode mode) override {
     EMBER_CHECK(!capturing_ && !captured_, Error, "This CUDAGraph instance already owns a captured graph. To capture "
                 "a new graph, create a new instance.");
+    reset();  // what a failed capture left: its pool and buffers
     device_ = current_device();
     stream_ = current_stream(device_);
     EMBER_CHECK(stream_ != nullptr, Error, "CUDA graphs must be captured on a non-default stream. (However, after "

@@ -375,6 +375,21 @@ def test_host_sync_in_capture_raises_and_leaves_process_usable(op):
 
 
 @cuda
+def test_recapture_after_a_failed_capture():
+    x = ember.ones(3, device="cuda")
+    x.add_(0)
+    x.sum()
+    g = ember.cuda.CUDAGraph()
+    with pytest.raises(RuntimeError, match="operation not permitted when stream is capturing"):
+        with ember.cuda.graph(g):
+            x.sum().item()
+    with ember.cuda.graph(g):
+        x.add_(1)
+    g.replay()
+    assert x.tolist() == [2.0, 2.0, 2.0]
+
+
+@cuda
 def test_manual_capture_end_raises_after_sync():
     g = ember.cuda.CUDAGraph()
     x = ember.ones(3, device="cuda")
