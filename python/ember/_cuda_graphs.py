@@ -26,6 +26,11 @@ def graph_pool_handle():
     return _C._cuda_graph_pool_handle()
 
 
+def _no_liveness(check_input_liveness):
+    if check_input_liveness:
+        raise NotImplementedError("check_input_liveness=True is not supported by Ember's CUDA graphs")
+
+
 class CUDAGraph:
     """A CUDA graph: the work queued on the current stream between capture_begin and capture_end, replayed at once.
 
@@ -40,8 +45,9 @@ class CUDAGraph:
     def __init__(self, keep_graph=False):
         pass
 
-    def capture_begin(self, pool=None, capture_error_mode="global"):
+    def capture_begin(self, pool=None, capture_error_mode="global", check_input_liveness=False):
         """Begins capturing the current stream's work (which must not be the default stream)."""
+        _no_liveness(check_input_liveness)
         if capture_error_mode not in _CAPTURE_MODES:
             raise RuntimeError("Unknown capture error mode. Expected `global`, `thread_local`, or `relaxed`, got "
                                f"{capture_error_mode}")
@@ -74,11 +80,14 @@ class CUDAGraph:
 
 class graph:
     """Captures the block's CUDA work into `cuda_graph`: synchronizes, collects garbage and empties the cache first
-    (as torch), then captures on `stream` or, by default, on a side stream shared by all captures."""
+    (as torch), then captures on `stream` or, by default, on a side stream shared by all captures. enable_annotations
+    (profiler annotations) has no effect here."""
 
     default_capture_stream = None
 
-    def __init__(self, cuda_graph, pool=None, stream=None, capture_error_mode="global"):
+    def __init__(self, cuda_graph, pool=None, stream=None, capture_error_mode="global", enable_annotations=False,
+                 check_input_liveness=False):
+        _no_liveness(check_input_liveness)
         if not _cuda.is_available():
             raise RuntimeError("torch.cuda.Stream requires CUDA support")
         if graph.default_capture_stream is None:

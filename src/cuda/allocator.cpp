@@ -224,9 +224,9 @@ class DeviceCache {
 
   // Device memory within the process's fraction of it, or nullptr.
   void* driver_malloc(size_t rounded, double fraction) {
+    RelaxedCaptureMode relaxed;  // a capture under way neither records nor forbids these calls
     if (fraction < 1.0 && double(stats_.reserved + int64_t(rounded)) > fraction * total_memory()) return nullptr;
     void* p = nullptr;
-    RelaxedCaptureMode relaxed;  // a capture under way does not record or forbid it
     if (cudaMalloc(&p, rounded) != cudaSuccess) {
       cudaGetLastError();
       return nullptr;

@@ -134,7 +134,8 @@ void begin_random_capture(int device, uintptr_t stream, const uint64_t* philox_a
 uint64_t end_random_capture(int device, uintptr_t stream) {
   GeneratorState& g = default_generator().state();
   std::lock_guard<std::mutex> lock(g.mutex);
-  auto it = std::ranges::find_if(g_captures, [&](const RandomCapture& c) { return c.device == device && c.stream == stream; });
+  auto it = std::ranges::find_if(g_captures,
+                                 [&](const RandomCapture& c) { return c.device == device && c.stream == stream; });
   if (it == g_captures.end()) return 0;
   uint64_t used = it->used;
   g_captures.erase(it);

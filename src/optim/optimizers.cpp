@@ -118,7 +118,9 @@ void adam_group(Optimizer& opt, ParamGroup& o, const std::vector<Tensor>& params
   for (const Tensor& p : params) {
     Dict& s = opt.state(p);
     // capturable: the counter lives on the parameter's device, as torch's
-    steps.push_back(lazy(s, "step", [&] { return capturable ? zeros({}, TensorOptions(kFloat32).with_device(p.device())) : zero_step(); }));
+    steps.push_back(lazy(s, "step", [&] {
+      return capturable ? zeros({}, TensorOptions(kFloat32).with_device(p.device())) : zero_step();
+    }));
     m.push_back(lazy(s, "exp_avg", [&] { return zeros_like(p); }));
     v.push_back(lazy(s, "exp_avg_sq", [&] { return zeros_like(p); }));
     vmax.push_back(amsgrad ? lazy(s, "max_exp_avg_sq", [&] { return zeros_like(p); }) : Tensor());

@@ -95,7 +95,7 @@ class Optimizer {
 
   StateDict state_dict() const;
   // Groups take the saved options (keeping their parameters); state tensors take each parameter's
-  // dtype (floating state, except "step") and device.
+  // dtype (floating state, except "step") and device ("step" only in a capturable group, as float32).
   void load_state_dict(const StateDict& sd);
 
  protected:
