@@ -596,3 +596,73 @@ def test_make_graphed_callables_input_gradient():
     np.testing.assert_allclose(arr(y), arr(y2), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(ga, arr(a2.grad), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(gw, arr(w.grad), rtol=1e-5, atol=1e-6)
+
+
+@cuda
+def test_forked_streams_join_the_capture():
+    """Work forked to a second stream inside the capture (events recorded and waited on) is captured too, and its
+    allocations come from the graph's pool."""
+    x = ember.randn(1000, device="cuda")
+    other = side_stream()
+    x * 3, x + 1
+    g = ember.cuda.CUDAGraph()
+    with ember.cuda.graph(g):
+        main = ember.cuda.current_stream()
+        other.wait_stream(main)
+        with ember.cuda.stream(other):
+            a = x * 3
+            assert ember.cuda.is_current_stream_capturing()
+        b = x + 1
+        main.wait_stream(other)
+        c = a + b
+    for _ in range(2):
+        x.copy_(ember.randn(1000, device="cuda"))
+        g.replay()
+        np.testing.assert_allclose(arr(c), arr(x * 3 + (x + 1)), rtol=1e-6, atol=1e-6)
+
+
+@cuda
+def test_record_stream_and_frees_during_capture():
+    """A block freed during the capture while recorded on another stream waits for the capture's end; a block from
+    before the capture freed inside it goes back to the common cache. Both end up returned to the driver."""
+    gc.collect()
+    ember.cuda.synchronize()
+    ember.cuda.empty_cache()
+    base_alloc, base_res = ember.cuda.memory_allocated(), ember.cuda.memory_reserved()
+    before = ember.ones(1 << 16, device="cuda")
+    x = ember.ones(1 << 16, device="cuda")
+    other = side_stream()
+    x * 2
+    g = ember.cuda.CUDAGraph()
+    with ember.cuda.graph(g):
+        t = x * 2
+        t.record_stream(other)
+        out = t + 1
+        del t, before
+    g.replay()
+    ember.cuda.synchronize()
+    assert float(out.sum()) == 3.0 * (1 << 16)
+    g.reset()
+    del out, x
+    ember.cuda.synchronize()
+    ember.cuda.empty_cache()
+    assert ember.cuda.memory_allocated() == base_alloc
+    assert ember.cuda.memory_reserved() == base_res
+
+
+@cuda
+def test_out_of_memory_during_capture_keeps_the_cache():
+    x = ember.ones(1024, device="cuda")
+    x * 2
+    total = ember.cuda.mem_get_info()[1]
+    g = ember.cuda.CUDAGraph()
+    before = ember.cuda.memory_stats()
+    with pytest.raises(ember.cuda.OutOfMemoryError):
+        with ember.cuda.graph(g):
+            x * 2
+            ember.empty(int(total), dtype=ember.uint8, device="cuda")  # more than the device has
+    after = ember.cuda.memory_stats()
+    assert after["num_ooms"] == before["num_ooms"] + 1
+    assert after["num_alloc_retries"] == before["num_alloc_retries"]  # no cache freed to retry
+    y = x * 2  # the process carries on
+    assert float(y.sum()) == 2048.0
