@@ -306,7 +306,10 @@ class CudaAllocator final : public Allocator {
 
   std::string oom_message(int device, size_t rounded) {
     size_t free = 0, total = 0;
-    cudaMemGetInfo(&free, &total);
+    {
+      RelaxedCaptureMode relaxed;
+      cudaMemGetInfo(&free, &total);
+    }
     cudaGetLastError();
     cuda::MemoryStats s = cache(device).stats();
     std::string msg = str("CUDA out of memory. Tried to allocate ", format_bytes(double(rounded)), ". GPU ", device,
