@@ -1,5 +1,7 @@
-// Capturable Adam: torch's capturable single-tensor math with tensor ops on the device, the step counter there and
-// the bias corrections computed from it, so that step() reads nothing on the host and a CUDA graph replays it.
+// Capturable Adam: torch's capturable single-tensor math on the device, the step counter there and the bias
+// corrections computed from it, so that step() reads nothing on the host and a CUDA graph replays it. Contiguous
+// float32/float64 parameters take the device's fused kernel (kernels::adam_capturable); others, tensor ops.
+#include "../dispatch/adam_capturable.h"
 #include "ember/creation.h"
 #include "ember/errors.h"
 #include "ember/ops.h"
@@ -8,6 +10,20 @@
 #include "fused.h"
 
 namespace ember::optim::functional {
+
+namespace {
+
+// Whether CUDA's fused kernel takes this parameter: contiguous float32/float64 tensors of one dtype (undefined ones
+// skipped) and a float32 counter.
+bool fused(const Tensor& p, std::initializer_list<Tensor> tensors, const Tensor& step) {
+  if (!p.device().is_cuda() || (p.dtype() != kFloat32 && p.dtype() != kFloat64) || step.dtype() != kFloat32)
+    return false;
+  for (const Tensor& t : tensors)
+    if (t.defined() && (!t.is_contiguous() || t.dtype() != p.dtype())) return false;
+  return true;
+}
+
+}  // namespace
 
 void adam_capturable(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                      const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
@@ -27,8 +43,18 @@ void adam_capturable(const std::vector<Tensor>& params, const std::vector<Tensor
     detail::check_like(exp_avg_sqs[i], params[i], "exp_avg_sq", i);
     if (o.amsgrad) detail::check_like(max_exp_avg_sqs[i], params[i], "max_exp_avg_sq", i);
   }
+  const AdamCapturableArgs args{o.lr, o.beta1, o.beta2, o.eps, o.weight_decay, o.amsgrad, o.maximize,
+                                o.decoupled_weight_decay};
   for (size_t i = 0; i < n; ++i) {
     Tensor p = params[i], m = exp_avgs[i], v = exp_avg_sqs[i], step = steps[i];
+    const Tensor vmax = o.amsgrad ? max_exp_avg_sqs[i] : Tensor();
+    if (fused(p, {p, grads[i], m, v, vmax}, step)) {  // two kernels: the count, then the update
+      step.add_(1);
+      kernels::adam_capturable[p.device()](p, grads[i], m, v, vmax, step, args);
+      for (const Tensor& t : {p, m, v, vmax})
+        if (t.defined()) t.bump_version();
+      continue;
+    }
     Tensor g = o.maximize ? grads[i].neg() : grads[i];
     step.add_(1);
     if (o.weight_decay != 0) {
