@@ -1,6 +1,9 @@
 // Capturable Adam: torch's capturable single-tensor math on the device, the step counter there and the bias
 // corrections computed from it, so that step() reads nothing on the host and a CUDA graph replays it. Contiguous
-// float32/float64 parameters take the device's fused kernel (kernels::adam_capturable); others, tensor ops.
+// float32/float64 parameters take CUDA's multi-tensor kernel (kernels::adam_capturable); others, tensor ops.
+#include <algorithm>
+#include <utility>
+
 #include "../dispatch/adam_capturable.h"
 #include "ember/creation.h"
 #include "ember/errors.h"
@@ -43,18 +46,39 @@ void adam_capturable(const std::vector<Tensor>& params, const std::vector<Tensor
     detail::check_like(exp_avg_sqs[i], params[i], "exp_avg_sq", i);
     if (o.amsgrad) detail::check_like(max_exp_avg_sqs[i], params[i], "max_exp_avg_sq", i);
   }
-  const AdamCapturableArgs args{o.lr, o.beta1, o.beta2, o.eps, o.weight_decay, o.amsgrad, o.maximize,
-                                o.decoupled_weight_decay};
+  // Contiguous float32/float64 parameters: CUDA's fused step, one call per device and dtype.
+  std::vector<std::pair<std::pair<Device, ScalarType>, std::vector<size_t>>> fused_groups;
+  std::vector<size_t> others;
   for (size_t i = 0; i < n; ++i) {
-    Tensor p = params[i], m = exp_avgs[i], v = exp_avg_sqs[i], step = steps[i];
-    const Tensor vmax = o.amsgrad ? max_exp_avg_sqs[i] : Tensor();
-    if (fused(p, {p, grads[i], m, v, vmax}, step)) {  // two kernels: the count, then the update
-      step.add_(1);
-      kernels::adam_capturable[p.device()](p, grads[i], m, v, vmax, step, args);
-      for (const Tensor& t : {p, m, v, vmax})
-        if (t.defined()) t.bump_version();
+    if (!fused(params[i], {params[i], grads[i], exp_avgs[i], exp_avg_sqs[i], o.amsgrad ? max_exp_avg_sqs[i] : Tensor()},
+               steps[i])) {
+      others.push_back(i);
       continue;
     }
+    const std::pair<Device, ScalarType> key{params[i].device(), params[i].dtype()};
+    auto it = std::ranges::find_if(fused_groups, [&](const auto& g) { return g.first == key; });
+    if (it != fused_groups.end()) {
+      it->second.push_back(i);
+    } else {
+      fused_groups.emplace_back(key, std::vector<size_t>{i});
+    }
+  }
+  const AdamCapturableArgs args{o.lr, o.beta1, o.beta2, o.eps, o.weight_decay, o.amsgrad, o.maximize,
+                                o.decoupled_weight_decay};
+  for (const auto& [key, members] : fused_groups) {
+    auto pick = [&](const std::vector<Tensor>& list) {
+      std::vector<Tensor> out;
+      for (size_t i : members) out.push_back(list[i]);
+      return out;
+    };
+    const std::vector<Tensor> p = pick(params), m = pick(exp_avgs), v = pick(exp_avg_sqs),
+                              vmax = o.amsgrad ? pick(max_exp_avg_sqs) : std::vector<Tensor>(), s = pick(steps);
+    kernels::adam_capturable[key.first](p, pick(grads), m, v, vmax, s, args);
+    for (const std::vector<Tensor>* list : {&p, &m, &v, &vmax, &s})
+      for (const Tensor& t : *list) t.bump_version();
+  }
+  for (size_t i : others) {
+    Tensor p = params[i], m = exp_avgs[i], v = exp_avg_sqs[i], step = steps[i];
     Tensor g = o.maximize ? grads[i].neg() : grads[i];
     step.add_(1);
     if (o.weight_decay != 0) {

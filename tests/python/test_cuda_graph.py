@@ -696,3 +696,32 @@ def test_capturable_adam_matches_the_fused_step(name, kw, dtype, strided):
     tol = 1e-2 if dtype == "float16" else 1e-5
     np.testing.assert_allclose(got, expect, rtol=tol, atol=tol)
     assert step.device.type == "cuda" and float(step) == 5.0
+
+
+@cuda
+def test_capturable_adam_mixed_group():
+    """One group of float32, float64, float16, strided and empty parameters: each dtype's fused pass, the tensor-op
+    path for the rest, every counter moved once per step."""
+    rng = np.random.default_rng(1)
+    shapes = [(7, 3), (4,), (5, 2), (3, 4), (0, 3)]
+    dtypes = ["float32", "float64", "float16", "float32", "float32"]
+    init = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+
+    def run(capturable):
+        ps = []
+        for k, (a, dt) in enumerate(zip(init, dtypes)):
+            p = ember.from_numpy(a).to(getattr(ember, dt)).cuda()
+            ps.append((p.t().contiguous().t() if k == 3 else p).requires_grad_(True))
+        opt = ember.optim.AdamW(ps, lr=0.01, capturable=capturable)
+        for step in range(3):
+            for p in ps:
+                p.grad = (ember.ones(p.shape, device="cuda") * (step + 1)).to(p.dtype)
+            opt.step()
+        return [arr(p.float()) for p in ps], [float(opt.state[p]["step"]) for p in ps]
+
+    got, steps = run(True)
+    expect, _ = run(False)
+    assert steps == [3.0] * 5
+    for g, e, dt in zip(got, expect, dtypes):
+        tol = 1e-2 if dt == "float16" else 1e-5
+        np.testing.assert_allclose(g, e, rtol=tol, atol=tol)

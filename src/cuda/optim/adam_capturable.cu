@@ -1,22 +1,24 @@
-// Capturable Adam on CUDA: one pass per parameter, each thread taking the bias corrections from the device step
-// counter (torch's capturable math: float32 corrections, lr / bc1 as lr * (1 / bc1), eps and the denominator scaled
-// by the negated step size), then the update in the parameter's dtype.
+// Capturable Adam on CUDA: one multi-tensor pass over a group's parameters, each element taking the bias
+// corrections from its tensor's step counter plus one (torch's capturable math: float32 corrections, lr / bc1 as
+// lr * (1 / bc1), the denominator and eps scaled by the negated step size), then one kernel incrementing the counters.
 #include "../../dispatch/adam_capturable.h"
 #include "../../functors/optim.h"
-#include "../runtime.h"
+#include "adam_capturable.h"
+#include "multi_tensor.cuh"
 
 namespace ember::cuda_backend {
 namespace {
 
 template <typename T>
-__global__ void adam_capturable_kernel(T* p, const T* g, T* m, T* v, T* vmax, const float* step, int64_t n,
-                                       AdamCapturableArgs a) {
-  const float t = *step;
-  const float bc1 = 1.0f - powf(float(a.beta1), t), bc2 = 1.0f - powf(float(a.beta2), t);
-  const float neg_step = (1.0f / bc1) * float(-a.lr);
-  const T scale = T(sqrtf(bc2) * neg_step), shift = T((1.0f / neg_step) * float(a.eps));
-  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-  for (int64_t k = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride) {
+struct AdamCapturableUpdate {
+  using Elem = T;
+  float* step;  // read here, moved by increment_steps after the pass
+  AdamCapturableArgs a;
+  __device__ void operator()(int64_t k, T* p, const T* g, T* m, T* v, T* vmax) const {
+    const float t = *step + 1.0f;
+    const float bc1 = 1.0f - powf(float(a.beta1), t), bc2 = 1.0f - powf(float(a.beta2), t);
+    const float neg_step = (1.0f / bc1) * float(-a.lr);
+    const T scale = T(sqrtf(bc2) * neg_step), shift = T((1.0f / neg_step) * float(a.eps));
     T d = a.maximize ? -g[k] : g[k];
     T x = p[k];
     if (a.decoupled) x = x * T(1 - a.lr * a.weight_decay);
@@ -28,21 +30,40 @@ __global__ void adam_capturable_kernel(T* p, const T* g, T* m, T* v, T* vmax, co
     if (a.amsgrad) vk = vmax[k] = vmax[k] < vk ? vk : vmax[k];
     p[k] = x + mk / (sqrt(vk) / scale + shift);
   }
+};
+
+template <typename T>
+__global__ void increment_steps(const TensorEntry<AdamCapturableUpdate<T>>* tensors, int64_t n) {
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) *tensors[i].f.step += 1.0f;
 }
 
-void adam_capturable(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
-                     const Tensor& max_exp_avg_sq, const Tensor& step, const AdamCapturableArgs& args) {
-  const int64_t n = param.numel();
-  if (n == 0) return;
-  DeviceGuard guard(device_index(param.device()));
+void adam_capturable(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                     const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
+                     const std::vector<Tensor>& max_exp_avg_sqs, const std::vector<Tensor>& steps,
+                     const AdamCapturableArgs& args) {
+  if (params.empty()) return;
+  const Device device = params.front().device();
+  DeviceGuard guard(device_index(device));
   auto launch = [&]<typename T>(T) {
-    adam_capturable_kernel<T><<<grid_for(n, 1), kBlockThreads, 0, current_stream()>>>(
-        static_cast<T*>(param.data_ptr()), static_cast<const T*>(grad.data_ptr()), static_cast<T*>(exp_avg.data_ptr()),
-        static_cast<T*>(exp_avg_sq.data_ptr()),
-        args.amsgrad ? static_cast<T*>(max_exp_avg_sq.data_ptr()) : nullptr, step.data_ptr<float>(), n, args);
+    using F = AdamCapturableUpdate<T>;
+    std::vector<TensorEntry<F>> tensors;
+    for (size_t i = 0; i < params.size(); ++i) {
+      const Tensor* streams[5] = {&params[i], &grads[i], &exp_avgs[i], &exp_avg_sqs[i],
+                                  args.amsgrad ? &max_exp_avg_sqs[i] : nullptr};
+      TensorEntry<F> e{{}, params[i].numel(), F{steps[i].data_ptr<float>(), args}};
+      for (size_t j = 0; j < 5; ++j) e.data[j] = streams[j] ? static_cast<T*>(streams[j]->data_ptr()) : nullptr;
+      tensors.push_back(e);  // an empty tensor has no chunk, but its counter still counts
+    }
+    Tensor keep;
+    const TensorEntry<F>* table = launch_entries(tensors, device, keep);
+    if (!table) {  // no element anywhere: the counters alone
+      for (const Tensor& s : steps) Tensor(s).add_(1);
+      return;
+    }
+    increment_steps<T><<<1, kBlockThreads, 0, current_stream()>>>(table, int64_t(tensors.size()));
     EMBER_CUDA_LAUNCH();
   };
-  if (param.dtype() == kFloat64) launch(double{});
+  if (params.front().dtype() == kFloat64) launch(double{});
   else launch(float{});
 }
 
