@@ -6,6 +6,7 @@
 #include "ember/autograd.h"
 #include "ember/creation.h"
 #include "ember/cuda.h"
+#include "ember/cuda_graph.h"
 #include "ember/cudnn.h"  // ember::cudnn: allow_tf32 / benchmark / deterministic
 #include "ember/decompositions.h"
 #include "ember/device.h"

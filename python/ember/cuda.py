@@ -352,3 +352,10 @@ def _record_stream(tensor, stream):
     if not isinstance(stream, Stream):
         raise TypeError(f"record_stream(): argument 'stream' must be a Stream, not {type(stream).__name__}")
     _C._cuda_record_stream(tensor, stream._stream)
+
+
+# ---- CUDA graphs (python/ember/_cuda_graphs.py)
+
+from . import _cuda_graphs as graphs  # noqa: E402  (torch.cuda.graphs)
+from ._cuda_graphs import (CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing,  # noqa: E402
+                           make_graphed_callables)

@@ -1,6 +1,7 @@
 // ember.device and the CUDA availability queries.
 #include "bindings.h"
 #include "ember/cuda.h"
+#include "ember/cuda_graph.h"
 #include "ember/cudnn.h"
 
 #include <nanobind/stl/pair.h>
@@ -125,6 +126,22 @@ void init_cuda(nb::module_& m) {
       .def("elapsed_time", &cuda::Event::elapsed_time)
       .def_prop_ro("handle", &cuda::Event::handle);
   m.def("_cuda_record_stream", &cuda::record_stream);
+  // CUDA graphs: ember.cuda.CUDAGraph (python/ember/_cuda_graphs.py) wraps this; capture_mode 0 global,
+  // 1 thread_local, 2 relaxed.
+  nb::class_<cuda::CUDAGraph>(m, "_CUDAGraph")
+      .def(nb::init<bool>())
+      .def("capture_begin", [](cuda::CUDAGraph& g, cuda::MempoolId pool, int mode) {
+        g.capture_begin(pool, cuda::CaptureErrorMode(mode));
+      })
+      .def("capture_end", &cuda::CUDAGraph::capture_end)
+      .def("instantiate", &cuda::CUDAGraph::instantiate)
+      .def("replay", &cuda::CUDAGraph::replay)
+      .def("reset", &cuda::CUDAGraph::reset)
+      .def("pool", &cuda::CUDAGraph::pool)
+      .def("enable_debug_mode", &cuda::CUDAGraph::enable_debug_mode)
+      .def("debug_dump", &cuda::CUDAGraph::debug_dump);
+  m.def("_cuda_graph_pool_handle", &cuda::graph_pool_handle);
+  m.def("_cuda_is_current_stream_capturing", &cuda::is_current_stream_capturing);
   m.def("_cuda_matmul_allow_tf32", &cuda::matmul_allow_tf32);
   m.def("_cuda_set_matmul_allow_tf32", &cuda::set_matmul_allow_tf32);
   m.def("_cudnn_allow_tf32", &cudnn::allow_tf32);

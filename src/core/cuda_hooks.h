@@ -4,12 +4,30 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "ember/cuda.h"
+#include "ember/cuda_graph.h"
 #include "ember/device.h"
 
 namespace ember {
+
+namespace cuda {
+// The backend's side of a CUDAGraph (src/cuda/graph.cpp).
+class CudaGraphBackend {
+ public:
+  virtual ~CudaGraphBackend() = default;
+  virtual void capture_begin(MempoolId pool, CaptureErrorMode mode) = 0;
+  virtual void capture_end() = 0;
+  virtual void instantiate() = 0;
+  virtual void replay() = 0;
+  virtual void reset() = 0;
+  virtual MempoolId pool() const = 0;
+  virtual void enable_debug_mode() = 0;
+  virtual void debug_dump(const std::string& path) = 0;
+};
+}  // namespace cuda
 
 class CudaHooks {
  public:
@@ -53,6 +71,12 @@ class CudaHooks {
   // Whether float32 products may round their inputs to TF32 (torch.backends.cuda.matmul.allow_tf32).
   virtual bool allow_tf32() const = 0;
   virtual void set_allow_tf32(bool allow) const = 0;
+
+  // CUDA graphs (include/ember/cuda_graph.h).
+  virtual std::unique_ptr<cuda::CudaGraphBackend> make_graph(bool keep_graph) const = 0;
+  virtual cuda::MempoolId graph_pool_handle() const = 0;
+  // Whether `stream` is capturing a graph (an invalidated capture counts until it ends).
+  virtual bool stream_capturing(int device, uintptr_t stream) const = 0;
 };
 
 // The backend's hooks, loading it on first use; nullptr when this build or machine has none

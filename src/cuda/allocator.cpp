@@ -3,6 +3,9 @@
 // more (large) that was allocated on the same stream, so stream order keeps reuse safe. A block also used on other
 // streams (record_stream) returns to the cache once events show those streams' work on it is done. When the
 // driver has no memory left, the cache is returned to it and the allocation retried once.
+// While a stream captures a CUDA graph, its allocations come from the graph's private pool (graph.cpp): the pool's
+// blocks are reused only by allocations captured into it, and go back to the driver only after every graph using
+// the pool is reset. No call that would break a capture (cudaFree, event queries) is made while one is under way.
 #include "allocator.h"
 
 #include <cstdio>
@@ -12,6 +15,7 @@
 #include <mutex>
 #include <vector>
 
+#include "graph.h"
 #include "runtime.h"
 
 namespace ember::cuda_backend {
@@ -36,12 +40,23 @@ std::string format_bytes(double n) {
   return buf;
 }
 
+struct Block;
+using FreeBlocks = std::multimap<std::pair<cudaStream_t, size_t>, Block*>;  // by stream, then size
+
+// A graph's private pool: its cached blocks, and the graphs that use it.
+struct PrivatePool {
+  FreeBlocks free;
+  int users = 0;        // graphs capturing into it or holding a capture
+  int64_t segments = 0;  // driver allocations it owns, live or cached
+};
+
 struct Block {
   void* ptr;
   size_t size;          // rounded, as allocated from the driver
   size_t requested;     // what the tensor asked for
   int device;
   cudaStream_t stream;  // where it was allocated
+  PrivatePool* pool;    // the private pool it belongs to, or nullptr
   std::vector<cudaStream_t> used_on;  // other streams that use it (record_stream)
 };
 
@@ -57,14 +72,20 @@ class DeviceCache {
   Block* take(size_t rounded, size_t requested, int device, double fraction, cudaStream_t stream) {
     std::lock_guard<std::mutex> lock(mutex_);
     collect_pending(false);
-    auto it = free_.lower_bound({stream, rounded});
+    PrivatePool* pool = capture_pool(stream);
+    FreeBlocks& free = pool ? pool->free : free_;
+    auto it = free.lower_bound({stream, rounded});
     size_t slack = rounded <= kSmall ? 0 : rounded / 4;
-    if (it != free_.end() && it->first.first == stream && it->first.second <= rounded + slack) {
+    if (it != free.end() && it->first.first == stream && it->first.second <= rounded + slack) {
       Block* b = it->second;
-      free_.erase(it);
+      free.erase(it);
       return hand_out(b, requested);
     }
     void* p = driver_malloc(rounded, fraction);
+    if (!p && !captures_.empty()) {  // freeing the cache would break the capture
+      ++stats_.num_ooms;
+      return nullptr;
+    }
     if (!p) {
       release_cached();  // give the cache back to the driver and try once more
       ++stats_.num_alloc_retries;
@@ -77,7 +98,8 @@ class DeviceCache {
     stats_.reserved += int64_t(rounded);
     stats_.peak_reserved = std::max(stats_.peak_reserved, stats_.reserved);
     ++stats_.num_segments;
-    return hand_out(new Block{p, rounded, requested, device, stream, {}}, requested);
+    if (pool) ++pool->segments;
+    return hand_out(new Block{p, rounded, requested, device, stream, pool, {}}, requested);
   }
 
   void give_back(Block* b) {
@@ -86,9 +108,16 @@ class DeviceCache {
     stats_.requested -= int64_t(b->requested);
     ++stats_.num_frees;
     if (b->used_on.empty()) {
-      free_.emplace(std::make_pair(b->stream, b->size), b);
-      return;
+      cache_block(b);
+    } else if (!captures_.empty()) {
+      deferred_.push_back(b);  // events cannot be recorded and queried during a capture
+    } else {
+      await_streams(b);
     }
+  }
+
+  // Queues b behind events on the other streams that used it. mutex_ held, no capture under way.
+  void await_streams(Block* b) {
     Pending pending{b, {}};
     for (cudaStream_t s : b->used_on) {
       cudaEvent_t e;
@@ -110,8 +139,12 @@ class DeviceCache {
     }
   }
 
-  // Moves freed blocks whose streams' work has finished (all of them when `wait`) into the cache. mutex_ held.
+  // Moves freed blocks whose streams' work has finished (all of them when `wait`) into the cache; nothing while a
+  // capture is under way. mutex_ held.
   void collect_pending(bool wait) {
+    if (!captures_.empty()) return;
+    for (Block* b : deferred_) await_streams(b);
+    deferred_.clear();
     for (auto it = pending_.begin(); it != pending_.end();) {
       auto& events = it->events;
       while (!events.empty() && (wait ? cudaEventSynchronize(events.back()) : cudaEventQuery(events.back())) == cudaSuccess) {
@@ -123,24 +156,41 @@ class DeviceCache {
         ++it;
         continue;
       }
-      free_.emplace(std::make_pair(it->block->stream, it->block->size), it->block);
+      cache_block(it->block);
       it = pending_.erase(it);
     }
   }
 
-  void release_cached() {  // mutex_ held by the caller
+  // Returns the cache and the cached blocks of pools no graph uses to the driver. mutex_ held, no capture under way.
+  void release_cached() {
     collect_pending(true);
-    for (auto& [key, b] : free_) {
-      cudaFree(b->ptr);
-      stats_.reserved -= int64_t(key.second);
-      --stats_.num_segments;
-      delete b;
+    release(free_);
+    for (auto it = pools_.begin(); it != pools_.end();) {
+      if (it->second.users == 0) release(it->second.free);
+      it = it->second.users == 0 && it->second.segments == 0 ? pools_.erase(it) : std::next(it);
     }
-    free_.clear();
   }
+  // As torch since 2.8, a no-op while a capture is under way.
   void empty_cache() {
     std::lock_guard<std::mutex> lock(mutex_);
-    release_cached();
+    if (captures_.empty()) release_cached();
+  }
+
+  // Allocations on streams in capture `capture_id` come from pool `id` until end_capture.
+  void begin_capture(cuda::MempoolId id, unsigned long long capture_id) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++pools_[id].users;
+    captures_.emplace_back(capture_id, id);
+  }
+  void end_capture(unsigned long long capture_id) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::erase_if(captures_, [&](const auto& c) { return c.first == capture_id; });
+  }
+  // A graph no longer uses pool `id`: with no other user, its cached memory may go back to the driver.
+  void release_pool(cuda::MempoolId id) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = pools_.find(id);
+    if (it != pools_.end() && it->second.users > 0) --it->second.users;
   }
 
   cuda::MemoryStats stats() {
@@ -174,6 +224,7 @@ class DeviceCache {
 
   // Device memory within the process's fraction of it, or nullptr.
   void* driver_malloc(size_t rounded, double fraction) {
+    RelaxedCaptureMode relaxed;  // a capture under way neither records nor forbids these calls
     if (fraction < 1.0 && double(stats_.reserved + int64_t(rounded)) > fraction * total_memory()) return nullptr;
     void* p = nullptr;
     if (cudaMalloc(&p, rounded) != cudaSuccess) {
@@ -183,9 +234,40 @@ class DeviceCache {
     return p;
   }
 
+  void cache_block(Block* b) { (b->pool ? b->pool->free : free_).emplace(std::make_pair(b->stream, b->size), b); }
+
+  void release(FreeBlocks& blocks) {
+    for (auto& [key, b] : blocks) {
+      cudaFree(b->ptr);
+      stats_.reserved -= int64_t(key.second);
+      --stats_.num_segments;
+      if (b->pool) --b->pool->segments;
+      delete b;
+    }
+    blocks.clear();
+  }
+
+  // The pool of the capture `stream` takes part in, or nullptr. mutex_ held.
+  PrivatePool* capture_pool(cudaStream_t stream) {
+    if (captures_.empty() || !stream) return nullptr;  // the legacy default stream never captures
+    cudaStreamCaptureStatus status;
+    unsigned long long id = 0;
+    if (cudaStreamGetCaptureInfo(stream, &status, &id) != cudaSuccess) {
+      cudaGetLastError();
+      return nullptr;
+    }
+    if (status != cudaStreamCaptureStatusActive) return nullptr;
+    for (const auto& [capture, pool] : captures_)
+      if (capture == id) return &pools_[pool];
+    return nullptr;
+  }
+
   std::mutex mutex_;
-  std::multimap<std::pair<cudaStream_t, size_t>, Block*> free_;  // by stream, then size
+  FreeBlocks free_;
   std::list<Pending> pending_;
+  std::vector<Block*> deferred_;  // freed during a capture while in use on other streams
+  std::map<cuda::MempoolId, PrivatePool> pools_;
+  std::vector<std::pair<unsigned long long, cuda::MempoolId>> captures_;  // captures under way, and their pools
   cuda::MemoryStats stats_;
 };
 
@@ -224,7 +306,10 @@ class CudaAllocator final : public Allocator {
 
   std::string oom_message(int device, size_t rounded) {
     size_t free = 0, total = 0;
-    cudaMemGetInfo(&free, &total);
+    {
+      RelaxedCaptureMode relaxed;
+      cudaMemGetInfo(&free, &total);
+    }
     cudaGetLastError();
     cuda::MemoryStats s = cache(device).stats();
     std::string msg = str("CUDA out of memory. Tried to allocate ", format_bytes(double(rounded)), ". GPU ", device,
@@ -257,6 +342,15 @@ void record_stream(void* block, cudaStream_t stream) {
   static_cast<CudaAllocator&>(cuda_allocator()).cache(b->device).record_stream(b, stream);
 }
 void empty_cache() { static_cast<CudaAllocator&>(cuda_allocator()).empty_all(); }
+void begin_pool_capture(int device, cuda::MempoolId pool, unsigned long long capture_id) {
+  static_cast<CudaAllocator&>(cuda_allocator()).cache(device).begin_capture(pool, capture_id);
+}
+void end_pool_capture(int device, unsigned long long capture_id) {
+  static_cast<CudaAllocator&>(cuda_allocator()).cache(device).end_capture(capture_id);
+}
+void release_pool(int device, cuda::MempoolId pool) {
+  static_cast<CudaAllocator&>(cuda_allocator()).cache(device).release_pool(pool);
+}
 void set_memory_fraction(double fraction, int device) {
   EMBER_CHECK(fraction >= 0.0 && fraction <= 1.0, ValueError, "Invalid fraction value: ", fraction,
               ". Allowed range: 0~1");

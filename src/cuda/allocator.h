@@ -8,6 +8,7 @@
 
 #include "ember/allocator.h"
 #include "ember/cuda.h"
+#include "ember/cuda_graph.h"
 
 namespace ember::cuda_backend {
 
@@ -18,5 +19,10 @@ void empty_cache();
 // `block`: the context of a DataPtr from this allocator.
 void record_stream(void* block, cudaStream_t stream);
 void set_memory_fraction(double fraction, int device);
+// Graph captures (graph.cpp): allocations on streams in capture `capture_id` come from `pool` until its end; a
+// graph that no longer uses its pool releases it.
+void begin_pool_capture(int device, cuda::MempoolId pool, unsigned long long capture_id);
+void end_pool_capture(int device, unsigned long long capture_id);
+void release_pool(int device, cuda::MempoolId pool);
 
 }  // namespace ember::cuda_backend

@@ -3,6 +3,7 @@
 #include "../core/cuda_hooks.h"
 #include "allocator.h"
 #include "blas_handle.h"
+#include "graph.h"
 #include "kernels.h"
 #include "runtime.h"
 
@@ -50,10 +51,14 @@ class Hooks final : public CudaHooks {
     if (n == 0) return;
     DeviceGuard guard(dst_device.is_cuda() ? device_index(dst_device) : device_index(src_device));
     cudaStream_t stream = cuda_backend::current_stream();
-    EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, stream));
     // Copies that touch host memory finish before returning unless asked not to (then the host side must be
     // pinned for the copy to be asynchronous at all); device-to-device copies stay queued, in stream order.
-    if (!non_blocking && (dst_device.is_cpu() || src_device.is_cpu())) EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const bool wait = !non_blocking && (dst_device.is_cpu() || src_device.is_cpu());
+    // Under a capture the wait fails first, as CUDA reports it ("operation not permitted when stream is
+    // capturing"), invalidating the capture, before a copy from pageable memory could be recorded.
+    if (wait && is_capturing(stream)) EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
+    EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, stream));
+    if (wait) EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
   void* alloc_pinned(size_t nbytes) const override {
     void* p = nullptr;
@@ -110,6 +115,14 @@ class Hooks final : public CudaHooks {
   }
   bool allow_tf32() const override { return cuda_backend::allow_tf32(); }
   void set_allow_tf32(bool allow) const override { cuda_backend::set_allow_tf32(allow); }
+  std::unique_ptr<cuda::CudaGraphBackend> make_graph(bool keep_graph) const override {
+    return cuda_backend::make_graph(keep_graph);
+  }
+  cuda::MempoolId graph_pool_handle() const override { return new_pool_handle(); }
+  bool stream_capturing(int device, uintptr_t stream) const override {
+    DeviceGuard guard(check_index(resolve(device)));
+    return is_capturing(as_stream(stream));
+  }
 
  private:
   static uintptr_t handle(cudaStream_t s) { return reinterpret_cast<uintptr_t>(s); }

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <utility>
 
+#include "graph.h"
 #include "runtime.h"
 
 namespace ember::cuda_backend {
@@ -29,7 +30,10 @@ BlasHandle blas_handle() {
   cublasLtHandle_t& handle = handles[device];
   if (!handle) EMBER_CUBLAS_CHECK(cublasLtCreate(&handle));
   void*& workspace = workspaces[{device, stream}];
-  if (!workspace) EMBER_CUDA_CHECK(cudaMalloc(&workspace, kWorkspaceBytes));
+  if (!workspace) {
+    RelaxedCaptureMode relaxed;  // a stream's first product may be inside a graph capture
+    EMBER_CUDA_CHECK(cudaMalloc(&workspace, kWorkspaceBytes));
+  }
   return {handle, workspace, kWorkspaceBytes};
 }
 

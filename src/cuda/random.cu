@@ -72,10 +72,17 @@ struct Draw {
 
 template <typename T>
 __global__ void random_kernel(T* out, int64_t n, Draw<T> draw) {
+  const uint64_t* args = draw.d.philox_args;  // a graph replay's seed and base offset, else the draw's own
+  const uint64_t seed = args ? args[0] : draw.d.seed, offset = (args ? args[1] : 0) + draw.d.offset;
   int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    out[i] = draw(philox(draw.d.seed, draw.d.offset + uint64_t(i)));
+    out[i] = draw(philox(seed, offset + uint64_t(i)));
   }
+}
+
+__global__ void write_args(uint64_t* args, uint64_t seed, uint64_t offset) {
+  args[0] = seed;
+  args[1] = offset;
 }
 
 }  // namespace
@@ -93,6 +100,11 @@ void random_fill_kernel(const Tensor& dst, const RandomDraw& draw) {
       throw NotImplementedError(str("random fill on CUDA is not implemented for ", dst.dtype()));
     }
   });
+}
+
+void write_philox_args(uint64_t* args, uint64_t seed, uint64_t offset, cudaStream_t stream) {
+  write_args<<<1, 1, 0, stream>>>(args, seed, offset);
+  EMBER_CUDA_LAUNCH();
 }
 
 }  // namespace ember::cuda_backend

@@ -1,5 +1,6 @@
 // The CUDA column of the kernel tables.
 #include "kernels.h"
+#include "optim/adam_capturable.h"
 #include "optim/optim.h"
 #include "random.h"
 #include "reduce_all.h"
@@ -32,6 +33,7 @@ void register_kernels() {
   register_nn_kernels();
   register_conv_kernels();
   register_optim_kernels();
+  register_adam_capturable();
   register_order_kernels();
   register_linalg_host_kernels();
 }

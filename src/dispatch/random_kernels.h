@@ -3,6 +3,7 @@
 // gives the same numbers on every run, whatever the launch geometry.
 #pragma once
 #include <cstdint>
+#include <utility>
 
 #include "kernel_table.h"
 #include "ember/tensor.h"
@@ -22,6 +23,8 @@ struct RandomDraw {
   int64_t from = 0;
   uint64_t range = 0;
   uint64_t seed = 0, offset = 0;
+  // Under a graph capture: the device's {seed, base offset}, written before each replay; `offset` counts from it.
+  const uint64_t* philox_args = nullptr;
 };
 
 class Generator;
@@ -29,6 +32,14 @@ class Generator;
 // Fills `self` on its device from the default generator: a Philox draw at the generator's device offset, which it
 // advances. False, doing nothing, for a CPU tensor or an explicit generator (those draw from the CPU's mt19937).
 bool draw_on_device(const Tensor& self, Generator* gen, RandomDraw draw);
+
+// Graph captures of device draws (src/cuda/graph.cpp). While a capture of `stream` on `device` is registered, draws
+// queued there read seed and base offset from `philox_args` (device memory) and take offsets 0, 1, ... after it,
+// leaving the generator alone; end_random_capture returns how many the capture took.
+void begin_random_capture(int device, uintptr_t stream, const uint64_t* philox_args);
+uint64_t end_random_capture(int device, uintptr_t stream);
+// For one replay: the default generator's seed and device offset, which then moves past the n offsets it takes.
+std::pair<uint64_t, uint64_t> reserve_device_offsets(uint64_t n);
 
 namespace kernels {
 using RandomFillFn = void (*)(const Tensor& dst, const RandomDraw& draw);

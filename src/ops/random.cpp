@@ -2,12 +2,16 @@
 // same transforms as torch's CPU kernels, so a seed gives torch's values.
 #include "ember/random.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <numbers>
 #include <sstream>
 #include <utility>
+#include <vector>
 
 #include "ember/creation.h"
+#include "ember/cuda.h"
 #include "ember/host.h"
 #include "ember/layout.h"
 #include "ember/parallel.h"
@@ -97,14 +101,70 @@ GeneratorState& state_of(Generator* gen) { return (gen ? *gen : default_generato
 
 }  // namespace
 
+namespace {
+
+// The graph captures under way (few; guarded by the default generator's mutex), and how many, read without it.
+struct RandomCapture {
+  int device;
+  uintptr_t stream;
+  const uint64_t* philox_args;
+  uint64_t used;
+};
+std::vector<RandomCapture> g_captures;
+std::atomic<int> g_capture_count{0};
+
+// The capture a draw on `device`'s current stream joins, or nullptr. The generator's mutex held.
+RandomCapture* capture_of(Device device) {
+  if (g_capture_count.load(std::memory_order_relaxed) == 0) return nullptr;
+  uintptr_t stream = cuda::current_stream(device.index).handle;
+  for (RandomCapture& c : g_captures)
+    if (c.device == device.index && c.stream == stream) return &c;
+  return nullptr;
+}
+
+}  // namespace
+
+void begin_random_capture(int device, uintptr_t stream, const uint64_t* philox_args) {
+  GeneratorState& g = default_generator().state();
+  std::lock_guard<std::mutex> lock(g.mutex);
+  g_captures.push_back({device, stream, philox_args, 0});
+  g_capture_count.store(int(g_captures.size()));
+}
+
+uint64_t end_random_capture(int device, uintptr_t stream) {
+  GeneratorState& g = default_generator().state();
+  std::lock_guard<std::mutex> lock(g.mutex);
+  auto it = std::ranges::find_if(g_captures,
+                                 [&](const RandomCapture& c) { return c.device == device && c.stream == stream; });
+  if (it == g_captures.end()) return 0;
+  uint64_t used = it->used;
+  g_captures.erase(it);
+  g_capture_count.store(int(g_captures.size()));
+  return used;
+}
+
+std::pair<uint64_t, uint64_t> reserve_device_offsets(uint64_t n) {
+  GeneratorState& g = default_generator().state();
+  std::lock_guard<std::mutex> lock(g.mutex);
+  std::pair<uint64_t, uint64_t> at{g.seed, g.device_offset};
+  g.device_offset += n;
+  return at;
+}
+
 bool draw_on_device(const Tensor& self, Generator* gen, RandomDraw draw) {
   if (self.device().is_cpu() || gen) return false;
   GeneratorState& g = default_generator().state();
   {
     std::lock_guard<std::mutex> lock(g.mutex);
     draw.seed = g.seed;
-    draw.offset = g.device_offset;
-    g.device_offset += uint64_t(self.numel());
+    if (RandomCapture* c = capture_of(self.device())) {  // a replay writes the base: offsets count from 0
+      draw.philox_args = c->philox_args;
+      draw.offset = c->used;
+      c->used += uint64_t(self.numel());
+    } else {
+      draw.offset = g.device_offset;
+      g.device_offset += uint64_t(self.numel());
+    }
   }
   Tensor target = self.is_contiguous() ? self : empty(self.sizes(), self.options().with_requires_grad(false));
   kernels::random_fill[self.device()](target, draw);

@@ -2,7 +2,11 @@
 
 #include <unordered_set>
 
+#include "../core/cuda_hooks.h"
+
 #include "ember/autograd.h"
+#include "ember/cuda.h"
+#include "ember/cuda_graph.h"
 #include "ember/errors.h"
 
 namespace ember::optim {
@@ -119,12 +123,23 @@ Tensor Optimizer::step(const std::function<Tensor()>& closure) {
     loss = closure();
   }
   autograd::NoGradGuard no_grad;
+  check_capture_health();
   for (const auto& g : groups_) {
     auto [params, grads] = with_grads(*g);
     if (!params.empty()) step_group(*g, params, grads);
   }
   count_step();
   return loss;
+}
+
+void Optimizer::check_capture_health() const {
+  if (!defaults_.contains("capturable") || !loaded_cuda_hooks() || !cuda::is_available() ||
+      !cuda::is_current_stream_capturing())
+    return;
+  for (const auto& g : groups_) {
+    EMBER_CHECK(g->flag("capturable"), Error, "Attempting CUDA graph capture of step() for an instance of ", type_name(),
+                " but param_groups' capturable is False.");
+  }
 }
 
 void Optimizer::step_group(ParamGroup&, const std::vector<Tensor>&, const std::vector<Tensor>&) {
@@ -162,16 +177,19 @@ void Optimizer::load_state_dict(const StateDict& sd) {
   EMBER_CHECK(sd.param_groups.size() == groups_.size(), ValueError,
               "loaded state dict has a different number of parameter groups");
   std::unordered_map<int64_t, Tensor> by_id;
+  std::unordered_set<int64_t> capturable;  // parameters of groups loaded with capturable=True
   for (size_t i = 0; i < groups_.size(); ++i) {
     const std::vector<Tensor>& params = group_params(*groups_[i]);
     const std::vector<int64_t>& ids = sd.param_groups[i].second;
     EMBER_CHECK(ids.size() == params.size(), ValueError,
                 "loaded state dict contains a parameter group that doesn't match the size of optimizer's group");
     for (size_t j = 0; j < ids.size(); ++j) by_id[ids[j]] = params[j];
+    if (const Dict& o = sd.param_groups[i].first; o.contains("capturable") && o.flag("capturable"))
+      capturable.insert(ids.begin(), ids.end());
   }
   // The param's dtype for floating state (a tensor of another dtype or device is converted).
-  auto cast = [](const Tensor& p, const std::string& key, const Tensor& t) {
-    if (key == "step") return t;
+  auto cast = [](const Tensor& p, const std::string& key, const Tensor& t, bool capturable) {
+    if (key == "step") return capturable ? t.to(p.device()).to(kFloat32) : t;  // torch: on the device when capturable
     Tensor on = t.to(p.device());
     return p.is_floating_point() ? on.to(p.dtype()) : on;
   };
@@ -181,11 +199,12 @@ void Optimizer::load_state_dict(const StateDict& sd) {
     auto it = by_id.find(id);
     if (it == by_id.end()) continue;
     Dict& s = state(it->second);
+    const bool on_device = capturable.count(id) != 0;
     for (const auto& [k, v] : saved) {
-      if (const Tensor* t = std::get_if<Tensor>(&v)) s[k] = cast(it->second, k, *t);
+      if (const Tensor* t = std::get_if<Tensor>(&v)) s[k] = cast(it->second, k, *t, on_device);
       else if (const auto* ts = std::get_if<std::vector<Tensor>>(&v)) {
         std::vector<Tensor> out;
-        for (const Tensor& t : *ts) out.push_back(cast(it->second, k, t));
+        for (const Tensor& t : *ts) out.push_back(cast(it->second, k, t, on_device));
         s[k] = std::move(out);
       } else s[k] = v;
     }

@@ -113,18 +113,23 @@ void check_params(const std::vector<Tensor>& params, const std::vector<Tensor>& 
 }
 
 void adam_group(Optimizer& opt, ParamGroup& o, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
-  const bool amsgrad = o.flag("amsgrad");
+  const bool amsgrad = o.flag("amsgrad"), capturable = o.flag("capturable");
   std::vector<Tensor> m, v, vmax, steps;
   for (const Tensor& p : params) {
     Dict& s = opt.state(p);
-    steps.push_back(lazy(s, "step", zero_step));
+    // capturable: the counter lives on the parameter's device, as torch's
+    steps.push_back(lazy(s, "step", [&] {
+      return capturable ? zeros({}, TensorOptions(kFloat32).with_device(p.device())) : zero_step();
+    }));
     m.push_back(lazy(s, "exp_avg", [&] { return zeros_like(p); }));
     v.push_back(lazy(s, "exp_avg_sq", [&] { return zeros_like(p); }));
     vmax.push_back(amsgrad ? lazy(s, "max_exp_avg_sq", [&] { return zeros_like(p); }) : Tensor());
   }
-  functional::adam(params, grads, m, v, vmax, steps,
-                   {o.number("lr"), o.element("betas", 0), o.element("betas", 1), o.number("eps"),
-                    o.number("weight_decay"), amsgrad, o.flag("maximize"), o.flag("decoupled_weight_decay")});
+  functional::AdamOptions options{o.number("lr"),           o.element("betas", 0), o.element("betas", 1),
+                                  o.number("eps"),          o.number("weight_decay"), amsgrad,
+                                  o.flag("maximize"),       o.flag("decoupled_weight_decay")};
+  if (capturable) functional::adam_capturable(params, grads, m, v, vmax, steps, options);
+  else functional::adam(params, grads, m, v, vmax, steps, options);
 }
 
 const std::vector<double> kBetas{0.9, 0.999};

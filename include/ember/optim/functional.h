@@ -25,5 +25,11 @@ void adam(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
           const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
           const std::vector<Tensor>& max_exp_avg_sqs, const std::vector<Tensor>& steps,
           const AdamOptions& o);
+// Adam with the step counters and bias corrections on the parameters' device (capturable=True): no host reads, so a
+// CUDA graph can capture it. steps: 0-dim float32 counters on each parameter's device (not the CPU).
+void adam_capturable(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                     const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
+                     const std::vector<Tensor>& max_exp_avg_sqs, const std::vector<Tensor>& steps,
+                     const AdamOptions& o);
 
 }  // namespace ember::optim::functional

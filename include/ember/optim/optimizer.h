@@ -95,10 +95,15 @@ class Optimizer {
 
   StateDict state_dict() const;
   // Groups take the saved options (keeping their parameters); state tensors take each parameter's
-  // dtype (floating state, except "step") and device.
+  // dtype (floating state, except "step") and device ("step" only in a capturable group, as float32).
   void load_state_dict(const StateDict& sd);
 
  protected:
+  // The class's name, for messages ("Adam").
+  virtual const char* type_name() const { return "Optimizer"; }
+  // torch's check before a step: capturing a step on a CUDA stream needs every group capturable (where the
+  // optimizer has the option).
+  void check_capture_health() const;
   // Steps one group: `params` are the group's parameters that have a grad, `grads` their grads.
   virtual void step_group(ParamGroup& group, const std::vector<Tensor>& params, const std::vector<Tensor>& grads);
   // The group's parameters that have a grad, and their grads (contiguous).
@@ -124,6 +129,7 @@ class Optimizer {
     static void validate(const Dict& options); /* torch's checks */     \
                                                                         \
    protected:                                                           \
+    const char* type_name() const override { return #Name; }            \
     void step_group(ParamGroup& group, const std::vector<Tensor>& params, \
                     const std::vector<Tensor>& grads) override;         \
   };

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "../graph.h"
 #include "../runtime.h"
 #include "ember/creation.h"
 #include "optim.h"
@@ -34,35 +35,54 @@ __global__ void multi_tensor_kernel(const TensorEntry<F>* tensors, const ChunkEn
   }
 }
 
-// Builds the tables of functor type F for `members` and launches on the current stream.
-template <typename F, typename Step>
-void launch_tables(const Step& update, const OptimStep& step, const std::vector<size_t>& members) {
-  using T = typename F::Elem;
-  std::vector<TensorEntry<F>> tensors;
+// Uploads the tables of `tensors` and their chunks and launches the update over them on the current stream; returns
+// the device's copy of `tensors` (null when there is no element), which `keep` holds: freed at the caller's return,
+// the allocator hands it out again only to work queued after the caller's launches on the stream.
+template <typename F>
+const TensorEntry<F>* launch_entries(const std::vector<TensorEntry<F>>& tensors, Device device, Tensor& keep) {
   std::vector<ChunkEntry> chunks;
-  for (size_t i : members) {
-    const OptimTensor& t = step.tensors[i];
-    if (t.numel == 0) continue;
-    TensorEntry<F> e{{}, t.numel, update.template make<F>(t.scalars)};
-    for (size_t j = 0; j < 5; ++j) e.data[j] = static_cast<T*>(t.data[j]);
-    for (int64_t b = 0; b < t.numel; b += kTensorChunk) chunks.push_back({int64_t(tensors.size()), b});
-    tensors.push_back(e);
-  }
-  if (chunks.empty()) return;
+  for (size_t i = 0; i < tensors.size(); ++i)
+    for (int64_t b = 0; b < tensors[i].numel; b += kTensorChunk) chunks.push_back({int64_t(i), b});
+  if (chunks.empty()) return nullptr;
   static_assert(std::is_trivially_copyable_v<TensorEntry<F>>);
   const size_t table_bytes = (tensors.size() * sizeof(TensorEntry<F>) + 15) / 16 * 16;
-  std::vector<char> host(table_bytes + chunks.size() * sizeof(ChunkEntry));
-  std::memcpy(host.data(), tensors.data(), tensors.size() * sizeof(TensorEntry<F>));
-  std::memcpy(host.data() + table_bytes, chunks.data(), chunks.size() * sizeof(ChunkEntry));
-  // Freed at return: the allocator hands it out again only to work queued after this launch on the stream.
-  Tensor tables = empty({int64_t(host.size())}, TensorOptions(kUInt8).with_device(step.device));
-  char* dev = static_cast<char*>(tables.data_ptr());
-  EMBER_CUDA_CHECK(cudaMemcpyAsync(dev, host.data(), host.size(), cudaMemcpyHostToDevice, current_stream()));
+  const size_t bytes = table_bytes + chunks.size() * sizeof(ChunkEntry);
+  // Under a graph capture the copy is recorded and runs at each replay: its source is pinned memory the graph keeps.
+  std::vector<char> pageable;
+  char* host = nullptr;
+  if (is_capturing(current_stream())) {
+    host = static_cast<char*>(capture_host_buffer(current_stream(), bytes));
+  } else {
+    pageable.resize(bytes);
+    host = pageable.data();
+  }
+  std::memcpy(host, tensors.data(), tensors.size() * sizeof(TensorEntry<F>));
+  std::memcpy(host + table_bytes, chunks.data(), chunks.size() * sizeof(ChunkEntry));
+  keep = empty({int64_t(bytes)}, TensorOptions(kUInt8).with_device(device));
+  char* dev = static_cast<char*>(keep.data_ptr());
+  EMBER_CUDA_CHECK(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, current_stream()));
   const int64_t n = int64_t(chunks.size());
   const unsigned grid = unsigned(n < (1 << 30) ? n : (1 << 30));
   multi_tensor_kernel<F><<<grid, kBlockThreads, 0, current_stream()>>>(
       reinterpret_cast<const TensorEntry<F>*>(dev), reinterpret_cast<const ChunkEntry*>(dev + table_bytes), n);
   EMBER_CUDA_LAUNCH();
+  return reinterpret_cast<const TensorEntry<F>*>(dev);
+}
+
+// Builds the tables of functor type F for `members` and launches on the current stream.
+template <typename F, typename Step>
+void launch_tables(const Step& update, const OptimStep& step, const std::vector<size_t>& members) {
+  using T = typename F::Elem;
+  std::vector<TensorEntry<F>> tensors;
+  for (size_t i : members) {
+    const OptimTensor& t = step.tensors[i];
+    if (t.numel == 0) continue;
+    TensorEntry<F> e{{}, t.numel, update.template make<F>(t.scalars)};
+    for (size_t j = 0; j < 5; ++j) e.data[j] = static_cast<T*>(t.data[j]);
+    tensors.push_back(e);
+  }
+  Tensor keep;
+  launch_entries(tensors, step.device, keep);
 }
 
 template <typename Step>
