@@ -221,3 +221,12 @@ def test_softmax_out_records_not_implemented(op):
             r.sum().backward()
         with pytest.raises(RuntimeError, match="out="):  # a leaf out that requires grad
             getattr(m, op)(x.detach(), 0, out=m.empty(0, requires_grad=True))
+
+
+def test_truth_into_uint8_tests_each_element():
+    """all/any into a uint8 out test each element's truth (torch converts a multi-element input to uint8 first, so
+    its any([0.0, 0.5]) is 0: a torch bug Ember does not copy, listed in tests/fuzz/known.py)."""
+    x = ember.tensor([0.0, 0.5])
+    assert ember.any(x, out=ember.empty(0, dtype=ember.uint8)).item() == 1
+    assert ember.all(ember.tensor([0.5, 256.0]), out=ember.empty(0, dtype=ember.uint8)).item() == 1
+    assert torch.any(torch.tensor([0.5])).item() and ember.any(ember.tensor([0.5]), 0, out=ember.empty(0, dtype=ember.uint8)).item() == 1
