@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <cuda/std/tuple>
 #include <tuple>
 #include <utility>
 
@@ -160,6 +159,13 @@ void elementwise(const StridedPlan<1 + sizeof...(In)>& plan, const F& f) {
   EMBER_CUDA_LAUNCH();
 }
 
+// The I-th argument of a pack (<cuda/std/tuple> would double a unit's preprocessed text).
+template <size_t I, typename A, typename... R>
+__device__ auto pack_get(A a, R... r) {
+  if constexpr (I == 0) return a;
+  else return pack_get<I - 1>(r...);
+}
+
 // f with its argument P fixed to v: a host operand's value, bound in so no host pointer reaches a kernel.
 template <size_t P, typename V, typename F>
 struct BindArg {
@@ -171,8 +177,7 @@ struct BindArg {
   }
   template <size_t... I, size_t... J, typename... A>
   __device__ auto call(std::index_sequence<I...>, std::index_sequence<J...>, A... a) const {
-    cuda::std::tuple<A...> args(a...);
-    return f(cuda::std::get<I>(args)..., v, cuda::std::get<P + J>(args)...);
+    return f(pack_get<I>(a...)..., v, pack_get<P + J>(a...)...);
   }
 };
 

@@ -1,9 +1,9 @@
-// The reduction kernels of max and min, for every dtype (reduce.cuh).
+// The reduction kernels of max and min over floating dtypes (reduce.cuh; the integers' are in integral.cu).
 #include "reduce.cuh"
 
 namespace ember::cuda_backend::reduction {
 
-template void reduce_op<ReduceOp::Max>(const Tensor&, const Tensor&);
-template void reduce_op<ReduceOp::Min>(const Tensor&, const Tensor&);
+template void reduce_op<ReduceOp::Max, true>(const Tensor&, const Tensor&);
+template void reduce_op<ReduceOp::Min, true>(const Tensor&, const Tensor&);
 
 }  // namespace ember::cuda_backend::reduction

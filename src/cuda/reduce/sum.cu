@@ -3,6 +3,7 @@
 
 namespace ember::cuda_backend::reduction {
 
-template void reduce_op<ReduceOp::Sum>(const Tensor&, const Tensor&);
+template void reduce_op<ReduceOp::Sum, true>(const Tensor&, const Tensor&);
+template void reduce_op<ReduceOp::Sum, false>(const Tensor&, const Tensor&);
 
 }  // namespace ember::cuda_backend::reduction
