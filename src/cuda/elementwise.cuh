@@ -3,7 +3,6 @@
 // elements per thread); any other layout (a misaligned view included) a grid-stride pass that turns each linear
 // index into byte offsets in 32-bit arithmetic, over pieces of the plan that fit (for_each_piece).
 #pragma once
-#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <tuple>
@@ -139,6 +138,14 @@ void launch_strided(const StridedPlan<1 + sizeof...(In)>& piece, const void* ctx
       *static_cast<const F*>(ctx));
 }
 
+// The smallest element size of the operand types (without <algorithm>, which would add to every unit).
+template <typename... T>
+constexpr int narrowest() {
+  int n = 16;
+  ((n = int(sizeof(T)) < n ? int(sizeof(T)) : n), ...);
+  return n;
+}
+
 // Runs out = f(in...) over `plan` (operand 0: Out, then one operand per In) on the current stream.
 // f is a functor with a __device__ call operator.
 template <typename Out, typename... In, typename F>
@@ -146,7 +153,7 @@ void elementwise(const StridedPlan<1 + sizeof...(In)>& plan, const F& f) {
   constexpr int N = 1 + sizeof...(In);
   int64_t n = plan.numel;
   if (n == 0) return;
-  constexpr int kVec = std::max<int>(4, 16 / int(std::min({sizeof(Out), sizeof(In)...})));
+  constexpr int kVec = 16 / narrowest<Out, In...>() > 4 ? 16 / narrowest<Out, In...>() : 4;
   if (vectorizable<N>(plan, {int64_t(sizeof(Out)), int64_t(sizeof(In))...}, kVec)) {
     auto launch = [&]<size_t... I>(std::index_sequence<I...>) {
       vectorized_kernel<kVec><<<grid_for(n, kVec), kBlockThreads, 0, current_stream()>>>(
