@@ -4,10 +4,10 @@
 
 namespace ember::cuda_backend::reduction {
 
-template void reduce_op<ReduceOp::Prod, false>(const Tensor&, const Tensor&);
-template void reduce_op<ReduceOp::Max, false>(const Tensor&, const Tensor&);
-template void reduce_op<ReduceOp::Min, false>(const Tensor&, const Tensor&);
-template void reduce_op<ReduceOp::All, false>(const Tensor&, const Tensor&);
-template void reduce_op<ReduceOp::Any, false>(const Tensor&, const Tensor&);
+template void reduce_op<ReduceOp::Prod, Family::Integral>(const Tensor&, const Tensor&);
+template void reduce_op<ReduceOp::Max, Family::Integral>(const Tensor&, const Tensor&);
+template void reduce_op<ReduceOp::Min, Family::Integral>(const Tensor&, const Tensor&);
+template void reduce_op<ReduceOp::All, Family::Integral>(const Tensor&, const Tensor&);
+template void reduce_op<ReduceOp::Any, Family::Integral>(const Tensor&, const Tensor&);
 
 }  // namespace ember::cuda_backend::reduction

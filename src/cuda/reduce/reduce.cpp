@@ -3,13 +3,14 @@
 
 #include "../kernels.h"
 #include "../runtime.h"
+#include "family.h"
 
 namespace ember::cuda_backend {
 
 // Defined in reduce.cuh; each op's kernels are built per dtype family in its group's file (sum.cu, prod.cu,
-// extrema.cu, integral.cu).
+// prod_float8.cu, extrema.cu, integral.cu).
 namespace reduction {
-template <ReduceOp Op, bool Floating>
+template <ReduceOp Op, Family F>
 void reduce_op(const Tensor& acc, const Tensor& input);
 }  // namespace reduction
 
@@ -27,9 +28,13 @@ int sm_count() {
 void reduce_kernel(ReduceOp op, const Tensor& acc, const Tensor& input) {
   if (input.numel() == 0) return;
   DeviceGuard guard(device_index(input.device()));
+  using reduction::Family;
   auto run = [&]<ReduceOp Op>() {
-    if (is_floating_point(input.dtype())) reduction::reduce_op<Op, true>(acc, input);
-    else reduction::reduce_op<Op, false>(acc, input);
+    switch (reduction::family_of(input.dtype())) {
+      case Family::Integral: return reduction::reduce_op<Op, Family::Integral>(acc, input);
+      case Family::Float8: return reduction::reduce_op<Op, Family::Float8>(acc, input);
+      case Family::Floating: return reduction::reduce_op<Op, Family::Floating>(acc, input);
+    }
   };
   switch (op) {
     case ReduceOp::Sum: return run.operator()<ReduceOp::Sum>();
@@ -37,8 +42,8 @@ void reduce_kernel(ReduceOp op, const Tensor& acc, const Tensor& input) {
     case ReduceOp::Max: return run.operator()<ReduceOp::Max>();
     case ReduceOp::Min: return run.operator()<ReduceOp::Min>();
     // the op layer folds the truth of the input, a bool tensor
-    case ReduceOp::All: return reduction::reduce_op<ReduceOp::All, false>(acc, input);
-    case ReduceOp::Any: return reduction::reduce_op<ReduceOp::Any, false>(acc, input);
+    case ReduceOp::All: return reduction::reduce_op<ReduceOp::All, Family::Integral>(acc, input);
+    case ReduceOp::Any: return reduction::reduce_op<ReduceOp::Any, Family::Integral>(acc, input);
   }
 }
 
