@@ -1,6 +1,5 @@
 // DimVector: sizes/strides with inline room for 6 dims, so most tensors need no heap allocation.
 #pragma once
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
@@ -96,7 +95,7 @@ class DimVector {
     --size_;
   }
   bool operator==(const DimVector& o) const {
-    return size_ == o.size_ && std::equal(begin(), end(), o.begin());
+    return size_ == o.size_ && (size_ == 0 || std::memcmp(data(), o.data(), size_t(size_) * sizeof(int64_t)) == 0);
   }
 
  private:

@@ -1,6 +1,8 @@
 // ember.nn's modules: the C++ ember::nn::Module and its layers and containers, subclassable from Python (a
 // trampoline sends forward/extra_repr to Python overrides), plus nn.init, nn.utils and F.linear / F.bilinear.
 // python/ember/nn/modules/module.py adds what must be Python: attribute routing, __call__ with hooks.
+#include <algorithm>
+
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>

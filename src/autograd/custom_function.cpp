@@ -1,5 +1,8 @@
 // Custom differentiable functions: a node that calls a user-provided backward.
 #include "ember/autograd.h"
+
+#include <algorithm>
+
 #include "ember/creation.h"
 #include "function.h"
 

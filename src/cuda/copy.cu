@@ -1,18 +1,12 @@
-// copy_ between CUDA tensors of one device: any strides, any dtype pair (convert<To>(From), as the CPU).
+// copy_ between CUDA tensors of one device: any strides, any dtype pair (convert<To>(From), as the CPU); the
+// conversions into floating types (those into bool and integers: copy_integers.cu).
 #include "bits.h"
-#include "elementwise.cuh"
+#include "copy_convert.cuh"
 #include "kernels.h"
 
 namespace ember::cuda_backend {
 
-namespace {
-
-template <typename To, typename From>
-struct Convert {
-  __device__ To operator()(From v) const { return convert<To>(v); }
-};
-
-}  // namespace
+template void copy_convert<false>(const StridedPlan<2>&, ScalarType, ScalarType);
 
 void copy_kernel(const Tensor& dst, const Tensor& src) {
   EMBER_CHECK(dst.device().is_cuda() && src.device().is_cuda(), Error,
@@ -31,11 +25,8 @@ void copy_kernel(const Tensor& dst, const Tensor& src) {
     visit_bits(size_t(dsize), [&]<typename U>(U) { elementwise<U, U>(plan, Convert<U, U>{}); });
     return;
   }
-  visit_dtype(dst.dtype(), [&]<typename To>(To) {
-    visit_dtype(src.dtype(), [&]<typename From>(From) {
-      if constexpr (!std::is_same_v<To, From>) elementwise<To, From>(plan, Convert<To, From>{});
-    });
-  });
+  if (is_floating_point(dst.dtype())) copy_convert<false>(plan, dst.dtype(), src.dtype());
+  else copy_convert<true>(plan, dst.dtype(), src.dtype());
 }
 
 }  // namespace ember::cuda_backend

@@ -3,10 +3,8 @@
 // elements per thread); any other layout (a misaligned view included) a grid-stride pass that turns each linear
 // index into byte offsets in 32-bit arithmetic, over pieces of the plan that fit (for_each_piece).
 #pragma once
-#include <algorithm>
 #include <array>
 #include <cstdint>
-#include <cuda/std/tuple>
 #include <tuple>
 #include <utility>
 
@@ -140,6 +138,14 @@ void launch_strided(const StridedPlan<1 + sizeof...(In)>& piece, const void* ctx
       *static_cast<const F*>(ctx));
 }
 
+// The smallest element size of the operand types (without <algorithm>, which would add to every unit).
+template <typename... T>
+constexpr int narrowest() {
+  int n = 16;
+  ((n = int(sizeof(T)) < n ? int(sizeof(T)) : n), ...);
+  return n;
+}
+
 // Runs out = f(in...) over `plan` (operand 0: Out, then one operand per In) on the current stream.
 // f is a functor with a __device__ call operator.
 template <typename Out, typename... In, typename F>
@@ -147,7 +153,7 @@ void elementwise(const StridedPlan<1 + sizeof...(In)>& plan, const F& f) {
   constexpr int N = 1 + sizeof...(In);
   int64_t n = plan.numel;
   if (n == 0) return;
-  constexpr int kVec = std::max<int>(4, 16 / int(std::min({sizeof(Out), sizeof(In)...})));
+  constexpr int kVec = 16 / narrowest<Out, In...>() > 4 ? 16 / narrowest<Out, In...>() : 4;
   if (vectorizable<N>(plan, {int64_t(sizeof(Out)), int64_t(sizeof(In))...}, kVec)) {
     auto launch = [&]<size_t... I>(std::index_sequence<I...>) {
       vectorized_kernel<kVec><<<grid_for(n, kVec), kBlockThreads, 0, current_stream()>>>(
@@ -158,6 +164,13 @@ void elementwise(const StridedPlan<1 + sizeof...(In)>& plan, const F& f) {
     for_each_int32_piece<N>(plan, launch_strided<F, Out, In...>, &f);
   }
   EMBER_CUDA_LAUNCH();
+}
+
+// The I-th argument of a pack (<cuda/std/tuple> would double a unit's preprocessed text).
+template <size_t I, typename A, typename... R>
+__device__ auto pack_get(A a, R... r) {
+  if constexpr (I == 0) return a;
+  else return pack_get<I - 1>(r...);
 }
 
 // f with its argument P fixed to v: a host operand's value, bound in so no host pointer reaches a kernel.
@@ -171,8 +184,7 @@ struct BindArg {
   }
   template <size_t... I, size_t... J, typename... A>
   __device__ auto call(std::index_sequence<I...>, std::index_sequence<J...>, A... a) const {
-    cuda::std::tuple<A...> args(a...);
-    return f(cuda::std::get<I>(args)..., v, cuda::std::get<P + J>(args)...);
+    return f(pack_get<I>(a...)..., v, pack_get<P + J>(a...)...);
   }
 };
 

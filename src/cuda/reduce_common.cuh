@@ -72,7 +72,4 @@ __device__ V block_all(V v, V identity, F f, V* smem) {
   return v;
 }
 
-// The number of multiprocessors of the current device (cached per device).
-int sm_count();
-
 }  // namespace ember::cuda_backend

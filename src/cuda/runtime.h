@@ -49,6 +49,9 @@ void set_current_stream(int device, cudaStream_t stream);
 // The next of a device's pooled streams (32 per priority, created on first use, round robin; never destroyed).
 cudaStream_t pool_stream(int device, bool high_priority);
 
+// The number of multiprocessors of the current device (cached per device; src/cuda/reduce/reduce.cpp).
+int sm_count();
+
 // Launch geometry for an elementwise pass over n elements: blocks of kBlockThreads, each thread
 // doing kItemsPerThread elements; at most a grid's worth of blocks (loops stride over the rest).
 constexpr int kBlockThreads = 256;

@@ -1,5 +1,7 @@
 // Joining tensors: cat and stack (results are contiguous, or channels-last when all inputs are, as torch;
 // inputs promote to one dtype).
+#include <algorithm>
+
 #include "../core/autocast_policy.h"
 #include "../autograd/formulas.h"
 #include "ember/creation.h"

@@ -1,6 +1,8 @@
 // A group's fused step through the optim_step kernel table, one call per device its parameters are on.
 #include "fused.h"
 
+#include <algorithm>
+
 #include "../dispatch/optim_kernels.h"
 #include "ember/creation.h"
 

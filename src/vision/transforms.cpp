@@ -2,6 +2,7 @@
 // resampling and colour, tensor ops for the rest. Integer images compute in float32 and come back rounded.
 #include "ember/vision/transforms.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numbers>

@@ -1,6 +1,7 @@
 // ember::save / ember::load and safetensors from C++: values, views, files, refusals and bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 

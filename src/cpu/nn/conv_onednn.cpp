@@ -2,6 +2,8 @@
 // layout (N, C, *spatial) at the op boundary; weights go to the layout each primitive prefers, reordered once and
 // cached while their storage and version are unchanged. Primitives are cached by shape (creating one costs far more
 // than a small convolution). oneDNN runs on its OpenMP runtime with Ember's thread count.
+#include <algorithm>
+
 #include "conv_kernel.h"
 #include "ember/creation.h"
 #include "onednn_support.h"

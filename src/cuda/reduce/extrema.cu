@@ -1,9 +1,11 @@
-// The reduction kernels of max and min, for every dtype (reduce.cuh).
+// The reduction kernels of max and min over the floating dtypes (reduce.cuh; the integers' are in integral.cu).
 #include "reduce.cuh"
 
 namespace ember::cuda_backend::reduction {
 
-template void reduce_op<ReduceOp::Max>(const Tensor&, const Tensor&);
-template void reduce_op<ReduceOp::Min>(const Tensor&, const Tensor&);
+template void reduce_op<ReduceOp::Max, Family::Floating>(const Tensor&, const Tensor&);
+template void reduce_op<ReduceOp::Max, Family::Float8>(const Tensor&, const Tensor&);
+template void reduce_op<ReduceOp::Min, Family::Floating>(const Tensor&, const Tensor&);
+template void reduce_op<ReduceOp::Min, Family::Float8>(const Tensor&, const Tensor&);
 
 }  // namespace ember::cuda_backend::reduction

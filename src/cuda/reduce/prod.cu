@@ -1,8 +1,9 @@
-// The reduction kernels of prod, for every dtype (reduce.cuh).
+// The reduction kernels of prod over the floating dtypes but float8 (reduce.cuh; float8's in prod_float8.cu,
+// the integers' in integral.cu).
 #include "reduce.cuh"
 
 namespace ember::cuda_backend::reduction {
 
-template void reduce_op<ReduceOp::Prod>(const Tensor&, const Tensor&);
+template void reduce_op<ReduceOp::Prod, Family::Floating>(const Tensor&, const Tensor&);
 
 }  // namespace ember::cuda_backend::reduction

@@ -4,7 +4,8 @@
 // innermost (or short reduced runs): each thread of a 32-wide row of outputs walks its column (coalesced), 8 threads
 // per column. Long reductions split into slices whose partials a second pass folds in order: no atomics,
 // deterministic results.
-// Shared by each op group's file (sum.cu, prod.cu, extrema.cu, logical.cu) and the whole-tensor pass (whole.cu).
+// Shared by each op group's file (sum.cu, prod.cu, prod_float8.cu, extrema.cu, integral.cu) and the whole-tensor
+// pass (whole.cu).
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "../kernels.h"
 #include "../reduce_common.cuh"
 #include "ember/creation.h"
+#include "family.h"
 
 namespace ember::cuda_backend::reduction {
 
@@ -249,12 +251,15 @@ void run(const Tensor& acc, const Tensor& input) {
   if (w.slices > 1) finish_slices<T, Op>(w, kept, partial, out);
 }
 
-// reduce_kernel for one op: folds `input` into `acc` for every dtype the op layer passes (all/any fold the input's
-// truth, a bool tensor: src/ops/reduce.cpp). Instantiated once, in its group's file.
-template <ReduceOp Op>
+// reduce_kernel for one op over one dtype family (family.h): folds `input` into `acc` for every dtype of it the op
+// layer passes (all/any fold the input's truth, a bool tensor: src/ops/reduce.cpp). Each (op, family) is
+// instantiated once, in its group's file, so the costly ops spread over several units.
+template <ReduceOp Op, Family F>
 void reduce_op(const Tensor& acc, const Tensor& input) {
   visit_dtype(input.dtype(), [&]<typename T>(T) {
-    if constexpr ((Op == ReduceOp::All || Op == ReduceOp::Any) && !std::is_same_v<T, bool>) {
+    if constexpr (family_of_type<T> != F) {
+      throw Error("reduce: a dtype of another family");
+    } else if constexpr ((Op == ReduceOp::All || Op == ReduceOp::Any) && !std::is_same_v<T, bool>) {
       throw Error("reduce: all/any fold a bool tensor (the op layer converts the input first)");
     } else {
       run<T, Op>(acc, input);

@@ -3,6 +3,8 @@
 
 namespace ember::cuda_backend::reduction {
 
-template void reduce_op<ReduceOp::Sum>(const Tensor&, const Tensor&);
+template void reduce_op<ReduceOp::Sum, Family::Integral>(const Tensor&, const Tensor&);
+template void reduce_op<ReduceOp::Sum, Family::Float8>(const Tensor&, const Tensor&);
+template void reduce_op<ReduceOp::Sum, Family::Floating>(const Tensor&, const Tensor&);
 
 }  // namespace ember::cuda_backend::reduction
