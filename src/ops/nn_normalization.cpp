@@ -61,9 +61,18 @@ Tensor in_input_layout(const Tensor& y, const Tensor& input, bool dense_cl = fal
   return out;
 }
 
+// y3 viewed in input's shape and dtype, as a tensor of its own, not a view of y3 (torch's normalisations return
+// fresh tensors, so an in-place op on one records its own node).
+Tensor reshaped_result(Tensor y3, const Tensor& input) {
+  Tensor y = y3.view(input.sizes()).to(input.dtype());
+  y3 = Tensor();
+  autograd::drop_private_base(y);
+  return y;
+}
+
 // y3 (input's shape when viewed) in input's dtype and layout.
-Tensor like_input(const Tensor& y3, const Tensor& input, bool dense_cl = false) {
-  return in_input_layout(y3.view(input.sizes()).to(input.dtype()), input, dense_cl);
+Tensor like_input(Tensor y3, const Tensor& input, bool dense_cl = false) {
+  return in_input_layout(reshaped_result(std::move(y3), input), input, dense_cl);
 }
 
 int64_t spatial_size(const Tensor& x) {
@@ -154,7 +163,7 @@ Tensor batch_norm_impl(const Tensor& input, const Tensor& weight, const Tensor& 
     if (constant.defined()) shift = where(constant, fused_shift(b, mean, scale), shift);
     kernels::norm_affine[x3.device()](x3, dense ? Tensor() : mean, scale, dense ? shift : b, Tensor(), Tensor(), y3);
   });
-  Tensor y = like_input(y3, input, dense);
+  Tensor y = like_input(std::move(y3), input, dense);
   if (autograd::needs_grad({&input, &weight, &bias})) {
     autograd::record_batch_norm(y, input, weight, bias, mean, invstd, training, eps);
   }
@@ -257,7 +266,7 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Optio
     y3 = empty_like(x3);
     kernels::norm_affine[x3.device()](x3, mean, rstd, Tensor(), param(weight, ct), param(bias, ct), y3);
   });
-  Tensor y = y3.view(input.sizes()).to(input.dtype());
+  Tensor y = reshaped_result(std::move(y3), input);  // contiguous, as torch's
   if (autograd::needs_grad({&input, &weight, &bias})) {
     autograd::record_layer_norm(y, input, int64_t(normalized_shape.size()), weight, bias, mean, rstd, eps);
   }
@@ -323,7 +332,7 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<T
                                         Tensor(), y3);
     }
   });
-  Tensor y = like_input(y3, input);
+  Tensor y = like_input(std::move(y3), input);
   if (autograd::needs_grad({&input, &weight, &bias})) {
     autograd::record_group_norm(y, input, g, weight, bias, mean, rstd, eps);
   }

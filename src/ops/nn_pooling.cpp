@@ -265,7 +265,9 @@ Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   // contiguous result.
   auto [h, w] = pool1d_windows(input, kernel_size, stride, padding, dilation, ceil_mode);
   check_pool_dtype(input, "max_pool1d_impl", Takes::Floats);
-  return run_max(input.unsqueeze(-2), h, w, "MaxPool2DWithIndicesBackward0", false).first.squeeze(-2).contiguous();
+  Tensor out = run_max(input.unsqueeze(-2), h, w, "MaxPool2DWithIndicesBackward0", false).first.squeeze(-2);
+  autograd::drop_private_base(out);
+  return out;
 }
 
 Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,

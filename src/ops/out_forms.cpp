@@ -42,13 +42,19 @@ void check_exact(Mismatch kind, const Tensor& out, ScalarType expected) {
   }
 }
 
-// compute() into out, which must have the result's dtype. `known`: that dtype where the inputs tell it, checked
-// before computing (torch checks out before its kernel refuses a dtype).
+// compute() into out, which must have the result's dtype. `known`: that dtype where the inputs tell it: torch checks
+// out after the inputs' shapes and dims but before its kernel refuses a dtype, so a NotImplementedError of compute()
+// yields to a wrong out.
 Tensor& exact_out(Mismatch kind, Tensor& out, std::initializer_list<const Tensor*> inputs, const char* name,
                   const std::function<Tensor()>& compute, std::optional<ScalarType> known = {}) {
-  if (known) check_exact(kind, out, *known);
   return composite_out(out, inputs, name, [&] {
-    Tensor r = compute();
+    Tensor r;
+    try {
+      r = compute();
+    } catch (const NotImplementedError&) {
+      if (known) check_exact(kind, out, *known);
+      throw;
+    }
     check_exact(kind, out, r.dtype());
     return r;
   });

@@ -47,6 +47,7 @@ Tensor& same_dtype_out(const char* name, Tensor& out, const Tensor& x, const std
 
 Tensor& softmax_like_out(Scan fn, const char* name, Tensor& out, const Tensor& x, int64_t dim,
                          std::optional<ScalarType> dtype) {
+  wrap_dim(dim, std::max<int64_t>(x.dim(), 1));  // torch checks the dim before out's dtype
   check_out_dtype(out, dtype.value_or(x.dtype()));
   auto compute = [&] { return fn(x, dim, dtype); };
   // under autograd torch records its NotImplemented node on out (softmax.out has no derivative)
