@@ -153,6 +153,6 @@ TEST(OutForms, ReductionsProductsAndIndexing) {
   Tensor clamped = empty({0});
   clamp_out(clamped, x, std::optional<Scalar>(1.0), std::optional<Scalar>(4.0));
   EXPECT_EQ(at(clamped, {1, 2}), 4);
-  Tensor requires = x.detach().requires_grad_(true);
-  EXPECT_THROW(sum_out(prod, requires, {0}), Error);  // out= under autograd is refused, as torch
+  Tensor tracked = x.detach().requires_grad_(true);
+  EXPECT_THROW(sum_out(prod, tracked, {0}), Error);  // out= under autograd is refused, as torch
 }
