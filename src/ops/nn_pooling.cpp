@@ -265,8 +265,8 @@ Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   // contiguous result.
   auto [h, w] = pool1d_windows(input, kernel_size, stride, padding, dilation, ceil_mode);
   check_pool_dtype(input, "max_pool1d_impl", Takes::Floats);
-  Tensor out = run_max(input.unsqueeze(-2), h, w, "MaxPool2DWithIndicesBackward0", false).first.squeeze(-2);
-  autograd::drop_private_base(out);
+  Tensor out = run_max(input.unsqueeze(-2), h, w, "MaxPool2DWithIndicesBackward0", false).first.squeeze(-2).contiguous();
+  autograd::drop_private_base(out);  // a fresh tensor, as torch's, where contiguous() kept the view
   return out;
 }
 
