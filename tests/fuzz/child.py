@@ -12,6 +12,9 @@ import resource
 import struct
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import reference_isa  # noqa: E402,F401 - before torch
+
 MAX_VALUES = 1 << 20  # larger results are compared by metadata only
 _RAW_VIEW = {"bfloat16": "int16", "float8_e4m3fn": "uint8", "float8_e5m2": "uint8"}
 

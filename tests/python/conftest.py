@@ -1,9 +1,13 @@
 """Shared helpers: build the same tensor in ember and torch, and compare them."""
 import os
+import sys
 
 import numpy as np
 import pytest
-import torch
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import reference_isa  # noqa: E402,F401 - before torch
+import torch  # noqa: E402
 
 import ember
 

