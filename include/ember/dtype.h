@@ -54,6 +54,7 @@ inline bool is_integral(ScalarType t, bool include_bool) {
   return !is_floating_point(t) && (include_bool || t != kBool);
 }
 inline std::string_view dtype_name(ScalarType t) { return dtype_info(t).name; }
+inline bool is_float8(ScalarType t) { return t == kFloat8_e4m3fn || t == kFloat8_e5m2; }
 
 // The process-wide default float dtype (torch.get_default_dtype()).
 ScalarType default_dtype();

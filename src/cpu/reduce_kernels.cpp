@@ -238,51 +238,68 @@ void run(const Tensor& acc, const Tensor& input) {
 
 }  // namespace
 
+// The op layer accumulates floating inputs in float64 and the others in int64, folds all/any over the input's truth
+// (a bool tensor) and reduces no float8 tensor (torch has no kernel for them): only those are built.
 void reduce_kernel(ReduceOp op, const Tensor& acc, const Tensor& input) {
   if (input.numel() == 0) return;
   visit_dtype(input.dtype(), [&]<typename T>(T) {
-    auto dispatch = [&]<typename Acc>(Acc) {
+    if constexpr (is_float8<T>) {
+      throw Error("reduce: the op layer reduces no float8 tensor");
+    } else {
+      using Acc = std::conditional_t<std::is_integral_v<T>, int64_t, double>;
       switch (op) {
         case ReduceOp::Sum: return run<Acc, T, ReduceOp::Sum>(acc, input);
         case ReduceOp::Prod: return run<Acc, T, ReduceOp::Prod>(acc, input);
         case ReduceOp::Max: return run<Acc, T, ReduceOp::Max>(acc, input);
         case ReduceOp::Min: return run<Acc, T, ReduceOp::Min>(acc, input);
-        case ReduceOp::All: return run<Acc, T, ReduceOp::All>(acc, input);
-        case ReduceOp::Any: return run<Acc, T, ReduceOp::Any>(acc, input);
+        case ReduceOp::All: case ReduceOp::Any:
+          if constexpr (std::is_same_v<T, bool>) {
+            return op == ReduceOp::All ? run<Acc, T, ReduceOp::All>(acc, input) : run<Acc, T, ReduceOp::Any>(acc, input);
+          }
+          throw Error("reduce: all/any fold a bool tensor (the op layer converts the input first)");
       }
-    };
-    // the op layer accumulates floating inputs in float64 and the others in int64
-    if constexpr (std::is_integral_v<T>) dispatch(int64_t{});
-    else dispatch(double{});
+    }
   });
 }
 
 double sum_contiguous(const float* a, int64_t n) { return fold_contiguous<double, float, ReduceOp::Sum>(a, n, 0.0); }
 double sum_contiguous(const double* a, int64_t n) { return fold_contiguous<double, double, ReduceOp::Sum>(a, n, 0.0); }
 
-void arg_extremum_kernel(bool is_max, const Tensor& x, const Tensor& values, const Tensor& indices) {
-  int64_t rows = x.sizes()[0], n = x.sizes()[1];
-  visit_dtype(x.dtype(), [&]<typename T>(T) {
-    using C = Compute<T>;
-    const T* in = x.data_ptr<T>();
-    T* vals = values.data_ptr<T>();
-    int64_t* idx = indices.data_ptr<int64_t>();
-    parallel_for(0, rows, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t r = b; r < e; ++r) {
-        const T* row = in + r * n;
-        int64_t best = 0;
-        C bv = C(row[0]);
-        for (int64_t i = 1; i < n && bv == bv; ++i) {
-          C v = C(row[i]);
-          if (v != v || (is_max ? v > bv : v < bv)) {
-            bv = v;
-            best = i;
-          }
+namespace {
+
+// Each row's extreme (the first NaN, else the first of the extreme value) and its index.
+template <typename T>
+void arg_extremum_rows(bool is_max, const T* in, int64_t rows, int64_t n, T* vals, int64_t* idx) {
+  using C = Compute<T>;
+  parallel_for(0, rows, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const T* row = in + r * n;
+      int64_t best = 0;
+      C bv = C(row[0]);
+      for (int64_t i = 1; i < n && bv == bv; ++i) {
+        C v = C(row[i]);
+        if (v != v || (is_max ? v > bv : v < bv)) {
+          bv = v;
+          best = i;
         }
-        vals[r] = row[best];
-        idx[r] = best;
       }
-    });
+      vals[r] = row[best];
+      idx[r] = best;
+    }
+  });
+}
+
+}  // namespace
+
+void arg_extremum_kernel(bool is_max, const Tensor& x, const Tensor& values, const Tensor& indices) {
+  if (x.numel() == 0) return;
+  visit_dtype(x.dtype(), [&]<typename T>(T) {
+    if constexpr (is_float8<T>) {
+      throw Error("arg_extremum: the op layer reduces no float8 tensor");
+    } else {
+      arg_extremum_rows<T>(is_max, x.data_ptr<T>(), x.sizes()[0], x.sizes()[1], values.data_ptr<T>(),
+                           indices.data_ptr<int64_t>());
+    }
   });
 }
 

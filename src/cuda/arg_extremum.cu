@@ -87,25 +87,32 @@ void launch(const T* x, int64_t rows, int64_t n, const int64_t* cand, int64_t le
   EMBER_CUDA_LAUNCH();
 }
 
+// Each row's extreme and its index, for x of type T.
+template <typename T>
+void arg_extremum_of(bool is_max, const Tensor& x, const Tensor& values, const Tensor& indices) {
+  int64_t rows = x.sizes()[0], n = x.sizes()[1];
+  const T* px = x.data_ptr<T>();
+  T* vals = values.data_ptr<T>();
+  int64_t* idx = indices.data_ptr<int64_t>();
+  // Few long rows: slices of at least 16K elements, enough to fill the device twice.
+  int64_t slices = std::clamp<int64_t>(int64_t(sm_count()) * 16 / rows, 1, std::max<int64_t>(1, n / 16384));
+  if (slices == 1) return launch(px, rows, n, nullptr, n, n, 1, is_max, nullptr, vals, idx);
+  int64_t chunk = (n + slices - 1) / slices;
+  slices = (n + chunk - 1) / chunk;
+  Tensor winners = empty({rows * slices}, indices.options());
+  int64_t* win = winners.data_ptr<int64_t>();
+  launch(px, rows, n, nullptr, n, chunk, slices, is_max, win, vals, idx);
+  launch(px, rows, n, win, slices, slices, 1, is_max, nullptr, vals, idx);
+}
+
 }  // namespace
 
 void arg_extremum_kernel(bool is_max, const Tensor& x, const Tensor& values, const Tensor& indices) {
-  int64_t rows = x.sizes()[0], n = x.sizes()[1];
-  if (rows == 0 || n == 0) return;
+  if (x.sizes()[0] == 0 || x.sizes()[1] == 0) return;
   DeviceGuard guard(device_index(x.device()));
   visit_dtype(x.dtype(), [&]<typename T>(T) {
-    const T* px = x.data_ptr<T>();
-    T* vals = values.data_ptr<T>();
-    int64_t* idx = indices.data_ptr<int64_t>();
-    // Few long rows: slices of at least 16K elements, enough to fill the device twice.
-    int64_t slices = std::clamp<int64_t>(int64_t(sm_count()) * 16 / rows, 1, std::max<int64_t>(1, n / 16384));
-    if (slices == 1) return launch(px, rows, n, nullptr, n, n, 1, is_max, nullptr, vals, idx);
-    int64_t chunk = (n + slices - 1) / slices;
-    slices = (n + chunk - 1) / chunk;
-    Tensor winners = empty({rows * slices}, indices.options());
-    int64_t* win = winners.data_ptr<int64_t>();
-    launch(px, rows, n, nullptr, n, chunk, slices, is_max, win, vals, idx);
-    launch(px, rows, n, win, slices, slices, 1, is_max, nullptr, vals, idx);
+    if constexpr (functors::is_float8<T>) throw Error("arg_extremum: the op layer reduces no float8 tensor");
+    else arg_extremum_of<T>(is_max, x, values, indices);
   });
 }
 

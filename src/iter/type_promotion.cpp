@@ -12,7 +12,6 @@ Category category(ScalarType t) {
   return t == kBool ? Category::Bool : is_floating_point(t) ? Category::Floating : Category::Integral;
 }
 
-bool is_float8(ScalarType t) { return t == kFloat8_e4m3fn || t == kFloat8_e5m2; }
 
 // torch's combine_categories over possibly-undefined results.
 std::optional<ScalarType> combine(std::optional<ScalarType> higher, std::optional<ScalarType> lower) {

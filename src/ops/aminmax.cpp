@@ -1,6 +1,7 @@
 // torch.aminmax: the min and max over one dim or every element, with torch's checks, as one node.
 #include "../autograd/formulas_pointwise.h"
 #include "ember/reduce.h"
+#include "float8_reductions.h"
 
 namespace ember {
 
@@ -15,6 +16,7 @@ std::pair<Tensor, Tensor> aminmax(const Tensor& x, std::optional<int64_t> dim, b
     EMBER_CHECK(x.numel() != 0, Error, "aminmax(): cannot compute aminmax over an empty dimension as the operation "
                 "has no identity.");
   }
+  check_not_float8(x, "aminmax_cpu");
   auto [lo, hi] = autograd::untracked([&] { return std::pair{amin(x, dims, keepdim), amax(x, dims, keepdim)}; });
   if (autograd::needs_grad({&x})) autograd::record_aminmax(lo, hi, x, dims.empty() ? std::nullopt : dim, keepdim);
   return {lo, hi};

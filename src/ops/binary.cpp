@@ -92,7 +92,7 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
     throw NotImplementedError(str("\"", shift ? (op == BinaryOp::ShiftLeft ? "lshift" : "rshift") : binary_op_name(op),
                                   "_cpu\" not implemented for '", dtype_info(it.common_dtype()).legacy_name, "'"));
   }
-  bool float8 = it.common_dtype() == kFloat8_e4m3fn || it.common_dtype() == kFloat8_e5m2;
+  bool float8 = is_float8(it.common_dtype());
   EMBER_CHECK(!float8 || (binary_op_flags(op) & Float8), NotImplementedError, "\"", binary_op_name(op),
               "_cpu\" not implemented for '", dtype_info(it.common_dtype()).legacy_name, "'");
   // x ** 1 and x ** 0 are a copy and a fill, allowed for bool x, as in torch

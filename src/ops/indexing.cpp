@@ -13,6 +13,7 @@
 #include "ember/reduce.h"
 #include "ember/safe_size.h"
 #include "ember/type_promotion.h"
+#include "float8_reductions.h"
 
 namespace ember {
 
@@ -289,6 +290,7 @@ void index_put_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in
 // The count sizes the result, so the mask is read on the host (as torch's CUDA nonzero syncs); the result goes
 // back to x's device.
 Tensor nonzero(const Tensor& x) {
+  check_not_float8(x, "nonzero_count_cpu");
   Tensor mask = host_copy(autograd::untracked([&] { return (x.dtype() == kBool ? x : ne(x, wrapped_scalar(0))); }))
                     .contiguous();
   Unlocked unlocked(mask.numel() > kUnlockElements);

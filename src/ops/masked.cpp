@@ -26,7 +26,7 @@ void masked_scatter_into(const Tensor& target, const Tensor& mask, const Tensor&
               "got", dtype_info(target.dtype()).legacy_name, " and ", dtype_info(source.dtype()).legacy_name);
   EMBER_CHECK(mask.dtype() == kBool, Error, "masked_scatter_ only supports boolean masks, but got mask with dtype ",
               dtype_info(mask.dtype()).legacy_name);
-  EMBER_CHECK(target.dtype() != kFloat8_e4m3fn && target.dtype() != kFloat8_e5m2, NotImplementedError,
+  EMBER_CHECK(!is_float8(target.dtype()), NotImplementedError,
               "\"masked_scatter\" not implemented for '", dtype_info(target.dtype()).legacy_name, "'");
   Tensor m = mask.expand(target.sizes());
   int64_t count = count_nonzero(m).item().to_int();

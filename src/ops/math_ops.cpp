@@ -13,6 +13,7 @@
 #include "ember/ops.h"
 #include "ember/reduce.h"
 #include "ember/type_promotion.h"
+#include "float8_reductions.h"
 
 namespace ember {
 
@@ -40,6 +41,7 @@ Tensor log_add_exp(const Tensor& a, const Tensor& b) {
 
 Tensor nansum_impl(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
   Tensor input = dtype ? x.to(*dtype) : x;
+  if (input.numel() > 0) check_not_float8(input, "nansum_cpu");
   if (input.is_floating_point()) input = where(isnan(input), scalar(0).to(input.dtype()), input);
   return sum(input, dims, keepdim);
 }

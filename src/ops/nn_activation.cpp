@@ -37,7 +37,7 @@ struct Act {
 
 void check_dtype(const Act& a, const Tensor& x) {
   ScalarType t = x.dtype();
-  bool float8 = t == kFloat8_e4m3fn || t == kFloat8_e5m2;
+  bool float8 = is_float8(t);
   bool ok = (x.is_floating_point() && !float8) || (a.integers && !x.is_floating_point() && t != kBool);
   EMBER_CHECK(ok, NotImplementedError, "\"", a.kernel, "\" not implemented for '", dtype_info(t).legacy_name, "'");
 }

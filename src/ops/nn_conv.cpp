@@ -61,7 +61,7 @@ void check_dtype(const Tensor& input, const Conv& c, int64_t spatial) {
   bool cuda = input.device().is_cuda(), dilated = false;
   for (int64_t d : c.g.dilation) dilated = dilated || d != 1;
   bool ok = cuda ? t == kFloat16 || t == kBFloat16 || t == kFloat32 || t == kFloat64
-                 : t != kBool && t != kFloat8_e4m3fn && t != kFloat8_e5m2 &&
+                 : t != kBool && !is_float8(t) &&
                        (is_floating_point(t) || t == kInt64 || (!c.transposed && !dilated));
   if (ok) return;
   const char* dims = spatial == 3 ? "3d" : "2d";

@@ -58,7 +58,7 @@ Tensor reduce(const Tensor& loss, Reduction reduction) {
 }
 
 void check_floating(const Tensor& x, const char* kernel) {
-  bool float8 = x.dtype() == kFloat8_e4m3fn || x.dtype() == kFloat8_e5m2;
+  bool float8 = is_float8(x.dtype());
   EMBER_CHECK(x.is_floating_point() && !float8, NotImplementedError, "\"", kernel, "\" not implemented for '",
               dtype_info(x.dtype()).legacy_name, "'");
 }

@@ -78,7 +78,7 @@ DimVector pooled_shape(const Tensor& input, int64_t oh, int64_t ow) {
 enum class Takes { Numbers, FloatsAndLong, Floats };
 void check_pool_dtype(const Tensor& input, const char* name, Takes takes) {
   ScalarType t = input.dtype();
-  bool ok = t != kBool && t != kFloat8_e4m3fn && t != kFloat8_e5m2 &&
+  bool ok = t != kBool && !is_float8(t) &&
             (is_floating_point(t) || takes == Takes::Numbers || (takes == Takes::FloatsAndLong && t == kInt64));
   EMBER_CHECK(ok, NotImplementedError, "\"", name, "\" not implemented for '", dtype_info(t).legacy_name, "'");
 }

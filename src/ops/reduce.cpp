@@ -5,14 +5,21 @@
 #include "../autograd/formulas.h"
 #include "../dispatch/kernels.h"
 #include "../dispatch/reduce_all.h"
+#include "float8_reductions.h"
 #include "ember/creation.h"
 #include "ember/ops.h"
 #include "ember/type_promotion.h"
 
 namespace ember {
 
-namespace {
+void check_not_float8(const Tensor& x, const char* kernel, ScalarType dtype) {
+  if (!is_float8(dtype)) return;
+  std::string name = kernel;
+  if (x.device().is_cuda()) name = name.substr(0, name.find("_cpu")) + "_cuda";
+  throw NotImplementedError(str("\"", name, "\" not implemented for '", dtype_info(dtype).legacy_name, "'"));
+}
 
+namespace {
 
 // Which dims a reduction folds: all when `dims` is empty, as torch's dim=None or dim=().
 struct ReducedDims {
@@ -83,13 +90,16 @@ Tensor sum_like(ReduceOp op, const char* name, const Tensor& x, IntArrayRef dims
                 std::optional<ScalarType> dtype) {
   Tensor input = dtype ? x.to(*dtype) : x;
   ReducedDims r = reduced_dims(input, dims, keepdim, name, false);
+  if (input.numel() > 0) check_not_float8(input, op == ReduceOp::Sum ? "sum_cpu" : "prod_out_cpu");
   ScalarType out = dtype.value_or(integral_to_long(x.dtype()));
   if (Tensor whole = reduce_whole(op, input, r, out); whole.defined()) return whole;
   return finish(accumulate(op, input, r), r, out);
 }
 
-Tensor extremum(ReduceOp op, const char* name, const Tensor& x, IntArrayRef dims, bool keepdim) {
+// kernel: torch's, named in its float8 error.
+Tensor extremum(ReduceOp op, const char* name, const char* kernel, const Tensor& x, IntArrayRef dims, bool keepdim) {
   ReducedDims r = reduced_dims(x, dims, keepdim, name, true);
+  if (x.numel() > 0) check_not_float8(x, kernel);
   if (Tensor whole = reduce_whole(op, x, r, x.dtype()); whole.defined()) return whole;
   return finish(accumulate(op, x, r), r, x.dtype());
 }
@@ -138,6 +148,7 @@ Tensor mean_impl(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<
   bool half = out == kFloat16 || out == kBFloat16;
   Tensor input = x.dtype() == out ? x : x.to(half ? kFloat32 : out);
   ReducedDims r = reduced_dims(input, dims, keepdim, "mean", false);
+  check_not_float8(x, x.numel() > 0 ? "sum_cpu" : "div_cpu_reduced_float", out);  // torch's sum, then its division
   if (Tensor whole = reduce_whole(ReduceOp::Sum, input, r, out, double(r.count)); whole.defined()) return whole;
   Tensor acc = accumulate(ReduceOp::Sum, input, r);
   div_out(acc, acc, wrapped_scalar(double(r.count)));  // 0/0 gives nan for empty inputs, as torch
@@ -154,18 +165,23 @@ Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<Scala
 
 namespace {
 
-Tensor extremum_op(bool is_max, const char* name, const char* node, const Tensor& x, IntArrayRef dims, bool keepdim) {
-  Tensor r = autograd::untracked([&] { return extremum(is_max ? ReduceOp::Max : ReduceOp::Min, name, x, dims, keepdim); });
+Tensor extremum_op(bool is_max, const char* name, const char* kernel, const char* node, const Tensor& x, IntArrayRef dims,
+                   bool keepdim) {
+  Tensor r = autograd::untracked([&] { return extremum(is_max ? ReduceOp::Max : ReduceOp::Min, name, kernel, x, dims, keepdim); });
   if (autograd::needs_grad({&x})) autograd::record_extremes(node, r, x, dims, keepdim);
   return r;
 }
 
 }  // namespace
 
-Tensor amax(const Tensor& x, IntArrayRef dims, bool keepdim) { return extremum_op(true, "amax", "AmaxBackward0", x, dims, keepdim); }
-Tensor amin(const Tensor& x, IntArrayRef dims, bool keepdim) { return extremum_op(false, "amin", "AminBackward0", x, dims, keepdim); }
-Tensor max(const Tensor& x) { return extremum_op(true, "max", "MaxBackward1", x, {}, false); }
-Tensor min(const Tensor& x) { return extremum_op(false, "min", "MinBackward1", x, {}, false); }
+Tensor amax(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  return extremum_op(true, "amax", "max_values_cpu", "AmaxBackward0", x, dims, keepdim);
+}
+Tensor amin(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  return extremum_op(false, "amin", "min_values_cpu", "AminBackward0", x, dims, keepdim);
+}
+Tensor max(const Tensor& x) { return extremum_op(true, "max", "max_all", "MaxBackward1", x, {}, false); }
+Tensor min(const Tensor& x) { return extremum_op(false, "min", "min_all", "MinBackward1", x, {}, false); }
 namespace {
 
 // all/any over dims (none: every dim); an empty list reduces nothing: each element's truth, as torch.
@@ -191,6 +207,7 @@ std::pair<Tensor, Tensor> arg_extremum(bool is_max, const char* name, const Tens
   int64_t d = dim ? wrap_dim(*dim, x.dim()) : 0;
   const int64_t dims[1] = {d};
   ReducedDims r = reduced_dims(input, input.dim() == 0 ? IntArrayRef() : IntArrayRef(dims, 1), keepdim, name, true);
+  if (x.numel() > 0) check_not_float8(x, str(name, "_cpu").c_str());
   Tensor rows = input.dim() == 0 ? input.reshape({1, 1}) : input.movedim({d}, {-1}).contiguous();
   int64_t n = rows.dim() == 0 ? 1 : rows.sizes().back();
   rows = rows.reshape({-1, n});

@@ -23,7 +23,6 @@ namespace {
 using R = ScatterReduce;
 
 const char* name_of(ScalarType t) { return dtype_info(t).legacy_name.data(); }
-bool is_float8(ScalarType t) { return t == kFloat8_e4m3fn || t == kFloat8_e5m2; }
 
 // torch's CPU kernels of this family exist for every dtype but the float8 ones.
 void check_kernel_dtype(const Tensor& t, const char* kernel) {

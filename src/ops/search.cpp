@@ -72,7 +72,7 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool ou
   }
   const Tensor both[2] = {b, values};
   ScalarType common = result_type(both);
-  EMBER_CHECK(values.numel() == 0 || (common != kBool && common != kFloat8_e4m3fn && common != kFloat8_e5m2),
+  EMBER_CHECK(values.numel() == 0 || (common != kBool && !is_float8(common)),
               NotImplementedError,
               "\"searchsorted_out_cpu\" not implemented for '", dtype_info(common).legacy_name, "'");
   return autograd::untracked([&] {
@@ -145,7 +145,7 @@ Tensor histc(const Tensor& x, int64_t bins, const Scalar& min, const Scalar& max
     Scalar(lo).check_fits(x.dtype());
     Scalar(hi).check_fits(x.dtype());
   }
-  EMBER_CHECK(x.is_floating_point() && x.dtype() != kFloat8_e4m3fn && x.dtype() != kFloat8_e5m2, NotImplementedError,
+  EMBER_CHECK(x.is_floating_point() && !is_float8(x.dtype()), NotImplementedError,
               "\"histogram_cpu\" not implemented for '", dtype_info(x.dtype()).legacy_name, "'");
   Tensor out = empty({bins}, x.options());
   kernels::histc[x.device()](flat, out, lo, hi);

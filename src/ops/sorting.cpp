@@ -43,7 +43,7 @@ Tensor reduced(const Tensor& result, const Rows& r, bool keepdim) {
 
 void check_dtype(const Tensor& x, const char* kernel, bool bool_ok, bool ints_ok) {
   ScalarType t = x.dtype();
-  bool ok = t != kFloat8_e4m3fn && t != kFloat8_e5m2 && (bool_ok || t != kBool) &&
+  bool ok = !is_float8(t) && (bool_ok || t != kBool) &&
             (ints_ok || t == kBool || x.is_floating_point());
   EMBER_CHECK(ok, NotImplementedError, "\"", kernel, "\" not implemented for '", dtype_info(t).legacy_name, "'");
 }

@@ -12,6 +12,7 @@
 #include "ember/reduce.h"
 #include "ember/safe_size.h"
 #include "ember/type_promotion.h"
+#include "float8_reductions.h"
 
 namespace ember {
 
@@ -49,8 +50,13 @@ Tensor welford_mean(const Tensor& w, IntArrayRef dims, Tensor m) {
 std::pair<Tensor, Tensor> var_mean_impl(const Tensor& x, IntArrayRef dims, double correction, bool keepdim,
                                         bool take_sqrt, bool with_mean = true) {
   check_float(x, "std and var");
+  if (is_float8(x.dtype()) && x.numel() > 0) {  // torch's whole-tensor kernel, and its per-dim one
+    bool whole = dims.empty() || int64_t(dims.size()) == x.dim();
+    EMBER_CHECK(!whole || with_mean, Error, "std_var_all: Unsupported dtype ", dtype_info(x.dtype()).legacy_name);
+    check_not_float8(x, "std_cpu");
+  }
   // torch's CPU accumulators: double for float32 (a float32 variance may overflow where the data does not)
-  Tensor w = x.dtype() == kFloat32 ? x.to(kFloat64) : widened(x);
+  Tensor w = x.dtype() == kFloat32 || is_float8(x.dtype()) ? x.to(kFloat64) : widened(x);  // float8: empty here
   Tensor m = mean(w, dims, true);
   Tensor d = sub(w, m);
   double denom = std::max(0.0, double(reduced_count(x.sizes(), dims)) - correction);
@@ -118,7 +124,11 @@ Tensor norm(const Tensor& x, double p, IntArrayRef dims, bool keepdim) {
   return r;
 }
 
-Tensor count_nonzero(const Tensor& x, IntArrayRef dims) { return sum(ne(x, wrapped_scalar(0)), dims, false); }
+// torch's whole-tensor count has no float8 kernel; its per-dim one is this composite
+Tensor count_nonzero(const Tensor& x, IntArrayRef dims) {
+  if (dims.empty()) check_not_float8(x, "nonzero_count_cpu");
+  return sum(ne(x, wrapped_scalar(0)), dims, false);
+}
 
 namespace {
 
@@ -178,6 +188,7 @@ Tensor scan(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
               "_out_cpu\" not implemented for 'Bool'");
   // As torch: the input is cast to dtype first, then scanned in its CPU accumulator type (float for half/bfloat16).
   ScalarType acc_dtype = !is_floating_point(out_dtype) ? kInt64 : element_size(out_dtype) == 2 ? kFloat32 : kFloat64;
+  if (x.numel() > 0 && x.dim() > 0) check_not_float8(x, Product ? "cumprod_out_cpu" : "cumsum_out_cpu", out_dtype);
   Tensor rows = input.movedim({d}, {-1}).to(out_dtype).to(acc_dtype).contiguous();
   Tensor out = empty_strided(rows.sizes(), rows.strides(), rows.options());  // rows' strides, kept by the result
   int64_t n = rows.sizes().back();

@@ -18,7 +18,7 @@ const char* triangle_name(bool upper) { return upper ? "triu" : "tril"; }
 
 void check_triangle_input(const Tensor& self, bool upper) {
   EMBER_CHECK(self.dim() >= 2, Error, triangle_name(upper), ": input tensor must have at least 2 dimensions");
-  bool float8 = self.dtype() == kFloat8_e4m3fn || self.dtype() == kFloat8_e5m2;
+  bool float8 = is_float8(self.dtype());
   EMBER_CHECK(!float8, NotImplementedError, "\"", triangle_name(upper), "\" not implemented for '",
               dtype_info(self.dtype()).legacy_name, "'");
 }
@@ -145,7 +145,7 @@ Tensor diagflat(const Tensor& self, int64_t offset) { return diag_embed(ravel(se
 
 Tensor trace(const Tensor& self) {
   EMBER_AUTOCAST(fp32, kCPU, trace, self);
-  bool supported = self.dtype() != kBool && self.dtype() != kFloat8_e4m3fn && self.dtype() != kFloat8_e5m2;
+  bool supported = self.dtype() != kBool && !is_float8(self.dtype());
   EMBER_CHECK(supported, NotImplementedError, "\"trace\" not implemented for '", dtype_info(self.dtype()).legacy_name,
               "'");
   EMBER_CHECK(self.dim() == 2, Error, "trace: expected a matrix, but got tensor with dim ", self.dim());

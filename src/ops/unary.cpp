@@ -27,7 +27,7 @@ Tensor run_unary(const char* name, UnaryKind kind, const KernelTable<kernels::Un
     EMBER_CHECK(op != "relu", Error, "Boolean inputs not supported for relu");
     throw NotImplementedError(str("\"", name, "_cpu\" not implemented for 'Bool'"));
   }
-  bool float8 = self.dtype() == kFloat8_e4m3fn || self.dtype() == kFloat8_e5m2;
+  bool float8 = is_float8(self.dtype());
   EMBER_CHECK(!float8 || unary_takes_float8(op), NotImplementedError, "\"", name, "_cpu\" not implemented for '",
               dtype_info(self.dtype()).legacy_name, "'");
   EMBER_CHECK(kind != UnaryKind::FloatOnly || self.is_floating_point(), NotImplementedError, "\"", name,

@@ -22,7 +22,6 @@ using Kind = Value::Kind;
 
 constexpr int kMaxDepth = 1000;
 
-bool is_float8(ScalarType t) { return t == kFloat8_e4m3fn || t == kFloat8_e5m2; }
 // torch's typed storage class for a dtype ("FloatStorage"); float8 tensors use UntypedStorage.
 std::string storage_class(ScalarType t) { return std::string(dtype_info(t).legacy_name) + "Storage"; }
 

@@ -4,8 +4,6 @@
 namespace ember::cuda_backend::reduction {
 
 template void reduce_op<ReduceOp::Max, Family::Floating>(const Tensor&, const Tensor&);
-template void reduce_op<ReduceOp::Max, Family::Float8>(const Tensor&, const Tensor&);
 template void reduce_op<ReduceOp::Min, Family::Floating>(const Tensor&, const Tensor&);
-template void reduce_op<ReduceOp::Min, Family::Float8>(const Tensor&, const Tensor&);
 
 }  // namespace ember::cuda_backend::reduction

@@ -1,5 +1,5 @@
 // The dtype families the CUDA reductions are built for, each (op, family) once in its group's file: bool and the
-// integers, the float8 types (their software conversions make prod's the costliest kernels), the other floats.
+// integers, the floats. No float8 tensor is reduced (torch has no kernel for them; the op layer raises).
 #pragma once
 #include <type_traits>
 
@@ -7,15 +7,11 @@
 
 namespace ember::cuda_backend::reduction {
 
-enum class Family { Integral, Float8, Floating };
+enum class Family { Integral, Floating };
 
 template <typename T>
-constexpr Family family_of_type = std::is_integral_v<T> ? Family::Integral
-                                  : std::is_same_v<T, Float8_e4m3fn> || std::is_same_v<T, Float8_e5m2> ? Family::Float8
-                                                                                                         : Family::Floating;
+constexpr Family family_of_type = std::is_integral_v<T> ? Family::Integral : Family::Floating;
 
-inline Family family_of(ScalarType t) {
-  return visit_dtype(t, []<typename T>(T) { return family_of_type<T>; });
-}
+inline Family family_of(ScalarType t) { return is_floating_point(t) ? Family::Floating : Family::Integral; }
 
 }  // namespace ember::cuda_backend::reduction

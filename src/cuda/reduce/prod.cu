@@ -1,5 +1,4 @@
-// The reduction kernels of prod over the floating dtypes but float8 (reduce.cuh; float8's in prod_float8.cu,
-// the integers' in integral.cu).
+// The reduction kernels of prod over the floating dtypes but float8 (reduce.cuh; the integers' in integral.cu).
 #include "reduce.cuh"
 
 namespace ember::cuda_backend::reduction {

@@ -8,7 +8,7 @@
 namespace ember::cuda_backend {
 
 // Defined in reduce.cuh; each op's kernels are built per dtype family in its group's file (sum.cu, prod.cu,
-// prod_float8.cu, extrema.cu, integral.cu).
+// extrema.cu, integral.cu).
 namespace reduction {
 template <ReduceOp Op, Family F>
 void reduce_op(const Tensor& acc, const Tensor& input);
@@ -32,7 +32,6 @@ void reduce_kernel(ReduceOp op, const Tensor& acc, const Tensor& input) {
   auto run = [&]<ReduceOp Op>() {
     switch (reduction::family_of(input.dtype())) {
       case Family::Integral: return reduction::reduce_op<Op, Family::Integral>(acc, input);
-      case Family::Float8: return reduction::reduce_op<Op, Family::Float8>(acc, input);
       case Family::Floating: return reduction::reduce_op<Op, Family::Floating>(acc, input);
     }
   };

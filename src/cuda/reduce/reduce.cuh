@@ -4,12 +4,13 @@
 // innermost (or short reduced runs): each thread of a 32-wide row of outputs walks its column (coalesced), 8 threads
 // per column. Long reductions split into slices whose partials a second pass folds in order: no atomics,
 // deterministic results.
-// Shared by each op group's file (sum.cu, prod.cu, prod_float8.cu, extrema.cu, integral.cu) and the whole-tensor
+// Shared by each op group's file (sum.cu, prod.cu, extrema.cu, integral.cu) and the whole-tensor
 // pass (whole.cu).
 #pragma once
 #include <algorithm>
 #include <cmath>
 
+#include "../../functors/compute.h"
 #include "../elementwise.cuh"
 #include "../kernels.h"
 #include "../reduce_common.cuh"
@@ -257,8 +258,8 @@ void run(const Tensor& acc, const Tensor& input) {
 template <ReduceOp Op, Family F>
 void reduce_op(const Tensor& acc, const Tensor& input) {
   visit_dtype(input.dtype(), [&]<typename T>(T) {
-    if constexpr (family_of_type<T> != F) {
-      throw Error("reduce: a dtype of another family");
+    if constexpr (family_of_type<T> != F || functors::is_float8<T>) {
+      throw Error("reduce: a dtype of another family, or float8 (the op layer reduces no float8 tensor)");
     } else if constexpr ((Op == ReduceOp::All || Op == ReduceOp::Any) && !std::is_same_v<T, bool>) {
       throw Error("reduce: all/any fold a bool tensor (the op layer converts the input first)");
     } else {

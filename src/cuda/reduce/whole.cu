@@ -58,6 +58,22 @@ void run_all(const Tensor& input, const Tensor& out, double divisor) {
 
 }  // namespace
 
+// The whole of input (of type T) folded into out, in T or (an integer sum into int64) in int64.
+template <typename T>
+void run_whole(ReduceOp op, const Tensor& input, const Tensor& out, double divisor) {
+  auto go = [&]<typename O>(O) {
+    switch (op) {
+      case ReduceOp::Sum: return run_all<T, ReduceOp::Sum, O>(input, out, divisor);
+      case ReduceOp::Max: return run_all<T, ReduceOp::Max, O>(input, out, divisor);
+      default: return run_all<T, ReduceOp::Min, O>(input, out, divisor);
+    }
+  };
+  if constexpr (std::is_integral_v<T>) {
+    if (out.dtype() != input.dtype()) return go(int64_t{});
+  }
+  go(T{});
+}
+
 Tensor reduce_all_kernel(ReduceOp op, const Tensor& input, ScalarType dtype, double divisor) {
   // A dense input in any dim order (a transposed matrix) is its numel elements from data_ptr: order does not matter.
   if (!is_non_overlapping_and_dense(input.sizes(), input.strides()) || input.numel() == 0 ||
@@ -70,17 +86,8 @@ Tensor reduce_all_kernel(ReduceOp op, const Tensor& input, ScalarType dtype, dou
   DeviceGuard guard(device_index(input.device()));
   Tensor out = empty({}, input.options().with_dtype(dtype));
   visit_dtype(input.dtype(), [&]<typename T>(T) {
-    auto go = [&]<typename O>(O) {
-      switch (op) {
-        case ReduceOp::Sum: return run_all<T, ReduceOp::Sum, O>(input, out, divisor);
-        case ReduceOp::Max: return run_all<T, ReduceOp::Max, O>(input, out, divisor);
-        default: return run_all<T, ReduceOp::Min, O>(input, out, divisor);
-      }
-    };
-    if constexpr (std::is_integral_v<T>) {
-      if (!same) return go(int64_t{});
-    }
-    go(T{});
+    if constexpr (functors::is_float8<T>) throw Error("reduce_all: the op layer reduces no float8 tensor");
+    else run_whole<T>(op, input, out, divisor);
   });
   return out;
 }
