@@ -4,8 +4,9 @@
 // -ffp-contract=off; nvcc contracts, so CUDA may differ by an FMA's rounding).
 // An update (XUpdate) is a functor on element k of one tensor's streams: the parameter p, its gradient g and up
 // to three state streams a, b, c (each update names its own); its options are template flags, so a loop over it
-// has no branches. A group's options (XStep) pick the functor type for a tensor (visit_types: the flags) and
-// make it from that tensor's host-computed scalars (make).
+// has no branches, but maximize, a sign the gradient is multiplied by (exact), which halves the kernels built. A
+// group's options (XStep) pick the functor type for a tensor (visit_types: the flags) and make it from that
+// tensor's host-computed scalars (make).
 #pragma once
 #include <array>
 #include <cmath>
@@ -43,20 +44,20 @@ template <typename T>
 EMBER_HOST_DEVICE T lerp(T a, T b, T w) {
   return w < T(0.5) ? a + w * (b - a) : b - (b - a) * (T(1) - w);
 }
-// The gradient after maximize and coupled weight decay (grad + wd param), unfused.
-template <typename T, bool kMaximize, bool kDecay>
-EMBER_HOST_DEVICE T decayed(T g, T p, T wd) {
-  T d = kMaximize ? -g : g;
+// The gradient after maximize (sign: -1) and coupled weight decay (grad + wd param), unfused.
+template <typename T, bool kDecay>
+EMBER_HOST_DEVICE T decayed(T g, T sign, T p, T wd) {
+  T d = g * sign;
   return kDecay ? d + wd * p : d;
 }
 
 // ---- SGD: a = momentum buffer (kInit: it starts as the gradient). Fused as torch's CPU kernels.
-template <typename T, bool kMaximize, bool kDecay, bool kMomentum, bool kInit, bool kNesterov>
+template <typename T, bool kDecay, bool kMomentum, bool kInit, bool kNesterov>
 struct SGDUpdate {
   using Elem = T;
-  T wd, mom, damp, neg_lr;
+  T sign, wd, mom, damp, neg_lr;
   EMBER_HOST_DEVICE void operator()(int64_t k, T* p, const T* g, T* a, T*, T*) const {
-    T d = kMaximize ? -g[k] : g[k];
+    T d = g[k] * sign;
     if constexpr (kDecay) d = std::fma(p[k], wd, d);
     if constexpr (kMomentum) {
       T m = kInit ? d : std::fma(d, damp, a[k] * mom);
@@ -71,23 +72,24 @@ struct SGDStep {
   bool nesterov, maximize;
   template <typename T, typename Fn>
   void visit_types(const TensorScalars& t, Fn&& fn) const {
-    static_flags([&](auto... f) { fn(std::type_identity<SGDUpdate<T, decltype(f)::value...>>{}); }, maximize,
-                 weight_decay != 0, momentum != 0, t.flag, nesterov);
+    const bool with_momentum = momentum != 0;  // the buffer's start and nesterov only matter with one
+    static_flags([&](auto... f) { fn(std::type_identity<SGDUpdate<T, decltype(f)::value...>>{}); },
+                 weight_decay != 0, with_momentum, with_momentum && t.flag, with_momentum && nesterov);
   }
   template <typename F, typename T = typename F::Elem>
   F make(const TensorScalars&) const {
-    return {T(weight_decay), T(momentum), T(1 - dampening), T(-lr)};
+    return {T(maximize ? -1 : 1), T(weight_decay), T(momentum), T(1 - dampening), T(-lr)};
   }
 };
 
 // ---- Adam, AdamW: a = exp_avg, b = exp_avg_sq, c = max_exp_avg_sq. Per tensor: s[0] = sqrt(1 - beta2^t),
 // s[1] = lr / (1 - beta1^t).
-template <typename T, bool kMaximize, bool kCoupled, bool kDecoupled, bool kAmsgrad, bool kSmallW1>
+template <typename T, bool kCoupled, bool kDecoupled, bool kAmsgrad, bool kSmallW1>
 struct AdamUpdate {
   using Elem = T;
-  T wd, shrink, w1, b2, w2, bc2, eps, neg_step;
+  T sign, wd, shrink, w1, b2, w2, bc2, eps, neg_step;
   EMBER_HOST_DEVICE void operator()(int64_t k, T* p, const T* g, T* a, T* b, T* c) const {
-    T d = kMaximize ? -g[k] : g[k];
+    T d = g[k] * sign;
     T x = kDecoupled ? p[k] * shrink : p[k];
     if constexpr (kCoupled) d = std::fma(x, wd, d);
     T mk = kSmallW1 ? std::fma(w1, d - a[k], a[k]) : std::fma(w1 - T(1), d - a[k], d);
@@ -104,23 +106,23 @@ struct AdamStep {
   template <typename T, typename Fn>
   void visit_types(const TensorScalars&, Fn&& fn) const {
     const bool decay = weight_decay != 0;
-    static_flags([&](auto... f) { fn(std::type_identity<AdamUpdate<T, decltype(f)::value...>>{}); }, maximize,
+    static_flags([&](auto... f) { fn(std::type_identity<AdamUpdate<T, decltype(f)::value...>>{}); },
                  decay && !decoupled, decay && decoupled, amsgrad, T(1 - beta1) < T(0.5));
   }
   template <typename F, typename T = typename F::Elem>
   F make(const TensorScalars& t) const {
-    return {T(weight_decay), T(1 - lr * weight_decay), T(1 - beta1), T(beta2), T(1 - beta2), T(t.s[0]), T(eps),
-            T(-t.s[1])};
+    return {T(maximize ? -1 : 1), T(weight_decay), T(1 - lr * weight_decay), T(1 - beta1), T(beta2), T(1 - beta2),
+            T(t.s[0]),           T(eps),           T(-t.s[1])};
   }
 };
 
 // ---- Adagrad: a = sum. Per tensor: s[0] = lr / (1 + (step - 1) lr_decay).
-template <typename T, bool kMaximize, bool kDecay>
+template <typename T, bool kDecay>
 struct AdagradUpdate {
   using Elem = T;
-  T wd, neg_clr, eps;
+  T sign, wd, neg_clr, eps;
   EMBER_HOST_DEVICE void operator()(int64_t k, T* p, const T* g, T* a, T*, T*) const {
-    T d = decayed<T, kMaximize, kDecay>(g[k], p[k], wd);
+    T d = decayed<T, kDecay>(g[k], sign, p[k], wd);
     a[k] = a[k] + d * d;
     p[k] = p[k] + neg_clr * (d / (std::sqrt(a[k]) + eps));
   }
@@ -130,22 +132,22 @@ struct AdagradStep {
   bool maximize;
   template <typename T, typename Fn>
   void visit_types(const TensorScalars&, Fn&& fn) const {
-    static_flags([&](auto... f) { fn(std::type_identity<AdagradUpdate<T, decltype(f)::value...>>{}); }, maximize,
+    static_flags([&](auto... f) { fn(std::type_identity<AdagradUpdate<T, decltype(f)::value...>>{}); },
                  weight_decay != 0);
   }
   template <typename F, typename T = typename F::Elem>
   F make(const TensorScalars& t) const {
-    return {T(weight_decay), T(-t.s[0]), T(eps)};
+    return {T(maximize ? -1 : 1), T(weight_decay), T(-t.s[0]), T(eps)};
   }
 };
 
 // ---- RMSprop: a = square_avg, b = momentum_buffer, c = grad_avg (centered).
-template <typename T, bool kMaximize, bool kDecay, bool kCentered, bool kMomentum>
+template <typename T, bool kDecay, bool kCentered, bool kMomentum>
 struct RMSpropUpdate {
   using Elem = T;
-  T wd, alpha, w, eps, mom, neg_lr;
+  T sign, wd, alpha, w, eps, mom, neg_lr;
   EMBER_HOST_DEVICE void operator()(int64_t k, T* p, const T* g, T* a, T* b, T* c) const {
-    T d = decayed<T, kMaximize, kDecay>(g[k], p[k], wd);
+    T d = decayed<T, kDecay>(g[k], sign, p[k], wd);
     T sk = a[k] * alpha + w * d * d;
     a[k] = sk;
     T avg;
@@ -168,22 +170,22 @@ struct RMSpropStep {
   bool centered, maximize;
   template <typename T, typename Fn>
   void visit_types(const TensorScalars&, Fn&& fn) const {
-    static_flags([&](auto... f) { fn(std::type_identity<RMSpropUpdate<T, decltype(f)::value...>>{}); }, maximize,
+    static_flags([&](auto... f) { fn(std::type_identity<RMSpropUpdate<T, decltype(f)::value...>>{}); },
                  weight_decay != 0, centered, momentum > 0);
   }
   template <typename F, typename T = typename F::Elem>
   F make(const TensorScalars&) const {
-    return {T(weight_decay), T(alpha), T(1 - alpha), T(eps), T(momentum), T(-lr)};
+    return {T(maximize ? -1 : 1), T(weight_decay), T(alpha), T(1 - alpha), T(eps), T(momentum), T(-lr)};
   }
 };
 
 // ---- Adamax: a = exp_avg, b = exp_inf. Per tensor: s[0] = lr / (1 - beta1^t).
-template <typename T, bool kMaximize, bool kDecay>
+template <typename T, bool kDecay>
 struct AdamaxUpdate {
   using Elem = T;
-  T wd, w1, beta2, eps, neg_clr;
+  T sign, wd, w1, beta2, eps, neg_clr;
   EMBER_HOST_DEVICE void operator()(int64_t k, T* p, const T* g, T* a, T* b, T*) const {
-    T d = decayed<T, kMaximize, kDecay>(g[k], p[k], wd);
+    T d = decayed<T, kDecay>(g[k], sign, p[k], wd);
     T mk = a[k] = lerp(a[k], d, w1);
     T decayed_inf = b[k] * beta2, fresh = std::abs(d) + eps;
     T uk = b[k] = decayed_inf < fresh ? fresh : decayed_inf;
@@ -195,33 +197,33 @@ struct AdamaxStep {
   bool maximize;
   template <typename T, typename Fn>
   void visit_types(const TensorScalars&, Fn&& fn) const {
-    static_flags([&](auto... f) { fn(std::type_identity<AdamaxUpdate<T, decltype(f)::value...>>{}); }, maximize,
+    static_flags([&](auto... f) { fn(std::type_identity<AdamaxUpdate<T, decltype(f)::value...>>{}); },
                  weight_decay != 0);
   }
   template <typename F, typename T = typename F::Elem>
   F make(const TensorScalars& t) const {
-    return {T(weight_decay), T(1 - beta1), T(beta2), T(eps), T(-t.s[0])};
+    return {T(maximize ? -1 : 1), T(weight_decay), T(1 - beta1), T(beta2), T(eps), T(-t.s[0])};
   }
 };
 
 // The weight decay of NAdam and RAdam: decoupled scales the parameter by (1 - lr wd) first, coupled adds
-// wd param to the (maximized) gradient. Returns the parameter to update; d is the gradient.
-template <typename T, bool kMaximize, bool kCoupled, bool kDecoupled>
-EMBER_HOST_DEVICE T decay_param(T p, T g, T wd, T shrink, T& d) {
+// wd param to the (maximized: sign -1) gradient. Returns the parameter to update; d is the gradient.
+template <typename T, bool kCoupled, bool kDecoupled>
+EMBER_HOST_DEVICE T decay_param(T p, T g, T sign, T wd, T shrink, T& d) {
   T x = kDecoupled ? p * shrink : p;
-  d = kMaximize ? -g : g;
+  d = g * sign;
   if constexpr (kCoupled) d = d + wd * x;
   return x;
 }
 
 // ---- NAdam: a = exp_avg, b = exp_avg_sq. Per tensor: s = {grad coefficient, exp_avg coefficient, 1 - beta2^t}.
-template <typename T, bool kMaximize, bool kCoupled, bool kDecoupled>
+template <typename T, bool kCoupled, bool kDecoupled>
 struct NAdamUpdate {
   using Elem = T;
-  T wd, shrink, w1, beta2, w2, eps, cg, cm, bc2;
+  T sign, wd, shrink, w1, beta2, w2, eps, cg, cm, bc2;
   EMBER_HOST_DEVICE void operator()(int64_t k, T* p, const T* g, T* a, T* b, T*) const {
     T d;
-    T x = decay_param<T, kMaximize, kCoupled, kDecoupled>(p[k], g[k], wd, shrink, d);
+    T x = decay_param<T, kCoupled, kDecoupled>(p[k], g[k], sign, wd, shrink, d);
     T mk = a[k] = lerp(a[k], d, w1);
     T vk = b[k] = b[k] * beta2 + w2 * d * d;
     T denom = std::sqrt(vk / bc2) + eps;
@@ -234,25 +236,25 @@ struct NAdamStep {
   bool decoupled, maximize;
   template <typename T, typename Fn>
   void visit_types(const TensorScalars&, Fn&& fn) const {
-    static_flags([&](auto... f) { fn(std::type_identity<NAdamUpdate<T, decltype(f)::value...>>{}); }, maximize,
+    static_flags([&](auto... f) { fn(std::type_identity<NAdamUpdate<T, decltype(f)::value...>>{}); },
                  !decoupled && weight_decay != 0, decoupled && weight_decay != 0);
   }
   template <typename F, typename T = typename F::Elem>
   F make(const TensorScalars& t) const {
-    return {T(weight_decay), T(1 - lr * weight_decay), T(1 - beta1), T(beta2), T(1 - beta2), T(eps),
-            T(t.s[0]),       T(t.s[1]),                T(t.s[2])};
+    return {T(maximize ? -1 : 1), T(weight_decay), T(1 - lr * weight_decay), T(1 - beta1), T(beta2), T(1 - beta2),
+            T(eps),               T(t.s[0]),       T(t.s[1]),                T(t.s[2])};
   }
 };
 
 // ---- RAdam: a = exp_avg, b = exp_avg_sq. Per tensor: s = {1 - beta1^t, sqrt(1 - beta2^t), rectification},
 // flag: rectified (rho_t > 5; else plain momentum).
-template <typename T, bool kMaximize, bool kCoupled, bool kDecoupled, bool kRect>
+template <typename T, bool kCoupled, bool kDecoupled, bool kRect>
 struct RAdamUpdate {
   using Elem = T;
-  T wd, shrink, w1, beta2, w2, eps, lr, bias1, sqrt_bc2, r;
+  T sign, wd, shrink, w1, beta2, w2, eps, lr, bias1, sqrt_bc2, r;
   EMBER_HOST_DEVICE void operator()(int64_t k, T* p, const T* g, T* a, T* b, T*) const {
     T d;
-    T x = decay_param<T, kMaximize, kCoupled, kDecoupled>(p[k], g[k], wd, shrink, d);
+    T x = decay_param<T, kCoupled, kDecoupled>(p[k], g[k], sign, wd, shrink, d);
     T mk = a[k] = lerp(a[k], d, w1);
     T vk = b[k] = b[k] * beta2 + w2 * d * d;
     T corrected = mk / bias1;
@@ -265,23 +267,23 @@ struct RAdamStep {
   bool decoupled, maximize;
   template <typename T, typename Fn>
   void visit_types(const TensorScalars& t, Fn&& fn) const {
-    static_flags([&](auto... f) { fn(std::type_identity<RAdamUpdate<T, decltype(f)::value...>>{}); }, maximize,
+    static_flags([&](auto... f) { fn(std::type_identity<RAdamUpdate<T, decltype(f)::value...>>{}); },
                  !decoupled && weight_decay != 0, decoupled && weight_decay != 0, t.flag);
   }
   template <typename F, typename T = typename F::Elem>
   F make(const TensorScalars& t) const {
-    return {T(weight_decay), T(1 - lr * weight_decay), T(1 - beta1), T(beta2), T(1 - beta2),
-            T(eps),          T(lr),                    T(t.s[0]),    T(t.s[1]), T(t.s[2])};
+    return {T(maximize ? -1 : 1), T(weight_decay), T(1 - lr * weight_decay), T(1 - beta1), T(beta2), T(1 - beta2),
+            T(eps),               T(lr),           T(t.s[0]),                T(t.s[1]),    T(t.s[2])};
   }
 };
 
 // ---- Adadelta: a = square_avg, b = acc_delta.
-template <typename T, bool kMaximize, bool kDecay>
+template <typename T, bool kDecay>
 struct AdadeltaUpdate {
   using Elem = T;
-  T wd, rho, w, eps, neg_lr;
+  T sign, wd, rho, w, eps, neg_lr;
   EMBER_HOST_DEVICE void operator()(int64_t k, T* p, const T* g, T* a, T* b, T*) const {
-    T d = decayed<T, kMaximize, kDecay>(g[k], p[k], wd);
+    T d = decayed<T, kDecay>(g[k], sign, p[k], wd);
     T sk = a[k] = a[k] * rho + w * d * d;
     T delta = std::sqrt(b[k] + eps) / std::sqrt(sk + eps) * d;
     b[k] = b[k] * rho + w * delta * delta;
@@ -293,12 +295,12 @@ struct AdadeltaStep {
   bool maximize;
   template <typename T, typename Fn>
   void visit_types(const TensorScalars&, Fn&& fn) const {
-    static_flags([&](auto... f) { fn(std::type_identity<AdadeltaUpdate<T, decltype(f)::value...>>{}); }, maximize,
+    static_flags([&](auto... f) { fn(std::type_identity<AdadeltaUpdate<T, decltype(f)::value...>>{}); },
                  weight_decay != 0);
   }
   template <typename F, typename T = typename F::Elem>
   F make(const TensorScalars&) const {
-    return {T(weight_decay), T(rho), T(1 - rho), T(eps), T(-lr)};
+    return {T(maximize ? -1 : 1), T(weight_decay), T(rho), T(1 - rho), T(eps), T(-lr)};
   }
 };
 
