@@ -1,7 +1,7 @@
 // torch.aminmax: the min and max over one dim or every element, with torch's checks, as one node.
 #include "../autograd/formulas_pointwise.h"
 #include "ember/reduce.h"
-#include "float8_reductions.h"
+#include "reduction_support.h"
 
 namespace ember {
 

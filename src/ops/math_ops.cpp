@@ -13,7 +13,7 @@
 #include "ember/ops.h"
 #include "ember/reduce.h"
 #include "ember/type_promotion.h"
-#include "float8_reductions.h"
+#include "reduction_support.h"
 
 namespace ember {
 

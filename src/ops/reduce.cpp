@@ -5,7 +5,7 @@
 #include "../autograd/formulas.h"
 #include "../dispatch/kernels.h"
 #include "../dispatch/reduce_all.h"
-#include "float8_reductions.h"
+#include "reduction_support.h"
 #include "ember/creation.h"
 #include "ember/ops.h"
 #include "ember/type_promotion.h"
@@ -17,6 +17,15 @@ void check_not_float8(const Tensor& x, const char* kernel, ScalarType dtype) {
   std::string name = kernel;
   if (x.device().is_cuda()) name = name.substr(0, name.find("_cpu")) + "_cuda";
   throw NotImplementedError(str("\"", name, "\" not implemented for '", dtype_info(dtype).legacy_name, "'"));
+}
+
+Scalar extremum_identity(bool is_max, ScalarType t) {
+  if (t == kBool) return !is_max;
+  if (is_floating_point(t)) return is_max ? -INFINITY : INFINITY;
+  return visit_dtype(t, [&]<typename T>(T) {
+    if constexpr (std::is_integral_v<T>) return Scalar(int64_t(is_max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max()));
+    else return Scalar(0);  // not reached: floating types are handled above
+  });
 }
 
 namespace {

@@ -4,8 +4,10 @@
 #include "ember/reduce.h"
 
 #include "../autograd/function.h"
+#include "ember/creation.h"
 #include "ember/math_ops.h"
 #include "ember/type_promotion.h"
+#include "reduction_support.h"
 
 namespace ember {
 
@@ -129,8 +131,20 @@ Tensor& log_softmax_out(Tensor& out, const Tensor& x, int64_t dim, std::optional
   return softmax_like_out(&log_softmax, "log_softmax", out, x, dim, dtype);
 }
 
-Tensor& max_out(Tensor& out, const Tensor& x) { return composite_out(out, {&x}, "max", [&] { return max(x); }); }
-Tensor& min_out(Tensor& out, const Tensor& x) { return composite_out(out, {&x}, "min", [&] { return min(x); }); }
+namespace {
+
+// torch's whole-tensor max/min into out= run their kernel even over an empty input (max(x) raises), which leaves
+// the fold's identity: x's dtype's lowest/highest value, -inf/inf for the floating types.
+Tensor whole_extremum(bool is_max, const Tensor& x) {
+  if (x.numel() > 0) return is_max ? max(x) : min(x);
+  check_not_float8(x, is_max ? "max_all" : "min_all");
+  return full({}, extremum_identity(is_max, x.dtype()), x.options());
+}
+
+}  // namespace
+
+Tensor& max_out(Tensor& out, const Tensor& x) { return composite_out(out, {&x}, "max", [&] { return whole_extremum(true, x); }); }
+Tensor& min_out(Tensor& out, const Tensor& x) { return composite_out(out, {&x}, "min", [&] { return whole_extremum(false, x); }); }
 
 
 Tensor& var_out(Tensor& out, const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {

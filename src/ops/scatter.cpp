@@ -15,6 +15,7 @@
 #include "ember/layout.h"
 #include "ember/ops.h"
 #include "ember/type_promotion.h"
+#include "reduction_support.h"
 
 namespace ember {
 
@@ -49,19 +50,10 @@ R reduce_op(std::string_view reduce, bool new_options) {
 
 // Where include_self=False makes a reduction start (torch's *_exclude_input_init values).
 Scalar reduce_init(R op, ScalarType t) {
-  bool floating = is_floating_point(t);
   switch (op) {
     case R::Prod: return 1;
-    case R::Max:
-      return t == kBool ? Scalar(false) : floating ? Scalar(-INFINITY) : visit_dtype(t, []<typename T>(T) {
-        if constexpr (std::is_integral_v<T>) return Scalar(int64_t(std::numeric_limits<T>::lowest()));
-        else return Scalar(0);
-      });
-    case R::Min:
-      return t == kBool ? Scalar(true) : floating ? Scalar(INFINITY) : visit_dtype(t, []<typename T>(T) {
-        if constexpr (std::is_integral_v<T>) return Scalar(int64_t(std::numeric_limits<T>::max()));
-        else return Scalar(0);
-      });
+    case R::Max: return extremum_identity(true, t);
+    case R::Min: return extremum_identity(false, t);
     default: return 0;
   }
 }

@@ -12,7 +12,7 @@
 #include "ember/reduce.h"
 #include "ember/safe_size.h"
 #include "ember/type_promotion.h"
-#include "float8_reductions.h"
+#include "reduction_support.h"
 
 namespace ember {
 

@@ -26,6 +26,7 @@ def _cases(m, f8):
         "amax": lambda: x().amax(), "amin_dim": lambda: x().amin(0), "amax_0d": lambda: z(()).amax(),
         "amax_empty_kept": lambda: z(0, 3).amax(1), "amax_empty": lambda: z(0).amax(),
         "max": lambda: x().max(), "min": lambda: x().min(), "max_empty": lambda: z(0).max(),
+        "min_empty_out": lambda: m.min(z(0), out=z(0)),
         "max_dim": lambda: x().max(0), "min_dim": lambda: x().min(1), "max_dim_empty": lambda: z(0, 3).max(1),
         "max_dim_empty_reduced": lambda: z(0, 3).max(0),
         "max_out": lambda: m.max(x(), 0, out=(z(4), m.zeros(4, dtype=m.int64))),
