@@ -9,22 +9,9 @@ import numpy as np
 import torch
 
 import ember
+from bench_cuda_cnn import BATCH, row, train_step
 from bench_nn_cnn import cnn
 from common import device_time
-
-BATCH = 256
-
-
-def row(name, e, t):
-    print(f"{name:44s} ember {e * 1e3:8.3f} ms  torch {t * 1e3:8.3f} ms  time ratio {e / t:5.2f}")
-
-
-def train_step(lib, model, opt, x, y):
-    opt.zero_grad(set_to_none=True)
-    loss = lib.nn.functional.cross_entropy(model(x), y)
-    loss.backward()
-    opt.step()
-    return loss
 
 
 def graphed_step(lib, model, opt, x, y):
