@@ -17,9 +17,10 @@ int64_t row_grain(int64_t n) { return std::max<int64_t>(1, kParallelGrain / std:
 
 }  // namespace
 
+// rows: int64, float32 or float64 (the op layer converts the narrower types, exactly).
 void cum_extremum_kernel(bool is_max, const Tensor& rows, const Tensor& values, const Tensor& indices) {
   const int64_t R = rows.sizes()[0], n = rows.sizes()[1];
-  visit_sortable(rows.dtype(), [&]<typename T>(T) {
+  functors::visit_scanned(rows.dtype(), [&]<typename T>(T) {
     using C = Compute<T>;
     const T* in = rows.data_ptr<T>();
     T* vals = values.data_ptr<T>();

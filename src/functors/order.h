@@ -9,6 +9,16 @@
 
 namespace ember::functors {
 
+// Calls fn(T{}) for the dtypes cummax/cummin scan in: int64, float32 and float64 (the op layer converts the narrower
+// types to them, exactly).
+template <typename Fn>
+void visit_scanned(ScalarType t, Fn&& fn) {
+  visit_dtype(t, [&]<typename T>(T) {
+    if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, float> || std::is_same_v<T, double>) fn(T{});
+    else throw Error("cummax/cummin kernels scan int64, float32 or float64 (the op layer converts the others)");
+  });
+}
+
 // d (op)= v as torch's scatter kernels: rounded to T at each step; bool adds as `or` and multiplies as `and`; a NaN
 // in v wins a max or min (torch: isnan(v) ? v : max(d, v)), so a NaN in d stays too.
 template <ScatterReduce Op, typename T>

@@ -18,15 +18,20 @@ using namespace order;
 
 namespace {
 
+// The dtype cummax/cummin scan x in: int64, float32 or float64, which hold every value of a narrower type exactly
+// (so the kernels are built for three types).
+ScalarType scanned_as(ScalarType t) { return t == kFloat64 ? kFloat64 : is_floating_point(t) ? kFloat32 : kInt64; }
+
 std::pair<Tensor, Tensor> cum_extremum(bool is_max, const Tensor& x, int64_t dim) {
   int64_t d = wrap_dim(dim, x.dim());
   check_dtype(x, is_max ? "cummax_cpu" : "cummin_cpu");
   auto r = autograd::untracked([&] {
     Rows rows = as_rows(x, d);
-    Tensor values = empty(rows.rows.sizes(), x.options());
+    Tensor scanned = rows.rows.to(scanned_as(x.dtype()));
+    Tensor values = empty_like(scanned);
     Tensor indices = empty(rows.rows.sizes(), x.options().with_dtype(kInt64));
-    if (x.numel() > 0) kernels::cum_extremum[x.device()](is_max, rows.rows, values, indices);
-    return std::pair{from_rows(values, rows), from_rows(indices, rows)};
+    if (x.numel() > 0) kernels::cum_extremum[x.device()](is_max, scanned, values, indices);
+    return std::pair{from_rows(values.to(x.dtype()), rows), from_rows(indices, rows)};
   });
   if (autograd::needs_grad({&x})) {
     autograd::record_selected(is_max ? "CummaxBackward0" : "CumminBackward0", r.first, r.second, x, d);

@@ -5,6 +5,7 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
+#include "../../functors/order.h"
 #include "order.cuh"
 
 namespace ember::cuda_backend {
@@ -81,11 +82,12 @@ void scan_kernel(const Tensor& rows, const Tensor& out, bool product) {
   });
 }
 
+// rows: int64, float32 or float64 (the op layer converts the narrower types, exactly).
 void cum_extremum_kernel(bool is_max, const Tensor& rows, const Tensor& values, const Tensor& indices) {
   const int64_t total = rows.numel(), n = rows.sizes()[1];
   if (total == 0) return;
   DeviceGuard guard(device_index(rows.device()));
-  visit_sortable(rows.dtype(), [&]<typename T>(T) {
+  functors::visit_scanned(rows.dtype(), [&]<typename T>(T) {
     using C = Compute<T>;
     const T* x = rows.data_ptr<T>();
     Tensor store = empty({total * int64_t(sizeof(Extreme<C>))}, TensorOptions(kUInt8).device(rows.device()));
