@@ -23,7 +23,8 @@ Scalar extremum_identity(bool is_max, ScalarType t) {
   if (t == kBool) return !is_max;
   if (is_floating_point(t)) return is_max ? -INFINITY : INFINITY;
   return visit_dtype(t, [&]<typename T>(T) {
-    if constexpr (std::is_integral_v<T>) return Scalar(int64_t(is_max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max()));
+    using Limits = std::numeric_limits<T>;
+    if constexpr (std::is_integral_v<T>) return Scalar(int64_t(is_max ? Limits::lowest() : Limits::max()));
     else return Scalar(0);  // not reached: floating types are handled above
   });
 }
@@ -174,9 +175,10 @@ Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<Scala
 
 namespace {
 
-Tensor extremum_op(bool is_max, const char* name, const char* kernel, const char* node, const Tensor& x, IntArrayRef dims,
-                   bool keepdim) {
-  Tensor r = autograd::untracked([&] { return extremum(is_max ? ReduceOp::Max : ReduceOp::Min, name, kernel, x, dims, keepdim); });
+Tensor extremum_op(bool is_max, const char* name, const char* kernel, const char* node, const Tensor& x,
+                   IntArrayRef dims, bool keepdim) {
+  ReduceOp op = is_max ? ReduceOp::Max : ReduceOp::Min;
+  Tensor r = autograd::untracked([&] { return extremum(op, name, kernel, x, dims, keepdim); });
   if (autograd::needs_grad({&x})) autograd::record_extremes(node, r, x, dims, keepdim);
   return r;
 }

@@ -143,8 +143,12 @@ Tensor whole_extremum(bool is_max, const Tensor& x) {
 
 }  // namespace
 
-Tensor& max_out(Tensor& out, const Tensor& x) { return composite_out(out, {&x}, "max", [&] { return whole_extremum(true, x); }); }
-Tensor& min_out(Tensor& out, const Tensor& x) { return composite_out(out, {&x}, "min", [&] { return whole_extremum(false, x); }); }
+Tensor& max_out(Tensor& out, const Tensor& x) {
+  return composite_out(out, {&x}, "max", [&] { return whole_extremum(true, x); });
+}
+Tensor& min_out(Tensor& out, const Tensor& x) {
+  return composite_out(out, {&x}, "min", [&] { return whole_extremum(false, x); });
+}
 
 
 Tensor& var_out(Tensor& out, const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
