@@ -37,6 +37,7 @@ Tensor& reduction_out(Reduction fn, const char* name, Tensor& out, const Tensor&
 }
 
 Tensor& scan_out(Scan fn, const char* name, Tensor& out, const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  wrap_dim(dim, std::max<int64_t>(x.dim(), 1));  // torch checks the dim before out's dtype
   ScalarType t = computed_in(out, dtype);
   return composite_out(out, {&x}, name, [&] { return fn(x, dim, t); });
 }
@@ -76,15 +77,18 @@ std::pair<Tensor&, Tensor&> extremum_dim_out(bool is_max, Tensor& values, Tensor
   return {values, indices};
 }
 
-// var/std into another floating dtype compute in out's (a float16 input into float32 keeps float32's precision).
+// var/std into another floating dtype compute in out's (a float16 input into float32 keeps float32's precision);
+// float16 into bfloat16 (or back) in float32, as torch's accumulators.
 Tensor& spread_out(bool is_std, Tensor& out, const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
-  // torch's whole-tensor kernel takes a float16/bfloat16 input only into out of its own dtype
+  // torch's whole-tensor kernel takes a float16/bfloat16 input only into a float16/bfloat16 out
   bool whole = dims.empty() || int64_t(dims.size()) == x.dim();
-  EMBER_CHECK(!(whole && (x.dtype() == kFloat16 || x.dtype() == kBFloat16) && out.dtype() != x.dtype()), Error,
-              "std_var_all: Unsupported dtype ", legacy(x.dtype()));
+  bool half_in = x.dtype() == kFloat16 || x.dtype() == kBFloat16;
+  bool half_out = out.dtype() == kFloat16 || out.dtype() == kBFloat16;
+  EMBER_CHECK(!(whole && half_in && !half_out), Error, "std_var_all: Unsupported dtype ", legacy(x.dtype()));
   return composite_out(out, {&x}, is_std ? "std" : "var", [&] {
     bool widen = x.is_floating_point() && is_floating_point(out.dtype());
-    Tensor in = widen ? x.to(out.dtype()) : x;
+    ScalarType compute = half_in && half_out && out.dtype() != x.dtype() ? kFloat32 : out.dtype();
+    Tensor in = widen ? x.to(compute) : x;
     return is_std ? std(in, dims, correction, keepdim) : var(in, dims, correction, keepdim);
   });
 }

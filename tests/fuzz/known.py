@@ -2,7 +2,8 @@
 root cause, with a reproducer and the issue text. Remove an entry when its fix is merged (the CI run then guards it).
 
 An entry matches a failure whose kind is in `kinds`, whose op is in `ops` and whose failing statement contains
-one of `texts` (an empty texts tuple matches any statement).
+one of `texts` (an empty texts tuple matches any statement); with `in_program`, any statement up to the failing one
+(a backward fails on a statement that does not name the op at fault).
 """
 import dataclasses
 
@@ -14,6 +15,7 @@ class Known:
     texts: tuple
     repro: str
     issue: str
+    in_program: bool = False
 
 
 # The float64 rounding judge (compare.rounding_only) counts what was once listed here (constant-channel batch /
@@ -25,13 +27,19 @@ KNOWN = [
           issue="torch bug, not copied: all/any into a uint8 out= convert a multi-element input to uint8 first, so "
                 "0.5 or 256 count as false (torch.any(tensor([0.5])) alone gives 1). Ember tests each element's "
                 "truth, as the docs and the bool out= do."),
+    Known(kinds=("value",), ops=("backward",), texts=("ldexp(",), in_program=True,
+          repro="x = torch.tensor([1.0], requires_grad=True); torch.ldexp(x, torch.tensor(-4)).sum().backward(); "
+                "x.grad  # torch: 0, ember: 0.0625",
+          issue="torch bug, not copied: ldexp's backward takes 2 ** other in other's integer dtype, so a negative "
+                "integer exponent gives a zero gradient (the forward is right). Ember's gradient is 2 ** other."),
 ]
 
 
 def match(failure):
     """The Known entry a failure (runner.Failure) matches, or None."""
-    src = failure.program[failure.index]["src"] if failure.program else ""
+    statements = failure.program[:failure.index + 1] if failure.program else []
     for k in KNOWN:
+        src = " ".join(st["src"] for st in (statements if k.in_program else statements[-1:]))
         if failure.kind in k.kinds and failure.op in k.ops and (not k.texts or any(t in src for t in k.texts)):
             return k
     return None
