@@ -12,7 +12,7 @@ import torch
 
 import ember
 from bench_nn_cnn import cnn
-from common import device_time
+from common import device_time, gpu_missing
 
 BATCH = 256
 
@@ -20,6 +20,12 @@ BATCH = 256
 def row(name, e, t):
     print(f"{name:44s} ember {e * 1e3:8.3f} ms  torch {t * 1e3:8.3f} ms  time ratio {e / t:5.2f}  "
           f"speed ratio {t / e:5.2f}x")
+
+
+def seed_batch():
+    """The batch both CNN benches train on: 256 3x32x32 float32 images and their labels, as numpy arrays."""
+    rng = np.random.default_rng(1)
+    return rng.standard_normal((BATCH, 3, 32, 32)).astype(np.float32), rng.integers(0, 10, BATCH)
 
 
 def train_step(lib, model, opt, x, y):
@@ -32,11 +38,9 @@ def train_step(lib, model, opt, x, y):
 
 
 def main():
-    if not (ember.cuda.is_available() and torch.cuda.is_available()):
-        print("bench_cuda_cnn: skipped, needs a CUDA GPU that both ember and torch see")
+    if gpu_missing("bench_cuda_cnn"):
         return 0
-    rng = np.random.default_rng(1)
-    a, labels = rng.standard_normal((BATCH, 3, 32, 32)).astype(np.float32), rng.integers(0, 10, BATCH)
+    a, labels = seed_batch()
     em, tm = cnn(ember).cuda(), cnn(torch).cuda()
     ex, tx = ember.from_numpy(a).cuda(), torch.from_numpy(a).cuda()
     ey, ty = ember.from_numpy(labels).long().cuda(), torch.from_numpy(labels).long().cuda()

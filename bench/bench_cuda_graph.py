@@ -5,13 +5,12 @@ step, the graph's speedup over eager in each library, and Ember's time over torc
 """
 import sys
 
-import numpy as np
 import torch
 
 import ember
-from bench_cuda_cnn import BATCH, row, train_step
+from bench_cuda_cnn import BATCH, row, seed_batch, train_step
 from bench_nn_cnn import cnn
-from common import device_time
+from common import device_time, gpu_missing
 
 
 def graphed_step(lib, model, opt, x, y):
@@ -39,11 +38,9 @@ def setup(lib, a, labels, capturable):
 
 
 def main():
-    if not (ember.cuda.is_available() and torch.cuda.is_available()):
-        print("bench_cuda_graph: skipped, needs a CUDA GPU that both ember and torch see")
+    if gpu_missing("bench_cuda_graph"):
         return 0
-    rng = np.random.default_rng(1)
-    a, labels = rng.standard_normal((BATCH, 3, 32, 32)).astype(np.float32), rng.integers(0, 10, BATCH)
+    a, labels = seed_batch()
     kw = dict(repeat=7, min_time=0.3)
     es, ts = ember.cuda.synchronize, torch.cuda.synchronize
     eager = {}

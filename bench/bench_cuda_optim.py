@@ -9,11 +9,11 @@ import torch
 import ember
 from bench_cuda_reduce import compare
 from bench_optim import CNN_SHAPES, N, K, setup
+from common import gpu_missing
 
 
 def main():
-    if not (ember.cuda.is_available() and torch.cuda.is_available()):
-        print("bench_cuda_optim: skipped, needs a CUDA GPU that both ember and torch see")
+    if gpu_missing("bench_cuda_optim"):
         return
     big = [(N,)] * K
     cases = [("Adam", big, {}, 28), ("AdamW", big, {}, 28), ("SGD", big, dict(momentum=0.9), 20),

@@ -54,3 +54,14 @@ def fmt(seconds):
     if seconds < 1e-3:
         return f"{seconds * 1e6:.2f} us"
     return f"{seconds * 1e3:.2f} ms"
+
+
+def gpu_missing(bench):
+    """True (after saying so) where ember or torch sees no CUDA GPU: the CUDA benches then skip cleanly."""
+    import torch
+
+    import ember
+    if ember.cuda.is_available() and torch.cuda.is_available():
+        return False
+    print(f"{bench}: skipped, needs a CUDA GPU that both ember and torch see")
+    return True

@@ -218,7 +218,7 @@ std::pair<Tensor, Tensor> arg_extremum(bool is_max, const char* name, const Tens
   int64_t d = dim ? wrap_dim(*dim, x.dim()) : 0;
   const int64_t dims[1] = {d};
   ReducedDims r = reduced_dims(input, input.dim() == 0 ? IntArrayRef() : IntArrayRef(dims, 1), keepdim, name, true);
-  if (x.numel() > 0) check_not_float8(x, str(name, "_cpu").c_str());
+  if (x.numel() > 0 && is_float8(x.dtype())) check_not_float8(x, str(name, "_cpu").c_str());  // no string otherwise
   Tensor rows = input.dim() == 0 ? input.reshape({1, 1}) : input.movedim({d}, {-1}).contiguous();
   int64_t n = rows.dim() == 0 ? 1 : rows.sizes().back();
   rows = rows.reshape({-1, n});
