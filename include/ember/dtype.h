@@ -48,6 +48,8 @@ struct DTypeInfo {
 };
 
 const DTypeInfo& dtype_info(ScalarType t);
+// The tensor type's name ("Float"), as torch's dtype errors spell it.
+inline std::string_view legacy_name(ScalarType t) { return dtype_info(t).legacy_name; }
 inline size_t element_size(ScalarType t) { return size_t(dtype_info(t).itemsize); }
 inline bool is_floating_point(ScalarType t) { return dtype_info(t).is_floating_point; }
 inline bool is_integral(ScalarType t, bool include_bool) {

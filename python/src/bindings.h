@@ -52,6 +52,14 @@ nb::object pair_result(const char* type, nb::handle out, const std::function<std
 // compute() into out= when given (returning out itself, as torch), else its result (python/src/math_ops.cpp).
 nb::object maybe_out(nb::handle out, std::initializer_list<const Tensor*> inputs, const char* name,
                      const std::function<Tensor()>& compute);
+// (values, indices) as a tuple where with_indices, else values alone (the pooling ops' return_indices=).
+nb::object maybe_pair(const std::pair<Tensor, Tensor>& r, bool with_indices);
+// Tensors as a Python tuple (python/src/views.cpp).
+nb::tuple to_tuple(const std::vector<Tensor>& ts);
+// Whether h is a numpy.ndarray (checked by type name: numpy need not be installed).
+bool is_numpy_array(nb::handle h);
+// The tensor type's name, as Tensor.type() gives it: torch.FloatTensor, torch.cuda.FloatTensor.
+std::string type_string(const Tensor& t);
 // Builds an ember.Size (a tuple subclass) from sizes.
 nb::object make_size(IntArrayRef sizes);
 

@@ -16,7 +16,7 @@ std::optional<Generator> gen_of(std::optional<Generator*> g) {
   return g && *g ? std::optional<Generator>(**g) : std::nullopt;
 }
 
-nb::object tuple_of(data::Example e) { return nb::make_tuple(std::move(e.data), std::move(e.target)); }
+nb::object example_tuple(data::Example e) { return nb::make_tuple(std::move(e.data), std::move(e.target)); }
 
 // The sampler's epoch() and len(), shared by every bound sampler.
 template <typename S>
@@ -72,13 +72,13 @@ void init_data(nb::module_& m) {
       .def("__getitem__", [](data::Dataset& ds, int64_t i) {
         EMBER_CHECK(i >= -ds.size() && i < ds.size(), IndexError, "index ", i, " is out of range for a dataset of ",
                     ds.size(), " samples");
-        return tuple_of(ds.get(i < 0 ? i + ds.size() : i));
+        return example_tuple(ds.get(i < 0 ? i + ds.size() : i));
       }, nb::arg("index"))
       .def("get_batch", [](data::Dataset& ds, const data::Indices& indices) {
         for (int64_t i : indices)
           EMBER_CHECK(i >= 0 && i < ds.size(), IndexError, "index ", i, " is out of range for a dataset of ", ds.size(),
                       " samples");
-        return tuple_of(ds.get_batch(indices));
+        return example_tuple(ds.get_batch(indices));
       }, nb::arg("indices"));
   nb::class_<data::TensorDataset, data::Dataset>(d, "TensorDataset")
       .def(nb::init<Tensor, Tensor>(), nb::arg("data"), nb::arg("target"));
@@ -95,7 +95,7 @@ void init_data(nb::module_& m) {
           e = s.next();
         }
         if (!e) throw nb::stop_iteration();
-        return tuple_of(std::move(*e));
+        return example_tuple(std::move(*e));
       });
 
   nb::class_<data::DataLoader>(d, "DataLoader")

@@ -8,8 +8,6 @@ namespace ember::py {
 namespace {
 
 // (interop.cpp and tensor.cpp keep their own copies of these two in unnamed namespaces)
-bool is_numpy_array(nb::handle h) { return std::string_view(Py_TYPE(h.ptr())->tp_name) == "numpy.ndarray"; }
-std::string type_string(const Tensor& t) { return str("torch.", dtype_info(t.dtype()).legacy_name, "Tensor"); }
 
 int64_t unpack_int(PyObject* o) {
   nb::object i = nb::steal(PyNumber_Index(o));

@@ -90,11 +90,6 @@ nb::object to_numpy(const Tensor& t, bool force) {
   return export_array<nb::numpy>(t).cast();
 }
 
-bool is_numpy_array(nb::handle h) {
-  PyTypeObject* tp = Py_TYPE(h.ptr());
-  return std::string_view(tp->tp_name) == "numpy.ndarray";
-}
-
 // ---- Python data -> tensor, by torch.tensor's rules: the shape is read along first elements, the
 // dtype promoted over every leaf (numpy scalars keep theirs), and values checked against the dtype.
 
@@ -281,6 +276,11 @@ struct StorageView {
 };
 
 }  // namespace
+
+bool is_numpy_array(nb::handle h) {
+  PyTypeObject* tp = Py_TYPE(h.ptr());
+  return std::string_view(tp->tp_name) == "numpy.ndarray";
+}
 
 Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype) {
   PyObject* o = data.ptr();

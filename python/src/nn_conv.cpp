@@ -45,10 +45,6 @@ DimVector output_size_2d(const Tensor& x, nb::handle h) {
   return output_size_arg(h, 2);
 }
 
-nb::object maybe_pair(const std::pair<Tensor, Tensor>& r, bool return_indices) {
-  return return_indices ? nb::cast(r) : nb::cast(r.first);
-}
-
 template <typename Ints, typename Str>
 Tensor conv_padding(nb::handle padding, int64_t dims, Ints with_ints, Str with_string) {
   if (nb::isinstance<nb::str>(padding)) return with_string(nb::cast<std::string>(padding));
@@ -56,6 +52,10 @@ Tensor conv_padding(nb::handle padding, int64_t dims, Ints with_ints, Str with_s
 }
 
 }  // namespace
+
+nb::object maybe_pair(const std::pair<Tensor, Tensor>& r, bool with_indices) {
+  return with_indices ? nb::cast(r) : nb::cast(r.first);
+}
 
 void init_nn_conv(nb::module_& m, nb::module_& nn) {
   using Conv = Tensor (*)(const Tensor&, const Tensor&, const OptTensor&, IntArrayRef, IntArrayRef, IntArrayRef,

@@ -41,7 +41,6 @@ Tensor as_parameter(nb::handle value) {
 std::string class_name(nb::handle self) { return nb::cast<std::string>(self.type().attr("__name__")); }
 std::string typename_of(nb::handle o) { return nb::cast<std::string>(nb::module_::import_("ember.nn.modules.module").attr("_typename")(o)); }
 
-nb::object tensor_or_none(const Tensor& t) { return t.defined() ? nb::cast(t) : nb::none(); }
 nb::object module_or_none(const ModulePtr& m) { return m ? nb::cast(m) : nb::none(); }
 
 template <typename Pairs>

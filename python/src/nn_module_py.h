@@ -8,6 +8,9 @@
 
 namespace ember::py {
 
+// A tensor attribute as Python sees it: None where undefined.
+inline nb::object tensor_or_none(const Tensor& t) { return t.defined() ? nb::cast(t) : nb::none(); }
+
 // Python subclasses of any module class: forward and extra_repr go to the Python overrides, the repr's name is
 // the Python class's.
 template <typename Base>

@@ -170,13 +170,12 @@ void init_activations(nb::module_& m) {
       .def_rw("dim", &nn::GLU::dim);
 }
 
-
 // torch's _Loss arguments: size_average/reduce, when either is given, override reduction (with torch's warning).
-std::string reduction_arg(std::optional<bool> size_average, std::optional<bool> reduce, std::string reduction) {
+std::string reduction_name(std::optional<bool> size_average, std::optional<bool> reduce, std::string reduction) {
   return size_average || reduce ? nn::legacy_reduction(size_average, reduce) : reduction;
 }
 
-Tensor tensor_arg(nb::handle h) { return h.is_none() ? Tensor() : nb::cast<Tensor>(h); }
+Tensor maybe_tensor(nb::handle h) { return h.is_none() ? Tensor() : nb::cast<Tensor>(h); }
 
 #define LEGACY "size_average"_a = nb::none(), "reduce"_a = nb::none()
 using OB = std::optional<bool>;
@@ -185,7 +184,7 @@ template <typename T>
 void plain_loss(nb::module_& m, const char* name) {
   Cls<T, nn::Loss>(m, name)
       .def("__init__", [](nb::pointer_and_handle<T> v, OB size_average, OB reduce, std::string reduction) {
-        construct(v, reduction_arg(size_average, reduce, std::move(reduction)));
+        construct(v, reduction_name(size_average, reduce, std::move(reduction)));
       }, LEGACY, "reduction"_a = "mean")
       .def("forward", nb::overload_cast<const Tensor&, const Tensor&>(&T::forward), "input"_a, "target"_a);
 }
@@ -194,7 +193,7 @@ template <typename T>
 void pair_margin_loss(nb::module_& m, const char* name) {
   Cls<T, nn::Loss>(m, name)
       .def("__init__", [](nb::pointer_and_handle<T> v, double margin, OB size_average, OB reduce, std::string reduction) {
-        construct(v, margin, reduction_arg(size_average, reduce, std::move(reduction)));
+        construct(v, margin, reduction_name(size_average, reduce, std::move(reduction)));
       }, "margin"_a = 0.0, LEGACY, "reduction"_a = "mean")
       .def("forward", nb::overload_cast<const Tensor&, const Tensor&, const Tensor&>(&T::forward), "input1"_a, "input2"_a, "target"_a)
       .def_rw("margin", &T::margin);
@@ -203,13 +202,13 @@ void pair_margin_loss(nb::module_& m, const char* name) {
 void init_losses(nb::module_& m) {
   Cls<nn::Loss>(m, "_Loss")
       .def("__init__", [](nb::pointer_and_handle<nn::Loss> v, OB size_average, OB reduce, std::string reduction) {
-        construct(v, "_Loss", reduction_arg(size_average, reduce, std::move(reduction)));
+        construct(v, "_Loss", reduction_name(size_average, reduce, std::move(reduction)));
       }, LEGACY, "reduction"_a = "mean")
       .def_rw("reduction", &nn::Loss::reduction);
   Cls<nn::WeightedLoss, nn::Loss>(m, "_WeightedLoss")
       .def("__init__", [](nb::pointer_and_handle<nn::WeightedLoss> v, nb::handle weight, OB size_average, OB reduce,
                           std::string reduction) {
-        construct(v, "_WeightedLoss", tensor_arg(weight), reduction_arg(size_average, reduce, std::move(reduction)));
+        construct(v, "_WeightedLoss", maybe_tensor(weight), reduction_name(size_average, reduce, std::move(reduction)));
       }, "weight"_a = nb::none(), LEGACY, "reduction"_a = "mean");
   plain_loss<nn::MSELoss>(m, "MSELoss");
   plain_loss<nn::L1Loss>(m, "L1Loss");
@@ -221,7 +220,7 @@ void init_losses(nb::module_& m) {
   Cls<nn::CrossEntropyLoss, nn::WeightedLoss>(m, "CrossEntropyLoss")
       .def("__init__", [](nb::pointer_and_handle<nn::CrossEntropyLoss> v, nb::handle weight, OB size_average,
                           int64_t ignore_index, OB reduce, std::string reduction, double label_smoothing) {
-        construct(v, tensor_arg(weight), ignore_index, reduction_arg(size_average, reduce, std::move(reduction)),
+        construct(v, maybe_tensor(weight), ignore_index, reduction_name(size_average, reduce, std::move(reduction)),
                   label_smoothing);
       }, "weight"_a = nb::none(), "size_average"_a = nb::none(), "ignore_index"_a = -100, "reduce"_a = nb::none(),
          "reduction"_a = "mean", "label_smoothing"_a = 0.0)
@@ -231,7 +230,7 @@ void init_losses(nb::module_& m) {
   Cls<nn::NLLLoss, nn::WeightedLoss>(m, "NLLLoss")
       .def("__init__", [](nb::pointer_and_handle<nn::NLLLoss> v, nb::handle weight, OB size_average,
                           int64_t ignore_index, OB reduce, std::string reduction) {
-        construct(v, tensor_arg(weight), ignore_index, reduction_arg(size_average, reduce, std::move(reduction)));
+        construct(v, maybe_tensor(weight), ignore_index, reduction_name(size_average, reduce, std::move(reduction)));
       }, "weight"_a = nb::none(), "size_average"_a = nb::none(), "ignore_index"_a = -100, "reduce"_a = nb::none(),
          "reduction"_a = "mean")
       .def("forward", nb::overload_cast<const Tensor&, const Tensor&>(&nn::NLLLoss::forward), "input"_a, "target"_a)
@@ -239,7 +238,7 @@ void init_losses(nb::module_& m) {
   Cls<nn::SmoothL1Loss, nn::Loss>(m, "SmoothL1Loss")
       .def("__init__", [](nb::pointer_and_handle<nn::SmoothL1Loss> v, OB size_average, OB reduce,
                           std::string reduction, double beta) {
-        construct(v, reduction_arg(size_average, reduce, std::move(reduction)), beta);
+        construct(v, reduction_name(size_average, reduce, std::move(reduction)), beta);
       }, LEGACY, "reduction"_a = "mean", "beta"_a = 1.0)
       .def("forward", nb::overload_cast<const Tensor&, const Tensor&>(&nn::SmoothL1Loss::forward), "input"_a, "target"_a)
       .def_rw("beta", &nn::SmoothL1Loss::beta);
@@ -252,34 +251,34 @@ void init_losses(nb::module_& m) {
   Cls<nn::BCELoss, nn::WeightedLoss>(m, "BCELoss")
       .def("__init__", [](nb::pointer_and_handle<nn::BCELoss> v, nb::handle weight, OB size_average, OB reduce,
                           std::string reduction) {
-        construct(v, tensor_arg(weight), reduction_arg(size_average, reduce, std::move(reduction)));
+        construct(v, maybe_tensor(weight), reduction_name(size_average, reduce, std::move(reduction)));
       }, "weight"_a = nb::none(), LEGACY, "reduction"_a = "mean")
       .def("forward", nb::overload_cast<const Tensor&, const Tensor&>(&nn::BCELoss::forward), "input"_a, "target"_a);
   Cls<nn::BCEWithLogitsLoss, nn::Loss>(m, "BCEWithLogitsLoss")
       .def("__init__", [](nb::pointer_and_handle<nn::BCEWithLogitsLoss> v, nb::handle weight, OB size_average,
                           OB reduce, std::string reduction, nb::handle pos_weight) {
-        construct(v, tensor_arg(weight), reduction_arg(size_average, reduce, std::move(reduction)),
-                  tensor_arg(pos_weight));
+        construct(v, maybe_tensor(weight), reduction_name(size_average, reduce, std::move(reduction)),
+                  maybe_tensor(pos_weight));
       }, "weight"_a = nb::none(), LEGACY, "reduction"_a = "mean", "pos_weight"_a = nb::none())
       .def("forward", nb::overload_cast<const Tensor&, const Tensor&>(&nn::BCEWithLogitsLoss::forward), "input"_a, "target"_a);
   Cls<nn::KLDivLoss, nn::Loss>(m, "KLDivLoss")
       .def("__init__", [](nb::pointer_and_handle<nn::KLDivLoss> v, OB size_average, OB reduce, std::string reduction,
                           bool log_target) {
-        construct(v, reduction_arg(size_average, reduce, std::move(reduction)), log_target);
+        construct(v, reduction_name(size_average, reduce, std::move(reduction)), log_target);
       }, LEGACY, "reduction"_a = "mean", "log_target"_a = false)
       .def("forward", nb::overload_cast<const Tensor&, const Tensor&>(&nn::KLDivLoss::forward), "input"_a, "target"_a)
       .def_rw("log_target", &nn::KLDivLoss::log_target);
   Cls<nn::HingeEmbeddingLoss, nn::Loss>(m, "HingeEmbeddingLoss")
       .def("__init__", [](nb::pointer_and_handle<nn::HingeEmbeddingLoss> v, double margin, OB size_average, OB reduce,
                           std::string reduction) {
-        construct(v, margin, reduction_arg(size_average, reduce, std::move(reduction)));
+        construct(v, margin, reduction_name(size_average, reduce, std::move(reduction)));
       }, "margin"_a = 1.0, LEGACY, "reduction"_a = "mean")
       .def("forward", nb::overload_cast<const Tensor&, const Tensor&>(&nn::HingeEmbeddingLoss::forward), "input"_a, "target"_a)
       .def_rw("margin", &nn::HingeEmbeddingLoss::margin);
   Cls<nn::TripletMarginLoss, nn::Loss>(m, "TripletMarginLoss")
       .def("__init__", [](nb::pointer_and_handle<nn::TripletMarginLoss> v, double margin, double p, double eps,
                           bool swap, OB size_average, OB reduce, std::string reduction) {
-        construct(v, margin, p, eps, swap, reduction_arg(size_average, reduce, std::move(reduction)));
+        construct(v, margin, p, eps, swap, reduction_name(size_average, reduce, std::move(reduction)));
       }, "margin"_a = 1.0, "p"_a = 2.0, "eps"_a = 1e-6, "swap"_a = false, LEGACY, "reduction"_a = "mean")
       .def("forward", nb::overload_cast<const Tensor&, const Tensor&, const Tensor&>(&nn::TripletMarginLoss::forward), "anchor"_a, "positive"_a, "negative"_a)
       .def_rw("margin", &nn::TripletMarginLoss::margin)
@@ -313,7 +312,7 @@ void init_losses(nb::module_& m) {
   Cls<nn::PoissonNLLLoss, nn::Loss>(m, "PoissonNLLLoss")
       .def("__init__", [](nb::pointer_and_handle<nn::PoissonNLLLoss> v, bool log_input, bool full, OB size_average,
                           double eps, OB reduce, std::string reduction) {
-        construct(v, log_input, full, eps, reduction_arg(size_average, reduce, std::move(reduction)));
+        construct(v, log_input, full, eps, reduction_name(size_average, reduce, std::move(reduction)));
       }, "log_input"_a = true, "full"_a = false, "size_average"_a = nb::none(), "eps"_a = 1e-8,
          "reduce"_a = nb::none(), "reduction"_a = "mean")
       .def("forward", nb::overload_cast<const Tensor&, const Tensor&>(&nn::PoissonNLLLoss::forward), "log_input"_a, "target"_a)
@@ -323,21 +322,19 @@ void init_losses(nb::module_& m) {
   Cls<nn::MultiLabelSoftMarginLoss, nn::WeightedLoss>(m, "MultiLabelSoftMarginLoss")
       .def("__init__", [](nb::pointer_and_handle<nn::MultiLabelSoftMarginLoss> v, nb::handle weight, OB size_average,
                           OB reduce, std::string reduction) {
-        construct(v, tensor_arg(weight), reduction_arg(size_average, reduce, std::move(reduction)));
+        construct(v, maybe_tensor(weight), reduction_name(size_average, reduce, std::move(reduction)));
       }, "weight"_a = nb::none(), LEGACY, "reduction"_a = "mean")
       .def("forward", nb::overload_cast<const Tensor&, const Tensor&>(&nn::MultiLabelSoftMarginLoss::forward), "input"_a, "target"_a);
   Cls<nn::MultiMarginLoss, nn::WeightedLoss>(m, "MultiMarginLoss")
       .def("__init__", [](nb::pointer_and_handle<nn::MultiMarginLoss> v, int64_t p, double margin, nb::handle weight,
                           OB size_average, OB reduce, std::string reduction) {
-        construct(v, p, margin, tensor_arg(weight), reduction_arg(size_average, reduce, std::move(reduction)));
+        construct(v, p, margin, maybe_tensor(weight), reduction_name(size_average, reduce, std::move(reduction)));
       }, "p"_a = 1, "margin"_a = 1.0, "weight"_a = nb::none(), LEGACY, "reduction"_a = "mean")
       .def("forward", nb::overload_cast<const Tensor&, const Tensor&>(&nn::MultiMarginLoss::forward), "input"_a, "target"_a)
       .def_rw("p", &nn::MultiMarginLoss::p)
       .def_rw("margin", &nn::MultiMarginLoss::margin);
 }
 #undef LEGACY
-
-nb::object tensor_or_none(const Tensor& t) { return t.defined() ? nb::cast(t) : nb::none(); }
 
 std::optional<Tensor> opt_tensor(nb::handle h) {
   if (h.is_none()) return std::nullopt;
@@ -407,7 +404,7 @@ void init_attention(nb::module_& m, nb::module_& nn_module) {
   nn_module.def("multilabel_margin_loss", [](const Tensor& input, const Tensor& target, std::optional<bool> size_average,
                                              std::optional<bool> reduce, std::string reduction) {
     return nn::functional::multilabel_margin_loss(
-        input, target, nn::reduction_from_string(reduction_arg(size_average, reduce, std::move(reduction))));
+        input, target, nn::reduction_from_string(reduction_name(size_average, reduce, std::move(reduction))));
   }, "input"_a, "target"_a, "size_average"_a = nb::none(), "reduce"_a = nb::none(), "reduction"_a = "mean");
   nn_module.def("triplet_margin_with_distance_loss", [](const Tensor& anchor, const Tensor& positive,
       const Tensor& negative, nb::handle distance_function, double margin, bool swap, std::string_view reduction) {

@@ -33,7 +33,7 @@ std::optional<SizeArg> optional_size(nb::handle h, const char* what) {
   return size_arg(h, what);
 }
 
-nb::object tuple_of(IntArrayRef v, bool none_for_minus_one = false) {
+nb::object size_tuple(IntArrayRef v, bool none_for_minus_one = false) {
   nb::list l;
   for (int64_t e : v) l.append(none_for_minus_one && e == -1 ? nb::none() : nb::cast(e));
   return nb::tuple(l);
@@ -41,11 +41,7 @@ nb::object tuple_of(IntArrayRef v, bool none_for_minus_one = false) {
 // A size attribute as torch keeps it: the int or the tuple given.
 nb::object size_object(const SizeArg& s) {
   if (s.scalar) return s.values[0] == -1 ? nb::none() : nb::cast(s.values[0]);
-  return tuple_of(s.values, true);
-}
-
-nb::object maybe_pair(const std::pair<Tensor, Tensor>& r, bool with_indices) {
-  return with_indices ? nb::cast(r) : nb::cast(r.first);
+  return size_tuple(s.values, true);
 }
 
 template <typename T>
@@ -89,13 +85,13 @@ void def_convs(nb::module_& m) {
       .def_ro("groups", &nn::ConvNd::groups)
       .def_ro("transposed", &nn::ConvNd::transposed)
       .def_ro("padding_mode", &nn::ConvNd::padding_mode)
-      .def_prop_ro("kernel_size", [](const nn::ConvNd& c) { return tuple_of(c.kernel_size); })
-      .def_prop_ro("stride", [](const nn::ConvNd& c) { return tuple_of(c.stride); })
+      .def_prop_ro("kernel_size", [](const nn::ConvNd& c) { return size_tuple(c.kernel_size); })
+      .def_prop_ro("stride", [](const nn::ConvNd& c) { return size_tuple(c.stride); })
       .def_prop_ro("padding", [](const nn::ConvNd& c) -> nb::object {
-        return c.padding_string.empty() ? tuple_of(c.padding) : nb::cast(c.padding_string);
+        return c.padding_string.empty() ? size_tuple(c.padding) : nb::cast(c.padding_string);
       })
-      .def_prop_ro("dilation", [](const nn::ConvNd& c) { return tuple_of(c.dilation); })
-      .def_prop_ro("output_padding", [](const nn::ConvNd& c) { return tuple_of(c.output_padding); });
+      .def_prop_ro("dilation", [](const nn::ConvNd& c) { return size_tuple(c.dilation); })
+      .def_prop_ro("output_padding", [](const nn::ConvNd& c) { return size_tuple(c.output_padding); });
   def_conv<nn::Conv1d>(m, "Conv1d");
   def_conv<nn::Conv2d>(m, "Conv2d");
   def_conv<nn::Conv3d>(m, "Conv3d");
@@ -235,7 +231,7 @@ void def_norms(nb::module_& m) {
          "dtype"_a = nb::none())
       .def("forward", &base_forward<nn::LayerNorm>, "input"_a)
       .def("reset_parameters", &nn::LayerNorm::reset_parameters)
-      .def_prop_ro("normalized_shape", [](const nn::LayerNorm& l) { return tuple_of(l.normalized_shape); })
+      .def_prop_ro("normalized_shape", [](const nn::LayerNorm& l) { return size_tuple(l.normalized_shape); })
       .def_rw("eps", &nn::LayerNorm::eps)
       .def_ro("elementwise_affine", &nn::LayerNorm::elementwise_affine);
   ModuleClass<nn::GroupNorm>(m, "GroupNorm")
@@ -259,7 +255,7 @@ void def_norms(nb::module_& m) {
          "dtype"_a = nb::none())
       .def("forward", &base_forward<nn::RMSNorm>, "input"_a)
       .def("reset_parameters", &nn::RMSNorm::reset_parameters)
-      .def_prop_ro("normalized_shape", [](const nn::RMSNorm& l) { return tuple_of(l.normalized_shape); })
+      .def_prop_ro("normalized_shape", [](const nn::RMSNorm& l) { return size_tuple(l.normalized_shape); })
       .def_rw("eps", &nn::RMSNorm::eps, nb::arg("eps").none())
       .def_ro("elementwise_affine", &nn::RMSNorm::elementwise_affine);
   ModuleClass<nn::LocalResponseNorm>(m, "LocalResponseNorm")
@@ -419,7 +415,7 @@ template <typename T>
 ModuleClass<T> def_pad(nb::module_& m, const char* name) {
   ModuleClass<T> c(m, name);
   c.def("forward", &base_forward<T>, "input"_a)
-      .def_prop_ro("padding", [](const T& p) { return tuple_of(p.padding); });
+      .def_prop_ro("padding", [](const T& p) { return size_tuple(p.padding); });
   if constexpr (std::is_constructible_v<T, const SizeArg&>) {
     c.def("__init__", [](nb::pointer_and_handle<T> v, nb::handle padding) { construct(v, size_arg(padding, "padding")); },
           "padding"_a);

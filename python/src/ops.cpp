@@ -147,6 +147,7 @@ std::vector<BinaryDef> binary_defs() {
             ((flags) & TensorOther) == 0, ((flags) & Alpha) != 0},
 #include "ember/binary_ops.def"
 #undef EMBER_BINARY_OP
+#undef EMBER_UNPACK
   };
   auto find = [&](std::string_view name) -> BinaryDef& {
     return *std::find_if(defs.begin(), defs.end(), [&](const BinaryDef& d) { return d.name == name; });

@@ -10,7 +10,6 @@ namespace ember::py {
 
 using optim::Dict;
 using optim::Optimizer;
-using optim::Value;
 
 namespace {
 
@@ -24,7 +23,7 @@ struct PyValue : optim::Opaque {
   }
 };
 
-Value to_value(nb::handle h) {
+optim::Value option_value(nb::handle h) {
   if (h.is_none()) return std::monostate();
   if (nb::isinstance<nb::bool_>(h)) return nb::cast<bool>(h);
   if (PyLong_CheckExact(h.ptr())) {
@@ -50,7 +49,7 @@ Value to_value(nb::handle h) {
   return std::make_shared<PyValue>(nb::borrow(h));
 }
 
-nb::object from_value(const Value& v) {
+nb::object from_value(const optim::Value& v) {
   return std::visit(
       [](const auto& x) -> nb::object {
         using X = std::decay_t<decltype(x)>;
@@ -108,7 +107,7 @@ optim::ParamGroup group_from(nb::handle h) {
   optim::ParamGroup g;
   for (auto [k, v] : nb::borrow<nb::dict>(h)) {
     std::string key = nb::cast<std::string>(k);
-    g[key] = key == "params" ? Value(params_list(v)) : to_value(v);
+    g[key] = key == "params" ? optim::Value(params_list(v)) : option_value(v);
   }
   if (!g.contains("params")) throw nb::key_error("'params'");
   return g;
@@ -131,11 +130,13 @@ optim::Params params_from(nb::handle params) {
 struct DictView {
   std::shared_ptr<Dict> d;
   nb::object get(const std::string& k) const {
-    const Value* v = d->find(k);
+    const optim::Value* v = d->find(k);
     if (!v) throw nb::key_error(("'" + k + "'").c_str());
     return from_value(*v);
   }
-  void set(const std::string& k, nb::handle v) { (*d)[k] = k == "params" ? Value(params_list(v)) : to_value(v); }
+  void set(const std::string& k, nb::handle v) {
+    (*d)[k] = k == "params" ? optim::Value(params_list(v)) : option_value(v);
+  }
   nb::list keys() const {
     nb::list l;
     for (const auto& kv : *d) l.append(kv.first);
@@ -238,14 +239,14 @@ void load_state_dict(Optimizer& o, nb::handle sd) {
       std::string key = nb::cast<std::string>(k);
       if (key == "params")
         for (nb::handle i : nb::iter(v)) ids.push_back(nb::cast<int64_t>(i));
-      else options[key] = to_value(v);
+      else options[key] = option_value(v);
     }
     in.param_groups.emplace_back(std::move(options), std::move(ids));
   }
   for (auto [k, v] : nb::borrow<nb::dict>(sd["state"])) {
     if (!nb::isinstance<nb::int_>(k)) continue;
     Dict s;
-    for (auto [sk, sv] : nb::borrow<nb::dict>(v)) s[nb::cast<std::string>(sk)] = to_value(sv);
+    for (auto [sk, sv] : nb::borrow<nb::dict>(v)) s[nb::cast<std::string>(sk)] = option_value(sv);
     in.state.emplace_back(nb::cast<int64_t>(k), std::move(s));
   }
   o.load_state_dict(in);
@@ -262,14 +263,14 @@ void bind_optimizer(nb::module_& m, nb::class_<Optimizer>& base, const char* nam
                                 " positional arguments but " + std::to_string(nb::len(args) + 2) + " were given")
                                    .c_str());
         Dict options;
-        for (size_t i = 0; i < nb::len(args); ++i) options[pos[i]] = to_value(args[i]);
+        for (size_t i = 0; i < nb::len(args); ++i) options[pos[i]] = option_value(args[i]);
         for (auto [k, v] : kwargs) {
           std::string key = nb::cast<std::string>(k);
           if (!T::default_options().contains(key))
             throw nb::type_error((std::string(name) + ".__init__() got an unexpected keyword argument '" + key + "'").c_str());
           if (options.contains(key))
             throw nb::type_error((std::string(name) + ".__init__() got multiple values for argument '" + key + "'").c_str());
-          options[key] = to_value(v);
+          options[key] = option_value(v);
         }
         new (self) T(params_from(params), options);
       });
@@ -336,7 +337,7 @@ void load_scheduler_state(S::LRScheduler& s, nb::handle sd) {
     if (numbers)
       for (nb::handle x : nb::borrow<nb::list>(v))
         numbers = numbers && (PyFloat_Check(x.ptr()) || (PyLong_Check(x.ptr()) && !PyBool_Check(x.ptr())));
-    d[nb::cast<std::string>(k)] = numbers ? Value(nb::cast<std::vector<double>>(v)) : to_value(v);
+    d[nb::cast<std::string>(k)] = numbers ? optim::Value(nb::cast<std::vector<double>>(v)) : option_value(v);
   }
   s.load_state_dict(d);
   const std::vector<std::shared_ptr<S::LRScheduler>>* subs = nullptr;
@@ -483,7 +484,7 @@ void init_optim(nb::module_& m) {
         return l;
       })
       .def("get", [](const DictView& v, const std::string& k, nb::object dflt) {
-        const Value* x = v.d->find(k);
+        const optim::Value* x = v.d->find(k);
         return x ? from_value(*x) : dflt;
       }, nb::arg("key"), nb::arg("default") = nb::none())
       .def("setdefault", [](DictView& v, const std::string& k, nb::object dflt) {
@@ -491,7 +492,7 @@ void init_optim(nb::module_& m) {
         return v.get(k);
       }, nb::arg("key"), nb::arg("default") = nb::none())
       .def("pop", [](DictView& v, const std::string& k, nb::args dflt) {
-        const Value* x = v.d->find(k);
+        const optim::Value* x = v.d->find(k);
         if (!x) {
           if (nb::len(dflt)) return nb::object(dflt[0]);
           throw nb::key_error(("'" + k + "'").c_str());
@@ -518,7 +519,7 @@ void init_optim(nb::module_& m) {
       .def("__setitem__", [](StateView& s, const Tensor& p, nb::handle d) {
         Dict& st = s.opt->state(p);
         st = Dict();
-        for (auto [k, v] : as_dict(d)) st[nb::cast<std::string>(k)] = to_value(v);
+        for (auto [k, v] : as_dict(d)) st[nb::cast<std::string>(k)] = option_value(v);
       })
       .def("__contains__", [](const StateView& s, nb::handle p) {
         return nb::isinstance<Tensor>(p) && s.opt->has_state(nb::cast<Tensor>(p));
@@ -548,7 +549,7 @@ void init_optim(nb::module_& m) {
   base.def("__init__",
            [](Optimizer* self, nb::handle params, nb::handle defaults) {
              Dict d;
-             for (auto [k, v] : as_dict(defaults)) d[nb::cast<std::string>(k)] = to_value(v);
+             for (auto [k, v] : as_dict(defaults)) d[nb::cast<std::string>(k)] = option_value(v);
              new (self) Optimizer(params_from(params), std::move(d));
            },
            nb::arg("params"), nb::arg("defaults"))

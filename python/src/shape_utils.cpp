@@ -5,12 +5,6 @@ namespace ember::py {
 
 namespace {
 
-nb::tuple to_tuple(const std::vector<Tensor>& ts) {
-  nb::list items;
-  for (const Tensor& t : ts) items.append(nb::cast(t));
-  return nb::tuple(items);
-}
-
 // A sequence of tensors passed as argument `name` of `fn` (position 1).
 std::vector<Tensor> tensor_seq(nb::handle seq, const char* fn, const char* name = "tensors") {
   EMBER_CHECK(nb::isinstance<nb::sequence>(seq) && !nb::isinstance<Tensor>(seq), TypeError, fn, "(): argument '", name,

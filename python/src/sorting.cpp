@@ -10,7 +10,7 @@ namespace ember::py {
 
 namespace {
 
-nb::object named(const char* type, nb::handle values, nb::handle indices) {
+nb::object named_values(const char* type, nb::handle values, nb::handle indices) {
   return nb::module_::import_("ember.return_types").attr(type)(values, indices);
 }
 
@@ -20,13 +20,13 @@ nb::object pair_result(const char* type, nb::handle out, const std::function<std
                        const std::function<void(Tensor&, Tensor&)>& write) {
   if (out.is_none()) {
     auto [values, indices] = compute();
-    return named(type, nb::cast(values), nb::cast(indices));
+    return named_values(type, nb::cast(values), nb::cast(indices));
   }
   EMBER_CHECK(nb::isinstance<nb::sequence>(out) && !nb::isinstance<Tensor>(out) && nb::len(out) == 2, TypeError,
               type, "(): argument 'out' must be tuple of Tensors, not ", Py_TYPE(out.ptr())->tp_name);
   nb::handle v = out[0], i = out[1];
   write(nb::cast<Tensor&>(v), nb::cast<Tensor&>(i));
-  return named(str(type, "_out").c_str(), v, i);
+  return named_values(str(type, "_out").c_str(), v, i);
 }
 
 namespace {

@@ -53,12 +53,6 @@ Tensor tensor_to(const Tensor& self, const nb::args& args, const nb::kwargs& kwa
   return out;
 }
 
-// Python's view of a tensor's type string: 'torch.FloatTensor'.
-std::string type_string(const Tensor& t) {
-  std::string prefix = t.device().is_cuda() ? "torch.cuda." : "torch.";
-  return prefix + std::string(dtype_info(t.dtype()).legacy_name) + "Tensor";
-}
-
 ScalarType dtype_from_type_string(const std::string& s) {
   for (int i = 0; i < kNumScalarTypes; ++i) {
     auto t = ScalarType(i);
@@ -129,6 +123,12 @@ Tensor legacy_tensor(const nb::args& args, nb::handle device) {
 }
 
 }  // namespace
+
+// Python's view of a tensor's type string: 'torch.FloatTensor'.
+std::string type_string(const Tensor& t) {
+  std::string prefix = t.device().is_cuda() ? "torch.cuda." : "torch.";
+  return prefix + std::string(dtype_info(t.dtype()).legacy_name) + "Tensor";
+}
 
 nb::object same_or_new(nb::handle self, Tensor result) {
   if (result.is_same(nb::cast<const Tensor&>(self))) return nb::borrow(self);

@@ -3,15 +3,11 @@
 
 namespace ember::py {
 
-namespace {
-
 nb::tuple to_tuple(const std::vector<Tensor>& ts) {
   PyObject* tup = PyTuple_New(Py_ssize_t(ts.size()));
   for (size_t i = 0; i < ts.size(); ++i) PyTuple_SET_ITEM(tup, i, nb::cast(ts[i]).release().ptr());
   return nb::steal<nb::tuple>(tup);
 }
-
-}  // namespace
 
 namespace {
 

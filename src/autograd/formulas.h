@@ -17,6 +17,9 @@ void record_div_mode(const Tensor& result, const Tensor& a, const Tensor& b);
 // a / number, as torch's C++ composites divide (div.Scalar): DivBackward1, the gradient g / number.
 void record_div_scalar(const Tensor& result, const Tensor& a, double b);
 
+// g * s, or g itself where s is 1 (alpha= and beta= of the binary and matrix-product ops).
+Tensor scaled(const Tensor& g, const Scalar& s);
+
 // A reduction's result (or gradient) with its reduced dims (all for empty `dims`) back as size 1.
 Tensor keep_dims(const Tensor& t, IntArrayRef in_sizes, IntArrayRef dims, bool keepdim);
 

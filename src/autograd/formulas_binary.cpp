@@ -6,9 +6,9 @@
 
 namespace ember::autograd {
 
-namespace {
+Tensor scaled(const Tensor& g, const Scalar& s) { return s.to_double() == 1.0 ? g : g * s; }
 
-Tensor scaled(const Tensor& g, const Scalar& alpha) { return alpha.to_double() == 1.0 ? g : g * alpha; }
+namespace {
 
 void record_pow(const Tensor& r, const Tensor& a, const Tensor& b) {
   // d/da a^b = b a^(b-1) (0 where b == 0); d/db a^b = a^b log(a) (0 where a == 0 and b >= 0).

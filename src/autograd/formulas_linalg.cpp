@@ -57,7 +57,6 @@ void record_addmm(const Tensor& r, const Tensor& input, const Tensor& m1, const 
                   const Scalar& alpha) {
   record("AddmmBackward0", r, {&input, &m1, &m2}, {&m1, &m2}, [beta, alpha](const BackwardContext& c) {
     const Tensor& g = c.grads[0];
-    auto scaled = [](const Tensor& t, const Scalar& s) { return s.to_double() == 1.0 ? t : t * s; };
     const Tensor &m1 = c.saved[0], &m2 = c.saved[1];
     return TensorList{c.needs(0) ? scaled(g, beta) : Tensor(), c.needs(1) ? scaled(mat1_grad(g, m1, m2), alpha) : Tensor(),
                       c.needs(2) ? scaled(mat2_grad(g, m1, m2), alpha) : Tensor()};

@@ -3,15 +3,8 @@
 
 #include "ember/linalg.h"
 #include "ember/ops.h"
-#include "ember/type_promotion.h"
 
 namespace ember::autograd {
-
-namespace {
-
-Tensor scaled(const Tensor& g, const Scalar& s) { return s.to_double() == 1.0 ? g : mul(g, wrapped_scalar(s)); }
-
-}  // namespace
 
 void record_vdot(const Tensor& r, const Tensor& a, const Tensor& b) {
   record("VdotBackward0", r, {&a, &b}, {&a, &b}, [](const BackwardContext& c) {

@@ -17,7 +17,7 @@ namespace {
 
 std::atomic<const CudaHooks*> g_hooks{nullptr};
 std::string g_load_error;
-std::atomic<bool> g_allow_tf32{false};  // the TF32 switch until the backend loads
+std::atomic<bool> g_matmul_tf32{false};  // the TF32 switch until the backend loads
 
 // The directory this library was loaded from.
 std::string library_dir() {
@@ -42,7 +42,7 @@ void load_backend() {
 }  // namespace
 
 void register_cuda_hooks(const CudaHooks* hooks) {
-  hooks->set_allow_tf32(g_allow_tf32.load());
+  hooks->set_allow_tf32(g_matmul_tf32.load());
   g_hooks.store(hooks);
 }
 
@@ -99,10 +99,10 @@ void set_per_process_memory_fraction(double fraction, int device) {
 }
 bool matmul_allow_tf32() {
   const CudaHooks* hooks = loaded_cuda_hooks();
-  return hooks ? hooks->allow_tf32() : g_allow_tf32.load();
+  return hooks ? hooks->allow_tf32() : g_matmul_tf32.load();
 }
 void set_matmul_allow_tf32(bool allow) {
-  g_allow_tf32.store(allow);
+  g_matmul_tf32.store(allow);
   if (const CudaHooks* hooks = loaded_cuda_hooks()) hooks->set_allow_tf32(allow);
 }
 

@@ -1,18 +1,13 @@
 // Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict (torch/nn/modules/container.py's rules).
 #include "ember/nn/container.h"
 
+#include "ember/nn/repr.h"
 #include "eval_fusion.h"
 #include "train_fusion.h"
 
 namespace ember::nn {
 
 namespace {
-
-std::string add_indent(const std::string& s) {
-  std::string out;
-  for (char c : s) out += c == '\n' ? std::string("\n  ") : std::string(1, c);
-  return out;
-}
 
 // "Parameter containing: [torch.float32 of size 2x3]", torch's ParameterList line; ParameterDict's names the
 // tensor type (torch.FloatTensor).
@@ -108,7 +103,7 @@ std::string ModuleList::repr() const {
     for (end = start; end + 1 < reprs.size() && reprs[end + 1] == reprs[start];) ++end;
     std::string line = start == end ? str("(", start, "): ", reprs[start])
                                     : str("(", start, "-", end, "): ", end - start + 1, " x ", reprs[start]);
-    s += "\n  " + add_indent(line);
+    s += "\n  " + add_indent(line, 2);
   }
   return s + "\n)";
 }

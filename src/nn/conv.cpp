@@ -17,8 +17,6 @@ namespace F = functional;
 
 namespace {
 
-std::optional<Tensor> opt(const Tensor& t) { return t.defined() ? std::optional<Tensor>(t) : std::nullopt; }
-
 // The spatial dims of an input, after the channel dim and the batch dim if there is one.
 DimVector spatial_sizes(const Tensor& input, int64_t dims) {
   DimVector s;
@@ -99,7 +97,7 @@ DimVector ConvNd::reversed_padding_twice() const {
 }
 
 Tensor ConvNd::conv(const Tensor& input, IntArrayRef pad, IntArrayRef out_pad) const {
-  auto b = opt(bias);
+  auto b = optional_tensor(bias);
   if (transposed) {
     switch (dims) {
       case 1: return F::conv_transpose1d(input, weight, b, stride, pad, out_pad, groups, dilation);

@@ -35,10 +35,11 @@ namespace {
 
 using fusion::float32;
 using fusion::float32_or_none;
+using fusion::needs_grad;
 using fusion::plain;
 using fusion::window_out;
 
-std::atomic<bool> g_enabled{true};
+std::atomic<bool> g_eval_fusion{true};
 
 // max(a, b), +inf when either is nan (a nan weight or statistic must stop the fusion, not vanish from a bound).
 double larger(double a, double b) { return a != a || b != b ? std::numeric_limits<double>::infinity() : std::max(a, b); }
@@ -137,8 +138,6 @@ Folded folded(const ConvNd& conv, const NormBase* bn) {
   return cache.front();
 }
 
-bool needs_grad(const Tensor& t) { return t.defined() && t.requires_grad(); }
-
 // A chain runs fused only while its values stay this far below float's overflow (3.4e38), so no inf appears and no
 // nan can meet oneDNN's ReLU post-op (which gives 0 where torch keeps nan): bounds allow for rounding and summation.
 constexpr double kNoOverflow = 1e30;
@@ -205,8 +204,8 @@ bool identity_in_eval(const ModulePtr& m) {
 
 }  // namespace
 
-bool eval_fusion_enabled() { return g_enabled.load(std::memory_order_relaxed); }
-void set_eval_fusion(bool enabled) { g_enabled.store(enabled, std::memory_order_relaxed); }
+bool eval_fusion_enabled() { return g_eval_fusion.load(std::memory_order_relaxed); }
+void set_eval_fusion(bool enabled) { g_eval_fusion.store(enabled, std::memory_order_relaxed); }
 
 size_t run_fused_eval(const SequenceItems& items, size_t first, Tensor& x) {
   if (!eval_fusion_enabled() || !items[first]->value || typeid(*items[first]->value) != typeid(Conv2d)) return 0;

@@ -15,6 +15,7 @@ T* plain(const ModulePtr& m) {
 }
 
 inline bool float32(const Tensor& t) { return t.defined() && t.dtype() == kFloat32 && t.device().is_cpu(); }
+inline bool needs_grad(const Tensor& t) { return t.defined() && t.requires_grad(); }
 inline bool float32_or_none(const Tensor& t) { return !t.defined() || float32(t); }
 
 // The output size along one dim of a convolution or pooling window (torch's pooling_output_shape with ceil_mode).

@@ -42,7 +42,7 @@ std::string embedding_repr_tail(std::optional<double> max_norm, const Scalar& no
   return s;
 }
 
-DimVector spatial_sizes(const Tensor& input) {
+DimVector sizes_after_channels(const Tensor& input) {
   DimVector s;
   for (int64_t d = 2; d < input.dim(); ++d) s.push_back(input.size(d));
   return s;
@@ -168,7 +168,8 @@ Tensor Upsample::forward(const Tensor& input) {
   if (size) {
     out = size->expand(dims);
     EMBER_CHECK(int64_t(out.size()) == dims, ValueError, "Input and output must have the same number of spatial "
-                "dimensions, but got input with spatial dimensions of ", int_list(spatial_sizes(input)), " and output size of ", size->repr(), ".");
+                "dimensions, but got input with spatial dimensions of ", int_list(sizes_after_channels(input)),
+                " and output size of ", size->repr(), ".");
   } else {
     scales = scale_scalar ? std::vector<double>(size_t(dims), scale_factor[0]) : scale_factor;
     EMBER_CHECK(int64_t(scales.size()) == dims, ValueError, "Input and scale_factor must have the same number of "

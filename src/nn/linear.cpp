@@ -84,7 +84,7 @@ void Linear::reset_parameters() {
 }
 
 Tensor Linear::forward(const Tensor& input) {
-  return functional::linear(input, weight, bias.defined() ? std::optional<Tensor>(bias) : std::nullopt);
+  return functional::linear(input, weight, optional_tensor(bias));
 }
 
 std::string Linear::extra_repr() const {
@@ -109,7 +109,7 @@ void Bilinear::reset_parameters() {
 }
 
 Tensor Bilinear::forward(const Tensor& input1, const Tensor& input2) {
-  return functional::bilinear(input1, input2, weight, bias.defined() ? std::optional<Tensor>(bias) : std::nullopt);
+  return functional::bilinear(input1, input2, weight, optional_tensor(bias));
 }
 
 std::string Bilinear::extra_repr() const {

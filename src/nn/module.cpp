@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "ember/autograd.h"
+#include "ember/nn/repr.h"
 
 namespace ember::nn {
 
@@ -18,16 +19,6 @@ std::string size_string(IntArrayRef sizes) {
   std::string s = "torch.Size([";
   for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
   return s + "])";
-}
-
-// torch's _addindent: every line after the first indented by `spaces`.
-std::string add_indent(const std::string& s, int spaces) {
-  std::string out;
-  for (char c : s) {
-    out += c;
-    if (c == '\n') out.append(spaces, ' ');
-  }
-  return out;
 }
 
 template <typename Entry>

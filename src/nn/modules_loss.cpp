@@ -42,8 +42,8 @@ Tensor BCELoss::forward(const Tensor& input, const Tensor& target) {
 }
 
 Tensor BCEWithLogitsLoss::forward(const Tensor& input, const Tensor& target) {
-  auto opt = [](const Tensor& t) { return t.defined() ? std::optional<Tensor>(t) : std::nullopt; };
-  return F::binary_cross_entropy_with_logits(input, target, opt(weight), reduction_kind(), opt(pos_weight));
+  return F::binary_cross_entropy_with_logits(input, target, optional_tensor(weight), reduction_kind(),
+                                             optional_tensor(pos_weight));
 }
 
 Tensor KLDivLoss::forward(const Tensor& input, const Tensor& target) {

@@ -13,7 +13,6 @@ namespace F = functional;
 
 namespace {
 
-std::optional<Tensor> opt(const Tensor& t) { return t.defined() ? std::optional<Tensor>(t) : std::nullopt; }
 const char* py_bool(bool b) { return b ? "True" : "False"; }
 
 }  // namespace
@@ -71,8 +70,9 @@ Tensor NormBase::batch_norm(const Tensor& input) {
   }
   bool use_batch_stats = is_training() || (!running_mean.defined() && !running_var.defined());
   bool pass_stats = !is_training() || track_running_stats;
-  return F::batch_norm(input, pass_stats ? opt(running_mean) : std::nullopt,
-                       pass_stats ? opt(running_var) : std::nullopt, opt(weight), opt(bias), use_batch_stats, factor,
+  return F::batch_norm(input, pass_stats ? optional_tensor(running_mean) : std::nullopt,
+                       pass_stats ? optional_tensor(running_var) : std::nullopt, optional_tensor(weight),
+                       optional_tensor(bias), use_batch_stats, factor,
                        eps);
 }
 
@@ -82,8 +82,9 @@ Tensor NormBase::instance_norm(const Tensor& input) {
               feature_dim, " to match num_features (", num_features, "), but got: ", input.size(feature_dim), ".");
   bool unbatched = input.dim() == dims + 1;
   Tensor x = unbatched ? input.unsqueeze(0) : input;
-  Tensor y = F::instance_norm(x, opt(running_mean), opt(running_var), opt(weight), opt(bias),
-                              is_training() || !track_running_stats, momentum.value_or(0.0), eps);
+  Tensor y = F::instance_norm(x, optional_tensor(running_mean), optional_tensor(running_var), optional_tensor(weight),
+                              optional_tensor(bias), is_training() || !track_running_stats, momentum.value_or(0.0),
+                              eps);
   return unbatched ? y.squeeze(0) : y;
 }
 
@@ -111,7 +112,7 @@ void LayerNorm::reset_parameters() {
 }
 
 Tensor LayerNorm::forward(const Tensor& input) {
-  return F::layer_norm(input, normalized_shape, opt(weight), opt(bias), eps);
+  return F::layer_norm(input, normalized_shape, optional_tensor(weight), optional_tensor(bias), eps);
 }
 
 std::string LayerNorm::extra_repr() const {
@@ -138,7 +139,9 @@ void GroupNorm::reset_parameters() {
   if (bias.defined()) init::zeros_(bias);
 }
 
-Tensor GroupNorm::forward(const Tensor& input) { return F::group_norm(input, num_groups, opt(weight), opt(bias), eps); }
+Tensor GroupNorm::forward(const Tensor& input) {
+  return F::group_norm(input, num_groups, optional_tensor(weight), optional_tensor(bias), eps);
+}
 
 std::string GroupNorm::extra_repr() const {
   return str(num_groups, ", ", num_channels, ", eps=", repr_float(eps), ", affine=", py_bool(affine), ", bias=",
@@ -160,7 +163,8 @@ void RMSNorm::reset_parameters() {
   if (weight.defined()) init::ones_(weight);
 }
 
-Tensor RMSNorm::forward(const Tensor& input) { return F::rms_norm(input, normalized_shape, opt(weight), eps); }
+Tensor RMSNorm::forward(const Tensor& input) { return F::rms_norm(input, normalized_shape, optional_tensor(weight),
+                        eps); }
 
 std::string RMSNorm::extra_repr() const {
   return str(repr_tuple(normalized_shape), ", eps=", eps ? repr_float(*eps) : "None", ", elementwise_affine=",

@@ -6,6 +6,15 @@
 
 namespace ember::nn {
 
+std::string add_indent(const std::string& s, int spaces) {
+  std::string out;
+  for (char c : s) {
+    out += c;
+    if (c == '\n') out.append(spaces, ' ');
+  }
+  return out;
+}
+
 std::string repr_float(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";

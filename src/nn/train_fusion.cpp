@@ -29,9 +29,10 @@ namespace ember::nn {
 namespace {
 
 using fusion::float32;
+using fusion::needs_grad;
 using fusion::plain;
 
-std::atomic<bool> g_enabled{true}, g_winograd{true};
+std::atomic<bool> g_train_fusion{true}, g_winograd{true};
 
 bool float32_param(const Tensor& t, int64_t n) {
   return !t.defined() || (float32(t) && t.is_contiguous() && t.numel() == n);
@@ -79,8 +80,6 @@ bool pool_2x2(const ModulePtr& m, const DimVector& dims) {
   return pool->kernel_size.expand(2) == DimVector{2, 2} && pool->stride.expand(2) == DimVector{2, 2} &&
          pool->padding.expand(2) == DimVector{0, 0} && pool->dilation.expand(2) == DimVector{1, 1};
 }
-
-bool needs_grad(const Tensor& t) { return t.defined() && t.requires_grad(); }
 
 // The chain from items[first] on x's dims: its units, each unit's input dims and convolution output dims; how many
 // modules it covers.
@@ -268,8 +267,8 @@ autograd::TensorList chain_backward(const autograd::BackwardContext& c, const st
 
 }  // namespace
 
-bool train_fusion_enabled() { return g_enabled.load(std::memory_order_relaxed); }
-void set_train_fusion(bool enabled) { g_enabled.store(enabled, std::memory_order_relaxed); }
+bool train_fusion_enabled() { return g_train_fusion.load(std::memory_order_relaxed); }
+void set_train_fusion(bool enabled) { g_train_fusion.store(enabled, std::memory_order_relaxed); }
 bool winograd_enabled() { return g_winograd.load(std::memory_order_relaxed); }
 void set_winograd(bool enabled) { g_winograd.store(enabled, std::memory_order_relaxed); }
 

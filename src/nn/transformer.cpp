@@ -26,8 +26,7 @@ int64_t checked_head_dim(int64_t embed_dim, int64_t num_heads) {
   EMBER_CHECK(embed_dim % num_heads == 0, AssertionError, "embed_dim must be divisible by num_heads");
   return embed_dim / num_heads;
 }
-OptTensor opt(const Tensor& t) { return t.defined() ? OptTensor(t) : std::nullopt; }
-OptTensor opt(const Tensor* t) { return t ? opt(*t) : std::nullopt; }
+OptTensor optional_at(const Tensor* t) { return t ? optional_tensor(*t) : std::nullopt; }
 }  // namespace
 
 MultiheadAttention::MultiheadAttention(int64_t embed_dim, int64_t num_heads, double dropout, bool bias,
@@ -82,9 +81,11 @@ std::pair<Tensor, Tensor> MultiheadAttention::forward(const Tensor& query, const
     v = value.is_same(key) ? k : value.is_same(query) ? q : value.transpose(1, 0);
   }
   auto [out, weights] = functional::multi_head_attention_forward(
-      q, k, v, embed_dim, num_heads, opt(in_proj_weight), opt(in_proj_bias), opt(bias_k), opt(bias_v), add_zero_attn,
-      dropout, out_proj->weight, opt(out_proj->bias), is_training(), key_padding_mask, need_weights, attn_mask,
-      !qkv_same_embed_dim, opt(q_proj_weight), opt(k_proj_weight), opt(v_proj_weight), std::nullopt, std::nullopt,
+      q, k, v, embed_dim, num_heads, optional_tensor(in_proj_weight), optional_tensor(in_proj_bias),
+      optional_at(bias_k), optional_at(bias_v), add_zero_attn, dropout, out_proj->weight,
+      optional_tensor(out_proj->bias), is_training(), key_padding_mask, need_weights, attn_mask, !qkv_same_embed_dim,
+      optional_tensor(q_proj_weight), optional_tensor(k_proj_weight), optional_tensor(v_proj_weight), std::nullopt,
+      std::nullopt,
       average_attn_weights, is_causal);
   if (batch_first && batched) out = out.transpose(1, 0);
   return {out, weights};

@@ -16,10 +16,6 @@
 
 namespace ember {
 
-namespace {
-Tensor scalar(double v) { return wrapped_scalar(v); }
-}  // namespace
-
 Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
   EMBER_CHECK(min || max, Error, "torch.clamp: At least one of 'min' or 'max' must not be None");
   ScalarType dtype = result_type(std::array{x, min.value_or(x), max.value_or(x)});
@@ -77,8 +73,8 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
     Tensor s = start.to(math), e = end.to(math), w = weight.impl()->is_wrapped_number ? weight : weight.to(math);
     Tensor diff = sub(e, s);
     // 1 - w of a number weight in double (two numbers would promote to float32)
-    Tensor rest = w.impl()->is_wrapped_number ? scalar(1.0 - w.item().to_double()) : sub(scalar(1), w);
-    Tensor blended = where(lt(abs(w), scalar(0.5)), add(s, mul(w, diff)), sub(e, mul(diff, rest))).to(dtype);
+    Tensor rest = w.impl()->is_wrapped_number ? wrapped_scalar(1.0 - w.item().to_double()) : sub(wrapped_scalar(1), w);
+    Tensor blended = where(lt(abs(w), wrapped_scalar(0.5)), add(s, mul(w, diff)), sub(e, mul(diff, rest))).to(dtype);
     return in_elementwise_layout(blended, std::span(operands, number ? 2 : 3));
   });
   if (autograd::needs_grad({&start, &end, &weight})) autograd::record_lerp(r, start, end, weight);
@@ -95,8 +91,8 @@ Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf, std
   auto value = [&](double v) { return wrapped_scalar(v).to(x.dtype()); };
   Tensor r = autograd::untracked([&] {
     Tensor t = where(isnan(x), value(nan), x);
-    t = where(eq(x, scalar(INFINITY)), value(posinf.value_or(big)), t);
-    t = where(eq(x, scalar(-INFINITY)), value(neginf.value_or(-big)), t);
+    t = where(eq(x, wrapped_scalar(INFINITY)), value(posinf.value_or(big)), t);
+    t = where(eq(x, wrapped_scalar(-INFINITY)), value(neginf.value_or(-big)), t);
     // torch writes into empty_like(x): x's own strides where x is dense, size-1 dims included
     if (!is_non_overlapping_and_dense(x.sizes(), x.strides()) || std::ranges::equal(t.strides(), x.strides())) return t;
     return empty_like(x).copy_(t);
@@ -131,8 +127,8 @@ Tensor softplus(const Tensor& x, double beta, double threshold) {
     // float16/bfloat16 compute in float, as torch's kernel (exp of 12 overflows half)
     bool narrow = x.dtype() == kFloat16 || x.dtype() == kBFloat16;
     Tensor xc = narrow ? x.to(kFloat32) : x;
-    Tensor bx = mul(xc, scalar(beta));
-    Tensor out = where(gt(bx, scalar(threshold)), xc, div(log1p(exp(bx)), scalar(beta)));
+    Tensor bx = mul(xc, wrapped_scalar(beta));
+    Tensor out = where(gt(bx, wrapped_scalar(threshold)), xc, div(log1p(exp(bx)), wrapped_scalar(beta)));
     return narrow ? out.to(x.dtype()) : out;
   });
   if (autograd::needs_grad({&x})) autograd::record_softplus(r, x, beta, threshold);
@@ -145,13 +141,13 @@ Tensor round(const Tensor& x, int64_t decimals) {
               dtype_info(x.dtype()).legacy_name, "'");
   // as torch's kernel: float16/bfloat16 compute in float; a negative count divides first, then multiplies
   Tensor v = x.dtype() == kFloat16 || x.dtype() == kBFloat16 ? x.to(kFloat32) : x;
-  Tensor ten_pow = scalar(std::pow(10.0, double(std::abs(decimals))));
+  Tensor ten_pow = wrapped_scalar(std::pow(10.0, double(std::abs(decimals))));
   Tensor r = decimals > 0 ? div(round(mul(v, ten_pow)), ten_pow) : mul(round(div(v, ten_pow)), ten_pow);
   return r.to(x.dtype());
 }
 
-Tensor logical_not(const Tensor& x) { return eq(x, scalar(0)); }
-Tensor& logical_not_out(Tensor& out, const Tensor& x) { return eq_out(out, x, scalar(0)); }
+Tensor logical_not(const Tensor& x) { return eq(x, wrapped_scalar(0)); }
+Tensor& logical_not_out(Tensor& out, const Tensor& x) { return eq_out(out, x, wrapped_scalar(0)); }
 
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
   EMBER_CHECK(b.impl()->is_wrapped_number || a.dtype() == b.dtype(), Error, dtype_info(a.dtype()).legacy_name,
@@ -161,7 +157,7 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
   if (rtol == 0 && atol == 0) return close;
   // as torch: |a - b| <= atol + |rtol * b|, integers and bool in the default float dtype
   Tensor x = a.is_floating_point() ? a : a.to(default_dtype()), y = b.is_floating_point() ? b : b.to(default_dtype());
-  Tensor actual = abs(sub(x, y)), allowed = add(scalar(atol), abs(mul(scalar(rtol), y)));
+  Tensor actual = abs(sub(x, y)), allowed = add(wrapped_scalar(atol), abs(mul(wrapped_scalar(rtol), y)));
   return logical_or(close, logical_and(isfinite(actual), le(actual, allowed)));
 }
 

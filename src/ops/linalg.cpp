@@ -16,7 +16,7 @@ namespace ember {
 
 namespace {
 
-std::string dims_str(const Tensor& t) {
+std::string sizes_str(const Tensor& t) {
   std::string s;
   for (int64_t i = 0; i < t.dim(); ++i) s.append(i ? "x" : "").append(std::to_string(t.sizes()[size_t(i)]));
   return s;
@@ -76,8 +76,8 @@ void mm_into(const Tensor& a, const Tensor& b, const Tensor& out, double alpha =
 Tensor mm_result(const Tensor& a, const Tensor& b) {
   EMBER_CHECK(a.dim() == 2, Error, "self must be a matrix");
   EMBER_CHECK(b.dim() == 2, Error, "mat2 must be a matrix");
-  EMBER_CHECK(a.sizes()[1] == b.sizes()[0], Error, "mat1 and mat2 shapes cannot be multiplied (", dims_str(a), " and ",
-              dims_str(b), ")");
+  EMBER_CHECK(a.sizes()[1] == b.sizes()[0], Error, "mat1 and mat2 shapes cannot be multiplied (", sizes_str(a), " and ",
+              sizes_str(b), ")");
   check_same_dtype(a, b);
   return empty({a.sizes()[0], b.sizes()[1]}, a.options());
 }
@@ -112,7 +112,7 @@ Tensor mv(const Tensor& m, const Tensor& v) {
   check_same_device("wrapper_CUDA_addmv_out_out", {{"mat", &m}, {"vec", &v}});  // torch's mv is addmv_out
   EMBER_CHECK(m.dim() == 2 && v.dim() == 1, Error, "vector + matrix @ vector expected, got ", m.dim(), ", ", v.dim(),
               ", ", v.dim());
-  EMBER_CHECK(m.sizes()[1] == v.sizes()[0], Error, "size mismatch, got input (", m.sizes()[0], "), mat (", dims_str(m),
+  EMBER_CHECK(m.sizes()[1] == v.sizes()[0], Error, "size mismatch, got input (", m.sizes()[0], "), mat (", sizes_str(m),
               "), vec (", v.sizes()[0], ")");
   Tensor r = autograd::untracked([&] { return mm(m, v.unsqueeze(1)).squeeze({1}); });
   if (autograd::needs_grad({&m, &v})) autograd::record_mv(r, m, v);

@@ -17,8 +17,6 @@ namespace ember {
 
 namespace {
 
-std::string_view legacy(const Tensor& t) { return dtype_info(t.dtype()).legacy_name; }
-
 // dims as torch prints a std::vector ("0 1 1") or, bracketed, an IntArrayRef ("[0, 1, 1]").
 std::string dims_str(IntArrayRef dims, bool bracketed) {
   std::string s;
@@ -26,13 +24,14 @@ std::string dims_str(IntArrayRef dims, bool bracketed) {
   return bracketed ? "[" + s + "]" : s;
 }
 
-void check_floating(const Tensor& x, const char* fn) {
-  EMBER_CHECK(x.is_floating_point(), Error, fn, ": Expected a floating point or complex tensor as input. Got ", legacy(x));
+void check_floating_norm(const Tensor& x, const char* fn) {
+  EMBER_CHECK(x.is_floating_point(), Error, fn, ": Expected a floating point or complex tensor as input. Got ",
+              legacy_name(x.dtype()));
 }
 
 // The input of a norm with dtype=: converted first (a floating dtype only).
 Tensor norm_input(const Tensor& x, std::optional<ScalarType> dtype, const char* fn) {
-  check_floating(x, fn);
+  check_floating_norm(x, fn);
   if (!dtype) return x;
   EMBER_CHECK(is_floating_point(*dtype), Error, fn, ": dtype should be floating point or complex. Got ",
               dtype_info(*dtype).legacy_name);
@@ -43,14 +42,14 @@ Tensor norm_input(const Tensor& x, std::optional<ScalarType> dtype, const char* 
 Tensor svd_norm(const Tensor& a, SingularValueNorm which, const DimVector& d, bool keepdim,
                 std::optional<ScalarType> dtype) {
   EMBER_CHECK(a.dtype() != kFloat16 && a.dtype() != kBFloat16, Error,
-              "linalg.matrix_norm: Low precision dtypes not supported. Got ", legacy(a));
+              "linalg.matrix_norm: Low precision dtypes not supported. Got ", legacy_name(a.dtype()));
   return singular_value_norm(norm_input(a, dtype, "linalg.matrix_norm"), which, d[0], d[1], keepdim);
 }
 
 // torch's checks of A and dims (after ord's): a floating matrix (batch), two different dims.
 DimVector matrix_dims(const Tensor& a, IntArrayRef dims) {
   EMBER_CHECK(a.dim() >= 2, Error, "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.");
-  check_floating(a, "linalg.matrix_norm");
+  check_floating_norm(a, "linalg.matrix_norm");
   EMBER_CHECK(dims.size() == 2, Error, "linalg.matrix_norm: dim must be a 2-tuple. Got ", dims_str(dims, false));
   DimVector d = {wrap_dim(dims[0], a.dim()), wrap_dim(dims[1], a.dim())};
   EMBER_CHECK(d[0] != d[1], Error, "linalg.matrix_norm: dims must be different. Got (", d[0], ", ", d[1], ")");
@@ -134,7 +133,7 @@ Tensor dist(const Tensor& a, const Tensor& b, double p) {
   Tensor r = autograd::untracked([&] {
     Tensor d = sub(a, b);
     EMBER_CHECK(d.is_floating_point(), Error, "norm(): input dtype should be either floating point or complex. Got ",
-                legacy(d), " instead.");
+                legacy_name(d.dtype()), " instead.");
     return norm(d, p);
   });
   if (autograd::needs_grad({&a, &b})) autograd::record_dist(r, a, b, p);
@@ -148,7 +147,8 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t
   EMBER_CHECK(x1.sizes().back() == x2.sizes().back(), Error, "X1 and X2 must have the same number of columns. X1: ",
               x1.sizes().back(), " X2: ", x2.sizes().back());
   for (auto [x, name] : {std::pair{&x1, "X1"}, std::pair{&x2, "X2"}}) {
-    EMBER_CHECK(x->is_floating_point(), Error, "cdist only supports floating-point dtypes, ", name, " got: ", legacy(*x));
+    EMBER_CHECK(x->is_floating_point(), Error, "cdist only supports floating-point dtypes, ", name, " got: ",
+                legacy_name(x->dtype()));
   }
   EMBER_CHECK(p >= 0, Error, "cdist only supports non-negative p values");
   int64_t mode = compute_mode.value_or(0);
@@ -163,9 +163,10 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t
     return euclidean_dist(x1, x2).view(out_shape);
   }
   if (!empty_input) {  // torch answers empty inputs before its kernel's dtype dispatch
-    EMBER_CHECK(x1.dtype() == x2.dtype(), Error, "expected scalar type ", legacy(x1), " but found ", legacy(x2));
+    EMBER_CHECK(x1.dtype() == x2.dtype(), Error, "expected scalar type ", legacy_name(x1.dtype()), " but found ",
+                legacy_name(x2.dtype()));
     EMBER_CHECK(x1.dtype() == kFloat32 || x1.dtype() == kFloat64, NotImplementedError, "\"cdist\" not implemented for '",
-                legacy(x1), "'");
+                legacy_name(x1.dtype()), "'");
   }
   Tensor r = autograd::untracked([&] {
     if (empty_input || x1.sizes().back() == 0) return zeros(out_shape, x1.options());

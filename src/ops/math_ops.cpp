@@ -19,9 +19,6 @@ namespace ember {
 
 namespace {
 
-Tensor scalar(double v) { return wrapped_scalar(v); }
-std::string_view legacy(const Tensor& t) { return dtype_info(t.dtype()).legacy_name; }
-
 Tensor logit_impl(const Tensor& x, std::optional<double> eps) {
   ScalarType dtype = x.is_floating_point() ? x.dtype() : default_dtype();
   Tensor v = x.to(opmath_dtype(dtype));
@@ -29,7 +26,7 @@ Tensor logit_impl(const Tensor& x, std::optional<double> eps) {
     Tensor lo = scalar_tensor(*eps, x.options().dtype(dtype)), hi = sub(ones_like(lo), lo);
     v = clamp(v, lo.to(v.dtype()), hi.to(v.dtype()));
   }
-  return log(div(v, rsub(v, scalar(1)))).to(dtype);
+  return log(div(v, rsub(v, wrapped_scalar(1)))).to(dtype);
 }
 
 // logaddexp of two tensors: max + log1p(exp(min - max)); equal infinities give themselves.
@@ -42,7 +39,7 @@ Tensor log_add_exp(const Tensor& a, const Tensor& b) {
 Tensor nansum_impl(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
   Tensor input = dtype ? x.to(*dtype) : x;
   if (input.numel() > 0) check_not_float8(input, "nansum_cpu");
-  if (input.is_floating_point()) input = where(isnan(input), scalar(0).to(input.dtype()), input);
+  if (input.is_floating_point()) input = where(isnan(input), wrapped_scalar(0).to(input.dtype()), input);
   return sum(input, dims, keepdim);
 }
 
@@ -105,7 +102,8 @@ Tensor& logit_out(Tensor& out, const Tensor& x, std::optional<double> eps) {
 
 Tensor signbit(const Tensor& x) {
   return autograd::untracked([&] {  // the sign of 1 copied from x keeps -0.0 and -nan negative
-    return x.is_floating_point() ? lt(copysign(scalar(1).to(x.dtype()), x), scalar(0)) : lt(x, scalar(0));
+    Tensor zero = wrapped_scalar(0);
+    return x.is_floating_point() ? lt(copysign(wrapped_scalar(1).to(x.dtype()), x), zero) : lt(x, zero);
   });
 }
 
@@ -134,7 +132,7 @@ Tensor& nansum_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim,
 // torch's composite: nansum / the count of non-NaN elements (DivBackward0).
 Tensor nanmean(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
   EMBER_CHECK(x.is_floating_point(), Error, "nanmean(): expected input to have floating point or complex dtype but got ",
-              legacy(x));
+              legacy_name(x.dtype()));
   Tensor count = autograd::untracked([&] { return sum(logical_not(isnan(x)), dims, keepdim); });
   return div(nansum(x, dims, keepdim, dtype), count);
 }
@@ -149,7 +147,8 @@ Tensor& nanmean_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim
 // A running logaddexp over the slices along dim.
 Tensor logcumsumexp(const Tensor& x, int64_t dim) {
   int64_t d = wrap_dim(dim, std::max<int64_t>(x.dim(), 1));
-  EMBER_CHECK(x.is_floating_point(), NotImplementedError, "\"logcumsumexp_out_cpu\" not implemented for '", legacy(x), "'");
+  EMBER_CHECK(x.is_floating_point(), NotImplementedError, "\"logcumsumexp_out_cpu\" not implemented for '",
+              legacy_name(x.dtype()), "'");
   Tensor r = autograd::untracked([&] {
     Tensor out = empty(x.sizes(), x.options());
     if (x.dim() == 0) return out.copy_(x);
@@ -166,7 +165,8 @@ Tensor logcumsumexp(const Tensor& x, int64_t dim) {
 }
 
 Tensor& logcumsumexp_out(Tensor& out, const Tensor& x, int64_t dim) {
-  EMBER_CHECK(out.dtype() == x.dtype(), Error, "expected scalar_type ", legacy(x), " but found ", legacy(out));
+  EMBER_CHECK(out.dtype() == x.dtype(), Error, "expected scalar_type ", legacy_name(x.dtype()), " but found ",
+              legacy_name(out.dtype()));
   return composite_out(out, {&x}, "logcumsumexp", [&] { return logcumsumexp(x, dim); });
 }
 
@@ -202,7 +202,8 @@ Tensor linalg_cross(const Tensor& a, const Tensor& b, int64_t dim) {
   int64_t d = wrap_dim(dim, a.dim());
   EMBER_CHECK(a.sizes()[size_t(d)] == 3 && b.sizes()[size_t(d)] == 3, Error, "linalg.cross: inputs dimension ", dim,
               " must have length 3. Got ", a.sizes()[size_t(d)], " and ", b.sizes()[size_t(d)]);
-  EMBER_CHECK(a.dtype() == b.dtype(), Error, "expected scalar type ", legacy(a), " but found ", legacy(b));
+  EMBER_CHECK(a.dtype() == b.dtype(), Error, "expected scalar type ", legacy_name(a.dtype()), " but found ",
+              legacy_name(b.dtype()));
   EMBER_CHECK(a.dtype() != kBool, NotImplementedError, "\"linalg_cross\" not implemented for 'Bool'");
   DimVector shape = broadcast_shapes(a.sizes(), b.sizes());
   Tensor r = autograd::untracked([&] {
@@ -324,7 +325,7 @@ Tensor tensordot(const Tensor& a, const Tensor& b, int64_t dims) {
 Tensor& tensordot_out(Tensor& out, const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayRef dims_b) {
   Tensor r = tensordot(a, b, dims_a, dims_b);  // first, as torch: a dtype its matmul lacks raises before the check
   EMBER_CHECK(r.dtype() == out.dtype(), Error, "tensordot: Expected the output tensor to have dtype ",
-              legacy(r), ", but got an output tensor with dtype ", legacy(out));
+              legacy_name(r.dtype()), ", but got an output tensor with dtype ", legacy_name(out.dtype()));
   return composite_out(out, {&a, &b}, "tensordot", [&] { return r; });
 }
 

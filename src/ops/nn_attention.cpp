@@ -67,9 +67,9 @@ Tensor attention_weights(const Tensor& q, const Tensor& k, const std::optional<T
     autograd::NoGradGuard no_grad;
     dead = eq(amax(attn, IntArrayRef{-1}, true), wrapped_scalar(neg_inf));
   }
-  if (!any(dead).item<bool>()) return softmax(attn, -1);
+  if (!any(dead).item<bool>()) return ember::softmax(attn, -1);
   Tensor zero = zeros({}, attn.options());
-  return where(dead, zero, softmax(where(dead, zero, attn), -1));
+  return where(dead, zero, ember::softmax(where(dead, zero, attn), -1));
 }
 
 }  // namespace

@@ -35,10 +35,10 @@ bool any_below(IntArrayRef v, int64_t bound) {
 }
 
 // The dtype the kernels compute in: on the CPU, float16/bfloat16 go through float32; cuDNN takes them as they are.
-ScalarType compute_dtype(const Tensor& t) {
+ScalarType conv_compute_dtype(const Tensor& t) {
   return (t.dtype() == kFloat16 || t.dtype() == kBFloat16) && !t.device().is_cuda() ? kFloat32 : t.dtype();
 }
-Tensor for_kernel(const Tensor& t) { return t.to(compute_dtype(t)).contiguous(); }
+Tensor for_kernel(const Tensor& t) { return t.to(conv_compute_dtype(t)).contiguous(); }
 
 // Strides of a channels-last result (a 3-d one as (N, C, 1, L) in channels-last, the unit dim dropped).
 DimVector channels_last_result_strides(IntArrayRef sizes) {
@@ -56,7 +56,7 @@ Tensor bias_shaped(const Tensor& bias, int64_t dims) {
 // The dtypes torch's kernels take. CPU: floats and int64 everywhere; other integers only in plain (undilated,
 // untransposed) convolutions; never bool. CUDA: float16/bfloat16/float32/float64, else torch's fallback kernels'
 // errors (3-d runs as dilated there). They raise only when they run.
-void check_dtype(const Tensor& input, const Conv& c, int64_t spatial) {
+void check_conv_dtype(const Tensor& input, const Conv& c, int64_t spatial) {
   ScalarType t = input.dtype();
   bool cuda = input.device().is_cuda(), dilated = false;
   for (int64_t d : c.g.dilation) dilated = dilated || d != 1;
@@ -74,18 +74,18 @@ void check_dtype(const Tensor& input, const Conv& c, int64_t spatial) {
 Tensor run_forward(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, const Conv& c) {
   DimVector sizes{input.size(0), c.transposed ? weight.size(1) * c.g.groups : weight.size(0)};
   for (int64_t o : c.out_spatial) sizes.push_back(o);
-  ScalarType ct = compute_dtype(input);
+  ScalarType ct = conv_compute_dtype(input);
   Tensor out = empty(sizes, input.options().dtype(ct));
   Tensor x = for_kernel(input), w = for_kernel(weight), b = bias ? for_kernel(*bias) : Tensor();
   if (out.numel() == 0 || x.numel() == 0 || w.numel() == 0) {
     out.zero_();
     if (b.defined() && out.numel()) out.add_(bias_shaped(b, out.dim()));
   } else if (c.transposed) {
-    check_dtype(input, c, weight.dim() - 2);
+    check_conv_dtype(input, c, weight.dim() - 2);
     kernels::conv_backward_data[input.device()](x, w, out, c.g);
     if (b.defined()) out.add_(bias_shaped(b, out.dim()));
   } else {
-    check_dtype(input, c, weight.dim() - 2);
+    check_conv_dtype(input, c, weight.dim() - 2);
     kernels::conv_forward[input.device()](x, w, b, out, c.g);
   }
   out = out.to(input.dtype());

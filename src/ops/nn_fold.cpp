@@ -43,7 +43,7 @@ std::string geometry_str(const Geometry& g) {
              pair_str(g.ph, g.pw));
 }
 
-void check_dtype(const Tensor& x, const char* kernel) {
+void check_fold_dtype(const Tensor& x, const char* kernel) {
   EMBER_CHECK(x.is_floating_point() || x.dtype() == kBool, NotImplementedError, "\"", kernel,
               "\" not implemented for '", dtype_info(x.dtype()).legacy_name, "'");
 }
@@ -63,7 +63,7 @@ Tensor unfold(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation
   EMBER_CHECK(oh >= 1 && ow >= 1, Error, "Given input with spatial size ", pair_str(h, w), ", ", geometry_str(g),
               ", calculated shape of the array of sliding blocks as ", pair_str(oh, ow),
               ", but its components must be at least one.");
-  check_dtype(input, "im2col_out_cpu");
+  check_fold_dtype(input, "im2col_out_cpu");
   Tensor result = autograd::untracked([&] {
     Tensor x = ndim == 4 ? input : input.unsqueeze(0);
     Tensor p = constant_pad_nd(x, {g.pw, g.pw, g.ph, g.ph}, 0).contiguous();
@@ -106,7 +106,7 @@ Tensor fold(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_siz
   EMBER_CHECK(oh >= 1 && ow >= 1, Error, "Given output_size=", pair_str(h, w), ", ", geometry_str(g), ", stride=",
               pair_str(g.sh, g.sw), ", calculated shape of the array of sliding blocks as ", pair_str(oh, ow),
               ", which is too small (non-positive)");
-  check_dtype(input, "col2im_out_cpu");
+  check_fold_dtype(input, "col2im_out_cpu");
   Tensor result = autograd::untracked([&] {
     Tensor x = batched ? input : input.unsqueeze(0);
     int64_t n = x.size(0), c = cols / (g.kh * g.kw);

@@ -57,7 +57,7 @@ Tensor reduce(const Tensor& loss, Reduction reduction) {
   return reduction == Reduction::None ? loss : reduction == Reduction::Mean ? mean(loss) : sum(loss);
 }
 
-void check_floating(const Tensor& x, const char* kernel) {
+void check_loss_dtype(const Tensor& x, const char* kernel) {
   bool float8 = is_float8(x.dtype());
   EMBER_CHECK(x.is_floating_point() && !float8, NotImplementedError, "\"", kernel, "\" not implemented for '",
               dtype_info(x.dtype()).legacy_name, "'");
@@ -149,7 +149,7 @@ Tensor nll_2d_spatial(const Tensor& input, const Tensor& target, const Tensor& w
   EMBER_CHECK(s[0] == target.sizes()[0] && s[2] == target.sizes()[1] && s[3] == target.sizes()[2], Error,
               "size mismatch (got input: ", int_list(s), " , target: ", int_list(target.sizes()));
   check_weight_dtype(weight, input);
-  check_floating(input, "nll_loss2d_forward_out_frame");
+  check_loss_dtype(input, "nll_loss2d_forward_out_frame");
   Tensor t = long_target(target);
   DimVector ncs{s[0], s[1], s[2] * s[3]}, none_shape{s[0], s[2], s[3]};
   return nll_run("NllLoss2DBackward0", input, ncs, t, weight, ignore_index, reduction, none_shape);
@@ -164,7 +164,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<T
   Tensor weight = class_weight(weight_opt);
   if (input.dim() <= 2) {
     auto [N, C] = check_nll_1d_2d(input, target, weight);
-    check_floating(input, "nll_loss_out_frame");
+    check_loss_dtype(input, "nll_loss_out_frame");
     Tensor t = long_target(target);
     DimVector ncs{N, C, 1};
     DimVector none_shape = input.dim() == 1 ? DimVector{} : DimVector{N};
@@ -297,7 +297,7 @@ auto as_torch_kernel(Elems elems, ScalarType out, ScalarType upcast) {
 
 // A result dtype both inputs promote to must be floating for the kernel.
 void check_pair_floating(const Tensor& a, const Tensor& b, const char* kernel) {
-  check_floating(empty({0}, TensorOptions(promote_types(a.dtype(), b.dtype()))), kernel);
+  check_loss_dtype(empty({0}, TensorOptions(promote_types(a.dtype(), b.dtype()))), kernel);
 }
 
 Tensor clamp_min0(const Tensor& x) {  // clamp_min(x, 0), as torch's ClampMinBackward0
@@ -406,7 +406,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std
   EMBER_CHECK(same_sizes(input.sizes(), target.sizes()), ValueError, "Using a target size (torch.Size(", int_list(target.sizes()),
               ")) that is different to the input size (torch.Size(", int_list(input.sizes()),
               ")) is deprecated. Please ensure they have the same size.");
-  check_floating(input, "binary_cross_entropy");
+  check_loss_dtype(input, "binary_cross_entropy");
   EMBER_CHECK(target.dtype() == input.dtype(), Error, "Found dtype ", dtype_info(target.dtype()).legacy_name,
               " but expected ", dtype_info(input.dtype()).legacy_name);
   check_not_differentiable("binary_cross_entropy", "weight", weight.value_or(Tensor()));
@@ -440,7 +440,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   EMBER_AUTOCAST(fp32, kBoth, binary_cross_entropy_with_logits, input, target, weight, reduction, pos_weight);
   EMBER_CHECK(same_sizes(input.sizes(), target.sizes()), ValueError, "Target size (torch.Size(", int_list(target.sizes()),
               ")) must be the same as input size (torch.Size(", int_list(input.sizes()), "))");
-  check_floating(input, "log_sigmoid_cpu");
+  check_loss_dtype(input, "log_sigmoid_cpu");
   Tensor w = weight ? *weight : Tensor(), pw = pos_weight ? *pos_weight : Tensor();
   check_not_differentiable("binary_cross_entropy_with_logits", "weight", w);
   check_not_differentiable("binary_cross_entropy_with_logits", "pos_weight", pw);

@@ -26,9 +26,9 @@ const Tensor& value_or_undefined(const OptionalTensor& t) {
 }
 
 // float64 inputs compute in double, the others (float32, float16, bfloat16) in float.
-ScalarType compute_dtype(const Tensor& x) { return x.dtype() == kFloat64 ? kFloat64 : kFloat32; }
+ScalarType norm_compute_dtype(const Tensor& x) { return x.dtype() == kFloat64 ? kFloat64 : kFloat32; }
 
-void check_floating(const Tensor& x, const char* kernel) {
+void check_norm_dtype(const Tensor& x, const char* kernel) {
   EMBER_CHECK(x.is_floating_point(), NotImplementedError, "\"", kernel, "\" not implemented for '",
               dtype_info(x.dtype()).legacy_name, "'");
 }
@@ -44,7 +44,7 @@ void check_mixed(const Tensor& x, std::initializer_list<const Tensor*> params) {
 
 // x as a contiguous (n, c, s) tensor of its compute dtype.
 Tensor as_3d(const Tensor& x, int64_t n, int64_t c, int64_t s) {
-  return x.to(compute_dtype(x)).contiguous().view({n, c, s});
+  return x.to(norm_compute_dtype(x)).contiguous().view({n, c, s});
 }
 
 // A per-channel (or per-position) parameter as a contiguous 1-D tensor of dtype ct (undefined stays undefined).
@@ -129,10 +129,10 @@ Tensor batch_norm_impl(const Tensor& input, const Tensor& weight, const Tensor& 
   EMBER_CHECK(training || running_var.defined(), Error, "running_var must be defined in evaluation mode");
   check_channels("weight", weight, c);
   check_channels("bias", bias, c);
-  check_floating(input, "batch_norm");
+  check_norm_dtype(input, "batch_norm");
   check_mixed(input, {&weight, &bias, &running_mean, &running_var});
   int64_t n = input.size(0), s = spatial_size(input);
-  ScalarType ct = compute_dtype(input);
+  ScalarType ct = norm_compute_dtype(input);
   Tensor mean, invstd, y3;
   bool dense = false;
   autograd::untracked([&] {
@@ -252,12 +252,12 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Optio
   const Tensor &weight = value_or_undefined(weight_opt), &bias = value_or_undefined(bias_opt);
   int64_t m = check_normalized_shape(input, normalized_shape, weight, bias, true);
   check_mixed(input, {&weight, &bias});
-  check_floating(input, "LayerNormKernelImpl");
+  check_norm_dtype(input, "LayerNormKernelImpl");
   int64_t n = 1;
   for (int64_t s : normalized_shape) n *= s;
   Tensor mean, rstd, y3;
   autograd::untracked([&] {
-    ScalarType ct = compute_dtype(input);
+    ScalarType ct = norm_compute_dtype(input);
     Tensor x3 = as_3d(input, 1, m, n);
     mean = empty({m}, x3.options());
     Tensor var = empty({m}, x3.options());
@@ -307,11 +307,11 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<T
               "of size equal to the number of channels in input, but got bias of shape ", bias.sizes(),
               " and input of shape ", input.sizes());
   check_mixed(input, {&weight, &bias});
-  check_floating(input, "GroupNormKernelImpl");
+  check_norm_dtype(input, "GroupNormKernelImpl");
   int64_t g = num_groups, s = spatial_size(input);
   Tensor mean, rstd, y3;
   autograd::untracked([&] {
-    ScalarType ct = compute_dtype(input);
+    ScalarType ct = norm_compute_dtype(input);
     Tensor x3 = as_3d(input, 1, n * g, (c / g) * s);
     mean = empty({n * g}, x3.options());
     Tensor var = empty({n * g}, x3.options());
@@ -347,9 +347,9 @@ Tensor rms_norm(const Tensor& input, IntArrayRef normalized_shape, const Optiona
                 std::optional<double> eps) {
   const Tensor& weight = value_or_undefined(weight_opt);
   check_normalized_shape(input, normalized_shape, weight, Tensor(), false);
-  check_floating(input, "rms_norm");
+  check_norm_dtype(input, "rms_norm");
   // torch's composite: computed in float for float16/bfloat16, eps rounded to the input's dtype.
-  ScalarType ct = compute_dtype(input);
+  ScalarType ct = norm_compute_dtype(input);
   double e = eps ? *eps : ct == kFloat64 ? std::numeric_limits<double>::epsilon() : std::numeric_limits<float>::epsilon();
   e = empty({}, input.options()).fill_(Scalar(e)).item<double>();
   DimVector dims;
@@ -369,7 +369,7 @@ Tensor local_response_norm(const Tensor& input, int64_t size, double alpha, doub
   if (input.numel() == 0) return input;
   // torch averages through avg_pool2d (3-D inputs; float types) or avg_pool3d (float32/64), both also int64 (floored).
   bool integral = input.dtype() == kInt64, wide = input.dtype() == kFloat32 || input.dtype() == kFloat64 || integral;
-  if (input.dim() == 3 && !integral) check_floating(input, "avg_pool2d");
+  if (input.dim() == 3 && !integral) check_norm_dtype(input, "avg_pool2d");
   EMBER_CHECK(input.dim() == 3 || wide, NotImplementedError, "\"avg_pool3d_out_frame\" not implemented for '",
               dtype_info(input.dtype()).legacy_name, "'");
   // The mean of squares over a window of `size` channels, zero-padded by size / 2 before, (size - 1) / 2 after.

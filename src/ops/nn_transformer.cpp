@@ -26,7 +26,6 @@ std::string py_tuple(std::initializer_list<int64_t> v) {
   return out + ")";
 }
 
-
 // One column more on the last dim of a mask (bias_k/bias_v, add_zero_attn).
 OptTensor pad_column(const OptTensor& mask) {
   if (!mask) return mask;
@@ -185,7 +184,7 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(
   if (need_weights) {
     Tensor q_scaled = q * std::sqrt(1.0 / double(head_dim));
     weights = attn_mask ? baddbmm(*attn_mask, q_scaled, k.transpose(-2, -1)) : bmm(q_scaled, k.transpose(-2, -1));
-    weights = softmax(weights, -1);
+    weights = ember::softmax(weights, -1);
     if (dropout_p > 0.0) weights = dropout(weights, dropout_p);
     out = bmm(weights, v).transpose(0, 1).contiguous().view({tgt_len * bsz, embed_dim});
     out = linear(out, out_proj_weight, out_proj_bias).view({tgt_len, bsz, embed_dim});

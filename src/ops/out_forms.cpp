@@ -14,8 +14,6 @@ namespace ember {
 
 namespace {
 
-std::string_view legacy(ScalarType t) { return dtype_info(t).legacy_name; }
-
 // How an op words out's wrong dtype (torch's kernels differ).
 enum class Mismatch {
   Structured,   // Expected out tensor to have dtype float, but got double instead
@@ -31,14 +29,16 @@ void check_exact(Mismatch kind, const Tensor& out, ScalarType expected) {
   ScalarType got = out.dtype();
   switch (kind) {
     case Mismatch::Structured: check_out_dtype(out, expected); return;
-    case Mismatch::Iterator: throw Error(str("Found dtype ", legacy(got), " but expected ", legacy(expected)));
+    case Mismatch::Iterator: throw Error(str("Found dtype ", legacy_name(got), " but expected ",
+                                         legacy_name(expected)));
     case Mismatch::DotResult:
-      throw Error(str("result dtype ", legacy(got), " does not match input dtype ", legacy(expected)));
-    case Mismatch::Where: throw Error(str("Expected out type to be ", legacy(expected), " but got ", legacy(got)));
+      throw Error(str("result dtype ", legacy_name(got), " does not match input dtype ", legacy_name(expected)));
+    case Mismatch::Where: throw Error(str("Expected out type to be ", legacy_name(expected), " but got ",
+                                      legacy_name(got)));
     case Mismatch::IndexSelect: throw Error("index_select(): self and result must have the same scalar type");
     case Mismatch::Tensordot:
-      throw Error(str("tensordot: Expected the output tensor to have dtype ", legacy(expected),
-                      ", but got an output tensor with dtype ", legacy(got)));
+      throw Error(str("tensordot: Expected the output tensor to have dtype ", legacy_name(expected),
+                      ", but got an output tensor with dtype ", legacy_name(got)));
   }
 }
 
@@ -115,8 +115,9 @@ Tensor& addr_out(Tensor& out, const Tensor& input, const Tensor& vec1, const Ten
 Tensor& addbmm_out(Tensor& out, const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta,
                    const Scalar& alpha) {
   // torch checks out (its "self") against batch2 before anything else
-  EMBER_CHECK(out.dtype() == b2.dtype(), Error, "self and mat2 must have the same dtype, but got ", legacy(out.dtype()),
-              " and ", legacy(b2.dtype()));
+  EMBER_CHECK(out.dtype() == b2.dtype(), Error, "self and mat2 must have the same dtype, but got ",
+              legacy_name(out.dtype()),
+              " and ", legacy_name(b2.dtype()));
   return composite_out(out, {&input, &b1, &b2}, "addbmm", [&] { return addbmm(input, b1, b2, beta, alpha); });
 }
 

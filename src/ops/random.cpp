@@ -175,7 +175,7 @@ bool draw_on_device(const Tensor& self, Generator* gen, RandomDraw draw) {
 namespace {
 
 // torch's dtype error of the kernel named `kernel` (which normal_ only reaches for a non-empty tensor).
-void check_float(const Tensor& t, const char* kernel) {
+void check_random_dtype(const Tensor& t, const char* kernel) {
   EMBER_CHECK(t.is_floating_point(), NotImplementedError, "\"", kernel, "\" not implemented for '",
               dtype_info(t.dtype()).legacy_name, "'");
 }
@@ -254,7 +254,7 @@ namespace {
 
 // The fills behind uniform_, normal_ and random_; only those bump the version (creation does not).
 void uniform_fill(Tensor& self, double from, double to, Generator* gen) {
-  check_float(self, "check_uniform_bounds");
+  check_random_dtype(self, "check_uniform_bounds");
   EMBER_CHECK(from <= to, Error, "uniform_ expects to return a [from, to) range, but found from=", from,
               " > to=", to);
   if (draw_on_device(self, gen, {.dist = RandomDist::Uniform, .p0 = from, .p1 = to})) return;
@@ -273,7 +273,7 @@ void uniform_fill(Tensor& self, double from, double to, Generator* gen) {
 }
 
 void gaussian_fill(Tensor& self, double mean, double std, Generator* gen) {
-  if (self.numel() > 0) check_float(self, "normal_kernel_cpu");
+  if (self.numel() > 0) check_random_dtype(self, "normal_kernel_cpu");
   EMBER_CHECK(std >= 0.0, Error, "normal expects std >= 0.0, but found std ", std);
   if (draw_on_device(self, gen, {.dist = RandomDist::Normal, .p0 = mean, .p1 = std})) return;
   GeneratorState& g = state_of(gen);

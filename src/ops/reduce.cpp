@@ -85,7 +85,8 @@ Tensor accumulate(ReduceOp op, const Tensor& x, const ReducedDims& r) {
   return acc;
 }
 
-Tensor finish(const Tensor& acc, const ReducedDims& r, ScalarType dtype) { return acc.to(dtype).view(r.out_sizes); }
+Tensor reduced_result(const Tensor& acc, const ReducedDims& r,
+                      ScalarType dtype) { return acc.to(dtype).view(r.out_sizes); }
 
 // The whole of x reduced in one pass where its backend has one (kernels::reduce_all); undefined otherwise.
 Tensor reduce_whole(ReduceOp op, const Tensor& x, const ReducedDims& r, ScalarType dtype, double divisor = 1) {
@@ -103,7 +104,7 @@ Tensor sum_like(ReduceOp op, const char* name, const Tensor& x, IntArrayRef dims
   if (input.numel() > 0) check_not_float8(input, op == ReduceOp::Sum ? "sum_cpu" : "prod_out_cpu");
   ScalarType out = dtype.value_or(integral_to_long(x.dtype()));
   if (Tensor whole = reduce_whole(op, input, r, out); whole.defined()) return whole;
-  return finish(accumulate(op, input, r), r, out);
+  return reduced_result(accumulate(op, input, r), r, out);
 }
 
 // kernel: torch's, named in its float8 error.
@@ -111,13 +112,13 @@ Tensor extremum(ReduceOp op, const char* name, const char* kernel, const Tensor&
   ReducedDims r = reduced_dims(x, dims, keepdim, name, true);
   if (x.numel() > 0) check_not_float8(x, kernel);
   if (Tensor whole = reduce_whole(op, x, r, x.dtype()); whole.defined()) return whole;
-  return finish(accumulate(op, x, r), r, x.dtype());
+  return reduced_result(accumulate(op, x, r), r, x.dtype());
 }
 
 Tensor logical(ReduceOp op, const char* name, const Tensor& x, IntArrayRef dims, bool keepdim) {
   ReducedDims r = reduced_dims(x, dims, keepdim, name, false);
   Tensor nonzero = x.dtype() == kBool ? x : ne(x, wrapped_scalar(0));
-  return finish(accumulate(op, nonzero, r), r, x.dtype() == kUInt8 ? kUInt8 : kBool);
+  return reduced_result(accumulate(op, nonzero, r), r, x.dtype() == kUInt8 ? kUInt8 : kBool);
 }
 
 }  // namespace
@@ -162,7 +163,7 @@ Tensor mean_impl(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<
   if (Tensor whole = reduce_whole(ReduceOp::Sum, input, r, out, double(r.count)); whole.defined()) return whole;
   Tensor acc = accumulate(ReduceOp::Sum, input, r);
   div_out(acc, acc, wrapped_scalar(double(r.count)));  // 0/0 gives nan for empty inputs, as torch
-  return finish(acc, r, out);
+  return reduced_result(acc, r, out);
 }
 
 }  // namespace

@@ -16,8 +16,6 @@ namespace {
 using Reduction = Tensor (*)(const Tensor&, IntArrayRef, bool, std::optional<ScalarType>);
 using Scan = Tensor (*)(const Tensor&, int64_t, std::optional<ScalarType>);
 
-std::string_view legacy(ScalarType t) { return dtype_info(t).legacy_name; }
-
 // A result that is not differentiable (indices, truth values) into out: no autograd check, as torch.
 Tensor& write_plain(Tensor& out, const Tensor& result) {
   resize_output_like(out, result);
@@ -44,7 +42,7 @@ Tensor& scan_out(Scan fn, const char* name, Tensor& out, const Tensor& x, int64_
 
 Tensor& same_dtype_out(const char* name, Tensor& out, const Tensor& x, const std::function<Tensor()>& compute) {
   EMBER_CHECK(out.dtype() == x.dtype(), Error, "Expected the dtype for input and out to match, but got ",
-              legacy(x.dtype()), " for input's dtype and ", legacy(out.dtype()), " for out's dtype.");
+              legacy_name(x.dtype()), " for input's dtype and ", legacy_name(out.dtype()), " for out's dtype.");
   return composite_out(out, {&x}, name, compute);
 }
 
@@ -60,7 +58,7 @@ Tensor& softmax_like_out(Scan fn, const char* name, Tensor& out, const Tensor& x
 
 Tensor& truth_out(const char* name, Tensor& out, const std::function<Tensor()>& compute) {
   EMBER_CHECK(out.dtype() == kBool || out.dtype() == kUInt8, Error, name,
-              " only supports bool tensor for result, got: ", legacy(out.dtype()));
+              " only supports bool tensor for result, got: ", legacy_name(out.dtype()));
   return write_plain(out, compute());
 }
 
@@ -84,7 +82,7 @@ Tensor& spread_out(bool is_std, Tensor& out, const Tensor& x, IntArrayRef dims, 
   bool whole = dims.empty() || int64_t(dims.size()) == x.dim();
   bool half_in = x.dtype() == kFloat16 || x.dtype() == kBFloat16;
   bool half_out = out.dtype() == kFloat16 || out.dtype() == kBFloat16;
-  EMBER_CHECK(!(whole && half_in && !half_out), Error, "std_var_all: Unsupported dtype ", legacy(x.dtype()));
+  EMBER_CHECK(!(whole && half_in && !half_out), Error, "std_var_all: Unsupported dtype ", legacy_name(x.dtype()));
   return composite_out(out, {&x}, is_std ? "std" : "var", [&] {
     bool widen = x.is_floating_point() && is_floating_point(out.dtype());
     ScalarType compute = half_in && half_out && out.dtype() != x.dtype() ? kFloat32 : out.dtype();
@@ -103,7 +101,7 @@ Tensor& prod_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim, s
 }
 Tensor& mean_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
   EMBER_CHECK(dtype || x.is_floating_point(), Error, "mean(): could not infer output dtype. Input dtype must be either "
-              "a floating point or complex dtype. Got: ", legacy(x.dtype()));
+              "a floating point or complex dtype. Got: ", legacy_name(x.dtype()));
   if (!dtype) check_result_fits_output(x.dtype(), out.dtype());
   return reduction_out(&mean, "mean", out, x, dims, keepdim, dtype);
 }
@@ -154,7 +152,6 @@ Tensor& min_out(Tensor& out, const Tensor& x) {
   return composite_out(out, {&x}, "min", [&] { return whole_extremum(false, x); });
 }
 
-
 Tensor& var_out(Tensor& out, const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
   return spread_out(false, out, x, dims, correction, keepdim);
 }
@@ -164,7 +161,7 @@ Tensor& std_out(Tensor& out, const Tensor& x, IntArrayRef dims, double correctio
 
 Tensor& logsumexp_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim) {
   EMBER_CHECK(is_floating_point(out.dtype()), Error, "logsumexp(): Expected floating point type for result tensor, "
-              "but got: ", legacy(out.dtype()));
+              "but got: ", legacy_name(out.dtype()));
   return composite_out(out, {&x}, "logsumexp", [&] { return logsumexp(x.to(out.dtype()), dims, keepdim); });
 }
 

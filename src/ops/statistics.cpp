@@ -18,9 +18,7 @@ namespace ember {
 
 namespace {
 
-Tensor scalar(double v) { return wrapped_scalar(v); }
-
-void check_float(const Tensor& x, const char* what) {
+void check_floating_input(const Tensor& x, const char* what) {
   EMBER_CHECK(x.is_floating_point(), Error, what, " only support floating point and complex dtypes");
 }
 
@@ -41,15 +39,15 @@ Tensor welford_mean(const Tensor& w, IntArrayRef dims, Tensor m) {
     bool reduced = dims.empty() || std::any_of(dims.begin(), dims.end(), [&](int64_t r) { return wrap_dim(r, w.dim()) == d; });
     if (reduced && w.sizes()[size_t(d)] > 0) last = last.narrow(d, w.sizes()[size_t(d)] - 1, 1);
   }
-  Tensor inf = isinf(w), one_inf_last = logical_and(eq(sum(inf, dims, true), scalar(1)), isinf(last));
-  return where(logical_and(isinf(m), logical_not(one_inf_last)), scalar(NAN), m);
+  Tensor inf = isinf(w), one_inf_last = logical_and(eq(sum(inf, dims, true), wrapped_scalar(1)), isinf(last));
+  return where(logical_and(isinf(m), logical_not(one_inf_last)), wrapped_scalar(NAN), m);
 }
 
 // `take_sqrt`: the standard deviation, taken before the cast to x's dtype (a float16 variance may overflow where
 // its square root does not), as torch.
 std::pair<Tensor, Tensor> var_mean_impl(const Tensor& x, IntArrayRef dims, double correction, bool keepdim,
                                         bool take_sqrt, bool with_mean = true) {
-  check_float(x, "std and var");
+  check_floating_input(x, "std and var");
   if (is_float8(x.dtype()) && x.numel() > 0) {  // torch's whole-tensor kernel, and its per-dim one
     bool whole = dims.empty() || int64_t(dims.size()) == x.dim();
     EMBER_CHECK(!whole || with_mean, Error, "std_var_all: Unsupported dtype ", dtype_info(x.dtype()).legacy_name);
@@ -60,7 +58,7 @@ std::pair<Tensor, Tensor> var_mean_impl(const Tensor& x, IntArrayRef dims, doubl
   Tensor m = mean(w, dims, true);
   Tensor d = sub(w, m);
   double denom = std::max(0.0, double(reduced_count(x.sizes(), dims)) - correction);
-  Tensor v = div(sum(mul(d, d), dims, keepdim), scalar(denom));  // 0 degrees of freedom gives nan/inf, as torch
+  Tensor v = div(sum(mul(d, d), dims, keepdim), wrapped_scalar(denom));  // 0 degrees of freedom gives nan/inf, as torch
   if (take_sqrt) v = sqrt(v);
   if (!with_mean) return {v.to(x.dtype()), Tensor()};
   return {v.to(x.dtype()), welford_mean(w, dims, m).reshape(v.sizes()).to(x.dtype())};
@@ -111,8 +109,8 @@ Tensor norm_impl(const Tensor& x, double p, IntArrayRef dims, bool keepdim) {
   Tensor r = p == 2 ? sqrt(sum(mul(input, input), dims, keepdim))
            : p == 1 ? sum(abs(input), dims, keepdim)
            : std::isinf(p) ? (p > 0 ? amax(abs(input), dims, keepdim) : amin(abs(input), dims, keepdim))
-           : p == 0 ? sum(ne(input, scalar(0)).to(input.dtype()), dims, keepdim)
-           : pow(sum(pow(abs(input), scalar(p)), dims, keepdim), scalar(1.0 / p));
+           : p == 0 ? sum(ne(input, wrapped_scalar(0)).to(input.dtype()), dims, keepdim)
+           : pow(sum(pow(abs(input), wrapped_scalar(p)), dims, keepdim), wrapped_scalar(1.0 / p));
   return r.to(x.dtype());
 }
 
@@ -137,7 +135,7 @@ Tensor logsumexp_impl(const Tensor& x, IntArrayRef dims, bool keepdim) {
   if (input.numel() == 0) return log(sum(exp(input), dims, keepdim));  // -inf (no max to shift by), as torch
   Tensor m = amax(input, dims, true);
   // An infinite max (all -inf, or a +inf) would make x - m NaN: shift by 0 there instead.
-  Tensor finite_m = where(isfinite(m), m, scalar(0));
+  Tensor finite_m = where(isfinite(m), m, wrapped_scalar(0));
   Tensor r = add(log(sum(exp(sub(input, finite_m)), dims, true)), finite_m);
   return keepdim ? r : r.view(sum(input, dims, false).sizes());
 }

@@ -6,6 +6,7 @@
 #include "../autograd/formulas.h"
 #include "../dispatch/kernels.h"
 #include "ember/creation.h"
+#include "ember/math_ops.h"
 #include "ember/reduce.h"
 #include "ember/shape_utils.h"
 #include "ember/type_promotion.h"
@@ -42,17 +43,12 @@ Tensor triangle(const Tensor& self, bool upper, int64_t diagonal) {
   return out;
 }
 
-void check_out_dtype(const Tensor& out, const Tensor& self) {
-  EMBER_CHECK(out.dtype() == self.dtype(), Error, "Expected out tensor to have dtype ", dtype_info(self.dtype()).cpp_name,
-              ", but got ", dtype_info(out.dtype()).cpp_name, " instead");
-}
-
 Tensor& triangle_out(Tensor& out, const Tensor& self, bool upper, int64_t diagonal) {
   if (autograd::needs_grad({&self, &out})) {
     return autograd::record_out(out, self, triangle_name(upper), [&] { return triangle(self, upper, diagonal); });
   }
   check_triangle_input(self, upper);
-  check_out_dtype(out, self);
+  check_out_dtype(out, self.dtype());
   if (out.is_same(self)) {  // in place: only the zeros are written
     if (auto m = as_matrices(self)) {
       kernels::triangle[self.device()](*m, *m, upper, diagonal);
@@ -135,7 +131,7 @@ Tensor& diag_out(Tensor& out, const Tensor& self, int64_t diagonal) {
     return autograd::record_out(out, self, "diag", [&] { return diag(self, diagonal); });
   }
   Tensor r = diag(self, diagonal);
-  check_out_dtype(out, self);
+  check_out_dtype(out, self.dtype());
   resize_output(out, r.sizes());
   out.copy_(r);
   return out;

@@ -353,6 +353,7 @@ const Dict& Adadelta::default_options() {
   return d;
 }
 EMBER_OPTIMIZER_BASICS(Adadelta, "lr", "rho", "eps", "weight_decay")
+#undef EMBER_OPTIMIZER_BASICS
 void Adadelta::validate(const Dict& o) {
   check_min(o, "lr");
   double rho = o.number("rho");

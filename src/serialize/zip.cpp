@@ -67,6 +67,7 @@ EMBER_CLMUL uint32_t crc32_fold(uint32_t c, const unsigned char* p, size_t n) {
   r = _mm_xor_si128(r, _mm_clmulepi64_si128(t, poly, 0x00));
   return uint32_t(_mm_extract_epi32(r, 1));
 }
+#undef EMBER_CLMUL
 
 }  // namespace
 

@@ -32,6 +32,11 @@ KNOWN = [
                 "x.grad  # torch: 0, ember: 0.0625",
           issue="torch bug, not copied: ldexp's backward takes 2 ** other in other's integer dtype, so a negative "
                 "integer exponent gives a zero gradient (the forward is right). Ember's gradient is 2 ** other."),
+    Known(kinds=("missing-error",), ops=("ldexp",), texts=("out=",),
+          repro="torch.ldexp(torch.tensor([4.0], dtype=torch.float64), torch.tensor(1), "
+                "out=torch.zeros(0, dtype=torch.float32))  # torch: INTERNAL ASSERT FAILED, ember: [8.]",
+          issue="torch bug, not copied: ldexp into an out= of another floating dtype trips an internal assert "
+                "(needs_dynamic_casting in Loops.h) where mul's out= casts. Ember casts, as mul_out does."),
 ]
 
 

@@ -67,6 +67,11 @@ class NamedSlots {
   std::vector<std::unique_ptr<Item>> items_, removed_;
 };
 
+// t as an optional argument of a functional op: nullopt where t is undefined (a module's absent weight or bias).
+inline std::optional<Tensor> optional_tensor(const Tensor& t) {
+  return t.defined() ? std::optional<Tensor>(t) : std::nullopt;
+}
+
 class Module;
 using ModulePtr = std::shared_ptr<Module>;
 using StateDict = std::vector<std::pair<std::string, Tensor>>;

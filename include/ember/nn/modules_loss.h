@@ -39,7 +39,7 @@ class WeightedLoss : public Loss {
   Tensor& weight;
 
  protected:
-  std::optional<Tensor> weight_opt() const { return weight.defined() ? std::optional<Tensor>(weight) : std::nullopt; }
+  std::optional<Tensor> weight_opt() const { return optional_tensor(weight); }
 };
 
 // Losses of (input, target) that take only the reduction.

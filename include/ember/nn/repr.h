@@ -12,6 +12,8 @@ std::string repr_float(double v);
 std::string repr_scalar(const Scalar& v);
 // A tuple of ints as Python's: (3,), (3, 3); -1 entries show None where none_for_minus_one.
 std::string repr_tuple(IntArrayRef v, bool none_for_minus_one = false);
+// torch's _addindent: every line of s after the first indented by `spaces`.
+std::string add_indent(const std::string& s, int spaces);
 
 // A size argument as given: one int (shown bare, applied to every dim) or a tuple (shown as one).
 struct SizeArg {
