@@ -5,7 +5,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
-#include <tuple>
+#include <cstring>
 #include <utility>
 
 #include "../iter/plan_pieces.h"
@@ -61,14 +61,39 @@ bool fits_int32(const StridedPlan<N>& plan) {
   return true;
 }
 
+// The inputs of a kernel: each a device pointer or, where its bit is set in `bound`, a CPU value broadcast to every
+// element (a wrapped number beside CUDA tensors), carried in the kernel's parameters. One kernel serves every mix,
+// and no host pointer reaches the device.
+template <typename... In>
+struct Inputs {
+  const char* ptr[sizeof...(In) + 1];                      // +1: no zero-length array for a kernel without inputs
+  alignas(16) unsigned char value[sizeof...(In) + 1][16];  // the bound values' bytes (complex128, the widest, fits)
+  unsigned bound = 0;
+};
+
 template <typename T, int VEC>
 struct alignas(sizeof(T) * VEC) Vec {
   T v[VEC];
 };
 
-template <int VEC, typename T>
-__device__ Vec<T, VEC> load_vec(const T* p, int64_t i) {
-  return *reinterpret_cast<const Vec<T, VEC>*>(p + i);
+// VEC elements of input k from element i on: a vector load, or its bound value repeated.
+template <int VEC, typename T, typename... In>
+__device__ Vec<T, VEC> load_vec(const Inputs<In...>& in, int k, int64_t i) {
+  Vec<T, VEC> r;
+  if (in.bound >> k & 1) {
+    T v = *reinterpret_cast<const T*>(in.value[k]);
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) r.v[j] = v;
+    return r;
+  }
+  return *reinterpret_cast<const Vec<T, VEC>*>(reinterpret_cast<const T*>(in.ptr[k]) + i);
+}
+
+// The element of input k at `offset` bytes from its base (its bound value: offset 0, no base).
+template <typename T, typename... In>
+__device__ T load_one(const Inputs<In...>& in, int k, int64_t offset) {
+  const char* p = in.bound >> k & 1 ? reinterpret_cast<const char*>(in.value[k]) : in.ptr[k] + offset;
+  return *reinterpret_cast<const T*>(p);
 }
 
 template <int VEC, typename Out, typename F, typename... V>
@@ -80,46 +105,60 @@ __device__ void compute_store(Out* out, int64_t i, const F& f, const V&... in) {
 }
 
 // Contiguous operands: thread t handles elements [VEC*t, VEC*t + VEC) of each grid-stride step.
-template <int VEC, typename F, typename Out, typename... In>
-__global__ void vectorized_kernel(int64_t n, F f, Out* out, const In*... in) {
+template <int VEC, typename F, typename Out, typename... In, size_t... I>
+__device__ void vectorized_loop(int64_t n, const F& f, Out* out, const Inputs<In...>& in, std::index_sequence<I...>) {
   int64_t nvec = n / VEC;
   int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t v = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; v < nvec; v += stride) {
-    compute_store<VEC>(out, v * VEC, f, load_vec<VEC>(in, v * VEC)...);
+    compute_store<VEC>(out, v * VEC, f, load_vec<VEC, In>(in, int(I), v * VEC)...);
   }
   if (blockIdx.x == 0 && threadIdx.x < n - nvec * VEC) {  // the tail
     int64_t i = nvec * VEC + threadIdx.x;
-    out[i] = f(in[i]...);
+    out[i] = f(load_one<In>(in, int(I), i * int64_t(sizeof(In)))...);
   }
 }
 
-template <int N, typename Index, typename F, typename Out, typename... In, size_t... I>
-__device__ void strided_element(const OffsetCalc<N, Index>& calc, const std::array<char*, N>& base, Index i,
-                                const F& f, std::index_sequence<I...>) {
-  Index off[N];
-  calc.offsets(i, off);
-  *reinterpret_cast<Out*>(base[0] + off[0]) = f(*reinterpret_cast<const In*>(base[I + 1] + off[I + 1])...);
+// __grid_constant__: the inputs are read where the launch put them, not copied per thread.
+template <int VEC, typename F, typename Out, typename... In>
+__global__ void vectorized_kernel(int64_t n, F f, Out* out, const __grid_constant__ Inputs<In...> in) {
+  vectorized_loop<VEC>(n, f, out, in, std::index_sequence_for<In...>{});
+}
+
+template <typename Index, typename F, typename Out, typename... In, size_t... I>
+__device__ void strided_loop(const OffsetCalc<1 + sizeof...(In), Index>& calc, char* out, const Inputs<In...>& in,
+                             Index n, const F& f, std::index_sequence<I...>) {
+  Index stride = Index(gridDim.x) * blockDim.x;
+  for (Index i = Index(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    Index off[1 + sizeof...(In)];
+    calc.offsets(i, off);
+    *reinterpret_cast<Out*>(out + off[0]) = f(load_one<In>(in, int(I), off[I + 1])...);
+  }
 }
 
 template <typename Index, typename F, typename Out, typename... In>
-__global__ void strided_kernel(OffsetCalc<1 + sizeof...(In), Index> calc, std::array<char*, 1 + sizeof...(In)> base,
-                               Index n, F f) {
-  Index stride = Index(gridDim.x) * blockDim.x;
-  for (Index i = Index(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    strided_element<1 + sizeof...(In), Index, F, Out, In...>(calc, base, i, f, std::index_sequence_for<In...>{});
-  }
+__global__ void strided_kernel(OffsetCalc<1 + sizeof...(In), Index> calc, char* out,
+                               const __grid_constant__ Inputs<In...> in, Index n, F f) {
+  strided_loop<Index, F, Out>(calc, out, in, n, f, std::index_sequence_for<In...>{});
 }
 
-// Whether every operand of `plan` is one contiguous run aligned to `vec` elements (the vectorised pass).
+// Whether every operand of `plan` but the bound inputs is one contiguous run aligned to `vec` elements (the
+// vectorised pass).
 template <int N>
-bool vectorizable(const StridedPlan<N>& plan, const std::array<int64_t, N>& itemsize, int vec) {
+bool vectorizable(const StridedPlan<N>& plan, const std::array<int64_t, N>& itemsize, int vec, unsigned bound) {
   if (plan.ndim() != 1) return false;
   for (int k = 0; k < N; ++k) {
+    if (k > 0 && (bound >> (k - 1) & 1)) continue;
     if (plan.strides[k][0] != itemsize[k] || reinterpret_cast<uintptr_t>(plan.base[k]) % (itemsize[k] * vec) != 0) {
       return false;
     }
   }
   return true;
+}
+
+// The inputs of `plan` (operands 1...) into in.ptr, but the bound ones.
+template <int N, typename... In>
+void point_inputs(Inputs<In...>& in, const StridedPlan<N>& plan) {
+  for (int k = 0; k + 1 < N; ++k) in.ptr[k] = in.bound >> k & 1 ? nullptr : plan.base[k + 1];
 }
 
 // Calls launch(piece, ctx) on 32-bit pieces of `plan`. Shared by every functor (only the launch is per functor),
@@ -130,12 +169,20 @@ void for_each_int32_piece(const StridedPlan<N>& plan, void (*launch)(const Strid
   for_each_piece(plan, fits_int32<N>, [&](const StridedPlan<N>& piece) { launch(piece, ctx); });
 }
 
-// The strided kernel over one piece; ctx is the functor.
+// What the strided launch of one piece needs: the functor and the inputs' bound values.
+template <typename F, typename... In>
+struct StridedLaunch {
+  const F& f;
+  Inputs<In...> in;
+};
+
+// The strided kernel over one piece; ctx is the StridedLaunch.
 template <typename F, typename Out, typename... In>
 void launch_strided(const StridedPlan<1 + sizeof...(In)>& piece, const void* ctx) {
+  auto launch = *static_cast<const StridedLaunch<F, In...>*>(ctx);
+  point_inputs(launch.in, piece);
   strided_kernel<int32_t, F, Out, In...><<<grid_for(piece.numel, 1), kBlockThreads, 0, current_stream()>>>(
-      make_offset_calc<1 + sizeof...(In), int32_t>(piece), piece.base, int32_t(piece.numel),
-      *static_cast<const F*>(ctx));
+      make_offset_calc<1 + sizeof...(In), int32_t>(piece), piece.base[0], launch.in, int32_t(piece.numel), launch.f);
 }
 
 // The smallest element size of the operand types (without <algorithm>, which would add to every unit).
@@ -146,62 +193,26 @@ constexpr int narrowest() {
   return n;
 }
 
-// Runs out = f(in...) over `plan` (operand 0: Out, then one operand per In) on the current stream.
-// f is a functor with a __device__ call operator.
+// Runs out = f(in...) over `plan` (operand 0: Out, then one operand per In) on the current stream; the inputs bound
+// in `in` take their values from it (their plan operands are stride 0). f is a functor with a __device__ call operator.
 template <typename Out, typename... In, typename F>
-void elementwise(const StridedPlan<1 + sizeof...(In)>& plan, const F& f) {
+void elementwise(const StridedPlan<1 + sizeof...(In)>& plan, const F& f, Inputs<In...> in = {}) {
   constexpr int N = 1 + sizeof...(In);
   int64_t n = plan.numel;
   if (n == 0) return;
   constexpr int kVec = 16 / narrowest<Out, In...>() > 4 ? 16 / narrowest<Out, In...>() : 4;
-  if (vectorizable<N>(plan, {int64_t(sizeof(Out)), int64_t(sizeof(In))...}, kVec)) {
-    auto launch = [&]<size_t... I>(std::index_sequence<I...>) {
-      vectorized_kernel<kVec><<<grid_for(n, kVec), kBlockThreads, 0, current_stream()>>>(
-          n, f, reinterpret_cast<Out*>(plan.base[0]), reinterpret_cast<const In*>(plan.base[I + 1])...);
-    };
-    launch(std::index_sequence_for<In...>{});
+  if (vectorizable<N>(plan, {int64_t(sizeof(Out)), int64_t(sizeof(In))...}, kVec, in.bound)) {
+    point_inputs(in, plan);
+    vectorized_kernel<kVec, F, Out, In...><<<grid_for(n, kVec), kBlockThreads, 0, current_stream()>>>(
+        n, f, reinterpret_cast<Out*>(plan.base[0]), in);
   } else {
-    for_each_int32_piece<N>(plan, launch_strided<F, Out, In...>, &f);
+    StridedLaunch<F, In...> launch{f, in};
+    for_each_int32_piece<N>(plan, launch_strided<F, Out, In...>, &launch);
   }
   EMBER_CUDA_LAUNCH();
 }
 
-// The I-th argument of a pack (<cuda/std/tuple> would double a unit's preprocessed text).
-template <size_t I, typename A, typename... R>
-__device__ auto pack_get(A a, R... r) {
-  if constexpr (I == 0) return a;
-  else return pack_get<I - 1>(r...);
-}
-
-// f with its argument P fixed to v: a host operand's value, bound in so no host pointer reaches a kernel.
-template <size_t P, typename V, typename F>
-struct BindArg {
-  F f;
-  V v;
-  template <typename... A>
-  __device__ auto operator()(A... a) const {
-    return call(std::make_index_sequence<P>{}, std::make_index_sequence<sizeof...(A) - P>{}, a...);
-  }
-  template <size_t... I, size_t... J, typename... A>
-  __device__ auto call(std::index_sequence<I...>, std::index_sequence<J...>, A... a) const {
-    return f(pack_get<I>(a...)..., v, pack_get<P + J>(a...)...);
-  }
-};
-
-// A two-argument f with one argument fixed to v, the first if `first` (else the second): one kernel serves a host
-// value on either side, where the arguments have one type.
-template <typename V, typename F>
-struct BindEither {
-  F f;
-  V v;
-  bool first;
-  __device__ auto operator()(V a) const {
-    V x = first ? v : a, y = first ? a : v;
-    return f(x, y);
-  }
-};
-
-// The value of a CPU operand broadcast from one element (read on the host, to be bound into f).
+// The value of a CPU operand broadcast from one element (read on the host, to be bound into a kernel's inputs).
 template <typename V>
 V host_value(const Tensor& t) {
   for (int64_t s : t.strides()) {
@@ -216,69 +227,32 @@ V host_value(const Tensor& t) {
                   out.device().str(), " and cpu!"));
 }
 
-// out = f(in...) over device tensors of out's sizes.
-template <typename Out, typename... In, typename F>
-void run_on_device(const Tensor& out, const std::array<const Tensor*, sizeof...(In)>& in, const F& f) {
-  constexpr int N = 1 + sizeof...(In);
-  auto plan = [&]<size_t... I>(std::index_sequence<I...>) {
-    return make_plan<N>(out.sizes(), {out.strides(), in[I]->strides()...},
-                        {int64_t(sizeof(Out)), int64_t(sizeof(In))...},
-                        {static_cast<char*>(out.data_ptr()), static_cast<char*>(in[I]->data_ptr())...});
-  }(std::index_sequence_for<In...>{});
-  elementwise<Out, In...>(plan, f);
-}
-
-template <typename... T>
-struct Types {};
-
-// Inputs [0, K) are decided: kept in the plan (indices Kept, types KeptT) or bound into f; then input K.
-template <typename Out, size_t K, size_t... Kept, typename... KeptT, typename First, typename... Rest, typename F>
-void bind_host_inputs(const Tensor& out, const Tensor* const* in, std::index_sequence<Kept...>, Types<KeptT...>,
-                      Types<First, Rest...>, const F& f) {
-  const Tensor& t = *in[K];
-  if (t.device().is_cpu()) {
-    First v = host_value<First>(t);
-    bind_host_inputs<Out, K + 1>(out, in, std::index_sequence<Kept...>{}, Types<KeptT...>{}, Types<Rest...>{},
-                                 BindArg<sizeof...(Kept), First, F>{f, v});
-  } else {
-    bind_host_inputs<Out, K + 1>(out, in, std::index_sequence<Kept..., K>{}, Types<KeptT..., First>{},
-                                 Types<Rest...>{}, f);
-  }
-}
-template <typename Out, size_t K, size_t... Kept, typename... KeptT, typename F>
-void bind_host_inputs(const Tensor& out, const Tensor* const* in, std::index_sequence<Kept...>, Types<KeptT...>,
-                      Types<>, const F& f) {
-  if constexpr (K > 0 && sizeof...(Kept) == 0) no_device_input(out);
-  else run_on_device<Out, KeptT...>(out, {in[Kept]...}, f);
-}
-
-template <typename... T>
-constexpr bool same_pair = false;
-template <typename T>
-constexpr bool same_pair<T, T> = true;
-
-// bind_host_inputs for two inputs of one type V: a host value on either side takes the same kernel (BindEither).
-template <typename Out, typename V, typename F>
-void bind_either(const Tensor& out, const Tensor& a, const Tensor& b, const F& f) {
-  bool a_host = a.device().is_cpu(), b_host = b.device().is_cpu();
-  if (!a_host && !b_host) return run_on_device<Out, V, V>(out, {&a, &b}, f);
-  V v = host_value<V>(a_host ? a : b);
-  if (a_host && b_host) no_device_input(out);
-  run_on_device<Out, V>(out, {a_host ? &b : &a}, BindEither<V, F>{f, v, a_host});
+// Input k's value into `in` if t (of element type V) is on the CPU.
+template <typename V, typename... In>
+void bind_if_host(Inputs<In...>& in, int k, const Tensor& t) {
+  if (!t.device().is_cpu()) return;
+  V v = host_value<V>(t);
+  std::memcpy(in.value[k], &v, sizeof(V));
+  in.bound |= 1u << k;
 }
 
 // out = f(in...) over tensors of out's sizes: CUDA tensors, or CPU ones broadcast from one value (a wrapped
-// number beside CUDA tensors), which are read here and bound into f, leaving only device operands in the plan.
+// number beside CUDA tensors), whose values are read here and passed to the kernel in its parameters.
 // At least one input must be on the device, as in torch (a unary op of a CPU scalar into a CUDA out= raises).
 template <typename Out, typename... In, typename F>
 void elementwise_tensors(const Tensor& out, const std::array<const Tensor*, sizeof...(In)>& inputs,
                          const F& f) {
+  constexpr int N = 1 + sizeof...(In);
   if (out.numel() == 0) return;
-  if constexpr (same_pair<In...>) {
-    bind_either<Out, std::tuple_element_t<0, std::tuple<In...>>>(out, *inputs[0], *inputs[1], f);
-  } else {
-    bind_host_inputs<Out, 0>(out, inputs.data(), std::index_sequence<>{}, Types<>{}, Types<In...>{}, f);
-  }
+  Inputs<In...> in{};
+  auto plan = [&]<size_t... I>(std::index_sequence<I...>) {
+    (bind_if_host<In>(in, int(I), *inputs[I]), ...);
+    return make_plan<N>(out.sizes(), {out.strides(), inputs[I]->strides()...},
+                        {int64_t(sizeof(Out)), int64_t(sizeof(In))...},
+                        {static_cast<char*>(out.data_ptr()), static_cast<char*>(inputs[I]->data_ptr())...});
+  }(std::index_sequence_for<In...>{});
+  if (sizeof...(In) > 0 && in.bound == (1u << sizeof...(In)) - 1) no_device_input(out);
+  elementwise<Out, In...>(plan, f, in);
 }
 
 // The first n inputs of an iterator, for elementwise_tensors.
