@@ -56,7 +56,7 @@ decltype(auto) saved_operand(const BackwardContext& c, size_t i) {
 #define EMBER_UNARY_GRAD(op, node, saves_x, saves_r, formula)                                   \
   void record_##op(const Tensor& result, const Tensor& self) {                                  \
     record_unary(node, result, self, saves_x, saves_r, [](const BackwardContext& c) {            \
-      const Tensor& g = c.grads[0];                                                             \
+      [[maybe_unused]] const Tensor& g = c.grads[0];                                            \
       [[maybe_unused]] decltype(auto) x = saved_operand<saves_x>(c, 0);                         \
       [[maybe_unused]] decltype(auto) r = saved_operand<saves_r>(c, saves_x ? 1 : 0);           \
       return TensorList{formula};                                                               \

@@ -13,7 +13,7 @@ namespace {
 // tensor type (torch.FloatTensor).
 std::string parameter_line(const std::string& key, const Tensor& p, bool type_name) {
   std::string size;
-  for (int64_t i = 0; i < p.dim(); ++i) size += (i ? "x" : "") + std::to_string(p.size(i));
+  for (int64_t i = 0; i < p.dim(); ++i) size.append(i ? "x" : "").append(std::to_string(p.size(i)));
   std::string device = p.device().is_cuda() ? str(" (", p.device(), ")") : "";
   std::string type = type_name ? str(p.device().is_cuda() ? "torch.cuda." : "torch.", dtype_info(p.dtype()).legacy_name, "Tensor")
                                : str("torch.", dtype_name(p.dtype()));

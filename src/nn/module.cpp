@@ -17,7 +17,7 @@ Module::CallOverride g_call_override = nullptr;
 // torch.Size([2, 3]), as torch's messages print shapes.
 std::string size_string(IntArrayRef sizes) {
   std::string s = "torch.Size([";
-  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
+  for (size_t i = 0; i < sizes.size(); ++i) s.append(i ? ", " : "").append(std::to_string(sizes[i]));
   return s + "])";
 }
 

@@ -88,7 +88,9 @@ class TransformerEncoderLayer : public Module {
   explicit TransformerEncoderLayer(Options options);
   TransformerEncoderLayer(int64_t d_model, int64_t nhead, int64_t dim_feedforward = 2048, double dropout = 0.1,
                           const std::string& activation = "relu")
-      : TransformerEncoderLayer(Options{d_model, nhead, dim_feedforward, dropout, activation_from_name(activation)}) {}
+      : TransformerEncoderLayer(Options{.d_model = d_model, .nhead = nhead, .dim_feedforward = dim_feedforward,
+                                        .dropout = dropout, .activation = activation_from_name(activation),
+                                        .factory = {}}) {}
   using Module::forward;
   Tensor forward(const Tensor& src) override { return forward(src, {}, {}, false); }
   Tensor forward(const Tensor& src, const OptTensor& src_mask, const OptTensor& src_key_padding_mask,

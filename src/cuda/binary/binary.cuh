@@ -71,6 +71,9 @@ struct Compared {
   }
 };
 
+// Whether a row runs as another with its inputs swapped (gt as lt, ge as le), so it has no kernel of its own.
+constexpr bool is_swapped_row(BinaryOp op) { return op == BinaryOp::Gt || op == BinaryOp::Ge; }
+
 // Runs row functor fn of an op with `Flags` over the iterator in element type T.
 template <typename T, unsigned Flags, typename Fn>
 void run_binary(const TensorIterator& it, const Scalar& alpha, std::optional<float> wide_b, Fn fn) {
@@ -104,12 +107,15 @@ void visit_kind(ScalarType t, Fn&& fn) {
   });
 }
 
-// Runs row functor fn of an op of `kind` with `Flags` over the iterator.
+// Runs row functor fn of an op of `kind` with `Flags` over the iterator (a comparison's inputs swapped where
+// `swapped`).
 template <BinaryKind kind, unsigned Flags, bool Floating, typename Fn>
-void run_row(const TensorIterator& it, const Scalar& alpha, std::optional<float> wide_b, Fn fn) {
+void run_row(const TensorIterator& it, const Scalar& alpha, std::optional<float> wide_b, Fn fn, bool swapped = false) {
   visit_kind<kind, Flags, Floating>(it.common_dtype(), [&]<typename T>(T) {
     if constexpr (kind == BinaryKind::Compare || kind == BinaryKind::Logical) {
-      elementwise_tensors<bool, T, T>(it.output(), inputs_of<2>(it), Compared<T, Fn>{fn});
+      auto in = inputs_of<2>(it);
+      if (swapped) std::swap(in[0], in[1]);
+      elementwise_tensors<bool, T, T>(it.output(), in, Compared<T, Fn>{fn});
     } else {
       run_binary<T, Flags>(it, alpha, wide_b, fn);
     }
@@ -117,15 +123,18 @@ void run_row(const TensorIterator& it, const Scalar& alpha, std::optional<float>
 }
 
 // The kernels of the rows of binary_ops.def of one kind over one dtype family; each (kind, family) is instantiated
-// in a file of its own (arith_float.cu, arith_int.cu, ...), so each compiles fast.
+// in a file of its own (arith_float.cu, arith_int.cu, ...), so each compiles fast. a > b runs as b < a and a >= b
+// as b <= a: the same kernels with the inputs swapped.
 template <BinaryKind Kind, bool Floating>
 void binary_rows_kernel(BinaryOp op, const TensorIterator& it, const Scalar& alpha, std::optional<float> wide_b) {
   using namespace binary_flags;
+  bool swapped = is_swapped_row(op);
+  if (swapped) op = op == BinaryOp::Gt ? BinaryOp::Lt : BinaryOp::Le;
   switch (op) {
 #define EMBER_BINARY_OP(name, Op, kind, expr, python, flags)                                    \
     case BinaryOp::Op:                                                                          \
-      if constexpr (BinaryKind::kind == Kind) {                                                 \
-        return run_row<Kind, (flags), Floating>(it, alpha, wide_b, binary_rows::Op{});          \
+      if constexpr (BinaryKind::kind == Kind && !is_swapped_row(BinaryOp::Op)) {                \
+        return run_row<Kind, (flags), Floating>(it, alpha, wide_b, binary_rows::Op{}, swapped); \
       }                                                                                         \
       break;
 #include "ember/binary_ops.def"
