@@ -57,7 +57,19 @@ get_filename_component(EMBER_CUDNN_DIR ${EMBER_CUDNN_LIBRARY} DIRECTORY)
 message(STATUS "ember: CUDA backend for architectures ${CMAKE_CUDA_ARCHITECTURES}, cuBLAS in ${EMBER_CUBLAS_DIR}, "
   "cuDNN in ${EMBER_CUDNN_DIR}")
 
-file(GLOB_RECURSE EMBER_CUDA_SOURCES CONFIGURE_DEPENDS src/cuda/*.cpp src/cuda/*.cu)
+# Unity units per folder (cmake/unity.cmake): host-only .cpp files and .cu files apart.
+set(EMBER_CUDA_SOURCES)
+foreach(folder src/cuda src/cuda/binary src/cuda/nn src/cuda/optim src/cuda/order src/cuda/reduce src/cuda/unary)
+  foreach(extension cpp cu)
+    file(GLOB sources CONFIGURE_DEPENDS ${folder}/*.${extension})
+    set(batch ${EMBER_UNITY_BATCH})
+    if(extension STREQUAL "cu")
+      set(batch ${EMBER_UNITY_BATCH_CUDA})
+    endif()
+    ember_unity_units(units ${batch} "${sources}")
+    list(APPEND EMBER_CUDA_SOURCES ${units})
+  endforeach()
+endforeach()
 add_library(ember_cuda SHARED ${EMBER_CUDA_SOURCES})
 target_include_directories(ember_cuda PRIVATE ${EMBER_CUBLAS_INCLUDE} ${EMBER_CUDNN_INCLUDE} ${CUDAToolkit_INCLUDE_DIRS})
 target_link_libraries(ember_cuda PRIVATE ember CUDA::cudart_static ${EMBER_CUBLAS_LIBRARY} ${EMBER_CUBLASLT_LIBRARY}

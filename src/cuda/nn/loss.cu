@@ -22,11 +22,6 @@ void visit_floating(ScalarType t, const char* what, Fn&& fn) {
   });
 }
 
-template <typename T>
-const T* data_or_null(const Tensor& t) {
-  return t.defined() ? static_cast<const T*>(t.data_ptr()) : nullptr;
-}
-
 // The (N, C, S) problem of nll_loss: logp[n, t, s] (minus lse[n] when given) weighted by w[t].
 template <typename T>
 struct Nll {

@@ -5,6 +5,12 @@
 
 namespace ember::cuda_backend {
 
+// An optional tensor's elements for a kernel: null where it is undefined (no weight, no bias).
+template <typename T>
+const T* data_or_null(const Tensor& t) {
+  return t.defined() ? static_cast<const T*>(t.data_ptr()) : nullptr;
+}
+
 // Fills the CUDA column of the nn kernel tables (called by register_kernels()).
 void register_nn_kernels();
 

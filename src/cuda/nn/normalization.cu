@@ -22,11 +22,6 @@ struct Channel {
   }
 };
 
-template <typename T>
-const T* data_or_null(const Tensor& t) {
-  return t.defined() ? t.template data_ptr<T>() : nullptr;
-}
-
 // Runs body<T>() for x's dtype (float or double).
 template <typename F>
 void visit_float(const Tensor& x, F&& body) {
