@@ -3,6 +3,7 @@
 
 #include "ember/linalg.h"
 #include "ember/ops.h"
+#include "formulas.h"
 
 namespace ember::autograd {
 
