@@ -36,7 +36,7 @@ Tensor isin(const Tensor& elements, const Tensor& test, bool assume_unique, bool
     Tensor piece = e.narrow(0, start, std::min(chunk, e.numel() - start));
     parts.push_back(any(eq(piece.unsqueeze(1), flat.unsqueeze(0)), std::vector<int64_t>{1}));
   }
-  Tensor found = parts.empty() ? zeros(elements.sizes(), TensorOptions().dtype(kBool))
+  Tensor found = parts.empty() ? zeros(elements.sizes(), elements.options().dtype(kBool))
                                : cat(parts, 0).reshape(elements.sizes());
   return invert ? logical_not(found) : found;
 }

@@ -46,3 +46,8 @@ def test_gcd_lcm_rows_match_cpu(dtype):
     b = a.flip(0)
     for name in ("gcd", "lcm"):
         assert_same(getattr(ember, name)(a.cuda(), b.cuda()).cpu(), getattr(ember, name)(a, b))
+
+
+def test_isin_of_nothing_stays_on_the_device():
+    got = ember.isin(ember.empty(0, device="cuda"), ember.tensor([1.0], device="cuda"))
+    assert got.device.type == "cuda" and got.dtype == ember.bool and got.shape == (0,)
