@@ -46,8 +46,8 @@ std::optional<ScalarType> out_dtype(nb::handle out, std::optional<ScalarType> dt
   if (out.is_none()) return dtype;
   const Tensor* o = nullptr;
   EMBER_CHECK(nb::try_cast(out, o) && o, TypeError, "argument 'out' must be Tensor, not ", nb::inst_name(out).c_str());
-  EMBER_CHECK(!dtype || *dtype == o->dtype(), Error, "dtype ", dtype_info(*dtype).legacy_name,
-              " does not match dtype of out parameter (", dtype_info(o->dtype()).legacy_name, ")");
+  EMBER_CHECK(!dtype || *dtype == o->dtype(), Error, "dtype ", legacy_name(*dtype),
+              " does not match dtype of out parameter (", legacy_name(o->dtype()), ")");
   EMBER_CHECK(!o->requires_grad(), Error, "functions with out=... arguments don't support automatic differentiation, "
               "but one of the arguments requires grad.");
   return o->dtype();

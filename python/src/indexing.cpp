@@ -143,7 +143,7 @@ void init_indexing(nb::module_& m, nb::class_<Tensor>& cls) {
     EMBER_CHECK(!as_tuple, Error, "nonzero does not support the out kwarg when as_tuple is True");
     Tensor& o = nb::cast<Tensor&>(out);
     EMBER_CHECK(o.dtype() == kInt64, Error, "nonzero: Expected out tensor to have scalar type Long but got scalar type",
-                dtype_info(o.dtype()).legacy_name);
+                legacy_name(o.dtype()));
     Tensor r = nonzero(x);
     resize_output_like(o, r);  // a resized out takes the result's column-major layout, as torch's
     o.copy_(r);

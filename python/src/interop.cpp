@@ -86,7 +86,7 @@ nb::object to_numpy(const Tensor& t, bool force) {
   EMBER_CHECK(t.dim() <= 64, ValueError, "number of dimensions must be within [0, 64]");  // numpy's limit
   ScalarType dt = t.dtype();
   EMBER_CHECK(dt != kBFloat16 && dt != kFloat8_e4m3fn && dt != kFloat8_e5m2, TypeError,
-              "Got unsupported ScalarType ", dtype_info(dt).legacy_name);
+              "Got unsupported ScalarType ", legacy_name(dt));
   return export_array<nb::numpy>(t).cast();
 }
 

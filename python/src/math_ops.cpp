@@ -24,8 +24,8 @@ namespace {
 Tensor out_dtype_as(const char* fn, nb::handle out, const Tensor& result) {
   if (out.is_none()) return result;
   const Tensor& o = nb::cast<const Tensor&>(out);
-  EMBER_CHECK(o.dtype() == result.dtype(), Error, fn, " expected out tensor dtype ", dtype_info(result.dtype()).legacy_name,
-              " but got: ", dtype_info(o.dtype()).legacy_name);
+  EMBER_CHECK(o.dtype() == result.dtype(), Error, fn, " expected out tensor dtype ", legacy_name(result.dtype()),
+              " but got: ", legacy_name(o.dtype()));
   return result;
 }
 

@@ -72,8 +72,8 @@ void init_pointwise(nb::module_& m, nb::class_<Tensor>& cls) {
       Tensor t = bound(b);
       return fn_or_out(out, [&] { return fn(x, t); }, [&](Tensor& o) {
         Tensor r = fn(x, t);  // torch's structured out=: exactly the result's dtype
-        EMBER_CHECK(o.dtype() == r.dtype(), Error, "Found dtype ", dtype_info(o.dtype()).legacy_name, " but expected ",
-                    dtype_info(r.dtype()).legacy_name);
+        EMBER_CHECK(o.dtype() == r.dtype(), Error, "Found dtype ", legacy_name(o.dtype()), " but expected ",
+                    legacy_name(r.dtype()));
         composite_out(o, {&x, &t}, name, [&] { return r; });
       });
     }, nb::arg("input"), nb::arg(arg), nb::kw_only(), nb::arg("out") = nb::none());

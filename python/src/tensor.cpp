@@ -56,7 +56,7 @@ Tensor tensor_to(const Tensor& self, const nb::args& args, const nb::kwargs& kwa
 ScalarType dtype_from_type_string(const std::string& s) {
   for (int i = 0; i < kNumScalarTypes; ++i) {
     auto t = ScalarType(i);
-    if (s == "torch." + std::string(dtype_info(t).legacy_name) + "Tensor") return t;
+    if (s == "torch." + std::string(legacy_name(t)) + "Tensor") return t;
   }
   throw ValueError(str("invalid type: '", s, "'"));
 }
@@ -127,7 +127,7 @@ Tensor legacy_tensor(const nb::args& args, nb::handle device) {
 // Python's view of a tensor's type string: 'torch.FloatTensor'.
 std::string type_string(const Tensor& t) {
   std::string prefix = t.device().is_cuda() ? "torch.cuda." : "torch.";
-  return prefix + std::string(dtype_info(t.dtype()).legacy_name) + "Tensor";
+  return prefix + std::string(legacy_name(t.dtype())) + "Tensor";
 }
 
 nb::object same_or_new(nb::handle self, Tensor result) {

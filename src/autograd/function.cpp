@@ -32,7 +32,7 @@ struct InPlaceScope {
 };
 
 std::string describe(const Tensor& t) {  // torch's "[torch.FloatTensor [3, 4]]"
-  std::string_view name = dtype_info(t.dtype()).legacy_name;
+  std::string_view name = legacy_name(t.dtype());
   return str("[torch.", name, "Tensor ", int_list(t.sizes()), "]");
 }
 
@@ -134,7 +134,7 @@ void record(const char* name, const Tensor& result, std::initializer_list<const 
   // torch's set_history: integer and bool results are never differentiable; an in-place op's result is its target,
   // whose history torch rebases unchecked (an int tensor masked_fill_'d with a float that requires grad)
   EMBER_CHECK(is_floating_point(result.dtype()) || t_in_place_target, Error, "Autograd not support dtype: ",
-              dtype_info(result.dtype()).legacy_name);
+              legacy_name(result.dtype()));
   auto node = std::make_shared<FunctionNode>(name, std::move(formula));
   for (const Tensor* t : inputs) add_edge(*node, *t);
   add_output(node, result);

@@ -190,7 +190,7 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, dou
     case kInt32: loop_gemm<int32_t>(a, b, out, alpha, beta); return;
     case kInt64: loop_gemm<int64_t>(a, b, out, alpha, beta); return;
     default:
-      throw NotImplementedError(str("\"addmm_impl_cpu_\" not implemented for '", dtype_info(a.dtype()).legacy_name, "'"));
+      throw NotImplementedError(str("\"addmm_impl_cpu_\" not implemented for '", legacy_name(a.dtype()), "'"));
   }
 }
 

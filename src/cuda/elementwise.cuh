@@ -155,10 +155,10 @@ bool vectorizable(const StridedPlan<N>& plan, const std::array<int64_t, N>& item
   return true;
 }
 
-// The inputs of `plan` (operands 1...) into in.ptr, but the bound ones.
+// The inputs of `plan` (operands 1...) into in.ptr; a bound input's pointer is never read.
 template <int N, typename... In>
 void point_inputs(Inputs<In...>& in, const StridedPlan<N>& plan) {
-  for (int k = 0; k + 1 < N; ++k) in.ptr[k] = in.bound >> k & 1 ? nullptr : plan.base[k + 1];
+  for (int k = 0; k + 1 < N; ++k) in.ptr[k] = plan.base[k + 1];
 }
 
 // Calls launch(piece, ctx) on 32-bit pieces of `plan`. Shared by every functor (only the launch is per functor),

@@ -188,7 +188,7 @@ void matmul(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, d
     case kBFloat16: return lt_matmul(a, b, out, float(alpha), float(beta), CUDA_R_16BF, CUBLAS_COMPUTE_32F);
     case kFloat64: return lt_matmul(a, b, out, alpha, beta, CUDA_R_64F, CUBLAS_COMPUTE_64F);
     default:  // torch's CUDA matmul takes floating dtypes only
-      throw NotImplementedError(str("\"", op, "\" not implemented for '", dtype_info(a.dtype()).legacy_name, "'"));
+      throw NotImplementedError(str("\"", op, "\" not implemented for '", legacy_name(a.dtype()), "'"));
   }
 }
 

@@ -48,6 +48,13 @@ constexpr unsigned binary_op_flags(BinaryOp op) {
   }
 }
 
+// gt and ge have no kernels of their own: a > b runs as b < a and a >= b as b <= a, the same kernels with the
+// inputs swapped. The op a kernel runs and whether it swaps.
+constexpr bool is_swapped_row(BinaryOp op) { return op == BinaryOp::Gt || op == BinaryOp::Ge; }
+constexpr BinaryOp unswapped_row(BinaryOp op) {
+  return op == BinaryOp::Gt ? BinaryOp::Lt : op == BinaryOp::Ge ? BinaryOp::Le : op;
+}
+
 // How a unary op treats dtypes (see unary_ops.def).
 enum class UnaryKind { Float, Same, SameBool, BoolToLong, FloatOnly, Integral };
 // Of the unary ops, torch implements only abs for float8 (the others raise NotImplementedError).

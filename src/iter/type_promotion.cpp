@@ -31,7 +31,7 @@ std::optional<ScalarType> promote_opt(std::optional<ScalarType> a, ScalarType b)
 ScalarType promote_types(ScalarType a, ScalarType b) {
   if (a == b) return a;
   EMBER_CHECK(!is_float8(a) && !is_float8(b), TypeError, "Promotion for Float8 Types is not supported, attempted to promote ",
-              dtype_info(a).legacy_name, " and ", dtype_info(b).legacy_name);
+              legacy_name(a), " and ", legacy_name(b));
   if (a == kBool) return b;
   if (b == kBool) return a;
   Category ca = category(a), cb = category(b);
@@ -69,8 +69,8 @@ bool can_cast(ScalarType from, ScalarType to) {
 }
 
 void check_result_fits_output(ScalarType result, ScalarType out) {
-  EMBER_CHECK(can_cast(result, out), Error, "result type ", dtype_info(result).legacy_name,
-              " can't be cast to the desired output type ", dtype_info(out).legacy_name);
+  EMBER_CHECK(can_cast(result, out), Error, "result type ", legacy_name(result),
+              " can't be cast to the desired output type ", legacy_name(out));
 }
 
 Tensor wrapped_scalar(const Scalar& value) {

@@ -15,7 +15,7 @@ std::string parameter_line(const std::string& key, const Tensor& p, bool type_na
   std::string size;
   for (int64_t i = 0; i < p.dim(); ++i) size.append(i ? "x" : "").append(std::to_string(p.size(i)));
   std::string device = p.device().is_cuda() ? str(" (", p.device(), ")") : "";
-  std::string type = type_name ? str(p.device().is_cuda() ? "torch.cuda." : "torch.", dtype_info(p.dtype()).legacy_name, "Tensor")
+  std::string type = type_name ? str(p.device().is_cuda() ? "torch.cuda." : "torch.", legacy_name(p.dtype()), "Tensor")
                                : str("torch.", dtype_name(p.dtype()));
   return str("  (", key, "): Parameter containing: [", type, " of size ", size, device, "]");
 }

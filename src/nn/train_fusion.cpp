@@ -187,7 +187,7 @@ void conv_bn(const UnitModules& m, const Tensor& src, bool blocked, const DimVec
 // module's function on ones of shape (N, C, 1, 1).
 Tensor dropout_mask(DropoutBase& drop, int64_t n, int64_t c) {
   autograd::NoGradGuard no_grad;
-  return drop(ones({n, c, 1, 1}, TensorOptions(kFloat32))).contiguous();
+  return drop(ones({n, c, 1, 1}, TensorOptions(kFloat32).device(kCPU))).contiguous();
 }
 
 // The node's name: the chain's last module's backward, as module by module.

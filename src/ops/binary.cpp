@@ -84,17 +84,17 @@ Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, con
   config.contiguous_output = op == BinaryOp::Pow && a.impl()->is_wrapped_number && !b.impl()->is_wrapped_number;
   TensorIterator it(out, inputs, config);
   EMBER_CHECK(!float_only || is_floating_point(it.common_dtype()), NotImplementedError, "\"", binary_op_name(op),
-              "_cpu\" not implemented for '", dtype_info(it.common_dtype()).legacy_name, "'");
+              "_cpu\" not implemented for '", legacy_name(it.common_dtype()), "'");
   EMBER_CHECK((op != BinaryOp::Gcd && op != BinaryOp::Lcm) || it.common_dtype() != kBool, NotImplementedError, "\"",
               binary_op_name(op), "_cpu\" not implemented for 'Bool'");
   bool shift = op == BinaryOp::ShiftLeft || op == BinaryOp::ShiftRight;
   if (kind == BinaryKind::Bitwise && (is_floating_point(it.common_dtype()) || (shift && it.common_dtype() == kBool))) {
     throw NotImplementedError(str("\"", shift ? (op == BinaryOp::ShiftLeft ? "lshift" : "rshift") : binary_op_name(op),
-                                  "_cpu\" not implemented for '", dtype_info(it.common_dtype()).legacy_name, "'"));
+                                  "_cpu\" not implemented for '", legacy_name(it.common_dtype()), "'"));
   }
   bool float8 = is_float8(it.common_dtype());
   EMBER_CHECK(!float8 || (binary_op_flags(op) & Float8), NotImplementedError, "\"", binary_op_name(op),
-              "_cpu\" not implemented for '", dtype_info(it.common_dtype()).legacy_name, "'");
+              "_cpu\" not implemented for '", legacy_name(it.common_dtype()), "'");
   // x ** 1 and x ** 0 are a copy and a fill, allowed for bool x, as in torch
   bool identity_pow = op == BinaryOp::Pow && b.impl()->is_wrapped_number &&
                       (b.item().to_double() == 1.0 || b.item().to_double() == 0.0);

@@ -41,7 +41,7 @@ Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optio
 Tensor& clamp_(Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
   auto compute = [&] {
     Tensor r = clamp(self, min, max);
-    EMBER_CHECK(can_cast(r.dtype(), self.dtype()), Error, "result type ", dtype_info(r.dtype()).legacy_name,
+    EMBER_CHECK(can_cast(r.dtype(), self.dtype()), Error, "result type ", legacy_name(r.dtype()),
                 " can't be cast to the desired output type ", dtype_info(self.dtype()).cpp_name);
     return r;
   };
@@ -65,7 +65,7 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
   const Tensor operands[3] = {start, end, weight};  // torch's iterator leaves out a number weight
   ScalarType dtype = number ? start.dtype() : result_type(operands);  // a 0-dim weight takes part in promotion
   EMBER_CHECK(is_floating_point(dtype), NotImplementedError, "\"lerp_kernel_", number ? "scalar" : "tensor",
-              "\" not implemented for '", dtype_info(dtype).legacy_name, "'");
+              "\" not implemented for '", legacy_name(dtype), "'");
   check_wrapped_fits(weight, opmath_dtype(dtype));
   // torch's two-sided form: exact at both ends; float16/bfloat16 compute in float32, rounded once.
   Tensor r = autograd::untracked([&] {
@@ -103,8 +103,8 @@ Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf, std
 
 Tensor& nan_to_num_out(Tensor& out, const Tensor& x, double nan, std::optional<double> posinf,
                        std::optional<double> neginf) {
-  EMBER_CHECK(out.dtype() == x.dtype(), Error, "nan_to_num: dtype of out: ", dtype_info(out.dtype()).legacy_name,
-              " should be same as input: ", dtype_info(x.dtype()).legacy_name);
+  EMBER_CHECK(out.dtype() == x.dtype(), Error, "nan_to_num: dtype of out: ", legacy_name(out.dtype()),
+              " should be same as input: ", legacy_name(x.dtype()));
   auto compute = [&] { return nan_to_num(x, nan, posinf, neginf); };
   if (autograd::needs_grad({&x, &out})) return autograd::record_out(out, x, "nan_to_num", compute);
   Tensor r = compute();
@@ -122,7 +122,7 @@ Tensor gelu(const Tensor& x, bool tanh_approximation) { return tanh_approximatio
 Tensor softplus(const Tensor& x, double beta, double threshold) {
   EMBER_AUTOCAST(fp32, kCUDA, softplus, x, beta, threshold);
   EMBER_CHECK(x.is_floating_point(), NotImplementedError, "\"softplus_cpu\" not implemented for '",
-              dtype_info(x.dtype()).legacy_name, "'");
+              legacy_name(x.dtype()), "'");
   Tensor r = autograd::untracked([&] {
     // float16/bfloat16 compute in float, as torch's kernel (exp of 12 overflows half)
     bool narrow = x.dtype() == kFloat16 || x.dtype() == kBFloat16;
@@ -138,7 +138,7 @@ Tensor softplus(const Tensor& x, double beta, double threshold) {
 Tensor round(const Tensor& x, int64_t decimals) {
   if (decimals == 0) return round(x);
   EMBER_CHECK(x.is_floating_point(), NotImplementedError, "\"round_cpu\" not implemented for '",
-              dtype_info(x.dtype()).legacy_name, "'");
+              legacy_name(x.dtype()), "'");
   // as torch's kernel: float16/bfloat16 compute in float; a negative count divides first, then multiplies
   Tensor v = x.dtype() == kFloat16 || x.dtype() == kBFloat16 ? x.to(kFloat32) : x;
   Tensor ten_pow = wrapped_scalar(std::pow(10.0, double(std::abs(decimals))));
@@ -150,8 +150,8 @@ Tensor logical_not(const Tensor& x) { return eq(x, wrapped_scalar(0)); }
 Tensor& logical_not_out(Tensor& out, const Tensor& x) { return eq_out(out, x, wrapped_scalar(0)); }
 
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
-  EMBER_CHECK(b.impl()->is_wrapped_number || a.dtype() == b.dtype(), Error, dtype_info(a.dtype()).legacy_name,
-              " did not match ", dtype_info(b.dtype()).legacy_name);
+  EMBER_CHECK(b.impl()->is_wrapped_number || a.dtype() == b.dtype(), Error, legacy_name(a.dtype()),
+              " did not match ", legacy_name(b.dtype()));
   Tensor close = eq(a, b);  // covers equal infinities
   if (equal_nan && a.is_floating_point()) close = logical_or(close, logical_and(isnan(a), isnan(b)));
   if (rtol == 0 && atol == 0) return close;

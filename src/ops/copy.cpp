@@ -190,7 +190,7 @@ Tensor Tensor::to(Device new_device, bool copy, bool non_blocking) const {
 }
 
 Tensor Tensor::pin_memory() const {
-  EMBER_CHECK(device().is_cpu(), Error, "cannot pin 'torch.cuda.", dtype_info(dtype()).legacy_name,
+  EMBER_CHECK(device().is_cpu(), Error, "cannot pin 'torch.cuda.", legacy_name(dtype()),
               "Tensor' only dense CPU tensors can be pinned");
   if (is_pinned()) return *this;
   Tensor out = empty_strided(sizes(), strides(), options().pinned_memory(true));

@@ -144,8 +144,8 @@ Tensor contract_pair(Tensor a, Tensor b, const DimVector& sum_dims) {
       only_b.push_back(d), b_size *= sb;
     }
   }
-  EMBER_CHECK(a.dtype() == b.dtype(), Error, "expected scalar type ", dtype_info(a.dtype()).legacy_name,
-              " but found ", dtype_info(b.dtype()).legacy_name);
+  EMBER_CHECK(a.dtype() == b.dtype(), Error, "expected scalar type ", legacy_name(a.dtype()),
+              " but found ", legacy_name(b.dtype()));
   // torch's bmm answers empty products and K = 0 before its dtype dispatch
   EMBER_CHECK(a.dtype() != kBool || both_size * a_size * b_size * sum_size == 0, NotImplementedError,
               "\"bmm\" not implemented for 'Bool'");

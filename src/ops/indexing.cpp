@@ -272,8 +272,8 @@ void index_put_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in
               int_list(values.sizes()), " cannot be broadcast to indexing result of shape ", int_list(plan.result_shape));
   EMBER_CHECK(values.dtype() == self.dtype() || values.impl()->is_wrapped_number ||
               fills_through_mask(indices_in, values, accumulate), Error, "Index put requires the "
-              "source and destination dtypes match, got ", dtype_info(self.dtype()).legacy_name,
-              " for the destination and ", dtype_info(values.dtype()).legacy_name, " for the source.");
+              "source and destination dtypes match, got ", legacy_name(self.dtype()),
+              " for the destination and ", legacy_name(values.dtype()), " for the source.");
   plan.check_bounds();
   DimVector result_to_core(plan.core_to_result.size());
   for (size_t k = 0; k < plan.core_to_result.size(); ++k) result_to_core[size_t(plan.core_to_result[k])] = int64_t(k);

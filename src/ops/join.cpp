@@ -111,7 +111,7 @@ namespace {
 // out= of a join: the result written into out, resized as torch's out= tensors are.
 Tensor& join_out(Tensor& out, const Tensor& result, const char* name) {
   EMBER_CHECK(can_cast(result.dtype(), out.dtype()), TypeError, "torch.", name, "(): input types can't be cast to the "
-              "desired output type ", dtype_info(out.dtype()).legacy_name);
+              "desired output type ", legacy_name(out.dtype()));
   resize_output(out, result.sizes());
   return out.copy_(result);
 }

@@ -129,7 +129,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
               b.numel(), "] to have the same number of elements, but got ", a.numel(), " and ", b.numel(),
               " elements respectively");
   EMBER_CHECK(a.dtype() == b.dtype(), Error, "dot : expected both vectors to have same dtype, but found ",
-              dtype_info(a.dtype()).legacy_name, " and ", dtype_info(b.dtype()).legacy_name);
+              legacy_name(a.dtype()), " and ", legacy_name(b.dtype()));
   Tensor r = autograd::untracked([&] { return mm(a.unsqueeze(0), b.unsqueeze(1)).reshape({}); });
   autograd::as_new_tensor(r);  // no view of the temporary product: an in-place op on it records AddBackward0 etc.
   if (autograd::needs_grad({&a, &b})) autograd::record_dot(r, a, b);
@@ -185,7 +185,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     return unsafe_view(mm(rows, b), out_shape);
   }
   if (da == 1 && a.dtype() != b.dtype()) {  // torch folds b into an addmv of a, whose dtype check comes first
-    std::string_view ta = dtype_info(a.dtype()).legacy_name, tb = dtype_info(b.dtype()).legacy_name;
+    std::string_view ta = legacy_name(a.dtype()), tb = legacy_name(b.dtype());
     EMBER_CHECK(a.numel() && b.numel(), Error, "addmv input tensors must have the same dtype, but got ", ta, ", ", tb,
                 ", and ", ta);
     throw Error(str("expected scalar type ", ta, " but found ", tb));

@@ -18,7 +18,7 @@ void check_matrix_shape(const Tensor& a, const char* fn, bool square) {
 void check_matrix_dtype(const Tensor& a, const char* fn, const char* kernel, bool integers_reach_kernel,
                         bool dispatched_when_empty) {
   if (a.dtype() == kFloat32 || a.dtype() == kFloat64) return;
-  std::string_view name = dtype_info(a.dtype()).legacy_name;
+  std::string_view name = legacy_name(a.dtype());
   if (kernel && (a.is_floating_point() || integers_reach_kernel)) {
     if (a.numel() == 0 && !dispatched_when_empty) return;  // most of torch's kernels are not dispatched for nothing
     throw NotImplementedError(str("\"", kernel, "_", device_type_name(a.device().type), "\" not implemented for '", name,

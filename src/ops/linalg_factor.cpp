@@ -144,7 +144,7 @@ Tensor linalg_eigvalsh(const Tensor& a, std::string_view uplo) {
 
 Tensor linalg_pinv(const Tensor& a, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
   EMBER_CHECK(a.dim() >= 2 && (a.dtype() == kFloat32 || a.dtype() == kFloat64), Error, "linalg.pinv(",
-              dtype_info(a.dtype()).legacy_name, "{", int_list(a.sizes()), "}): expected a tensor with 2 or more "
+              legacy_name(a.dtype()), "{", int_list(a.sizes()), "}): expected a tensor with 2 or more "
               "dimensions of float, double, cfloat or cdouble types");
   Tensor p = autograd::untracked([&] {
     if (hermitian) {  // A = V diag(w) V^T: pinv = V diag(1 / w, where |w| is above the tolerance) V^T

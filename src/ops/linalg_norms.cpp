@@ -34,7 +34,7 @@ Tensor norm_input(const Tensor& x, std::optional<ScalarType> dtype, const char* 
   check_floating_norm(x, fn);
   if (!dtype) return x;
   EMBER_CHECK(is_floating_point(*dtype), Error, fn, ": dtype should be floating point or complex. Got ",
-              dtype_info(*dtype).legacy_name);
+              legacy_name(*dtype));
   return x.to(*dtype);
 }
 

@@ -153,7 +153,7 @@ Tensor solve_either_side(const Tensor& a, const Tensor& b, bool left, const Solv
 Tensor linalg_solve(const Tensor& a, const Tensor& b, bool left) {
   check_matrix_shape(a, "linalg.solve");
   EMBER_CHECK(a.dtype() == b.dtype(), Error, "linalg.solve: Expected A and B to have the same dtype, but found A of "
-              "type ", dtype_info(a.dtype()).legacy_name, " and B of type ", dtype_info(b.dtype()).legacy_name,
+              "type ", legacy_name(a.dtype()), " and B of type ", legacy_name(b.dtype()),
               " instead");
   const bool vector = left && solve_vector_case(a, b);
   Tensor b_matrix = vector ? b.unsqueeze(-1) : b;
@@ -186,8 +186,8 @@ Tensor linalg_solve_triangular(const Tensor& a, const Tensor& b, bool upper, boo
   check_solve_shapes("linalg.solve_triangular", a, b, left);
   check_matrix_dtype(a, "linalg.solve_triangular", "triangular_solve", true);
   EMBER_CHECK(a.dtype() == b.dtype(), Error, "linalg.solve_triangular: Expected A and B to have the same dtype, but "
-              "found A of type ", dtype_info(a.dtype()).legacy_name, " and B of type ",
-              dtype_info(b.dtype()).legacy_name, " instead");
+              "found A of type ", legacy_name(a.dtype()), " and B of type ",
+              legacy_name(b.dtype()), " instead");
   check_solve_shapes("linalg.solve_triangular", a, b, left);
   Tensor x = autograd::untracked([&] {
     // on the transposes (X A = B), A's triangle flips

@@ -20,7 +20,7 @@ struct Decomposition {
 Decomposition decompose(const Tensor& a, bool full, bool vectors) {
   EMBER_CHECK(a.dim() >= 2, Error, "linalg.svd: The input tensor A must have at least 2 dimensions.");
   EMBER_CHECK(a.is_floating_point(), Error, "linalg.svd: Expected a floating point or complex tensor as input. Got ",
-              dtype_info(a.dtype()).legacy_name);
+              legacy_name(a.dtype()));
   const int64_t m = a.sizes()[a.dim() - 2], n = a.sizes()[a.dim() - 1], k = std::min(m, n);
   const int64_t ucols = full ? m : k, vrows = full ? n : k;
   auto shape = [&](std::initializer_list<int64_t> tail) {  // A's batch dims, then `tail`
@@ -34,7 +34,7 @@ Decomposition decompose(const Tensor& a, bool full, bool vectors) {
   Tensor v_cols = vectors ? empty(shape({n, vrows}), a.options()) : Tensor();
   if (a.numel() > 0) {
     EMBER_CHECK(a.dtype() == kFloat32 || a.dtype() == kFloat64, NotImplementedError, "\"linalg_svd_",
-                device_type_name(a.device().type), "\" not implemented for '", dtype_info(a.dtype()).legacy_name, "'");
+                device_type_name(a.device().type), "\" not implemented for '", legacy_name(a.dtype()), "'");
     Tensor a_cols = a.detach().transpose(-2, -1).clone(MemoryFormat::Contiguous);  // LAPACK overwrites it
     auto flat = [](const Tensor& t, int64_t r, int64_t c) { return t.defined() ? t.view({-1, r, c}) : Tensor(); };
     kernels::svd[a.device()](a_cols.view({-1, n, m}), d.S.view({-1, k}), flat(u_cols, ucols, m),

@@ -23,11 +23,11 @@ Tensor masked_select_impl(const Tensor& self, const Tensor& mask) {
 void masked_scatter_into(const Tensor& target, const Tensor& mask, const Tensor& source) {
   check_no_internal_overlap(target);
   EMBER_CHECK(target.dtype() == source.dtype(), Error, "masked_scatter: expected self and source to have same dtypes but "
-              "got", dtype_info(target.dtype()).legacy_name, " and ", dtype_info(source.dtype()).legacy_name);
+              "got", legacy_name(target.dtype()), " and ", legacy_name(source.dtype()));
   EMBER_CHECK(mask.dtype() == kBool, Error, "masked_scatter_ only supports boolean masks, but got mask with dtype ",
-              dtype_info(mask.dtype()).legacy_name);
+              legacy_name(mask.dtype()));
   EMBER_CHECK(!is_float8(target.dtype()), NotImplementedError,
-              "\"masked_scatter\" not implemented for '", dtype_info(target.dtype()).legacy_name, "'");
+              "\"masked_scatter\" not implemented for '", legacy_name(target.dtype()), "'");
   Tensor m = mask.expand(target.sizes());
   int64_t count = count_nonzero(m).item().to_int();
   EMBER_CHECK(source.numel() >= count, Error, "Number of elements of source < number of ones in mask");

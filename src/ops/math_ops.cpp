@@ -122,7 +122,7 @@ Tensor nansum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<Sca
 Tensor& nansum_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
   ScalarType d = dtype.value_or(out.dtype());
   EMBER_CHECK(!x.is_floating_point() || is_floating_point(d), NotImplementedError, "\"nansum_cpu\" not implemented for '",
-              dtype_info(d).legacy_name, "'");
+              legacy_name(d), "'");
   return composite_out(out, {&x}, "nansum", [&] {  // an integer sum into bool is torch's or
     return d == kBool && !x.is_floating_point() ? any(x, dims.empty() ? OptionalIntArrayRef() : dims, keepdim).to(kBool)
                                                  : nansum(x, dims, keepdim, d);

@@ -39,7 +39,7 @@ void check_dtype(const Act& a, const Tensor& x) {
   ScalarType t = x.dtype();
   bool float8 = is_float8(t);
   bool ok = (x.is_floating_point() && !float8) || (a.integers && !x.is_floating_point() && t != kBool);
-  EMBER_CHECK(ok, NotImplementedError, "\"", a.kernel, "\" not implemented for '", dtype_info(t).legacy_name, "'");
+  EMBER_CHECK(ok, NotImplementedError, "\"", a.kernel, "\" not implemented for '", legacy_name(t), "'");
 }
 
 Tensor run_kernel(const Act& a, const Tensor& out, const Tensor& x) {
@@ -122,14 +122,14 @@ void check_lambd(const Tensor& x, double lambd) {
               : x.dtype() == kFloat16 ? 65504.0 : double(std::numeric_limits<float>::max());
   if (x.dtype() == kBFloat16) hi = 3.3895313892515355e+38;
   EMBER_CHECK(lambd >= 0 && lambd <= hi, Error, "lambda must be in range [0, ", hi, "] for input dtype ",
-              dtype_info(x.dtype()).legacy_name, ", but found ", lambd);
+              legacy_name(x.dtype()), ", but found ", lambd);
 }
 
 // rrelu in training: each element <= 0 is scaled by a uniform sample in [lower, upper) from torch's stream (one
 // 64-bit draw per such element, in order); the noise (1 elsewhere) is what the gradient multiplies by.
 Tensor rrelu_noise(const Tensor& x, double lower, double upper) {
   EMBER_CHECK(x.dtype() == kFloat32 || x.dtype() == kFloat64 || x.dtype() == kBFloat16, NotImplementedError,
-              "\"rrelu_with_noise_out_cpu\" not implemented for '", dtype_info(x.dtype()).legacy_name, "'");
+              "\"rrelu_with_noise_out_cpu\" not implemented for '", legacy_name(x.dtype()), "'");
   Tensor xc = host_copy(x).contiguous().to(kFloat64);  // drawn on the host, from the CPU generator's stream
   Tensor noise = empty(x.sizes(), TensorOptions(kFloat64).device(kCPU));
   const double* in = xc.data_ptr<double>();
@@ -240,7 +240,7 @@ Tensor glu(const Tensor& input, int64_t dim) {
   int64_t n = input.sizes()[size_t(d)];
   EMBER_CHECK(n % 2 == 0, Error, "Halving dimension must be even, but dimension ", d, " is size ", n);
   EMBER_CHECK(input.is_floating_point() && input.element_size() > 1, NotImplementedError,
-              "\"glu_cpu\" not implemented for '", dtype_info(input.dtype()).legacy_name, "'");
+              "\"glu_cpu\" not implemented for '", legacy_name(input.dtype()), "'");
   Tensor r = autograd::untracked([&] { return mul(input.narrow(d, 0, n / 2), ember::sigmoid(input.narrow(d, n / 2, n / 2))); });
   if (autograd::needs_grad({&input})) autograd::record_glu(r, input, d);
   return r;
@@ -254,7 +254,7 @@ Tensor prelu(const Tensor& input, const Tensor& weight) {
               "Mismatch of parameter numbers and input channel size. Found parameter numbers = ", weight.numel(),
               " and channel size = ", channels, ".");
   EMBER_CHECK(input.is_floating_point() && input.element_size() > 1, NotImplementedError,
-              "\"prelu_cpu\" not implemented for '", dtype_info(input.dtype()).legacy_name, "'");
+              "\"prelu_cpu\" not implemented for '", legacy_name(input.dtype()), "'");
   // The weight broadcast along dim 1 (a view, as torch's reshape records).
   DimVector shape;
   if (input.dim() >= 2) {

@@ -68,7 +68,7 @@ void check_conv_dtype(const Tensor& input, const Conv& c, int64_t spatial) {
   std::string kernel = "slow_conv_dilated<>";
   if (c.transposed) kernel = str("slow_conv_transpose", dims, cuda ? "_out_cuda" : "_out_cpu");
   else if (!dilated && !(cuda && spatial == 3)) kernel = str("slow_conv", dims, cuda ? "_cuda" : "_cpu");
-  throw NotImplementedError(str("\"", kernel, "\" not implemented for '", dtype_info(t).legacy_name, "'"));
+  throw NotImplementedError(str("\"", kernel, "\" not implemented for '", legacy_name(t), "'"));
 }
 
 Tensor run_forward(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, const Conv& c) {
@@ -144,7 +144,7 @@ Tensor convolve(const Tensor& input, const Tensor& weight, const std::optional<T
 // torch's check that the weight and bias live on the input's device, naming tensor types (torch.cuda.FloatTensor).
 void check_devices(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
   auto type = [](const Tensor& t) {
-    return str("torch.", t.device().is_cuda() ? "cuda." : "", dtype_info(t.dtype()).legacy_name, "Tensor");
+    return str("torch.", t.device().is_cuda() ? "cuda." : "", legacy_name(t.dtype()), "Tensor");
   };
   // the CPU's float32 convolutions (oneDNN's) add a clause
   const char* mkldnn = input.device().is_cpu() && input.dtype() == kFloat32
@@ -173,11 +173,11 @@ Conv plan(const Tensor& input, const Tensor& weight, const std::optional<Tensor>
   check_devices(input, weight, bias);
   EMBER_CHECK(input.dtype() == weight.dtype(), Error,
               input.dtype() == kFloat32
-                  ? str("Input type (torch.", dtype_info(input.dtype()).legacy_name, "Tensor) and weight type (torch.",
-                        dtype_info(weight.dtype()).legacy_name,
+                  ? str("Input type (torch.", legacy_name(input.dtype()), "Tensor) and weight type (torch.",
+                        legacy_name(weight.dtype()),
                         "Tensor) should be the same or input should be a MKLDNN tensor and weight is a dense tensor")
-                  : str("expected scalar type ", dtype_info(input.dtype()).legacy_name, " but found ",
-                        dtype_info(weight.dtype()).legacy_name));
+                  : str("expected scalar type ", legacy_name(input.dtype()), " but found ",
+                        legacy_name(weight.dtype())));
   EMBER_CHECK(!bias || bias->dtype() == input.dtype(), Error, "Input type (", dtype_info(input.dtype()).cpp_name,
               ") and bias type (", dtype_info(bias->dtype()).cpp_name, ") should be the same");
   EMBER_CHECK(!any_below(c.g.padding, 0), Error, "negative padding is not supported");

@@ -38,7 +38,7 @@ Tensor cosine_similarity(const Tensor& x1_, const Tensor& x2_, int64_t dim, doub
   // torch promotes the dtypes as such: a 0-dim operand counts as much as the other (both are broadcast first)
   ScalarType common = promote_types(x1_.dtype(), x2_.dtype());
   EMBER_CHECK(is_floating_point(common), Error, "expected common dtype to be floating point, yet common dtype is ",
-              dtype_info(common).legacy_name);
+              legacy_name(common));
   Tensor x1 = x1_.to(common), x2 = x2_.to(common);
   DimVector shape = broadcast_shapes(x1.sizes(), x2.sizes());
   x1 = x1.expand(shape);

@@ -60,7 +60,7 @@ Tensor dropout_impl(const Tensor& input, double p, bool train, bool feature, boo
   }
   // torch draws integer noise too, then fails to scale it in place.
   EMBER_CHECK(noise.is_floating_point(), Error, "result type Float can't be cast to the desired output type ",
-              dtype_info(noise.dtype()).legacy_name);
+              legacy_name(noise.dtype()));
   double keep = 1 - p;
   if (!alpha) {
     // torch's noise.div_(1 - p): 1 / (1 - p) in the dtype's compute precision, rounded to the dtype.

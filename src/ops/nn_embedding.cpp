@@ -21,7 +21,7 @@ namespace {
 void check_indices(const Tensor& indices, int arg, const char* fn) {
   EMBER_CHECK(indices.dtype() == kInt64 || indices.dtype() == kInt32, Error, "Expected tensor for argument #", arg,
               " 'indices' to have one of the following scalar types: Long, Int; but got torch.",
-              dtype_info(indices.dtype()).legacy_name, "Tensor instead (while checking arguments for ", fn, ")");
+              legacy_name(indices.dtype()), "Tensor instead (while checking arguments for ", fn, ")");
 }
 
 }  // namespace
@@ -113,7 +113,7 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const std::optio
   check_indices(input, 1, "embedding_bag");
   EMBER_CHECK(weight.is_floating_point(), Error, "Expected tensor for argument #1 'weight' to have one of the following "
               "scalar types: Half, BFloat16, Float, Double; but got ", weight.dtype() == kBool ? "CPUBoolType" :
-              str("torch.", dtype_info(weight.dtype()).legacy_name, "Tensor"), " instead (while checking arguments for "
+              str("torch.", legacy_name(weight.dtype()), "Tensor"), " instead (while checking arguments for "
               "embedding_bag)");
   int64_t rows = weight.size(0), pad = -1;
   if (padding_idx) {

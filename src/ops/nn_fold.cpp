@@ -45,7 +45,7 @@ std::string geometry_str(const Geometry& g) {
 
 void check_fold_dtype(const Tensor& x, const char* kernel) {
   EMBER_CHECK(x.is_floating_point() || x.dtype() == kBool, NotImplementedError, "\"", kernel,
-              "\" not implemented for '", dtype_info(x.dtype()).legacy_name, "'");
+              "\" not implemented for '", legacy_name(x.dtype()), "'");
 }
 
 }  // namespace

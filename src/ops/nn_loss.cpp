@@ -57,10 +57,9 @@ Tensor reduce(const Tensor& loss, Reduction reduction) {
   return reduction == Reduction::None ? loss : reduction == Reduction::Mean ? mean(loss) : sum(loss);
 }
 
-void check_loss_dtype(const Tensor& x, const char* kernel) {
-  bool float8 = is_float8(x.dtype());
-  EMBER_CHECK(x.is_floating_point() && !float8, NotImplementedError, "\"", kernel, "\" not implemented for '",
-              dtype_info(x.dtype()).legacy_name, "'");
+void check_loss_dtype(ScalarType t, const char* kernel) {
+  EMBER_CHECK(is_floating_point(t) && !is_float8(t), NotImplementedError, "\"", kernel, "\" not implemented for '",
+              legacy_name(t), "'");
 }
 
 // torch's F-level check and warning for losses that broadcast target against input; both expanded.
@@ -84,7 +83,7 @@ void check_not_differentiable(const char* fn, const char* arg, const Tensor& t) 
 // Class-index targets as the kernels read them: int64, contiguous.
 Tensor long_target(const Tensor& target) {
   EMBER_CHECK(target.dtype() == kInt64 || target.dtype() == kUInt8, Error,
-              "expected target dtype to be Long or Byte, but got ", dtype_info(target.dtype()).legacy_name);
+              "expected target dtype to be Long or Byte, but got ", legacy_name(target.dtype()));
   return target.to(kInt64).contiguous();
 }
 
@@ -93,7 +92,7 @@ Tensor class_weight(const std::optional<Tensor>& weight) { return weight ? weigh
 // After the shape checks, as torch: the weight's dtype is the input's.
 void check_weight_dtype(const Tensor& weight, const Tensor& input) {
   EMBER_CHECK(!weight.defined() || weight.dtype() == input.dtype(), Error, "expected scalar type ",
-              dtype_info(input.dtype()).legacy_name, " but found ", dtype_info(weight.dtype()).legacy_name);
+              legacy_name(input.dtype()), " but found ", legacy_name(weight.dtype()));
 }
 
 // nll over logp read as (N, C, S) with target (N, S); the 'none' result has shape `none_shape`.
@@ -149,7 +148,7 @@ Tensor nll_2d_spatial(const Tensor& input, const Tensor& target, const Tensor& w
   EMBER_CHECK(s[0] == target.sizes()[0] && s[2] == target.sizes()[1] && s[3] == target.sizes()[2], Error,
               "size mismatch (got input: ", int_list(s), " , target: ", int_list(target.sizes()));
   check_weight_dtype(weight, input);
-  check_loss_dtype(input, "nll_loss2d_forward_out_frame");
+  check_loss_dtype(input.dtype(), "nll_loss2d_forward_out_frame");
   Tensor t = long_target(target);
   DimVector ncs{s[0], s[1], s[2] * s[3]}, none_shape{s[0], s[2], s[3]};
   return nll_run("NllLoss2DBackward0", input, ncs, t, weight, ignore_index, reduction, none_shape);
@@ -164,7 +163,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<T
   Tensor weight = class_weight(weight_opt);
   if (input.dim() <= 2) {
     auto [N, C] = check_nll_1d_2d(input, target, weight);
-    check_loss_dtype(input, "nll_loss_out_frame");
+    check_loss_dtype(input.dtype(), "nll_loss_out_frame");
     Tensor t = long_target(target);
     DimVector ncs{N, C, 1};
     DimVector none_shape = input.dim() == 1 ? DimVector{} : DimVector{N};
@@ -190,7 +189,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::optio
   int64_t class_dim = input.dim() == 1 ? 0 : 1;
   if (same_sizes(input.sizes(), target.sizes())) {  // class probabilities
     EMBER_CHECK(target.is_floating_point(), Error, "Expected floating point type for target with class probabilities, "
-                "got ", dtype_info(target.dtype()).legacy_name);
+                "got ", legacy_name(target.dtype()));
     EMBER_CHECK(ignore_index < 0, Error, "ignore_index is not supported for floating point target");
     int64_t C = input.sizes()[size_t(class_dim)];
     EMBER_CHECK(!weight_opt || (weight_opt->dim() == 1 && weight_opt->numel() == C), Error,
@@ -297,7 +296,7 @@ auto as_torch_kernel(Elems elems, ScalarType out, ScalarType upcast) {
 
 // A result dtype both inputs promote to must be floating for the kernel.
 void check_pair_floating(const Tensor& a, const Tensor& b, const char* kernel) {
-  check_loss_dtype(empty({0}, TensorOptions(promote_types(a.dtype(), b.dtype()))), kernel);
+  check_loss_dtype(promote_types(a.dtype(), b.dtype()), kernel);
 }
 
 Tensor clamp_min0(const Tensor& x) {  // clamp_min(x, 0), as torch's ClampMinBackward0
@@ -388,8 +387,8 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction
   };
   return pointwise_loss("HuberLossBackward0", x, y, reduction, math, [delta](const Tensor& a, const Tensor& b) {
     // torch's backward kernel takes no mixed dtypes (its forward does)
-    EMBER_CHECK(a.dtype() == b.dtype(), Error, "Found dtype ", dtype_info(b.dtype()).legacy_name, " but expected ",
-                dtype_info(a.dtype()).legacy_name);
+    EMBER_CHECK(a.dtype() == b.dtype(), Error, "Found dtype ", legacy_name(b.dtype()), " but expected ",
+                legacy_name(a.dtype()));
     return clamp(sub(a, b), wrapped_scalar(-delta), wrapped_scalar(delta));
   }, {}, true);
 }
@@ -406,9 +405,9 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std
   EMBER_CHECK(same_sizes(input.sizes(), target.sizes()), ValueError, "Using a target size (torch.Size(", int_list(target.sizes()),
               ")) that is different to the input size (torch.Size(", int_list(input.sizes()),
               ")) is deprecated. Please ensure they have the same size.");
-  check_loss_dtype(input, "binary_cross_entropy");
-  EMBER_CHECK(target.dtype() == input.dtype(), Error, "Found dtype ", dtype_info(target.dtype()).legacy_name,
-              " but expected ", dtype_info(input.dtype()).legacy_name);
+  check_loss_dtype(input.dtype(), "binary_cross_entropy");
+  EMBER_CHECK(target.dtype() == input.dtype(), Error, "Found dtype ", legacy_name(target.dtype()),
+              " but expected ", legacy_name(input.dtype()));
   check_not_differentiable("binary_cross_entropy", "weight", weight.value_or(Tensor()));
   Tensor w = weight ? weight->expand(broadcast_shapes(std::vector<DimVector>{target.sizes(), weight->sizes()})) : Tensor();
   auto in_unit_range = [](const Tensor& t) {  // false for nan, as torch's check
@@ -440,7 +439,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   EMBER_AUTOCAST(fp32, kBoth, binary_cross_entropy_with_logits, input, target, weight, reduction, pos_weight);
   EMBER_CHECK(same_sizes(input.sizes(), target.sizes()), ValueError, "Target size (torch.Size(", int_list(target.sizes()),
               ")) must be the same as input size (torch.Size(", int_list(input.sizes()), "))");
-  check_loss_dtype(input, "log_sigmoid_cpu");
+  check_loss_dtype(input.dtype(), "log_sigmoid_cpu");
   Tensor w = weight ? *weight : Tensor(), pw = pos_weight ? *pos_weight : Tensor();
   check_not_differentiable("binary_cross_entropy_with_logits", "weight", w);
   check_not_differentiable("binary_cross_entropy_with_logits", "pos_weight", pw);
@@ -571,7 +570,7 @@ Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction red
   EMBER_CHECK(input.dtype() != kBool, Error, "Negation, the `-` operator, on a bool tensor is not supported. If you "
               "are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
   EMBER_CHECK(input.is_floating_point(), Error, "result type Float can't be cast to the desired output type ",
-              dtype_info(input.dtype()).legacy_name);
+              legacy_name(input.dtype()));
   check_not_differentiable("soft_margin_loss", "target", target);
   DimVector shape = broadcast_shapes(input.sizes(), target.sizes());
   EMBER_CHECK(same_sizes(shape, input.sizes()), Error, "output with shape ", int_list(input.sizes()),
@@ -612,10 +611,10 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target, int64_t p, d
   EMBER_CHECK(!weight.defined() || (weight.dim() <= 1 && weight.numel() == dim), Error,
               "inconsistent weight size, expected ", dim, " but got ", int_list(weight.sizes()));
   EMBER_CHECK(input.dtype() == kFloat32 || input.dtype() == kFloat64, NotImplementedError,
-              "\"multi_margin_loss_cpu_kernel\" not implemented for '", dtype_info(input.dtype()).legacy_name, "'");
+              "\"multi_margin_loss_cpu_kernel\" not implemented for '", legacy_name(input.dtype()), "'");
   check_not_differentiable("multi_margin_loss", "weight", weight);
   EMBER_CHECK(target.dtype() == kInt64, Error, "expected scalar type Long but found ",
-              dtype_info(target.dtype()).legacy_name);
+              legacy_name(target.dtype()));
   Tensor t = target.reshape({frames, 1});
   bool in_range = ag::untracked([&] {
     return t.numel() == 0 || all(logical_and(ge(t, wrapped_scalar(0)), lt(t, wrapped_scalar(dim)))).item().to_bool();

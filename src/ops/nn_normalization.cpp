@@ -30,7 +30,7 @@ ScalarType norm_compute_dtype(const Tensor& x) { return x.dtype() == kFloat64 ? 
 
 void check_norm_dtype(const Tensor& x, const char* kernel) {
   EMBER_CHECK(x.is_floating_point(), NotImplementedError, "\"", kernel, "\" not implemented for '",
-              dtype_info(x.dtype()).legacy_name, "'");
+              legacy_name(x.dtype()), "'");
 }
 
 // torch's CPU rule: parameters share the input's dtype, or are float32 beside a float16/bfloat16 input.
@@ -116,7 +116,7 @@ Tensor batch_norm_impl(const Tensor& input, const Tensor& weight, const Tensor& 
   EMBER_CHECK(input.is_floating_point() || !training || input.numel() == 0 || input.is_contiguous() ||
               is_channels_last_contiguous(input.sizes(), input.strides()), Error, "mean(): could not infer output "
               "dtype. Input dtype must be either a floating point or complex dtype. Got: ",
-              dtype_info(input.dtype()).legacy_name);
+              legacy_name(input.dtype()));
   if (input.numel() == 0) {  // torch: a clone, scaled by the first weight and bias
     Tensor out = input.clone();
     if (weight.defined()) out = mul(out, weight.reshape({-1})[0]);
@@ -371,7 +371,7 @@ Tensor local_response_norm(const Tensor& input, int64_t size, double alpha, doub
   bool integral = input.dtype() == kInt64, wide = input.dtype() == kFloat32 || input.dtype() == kFloat64 || integral;
   if (input.dim() == 3 && !integral) check_norm_dtype(input, "avg_pool2d");
   EMBER_CHECK(input.dim() == 3 || wide, NotImplementedError, "\"avg_pool3d_out_frame\" not implemented for '",
-              dtype_info(input.dtype()).legacy_name, "'");
+              legacy_name(input.dtype()), "'");
   // The mean of squares over a window of `size` channels, zero-padded by size / 2 before, (size - 1) / 2 after.
   int64_t c = input.size(1);
   auto zeros_of = [&](int64_t channels) {

@@ -80,7 +80,7 @@ void check_pool_dtype(const Tensor& input, const char* name, Takes takes) {
   ScalarType t = input.dtype();
   bool ok = t != kBool && !is_float8(t) &&
             (is_floating_point(t) || takes == Takes::Numbers || (takes == Takes::FloatsAndLong && t == kInt64));
-  EMBER_CHECK(ok, NotImplementedError, "\"", name, "\" not implemented for '", dtype_info(t).legacy_name, "'");
+  EMBER_CHECK(ok, NotImplementedError, "\"", name, "\" not implemented for '", legacy_name(t), "'");
 }
 
 // A pooled result in the input's memory format: channels-last for a 4-D input that suggests it (torch's rule).

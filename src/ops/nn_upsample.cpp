@@ -70,7 +70,7 @@ Tensor upsample(const Tensor& input, IntArrayRef output_size, UpsampleMode mode,
                              {"upsample_linear1d", "upsample_bilinear2d", "upsample_trilinear3d"}};
   bool byte_ok = mode != UpsampleMode::Linear;  // torch's nearest kernels also take uint8
   EMBER_CHECK(input.is_floating_point() || (byte_ok && input.dtype() == kUInt8), NotImplementedError, "\"",
-              kinds[int(mode)][k - 1], "_out_frame\" not implemented for '", dtype_info(input.dtype()).legacy_name, "'");
+              kinds[int(mode)][k - 1], "_out_frame\" not implemented for '", legacy_name(input.dtype()), "'");
   // Innermost dim first: a linear result nests as torch's (the outer dims' weights applied last), so an inf meets a
   // zero weight in the same places (nan) as in torch.
   std::vector<autograd::GatherAxis> axes;

@@ -102,7 +102,7 @@ Tensor cov(const Tensor& input, int64_t correction, const std::optional<Tensor>&
     EMBER_CHECK(fweights->dim() <= 1, Error, "cov(): expected fweights to have one or fewer dimensions but got fweights "
                 "with ", fweights->dim(), " dimensions");
     EMBER_CHECK(!fweights->is_floating_point(), Error, "cov(): expected fweights to have integral dtype but got "
-                "fweights with ", dtype_info(fweights->dtype()).legacy_name, " dtype");
+                "fweights with ", legacy_name(fweights->dtype()), " dtype");
     EMBER_CHECK(fweights->numel() == observations, Error, "cov(): expected fweights to have the same numel as there "
                 "are observations in the input but got ", fweights->numel(), " != ", observations);
     EMBER_CHECK(fweights->numel() == 0 || min(*fweights).item().to_double() >= 0, Error,
@@ -113,7 +113,7 @@ Tensor cov(const Tensor& input, int64_t correction, const std::optional<Tensor>&
     EMBER_CHECK(aweights->dim() <= 1, Error, "cov(): expected aweights to have one or fewer dimensions but got aweights "
                 "with ", aweights->dim(), " dimensions");
     EMBER_CHECK(aweights->is_floating_point(), Error, "cov(): expected aweights to have floating point dtype but got "
-                "aweights with ", dtype_info(aweights->dtype()).legacy_name, " dtype");
+                "aweights with ", legacy_name(aweights->dtype()), " dtype");
     EMBER_CHECK(aweights->numel() == observations, Error, "cov(): expected aweights to have the same numel as there "
                 "are observations in the input but got ", aweights->numel(), " != ", observations);
     EMBER_CHECK(aweights->numel() == 0 || min(*aweights).item().to_double() >= 0, Error,

@@ -64,7 +64,7 @@ Tensor clamp_one(bool is_min, const Tensor& x, const Tensor& bound) {
 // clamp_'s message (the C++ type name of x's dtype), as torch's clamp_min_/clamp_max_
 Tensor clamp_one_in_place(bool is_min, const Tensor& x, const Tensor& bound) {
   Tensor r = clamp_one(is_min, x, bound);
-  EMBER_CHECK(can_cast(r.dtype(), x.dtype()), Error, "result type ", dtype_info(r.dtype()).legacy_name,
+  EMBER_CHECK(can_cast(r.dtype(), x.dtype()), Error, "result type ", legacy_name(r.dtype()),
               " can't be cast to the desired output type ", dtype_info(x.dtype()).cpp_name);
   return r;
 }
@@ -176,7 +176,7 @@ Tensor float_power(const Tensor& x, const Tensor& exponent) {
 Tensor& float_power_out(Tensor& out, const Tensor& x, const Tensor& exponent) {
   bool in_place = out.is_same(x);
   EMBER_CHECK(out.dtype() == kFloat64, Error, "the ", in_place ? "base given to float_power_" : "output given to float_power",
-              " has dtype ", dtype_info(out.dtype()).legacy_name, " but the operation's result requires dtype Double");
+              " has dtype ", legacy_name(out.dtype()), " but the operation's result requires dtype Double");
   if (in_place) return write_in_place(out, {&exponent}, [&] { return float_power(x, exponent); });
   return composite_out(out, {&x, &exponent}, "float_power", [&] { return float_power(x, exponent); });
 }

@@ -177,7 +177,7 @@ namespace {
 // torch's dtype error of the kernel named `kernel` (which normal_ only reaches for a non-empty tensor).
 void check_random_dtype(const Tensor& t, const char* kernel) {
   EMBER_CHECK(t.is_floating_point(), NotImplementedError, "\"", kernel, "\" not implemented for '",
-              dtype_info(t.dtype()).legacy_name, "'");
+              legacy_name(t.dtype()), "'");
 }
 
 }  // namespace

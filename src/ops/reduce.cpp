@@ -16,7 +16,7 @@ void check_not_float8(const Tensor& x, const char* kernel, ScalarType dtype) {
   if (!is_float8(dtype)) return;
   std::string name = kernel;
   if (x.device().is_cuda()) name = name.substr(0, name.find("_cpu")) + "_cuda";
-  throw NotImplementedError(str("\"", name, "\" not implemented for '", dtype_info(dtype).legacy_name, "'"));
+  throw NotImplementedError(str("\"", name, "\" not implemented for '", legacy_name(dtype), "'"));
 }
 
 Scalar extremum_identity(bool is_max, ScalarType t) {
@@ -154,7 +154,7 @@ Tensor mean_impl(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<
   ScalarType out = dtype.value_or(x.dtype());
   EMBER_CHECK(is_floating_point(out), Error, "mean(): could not infer output dtype. ",
               dtype ? "Optional" : "Input", " dtype must be either a floating point or complex dtype. Got: ",
-              dtype_info(out).legacy_name);
+              legacy_name(out));
   // torch sums a half-precision mean in float32 from the original input (not from its cast to half)
   bool half = out == kFloat16 || out == kBFloat16;
   Tensor input = x.dtype() == out ? x : x.to(half ? kFloat32 : out);

@@ -23,7 +23,7 @@ namespace {
 
 using R = ScatterReduce;
 
-const char* name_of(ScalarType t) { return dtype_info(t).legacy_name.data(); }
+const char* name_of(ScalarType t) { return legacy_name(t).data(); }
 
 // torch's CPU kernels of this family exist for every dtype but the float8 ones.
 void check_kernel_dtype(const Tensor& t, const char* kernel) {

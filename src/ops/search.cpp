@@ -71,7 +71,7 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool ou
               "boundaries tensor ", b.sizes(), " and input value tensor ", values.sizes());
   if (sorter) {
     EMBER_CHECK(sorter->dtype() == kInt64, Error, "torch.searchsorted(): sorter must be a tensor of long dtype but "
-                "got dtype ", dtype_info(sorter->dtype()).legacy_name);
+                "got dtype ", legacy_name(sorter->dtype()));
     EMBER_CHECK(std::equal(sorter->sizes().begin(), sorter->sizes().end(), b.sizes().begin(), b.sizes().end()), Error, "torch.searchsorted(): boundary and sorter must have the same "
                 "size, but got boundary tensor ", b.sizes(), "and got sorter tensor ", sorter->sizes());
   }
@@ -79,7 +79,7 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool ou
   ScalarType common = result_type(both);
   EMBER_CHECK(values.numel() == 0 || (common != kBool && !is_float8(common)),
               NotImplementedError,
-              "\"searchsorted_out_cpu\" not implemented for '", dtype_info(common).legacy_name, "'");
+              "\"searchsorted_out_cpu\" not implemented for '", legacy_name(common), "'");
   return autograd::untracked([&] {
     Tensor bnd = (sorter ? gather(b, -1, *sorter) : b).to(common).contiguous();
     int64_t rows = 1;  // one row of boundaries per row of values, or one shared
@@ -104,7 +104,7 @@ Tensor& searchsorted_out(Tensor& out, const Tensor& sorted_sequence, const Tenso
   ScalarType want = out_int32 ? kInt32 : kInt64;
   EMBER_CHECK(out.dtype() == want, Error, "torch.searchsorted(): output tensor's dtype is wrong, it can only be "
               "Int(int32) or Long(int64) depending on whether out_int32 flag is True, but we got output tensor's "
-              "dtype ", dtype_info(out.dtype()).legacy_name, " and out_int32 flag is ", out_int32 ? "True" : "False");
+              "dtype ", legacy_name(out.dtype()), " and out_int32 flag is ", out_int32 ? "True" : "False");
   write_out(out, searchsorted(sorted_sequence, values, out_int32, right, side, sorter), "searchsorted");
   return out;
 }
@@ -151,7 +151,7 @@ Tensor histc(const Tensor& x, int64_t bins, const Scalar& min, const Scalar& max
     Scalar(hi).check_fits(x.dtype());
   }
   EMBER_CHECK(x.is_floating_point() && !is_float8(x.dtype()), NotImplementedError,
-              "\"histogram_cpu\" not implemented for '", dtype_info(x.dtype()).legacy_name, "'");
+              "\"histogram_cpu\" not implemented for '", legacy_name(x.dtype()), "'");
   Tensor out = empty({bins}, x.options());
   kernels::histc[x.device()](flat, out, lo, hi);
   return out;
@@ -159,14 +159,14 @@ Tensor histc(const Tensor& x, int64_t bins, const Scalar& min, const Scalar& max
 
 Tensor& histc_out(Tensor& out, const Tensor& x, int64_t bins, const Scalar& min, const Scalar& max) {
   EMBER_CHECK(out.dtype() == x.dtype(), Error, "torch.histogram: input tensor and hist tensor should have the same "
-              "dtype, but got input ", dtype_info(x.dtype()).legacy_name, " and hist ", dtype_info(out.dtype()).legacy_name);
+              "dtype, but got input ", legacy_name(x.dtype()), " and hist ", legacy_name(out.dtype()));
   write_out(out, histc(x, bins, min, max), "histc");
   return out;
 }
 
 Tensor bincount(const Tensor& x, const std::optional<Tensor>& weights, int64_t minlength) {
   EMBER_CHECK(x.dtype() != kBool && !x.is_floating_point(), NotImplementedError, "\"bincount_cpu\" not implemented for '",
-              dtype_info(x.dtype()).legacy_name, "'");
+              legacy_name(x.dtype()), "'");
   EMBER_CHECK(minlength >= 0, Error, "minlength should be >= 0");
   return autograd::untracked([&] {
     EMBER_CHECK(x.dim() == 1 && (x.numel() == 0 || amin(x).item().to<int64_t>() >= 0), Error,

@@ -141,7 +141,7 @@ Tensor Tensor::view(ScalarType new_dtype) const {
   DimVector sizes = impl_->sizes, strides = impl_->strides;
   int64_t offset = storage_offset();
   if (old_size != new_size) {
-    auto names = ember::str(dtype_info(dtype()).legacy_name, " as ", dtype_info(new_dtype).legacy_name);
+    auto names = ember::str(legacy_name(dtype()), " as ", legacy_name(new_dtype));
     EMBER_CHECK(dim() > 0, Error, "self.dim() cannot be 0 to view ", names, " (different element sizes)");
     EMBER_CHECK(strides.back() == 1, Error, "self.stride(-1) must be 1 to view ", names,
                 " (different element sizes), but got ", strides.back());
@@ -310,7 +310,7 @@ Tensor Tensor::unflatten(int64_t d, IntArrayRef new_sizes) const {
 
 Tensor Tensor::expand(IntArrayRef target) const {
   int64_t ndim = int64_t(target.size()), old_ndim = dim();
-  EMBER_CHECK(ndim >= old_ndim, Error, "expand(torch.", dtype_info(dtype()).legacy_name,
+  EMBER_CHECK(ndim >= old_ndim, Error, "expand(torch.", legacy_name(dtype()),
               "Tensor{", int_list(sizes()), "}, size=", int_list(target),
               "): the number of sizes provided (", ndim, ") must be greater or equal to the number of dimensions in the tensor (",
               old_ndim, ")");

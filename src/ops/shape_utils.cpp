@@ -169,7 +169,7 @@ std::vector<Tensor> tensor_split(const Tensor& self, const Tensor& indices_or_se
   EMBER_CHECK(indices_or_sections.device().is_cpu(), Error, "tensor_split expected tensor_indices_or_sections to be on "
               "cpu, but it's on ", indices_or_sections.device().str());
   EMBER_CHECK(indices_or_sections.dtype() == kInt64, Error, "tensor_split expected tensor_indices_or_sections to have "
-              "dtype of long, but got ", dtype_info(indices_or_sections.dtype()).legacy_name);
+              "dtype of long, but got ", legacy_name(indices_or_sections.dtype()));
   EMBER_CHECK(indices_or_sections.dim() <= 1, Error, "tensor_split expected tensor_indices_or_sections to be a "
               "zero-dimensional or one-dimensional tensor, but got a tensor with ", indices_or_sections.dim(), " dims");
   std::vector<int64_t> values = host_ints(indices_or_sections);
@@ -331,7 +331,7 @@ Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optiona
 Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size) {
   EMBER_CHECK(repeats.dim() == 1, Error, "repeat_interleave only accept 1D vector as repeat");
   EMBER_CHECK(repeats.dtype() == kInt32 || repeats.dtype() == kInt64, NotImplementedError,
-              "\"repeat_interleave_cpu\" not implemented for '", dtype_info(repeats.dtype()).legacy_name, "'");
+              "\"repeat_interleave_cpu\" not implemented for '", legacy_name(repeats.dtype()), "'");
   std::vector<int64_t> counts = host_ints(repeats);
   int64_t total = 0;
   for (int64_t c : counts) {

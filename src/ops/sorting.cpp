@@ -45,7 +45,7 @@ void check_dtype(const Tensor& x, const char* kernel, bool bool_ok, bool ints_ok
   ScalarType t = x.dtype();
   bool ok = !is_float8(t) && (bool_ok || t != kBool) &&
             (ints_ok || t == kBool || x.is_floating_point());
-  EMBER_CHECK(ok, NotImplementedError, "\"", kernel, "\" not implemented for '", dtype_info(t).legacy_name, "'");
+  EMBER_CHECK(ok, NotImplementedError, "\"", kernel, "\" not implemented for '", legacy_name(t), "'");
 }
 
 void check_nonempty_dim(const Tensor& x, int64_t dim, const char* name) {

@@ -50,7 +50,7 @@ std::pair<Tensor, Tensor> var_mean_impl(const Tensor& x, IntArrayRef dims, doubl
   check_floating_input(x, "std and var");
   if (is_float8(x.dtype()) && x.numel() > 0) {  // torch's whole-tensor kernel, and its per-dim one
     bool whole = dims.empty() || int64_t(dims.size()) == x.dim();
-    EMBER_CHECK(!whole || with_mean, Error, "std_var_all: Unsupported dtype ", dtype_info(x.dtype()).legacy_name);
+    EMBER_CHECK(!whole || with_mean, Error, "std_var_all: Unsupported dtype ", legacy_name(x.dtype()));
     check_not_float8(x, "std_cpu");
   }
   // torch's CPU accumulators: double for float32 (a float32 variance may overflow where the data does not)
@@ -94,7 +94,7 @@ namespace {
 
 Tensor norm_impl(const Tensor& x, double p, IntArrayRef dims, bool keepdim) {
   EMBER_CHECK(x.is_floating_point(), Error, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
-              dtype_info(x.dtype()).legacy_name);
+              legacy_name(x.dtype()));
   if (std::isinf(p) && x.numel() == 0) {  // max and min have no identity for an empty reduction
     const char* order = p > 0 ? "inf" : "-inf";
     EMBER_CHECK(!dims.empty(), Error, "linalg.vector_norm cannot compute the ", order, " norm on an empty tensor "
@@ -164,7 +164,7 @@ Tensor softmax_impl(const Tensor& x, int64_t dim, std::optional<ScalarType> dtyp
   int64_t d = wrap_dim(dim, input.dim());
   if (input.numel() == 0) return input.clone();  // any dtype, as torch
   EMBER_CHECK(input.is_floating_point(), NotImplementedError, "\"", log ? "log_" : "",
-              "softmax_lastdim_kernel_impl\" not implemented for '", dtype_info(input.dtype()).legacy_name, "'");
+              "softmax_lastdim_kernel_impl\" not implemented for '", legacy_name(input.dtype()), "'");
   if (input.dim() == 0) input = input.unsqueeze(0);
   ScalarType compute = input.dtype() == kFloat64 ? kFloat64 : kFloat32;  // half and bfloat16 compute in float
   Tensor rows = input.movedim({d}, {-1}).to(compute).contiguous();

@@ -166,7 +166,7 @@ std::ostream& operator<<(std::ostream& os, IntArrayRef sizes) {
   for (size_t i = 0; i < sizes.size(); ++i) os << (i ? ", " : "") << sizes[i];
   return os << ']';
 }
-std::ostream& operator<<(std::ostream& os, ScalarType dtype) { return os << dtype_info(dtype).legacy_name; }
+std::ostream& operator<<(std::ostream& os, ScalarType dtype) { return os << legacy_name(dtype); }
 
 // ---- free operators (ember/operators.h)
 namespace {

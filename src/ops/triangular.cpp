@@ -21,7 +21,7 @@ void check_triangle_input(const Tensor& self, bool upper) {
   EMBER_CHECK(self.dim() >= 2, Error, triangle_name(upper), ": input tensor must have at least 2 dimensions");
   bool float8 = is_float8(self.dtype());
   EMBER_CHECK(!float8, NotImplementedError, "\"", triangle_name(upper), "\" not implemented for '",
-              dtype_info(self.dtype()).legacy_name, "'");
+              legacy_name(self.dtype()), "'");
 }
 
 // t as a (B, R, C) view without copying, when its layout allows one.
@@ -68,7 +68,7 @@ Tensor triangle_indices(int64_t row, int64_t col, int64_t offset, const TensorOp
   EMBER_CHECK(col >= 0, Error, "col must be non-negative, got", col);
   ScalarType dtype = options.dtype_or_default();
   EMBER_CHECK(dtype == kInt32 || dtype == kInt64, NotImplementedError, "\"", triangle_name(upper),
-              "_indices\" not implemented for '", dtype_info(dtype).legacy_name, "'");
+              "_indices\" not implemented for '", legacy_name(dtype), "'");
   std::vector<int64_t> rows, cols;
   for (int64_t i = 0; i < row; ++i) {
     int64_t lo = upper ? std::clamp<int64_t>(i + offset, 0, col) : 0;
@@ -142,7 +142,7 @@ Tensor diagflat(const Tensor& self, int64_t offset) { return diag_embed(ravel(se
 Tensor trace(const Tensor& self) {
   EMBER_AUTOCAST(fp32, kCPU, trace, self);
   bool supported = self.dtype() != kBool && !is_float8(self.dtype());
-  EMBER_CHECK(supported, NotImplementedError, "\"trace\" not implemented for '", dtype_info(self.dtype()).legacy_name,
+  EMBER_CHECK(supported, NotImplementedError, "\"trace\" not implemented for '", legacy_name(self.dtype()),
               "'");
   EMBER_CHECK(self.dim() == 2, Error, "trace: expected a matrix, but got tensor with dim ", self.dim());
   Tensor out = autograd::untracked([&] { return sum(self.diagonal()); });

@@ -22,18 +22,18 @@ Tensor run_unary(const char* name, UnaryKind kind, const KernelTable<kernels::Un
   // Ops whose result keeps the input's dtype take an out= tensor of exactly that dtype, as in torch.
   bool keeps_dtype = kind != UnaryKind::Float && kind != UnaryKind::BoolToLong;
   EMBER_CHECK(!keeps_dtype || !out.defined() || out.dtype() == self.dtype(), Error, "Found dtype ",
-              dtype_info(out.dtype()).legacy_name, " but expected ", dtype_info(self.dtype()).legacy_name);
+              legacy_name(out.dtype()), " but expected ", legacy_name(self.dtype()));
   if (self.dtype() == kBool && kind == UnaryKind::Same) {
     EMBER_CHECK(op != "relu", Error, "Boolean inputs not supported for relu");
     throw NotImplementedError(str("\"", name, "_cpu\" not implemented for 'Bool'"));
   }
   bool float8 = is_float8(self.dtype());
   EMBER_CHECK(!float8 || unary_takes_float8(op), NotImplementedError, "\"", name, "_cpu\" not implemented for '",
-              dtype_info(self.dtype()).legacy_name, "'");
+              legacy_name(self.dtype()), "'");
   EMBER_CHECK(kind != UnaryKind::FloatOnly || self.is_floating_point(), NotImplementedError, "\"", name,
-              "_cpu\" not implemented for '", dtype_info(self.dtype()).legacy_name, "'");
+              "_cpu\" not implemented for '", legacy_name(self.dtype()), "'");
   EMBER_CHECK(kind != UnaryKind::Integral || !self.is_floating_point(), NotImplementedError, "\"", name,
-              "_cpu\" not implemented for '", dtype_info(self.dtype()).legacy_name, "'");
+              "_cpu\" not implemented for '", legacy_name(self.dtype()), "'");
   const Tensor inputs[1] = {kind == UnaryKind::BoolToLong && self.dtype() == kBool ? self.to(kInt64) : self};
   ElementwiseConfig config;
   config.int_to_float = kind == UnaryKind::Float;

@@ -12,7 +12,7 @@ namespace {
 
 Tensor where_impl(const Tensor& cond, const Tensor& a, const Tensor& b) {
   EMBER_CHECK(cond.dtype() == kBool, Error, "where expected condition to be a boolean tensor, but got a tensor with dtype ",
-              dtype_info(cond.dtype()).legacy_name);
+              legacy_name(cond.dtype()));
   DimVector shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes()), b.sizes());
   const Tensor values[2] = {a, b};
   ScalarType common = result_type(values);

@@ -73,7 +73,7 @@ Tensor& lazy(Dict& s, const std::string& key, Make&& make) {
   if (!std::holds_alternative<Tensor>(v)) v = make();
   return std::get<Tensor>(v);
 }
-Tensor zero_step() { return zeros({}, TensorOptions(kFloat32)); }
+Tensor zero_step() { return zeros({}, TensorOptions(kFloat32).device(kCPU)); }  // on the CPU, as torch
 
 // Increments a parameter's step counter (a one-element float32 tensor, as torch) and returns it.
 double bump_step(const Tensor& step) {
@@ -303,7 +303,7 @@ void NAdam::step_group(ParamGroup& o, const std::vector<Tensor>& params, const s
   for (size_t i = 0; i < params.size(); ++i) {
     Dict& s = state(params[i]);
     double t = bump_step(lazy(s, "step", zero_step));
-    Tensor mu_product = lazy(s, "mu_product", [] { return ones({}, TensorOptions(kFloat32)); });
+    Tensor mu_product = lazy(s, "mu_product", [] { return ones({}, TensorOptions(kFloat32).device(kCPU)); });
     m.push_back(lazy(s, "exp_avg", [&] { return zeros_like(params[i]); }));
     v.push_back(lazy(s, "exp_avg_sq", [&] { return zeros_like(params[i]); }));
     check_like(m.back(), params[i], "exp_avg", i);

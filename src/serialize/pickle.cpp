@@ -23,7 +23,7 @@ using Kind = Value::Kind;
 constexpr int kMaxDepth = 1000;
 
 // torch's typed storage class for a dtype ("FloatStorage"); float8 tensors use UntypedStorage.
-std::string storage_class(ScalarType t) { return std::string(dtype_info(t).legacy_name) + "Storage"; }
+std::string storage_class(ScalarType t) { return std::string(legacy_name(t)) + "Storage"; }
 
 // ---------------------------------------------------------------- writer
 

@@ -1,5 +1,5 @@
 // Kernels of the Compare and Logical rows of binary_ops.def: comparisons and logical ops, with bool results.
-// a > b runs as b < a and a >= b as b <= a: the same kernels with the operands swapped.
+// gt and ge run as lt and le with the operands swapped (is_swapped_row).
 #define EMBER_BINARY_Compare(Op, expr, flags)                                        \
   case BinaryOp::Op:                                                                  \
     return compare_row<BinaryOp::Op, (flags)>(it, swapped, [](auto a, auto b) {       \
@@ -17,7 +17,7 @@ namespace {
 // Row Op's function fn (of two values in the compute type) over the iterator, operands swapped where `swapped`.
 template <BinaryOp Op, unsigned Flags, typename Fn>
 void compare_row(const TensorIterator& it, bool swapped, Fn fn) {
-  if constexpr (Op == BinaryOp::Gt || Op == BinaryOp::Ge) {
+  if constexpr (is_swapped_row(Op)) {
     throw Error("binary_compare_kernel: gt and ge run as lt and le");
   } else {
     visit_kind<'C', Flags>(it.common_dtype(), [&]<typename T>(T) {
@@ -31,9 +31,8 @@ void compare_row(const TensorIterator& it, bool swapped, Fn fn) {
 
 void binary_compare_kernel(BinaryOp op, const TensorIterator& it, const Scalar&, std::optional<float>) {
   using namespace binary_flags;
-  bool swapped = op == BinaryOp::Gt || op == BinaryOp::Ge;
-  if (swapped) op = op == BinaryOp::Gt ? BinaryOp::Lt : BinaryOp::Le;
-  switch (op) {
+  bool swapped = is_swapped_row(op);
+  switch (unswapped_row(op)) {
 #include "ember/binary_ops.def"
     default: throw Error("binary_compare_kernel: not a Compare or Logical op");
   }

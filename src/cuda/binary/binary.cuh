@@ -71,9 +71,6 @@ struct Compared {
   }
 };
 
-// Whether a row runs as another with its inputs swapped (gt as lt, ge as le), so it has no kernel of its own.
-constexpr bool is_swapped_row(BinaryOp op) { return op == BinaryOp::Gt || op == BinaryOp::Ge; }
-
 // Runs row functor fn of an op with `Flags` over the iterator in element type T.
 template <typename T, unsigned Flags, typename Fn>
 void run_binary(const TensorIterator& it, const Scalar& alpha, std::optional<float> wide_b, Fn fn) {
@@ -123,14 +120,13 @@ void run_row(const TensorIterator& it, const Scalar& alpha, std::optional<float>
 }
 
 // The kernels of the rows of binary_ops.def of one kind over one dtype family; each (kind, family) is instantiated
-// in a file of its own (arith_float.cu, arith_int.cu, ...), so each compiles fast. a > b runs as b < a and a >= b
-// as b <= a: the same kernels with the inputs swapped.
+// in a file of its own (arith_float.cu, arith_int.cu, ...), so each compiles fast. gt and ge run swapped
+// (is_swapped_row).
 template <BinaryKind Kind, bool Floating>
 void binary_rows_kernel(BinaryOp op, const TensorIterator& it, const Scalar& alpha, std::optional<float> wide_b) {
   using namespace binary_flags;
   bool swapped = is_swapped_row(op);
-  if (swapped) op = op == BinaryOp::Gt ? BinaryOp::Lt : BinaryOp::Le;
-  switch (op) {
+  switch (unswapped_row(op)) {
 #define EMBER_BINARY_OP(name, Op, kind, expr, python, flags)                                    \
     case BinaryOp::Op:                                                                          \
       if constexpr (BinaryKind::kind == Kind && !is_swapped_row(BinaryOp::Op)) {                \

@@ -45,7 +45,7 @@ cudnnDataType_t data_type(ScalarType t) {
     case kFloat16: return CUDNN_DATA_HALF;
     case kBFloat16: return CUDNN_DATA_BFLOAT16;
     default:
-      throw NotImplementedError(str("\"cudnn_convolution\" not implemented for '", dtype_info(t).legacy_name, "'"));
+      throw NotImplementedError(str("\"cudnn_convolution\" not implemented for '", legacy_name(t), "'"));
   }
 }
 

@@ -60,7 +60,7 @@ std::pair<Axis, Axis> device_axes(const PoolAxis& h, const PoolAxis& w, Device d
     ranges(h, inputs->first);
     ranges(w, inputs->second);
   }
-  Tensor host = empty({int64_t(packed.size())}, TensorOptions(kInt64));
+  Tensor host = empty({int64_t(packed.size())}, TensorOptions(kInt64).device(kCPU));
   std::copy(packed.begin(), packed.end(), host.data_ptr<int64_t>());
   keep = host.to(device);
   const int64_t* d = keep.data_ptr<int64_t>();
