@@ -15,6 +15,7 @@ namespace ember::autograd::view_grad {
 bool distinct_elements(IntArrayRef sizes, IntArrayRef strides) {
   std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of dims with more than one index
   for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) return true;  // no elements, none shared
     if (sizes[i] > 1) dims.push_back({strides[i], sizes[i]});
   }
   std::sort(dims.begin(), dims.end());

@@ -179,18 +179,27 @@ int64_t integration_dim(const Tensor& y, const Tensor* x, int64_t dim, bool cumu
   return wrap_dim(dim, y.dim());
 }
 
+// The integral of no samples: zeros of y's dtype without dim, as torch (and numpy).
+Tensor no_samples(const Tensor& y, int64_t dim) {
+  DimVector shape(y.sizes());
+  shape.erase(size_t(dim));
+  return zeros(shape, y.options());
+}
+
 }  // namespace
 
 Tensor trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
   int64_t d = integration_dim(y, &x, dim, false);
-  if (y.size(d) == 0) return sum(y, std::vector<int64_t>{d}) * 0.0;
+  if (y.size(d) == 0) return no_samples(y, d);
   return div(sum(mul(spacings(y, x, d), sides(y, d)), std::vector<int64_t>{d}), number(2));
 }
 
 Tensor trapezoid(const Tensor& y, double dx, int64_t dim) {
   int64_t d = integration_dim(y, nullptr, dim, false);
-  if (y.size(d) == 0) return sum(y, std::vector<int64_t>{d}) * 0.0;
-  return mul(sum(sides(y, d), std::vector<int64_t>{d}), number(dx / 2));
+  if (y.size(d) == 0) return no_samples(y, d);
+  // (sum - (first + last) / 2) dx, as torch: the sum accumulates integers in int64 (y[i] + y[i+1] could overflow).
+  Tensor ends = mul(add(y.select(d, 0), y.select(d, -1)), number(0.5));
+  return mul(sub(sum(y, std::vector<int64_t>{d}), ends), number(dx));
 }
 
 Tensor cumulative_trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {

@@ -2,6 +2,7 @@
 // and search kernels (src/cpu/search_kernel.cpp).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "../autograd/formulas.h"
 #include "../dispatch/kernels.h"
@@ -169,14 +170,17 @@ Tensor bincount(const Tensor& x, const std::optional<Tensor>& weights, int64_t m
               legacy_name(x.dtype()), "'");
   EMBER_CHECK(minlength >= 0, Error, "minlength should be >= 0");
   return autograd::untracked([&] {
-    EMBER_CHECK(x.dim() == 1 && (x.numel() == 0 || amin(x).item().to<int64_t>() >= 0), Error,
+    // No samples: int64 zeros, even with weights (of any length), as torch.
+    if (x.dim() == 1 && x.numel() == 0) return zeros({minlength}, x.options().with_dtype(kInt64));
+    EMBER_CHECK(x.dim() == 1 && amin(x).item().to<int64_t>() >= 0, Error,
                 "bincount only supports 1-d non-negative integral inputs.");
     EMBER_CHECK(!weights || (weights->dim() == 1 && weights->sizes()[0] == x.sizes()[0]), Error,
                 "weights should be 1-d and have the same length as input");
+    int64_t top = amax(x).item().to<int64_t>();
+    EMBER_CHECK(top < std::numeric_limits<int64_t>::max(), Error, "maximum value of input overflowed, it should be < ",
+                std::numeric_limits<int64_t>::max(), " but got ", top);
     ScalarType dtype = !weights ? kInt64 : weights->dtype() == kFloat32 ? kFloat32 : kFloat64;
-    int64_t bins = std::max(minlength, x.numel() == 0 ? 0 : amax(x).item().to<int64_t>() + 1);
-    Tensor counts = zeros({bins}, x.options().with_dtype(dtype));
-    if (x.numel() == 0) return counts;
+    Tensor counts = zeros({std::max(minlength, top + 1)}, x.options().with_dtype(dtype));
     Tensor w = weights ? weights->to(dtype) : ones({x.numel()}, counts.options());
     return index_put_(counts, {x.to(kInt64)}, w, true);
   });

@@ -1,4 +1,5 @@
-// select_scatter, slice_scatter and diagonal_scatter: input copied (its strides kept), one view of it overwritten.
+// select_scatter, slice_scatter and diagonal_scatter: input copied (its strides and offset kept), one view of it
+// overwritten.
 #include "ember/view_scatter.h"
 
 #include <algorithm>
@@ -21,11 +22,16 @@ Tensor embed(const char* node, const Tensor& input, const Tensor& src, const Vie
   EMBER_CHECK(std::ranges::equal(slot.sizes(), src.sizes()), Error, "expected src to have a size equal to the slice "
               "of self. src size = ", int_list(src.sizes()), ", slice size = ", int_list(slot.sizes()));
   Tensor r = autograd::untracked([&] {
-    // input's own strides (torch's empty_strided), unless a zero stride makes them overlap
+    // input's geometry on a copy of its whole storage (torch's clone_preserve_strides), unless a zero stride makes
+    // its elements overlap: then a clone
     bool overlaps = false;
     for (int64_t d = 0; d < input.dim(); ++d) overlaps = overlaps || (input.stride(d) == 0 && input.size(d) > 1);
-    Tensor out = overlaps ? input.contiguous().clone() : empty_strided(input.sizes(), input.strides(), input.options());
-    if (!overlaps) out.copy_(input);
+    Tensor out = input.clone();
+    if (!overlaps) {
+      int64_t storage_numel = int64_t(input.storage().nbytes() / input.element_size());
+      out = input.as_strided({storage_numel}, {1}, 0).clone().as_strided(input.sizes(), input.strides(),
+                                                                          input.storage_offset());
+    }
     view(out).copy_(src);
     return out;
   });

@@ -39,6 +39,11 @@ class Gen:
         cands = [n for n in self.names if isinstance(self.ns.get(n), torch.Tensor) and pred(self.ns[n])]
         return self.r.choice(cands) if cands else None
 
+    def existing(self, pred=lambda t: True):
+        """A tensor variable satisfying pred and its value, or (None, None)."""
+        name = self.pick(pred)
+        return (name, self.ns[name]) if name else (None, None)
+
     def add(self, src, out, op):
         """Runs the statement in torch; records it; False when it raised (the program ends there)."""
         self.statements.append({"src": src, "out": out, "op": op})
@@ -252,12 +257,13 @@ UNARY = ["abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "erfc", "e
          "frac", "log", "log10", "log1p", "log2", "neg", "reciprocal", "relu", "round", "rsqrt", "sigmoid", "sign",
          "sin", "sinh", "sqrt", "square", "tan", "tanh", "trunc", "bitwise_not", "logical_not", "isnan", "isinf",
          "isfinite", "nan_to_num", "asinh", "acosh", "atanh", "sgn", "sinc", "deg2rad", "rad2deg", "lgamma",
-         "digamma", "erfinv", "i0", "arccos", "arcsinh", "absolute", "negative", "fix", "isneginf", "isposinf"]
+         "digamma", "erfinv", "i0", "arccos", "arcsinh", "absolute", "negative", "fix", "isneginf", "isposinf",
+         "signbit"]
 BINARY = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "pow", "atan2",
           "maximum", "minimum", "fmax", "fmin", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
           "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift",
           "logaddexp", "logaddexp2", "gcd", "lcm", "heaviside", "ldexp", "float_power", "subtract", "not_equal",
-          "greater", "less_equal"]
+          "greater", "less_equal", "hypot", "copysign", "xlogy"]
 OPERATORS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floor_divide": "//", "remainder": "%", "pow": "**",
              "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "bitwise_and": "&",
              "bitwise_or": "|", "bitwise_xor": "^", "bitwise_left_shift": "<<", "bitwise_right_shift": ">>"}
@@ -340,7 +346,7 @@ def gen_view(g):
         if g.bad:
             p = p + [0] if r.random() < 0.5 else [0] * max(nd, 2)
         return op, f"{name}.permute({', '.join(map(str, p))}{',' if len(p) == 1 else ''})" if p else \
-            (op, f"{name}.permute(())")
+            f"{name}.permute(())"
     if op == "expand":
         new = [s if s != 1 or r.random() < 0.5 else r.randint(0, 3) for s in shape]
         new = [r.choice([-1, s]) for s in new]
@@ -349,7 +355,7 @@ def gen_view(g):
         if g.bad:
             new = [s + 1 if s > 1 else 3 for s in shape] or [-2]
         return op, f"{name}.expand({', '.join(map(str, new))}{',' if len(new) == 1 else ''})" if new else \
-            (op, f"{name}.expand(())")
+            f"{name}.expand(())"
     if op == "narrow" and nd:
         size = shape[int(d) % nd] if not g.bad else 1
         start = r.randint(-size, size) if size else 0
@@ -728,7 +734,10 @@ from gen_modules import MODULE_OPS  # noqa: E402
 from gen_optim import OPTIM_OPS  # noqa: E402
 from gen_sched import SCHED_OPS  # noqa: E402
 from gen_linalg import LINALG_OPS  # noqa: E402
-OPS += NN_OPS + MODULE_OPS + OPTIM_OPS + SCHED_OPS + LINALG_OPS
+from gen_sort import SORT_OPS  # noqa: E402
+from gen_scatter import SCATTER_OPS  # noqa: E402
+from gen_shape import SHAPE_OPS  # noqa: E402
+OPS += NN_OPS + MODULE_OPS + OPTIM_OPS + SCHED_OPS + LINALG_OPS + SORT_OPS + SCATTER_OPS + SHAPE_OPS
 
 try:
     import ember as _ember  # noqa: PLC0415 - only the names are read

@@ -37,6 +37,17 @@ KNOWN = [
                 "out=torch.zeros(0, dtype=torch.float32))  # torch: INTERNAL ASSERT FAILED, ember: [8.]",
           issue="torch bug, not copied: ldexp into an out= of another floating dtype trips an internal assert "
                 "(needs_dynamic_casting in Loops.h) where mul's out= casts. Ember casts, as mul_out does."),
+    Known(kinds=("value",), ops=("median", "nanmedian"), texts=("expand(", "as_strided("), in_program=True,
+          repro="torch.nanmedian(torch.tensor([-0.5], dtype=torch.bfloat16).expand(5), 0).values  "
+                "# torch: 3.46e-35, ember: -0.5",
+          issue="torch bug, not copied: median/nanmedian with a dim over an input whose reduced dim has stride 0 "
+                "(expanded or as_strided) read past the one element (garbage or a neighbour's value). Ember's "
+                "median is the repeated value."),
+    Known(kinds=("value",), ops=("copysign",), in_program=True,
+          texts=("log", "sqrt", "acos", "asin", "atanh", "acosh", "nan", "/", "pow", "fmod", "remainder", "erfinv"),
+          repro="torch.copysign(torch.tensor([2.0]), torch.log(torch.tensor([-1.0])))  # torch: 2, ember: -2",
+          issue="not a bug: copysign takes the sign bit of a NaN `other`, and which NaN an invalid operation gives is "
+                "the library's (torch's vectorised log gives +NaN, the x86 default NaN is negative)."),
 ]
 
 
