@@ -320,7 +320,7 @@ int64_t check_index_func(const char* func, const Tensor& self, int64_t dim, cons
               "_(): Expected dtype int32/int64 for index but got: ", name_of(index.dtype()));
   EMBER_CHECK(self.dtype() == source.dtype(), Error, func, "_(): self (", name_of(self.dtype()), ") and source (",
               name_of(source.dtype()), ") must have the same scalar type");
-  EMBER_CHECK(d == 0 || d < source.dim(), IndexError, func, "_(): Indexing dim ", d,
+  EMBER_CHECK(d == 0 || d < source.dim(), Error, func, "_(): Indexing dim ", d,
               " is out of bounds of the source tensor with dim ", source.dim());
   EMBER_CHECK(source.dim() > 0 || index.numel() == 1, IndexError, "Dimension specified as 0 but tensor has no dimensions");
   EMBER_CHECK(index.numel() == nonempty_size(source, d), Error, func, "_(): Number of indices (", index.numel(),

@@ -53,3 +53,12 @@ def test_view_scatter_layout(make):
         b = m.diagonal_scatter(x, m.ones(x.diagonal(0, 0, 1).shape), 0, 0, 1)
         return [(r.stride(), r.storage_offset(), r.untyped_storage().nbytes(), r.tolist()) for r in (a, b)]
     assert run(ember) == run(torch)
+
+
+@pytest.mark.parametrize("op", ["index_add", "index_reduce"])
+def test_index_func_source_dim_error(op):
+    # a dim past the source's dims is torch's RuntimeError (it was an IndexError)
+    def run(m):
+        args = (-1, m.tensor([0, 0, 1]), m.tensor([])) + (("prod",) if op == "index_reduce" else ())
+        return getattr(m.zeros(2, 3, 4), op)(*args)
+    assert outcome(run, ember) == outcome(run, torch)
