@@ -172,11 +172,12 @@ Tensor bincount(const Tensor& x, const std::optional<Tensor>& weights, int64_t m
   return autograd::untracked([&] {
     // No samples: int64 zeros, even with weights (of any length), as torch.
     if (x.dim() == 1 && x.numel() == 0) return zeros({minlength}, x.options().with_dtype(kInt64));
-    EMBER_CHECK(x.dim() == 1 && amin(x).item().to<int64_t>() >= 0, Error,
-                "bincount only supports 1-d non-negative integral inputs.");
+    EMBER_CHECK(x.dim() == 1, Error, "bincount only supports 1-d non-negative integral inputs.");
+    auto [low, high] = aminmax(x);  // one pass
+    EMBER_CHECK(low.item().to<int64_t>() >= 0, Error, "bincount only supports 1-d non-negative integral inputs.");
     EMBER_CHECK(!weights || (weights->dim() == 1 && weights->sizes()[0] == x.sizes()[0]), Error,
                 "weights should be 1-d and have the same length as input");
-    int64_t top = amax(x).item().to<int64_t>();
+    int64_t top = high.item().to<int64_t>();
     EMBER_CHECK(top < std::numeric_limits<int64_t>::max(), Error, "maximum value of input overflowed, it should be < ",
                 std::numeric_limits<int64_t>::max(), " but got ", top);
     ScalarType dtype = !weights ? kInt64 : weights->dtype() == kFloat32 ? kFloat32 : kFloat64;

@@ -26,12 +26,10 @@ Tensor embed(const char* node, const Tensor& input, const Tensor& src, const Vie
     // its elements overlap: then a clone
     bool overlaps = false;
     for (int64_t d = 0; d < input.dim(); ++d) overlaps = overlaps || (input.stride(d) == 0 && input.size(d) > 1);
-    Tensor out = input.clone();
-    if (!overlaps) {
-      int64_t storage_numel = int64_t(input.storage().nbytes() / input.element_size());
-      out = input.as_strided({storage_numel}, {1}, 0).clone().as_strided(input.sizes(), input.strides(),
-                                                                          input.storage_offset());
-    }
+    int64_t storage_numel = int64_t(input.storage().nbytes() / input.element_size());
+    Tensor out = overlaps ? input.clone()
+                          : input.as_strided({storage_numel}, {1}, 0).clone().as_strided(
+                                input.sizes(), input.strides(), input.storage_offset());
     view(out).copy_(src);
     return out;
   });
