@@ -11,8 +11,9 @@ namespace ember {
 enum class ScalarType : int8_t {
   Bool, UInt8, Int8, Int16, Int32, Int64,
   Float16, BFloat16, Float32, Float64, Float8_e4m3fn, Float8_e5m2,
+  QInt8, QUInt8, QInt32,  // quantized: integers with a scale and zero point (ember/quantized.h)
 };
-inline constexpr int kNumScalarTypes = 12;
+inline constexpr int kNumScalarTypes = 15;
 
 inline constexpr ScalarType kBool = ScalarType::Bool;
 inline constexpr ScalarType kUInt8 = ScalarType::UInt8;
@@ -26,6 +27,9 @@ inline constexpr ScalarType kFloat32 = ScalarType::Float32;
 inline constexpr ScalarType kFloat64 = ScalarType::Float64;
 inline constexpr ScalarType kFloat8_e4m3fn = ScalarType::Float8_e4m3fn;
 inline constexpr ScalarType kFloat8_e5m2 = ScalarType::Float8_e5m2;
+inline constexpr ScalarType kQInt8 = ScalarType::QInt8;
+inline constexpr ScalarType kQUInt8 = ScalarType::QUInt8;
+inline constexpr ScalarType kQInt32 = ScalarType::QInt32;
 // libtorch's names for the same dtypes.
 inline constexpr ScalarType kByte = kUInt8;
 inline constexpr ScalarType kChar = kInt8;
@@ -57,6 +61,13 @@ inline bool is_integral(ScalarType t, bool include_bool) {
 }
 inline std::string_view dtype_name(ScalarType t) { return dtype_info(t).name; }
 inline bool is_float8(ScalarType t) { return t == kFloat8_e4m3fn || t == kFloat8_e5m2; }
+inline bool is_quantized(ScalarType t) { return t == kQInt8 || t == kQUInt8 || t == kQInt32; }
+// The integer type a quantized dtype stores (qint8 -> int8); other dtypes map to themselves.
+inline ScalarType storage_type(ScalarType t) {
+  return t == kQInt8 ? kInt8 : t == kQUInt8 ? kUInt8 : t == kQInt32 ? kInt32 : t;
+}
+// NotImplementedError for an element kernel asked to run on a quantized dtype (torch has none either).
+[[noreturn]] void throw_quantized_unsupported(ScalarType t);
 
 // The process-wide default float dtype (torch.get_default_dtype()).
 ScalarType default_dtype();
@@ -106,6 +117,7 @@ decltype(auto) visit_dtype(ScalarType t, Fn&& fn) {
     case kFloat64: return fn(double{});
     case kFloat8_e4m3fn: return fn(Float8_e4m3fn{});
     case kFloat8_e5m2: return fn(Float8_e5m2{});
+    case kQInt8: case kQUInt8: case kQInt32: throw_quantized_unsupported(t);
   }
   throw Error("unknown dtype");
 }

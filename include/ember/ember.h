@@ -20,6 +20,7 @@
 #include "ember/ops.h"
 #include "ember/pointwise.h"
 #include "ember/products.h"
+#include "ember/quantized.h"
 #include "ember/numerics.h"
 #include "ember/shape_in_place.h"
 #include "ember/view_scatter.h"

@@ -29,6 +29,7 @@ namespace indexing {
 class TensorIndex;  // ember/indexing.h
 }  // namespace indexing
 class Tensor;
+struct Quantizer;  // ember/quantized.h
 
 struct TensorImpl {
   Storage storage;
@@ -53,6 +54,8 @@ struct TensorImpl {
   // For a view: the tensor it views (the root of a chain of views); autograd rewrites the base's
   // history when the view is written in place (CopySlices).
   std::shared_ptr<TensorImpl> view_base;
+  // The scale and zero point(s) of a quantized tensor (dtype qint8, quint8 or qint32); null otherwise.
+  std::shared_ptr<const Quantizer> quantizer;
 
   TensorImpl(Storage s, DimVector sz, DimVector st, int64_t offset, ScalarType dt);
   ~TensorImpl();
@@ -109,9 +112,12 @@ class Tensor {
     return *this;
   }
   ~Tensor() { unlink_python(this); }
-  // A tensor that views `storage` with the given geometry.
+  // A tensor that views `storage` with the given geometry. Quantized dtypes raise torch's empty_strided error:
+  // they are made only with their quantizer (ember/quantized.h) or as views (make_view_of).
   static Tensor make(Storage storage, DimVector sizes, DimVector strides, int64_t offset,
                      ScalarType dtype);
+  // A tensor over `base`'s storage with new geometry, of base's dtype and quantizer (views, detach).
+  static Tensor make_view_of(const Tensor& base, DimVector sizes, DimVector strides, int64_t offset);
 
   // ---- properties
   bool defined() const { return impl_ != nullptr; }
@@ -133,6 +139,7 @@ class Tensor {
   size_t element_size() const { return ember::element_size(dtype()); }
   size_t nbytes() const { return size_t(numel()) * element_size(); }
   bool is_floating_point() const { return ember::is_floating_point(dtype()); }
+  bool is_quantized() const { return ember::is_quantized(dtype()); }
   const Storage& storage() const { return impl_->storage; }
   void* data_ptr() const {
     return static_cast<char*>(impl_->storage.data()) + impl_->storage_offset * int64_t(element_size());

@@ -7,6 +7,10 @@ def _rebuild_tensor(storage, dtype, storage_offset, size, stride, requires_grad)
     return _C._rebuild_tensor(storage, dtype, storage_offset, size, stride, requires_grad)
 
 
+def _rebuild_qtensor(storage, dtype, storage_offset, size, stride, qparams):
+    return _C._rebuild_qtensor(storage, dtype, storage_offset, size, stride, qparams)
+
+
 def _storage_from_bytes(data, device="cpu"):
     return _C._storage_from_bytes(data, device)
 

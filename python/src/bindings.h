@@ -111,6 +111,7 @@ void init_scatter(nb::module_& m, nb::class_<Tensor>& cls);
 // GIL release for long kernels; pickling and copying of tensors, devices and generators.
 void init_runtime(nb::module_& m);
 void init_einsum(nb::module_& m);
+void init_quantized(nb::module_& m, nb::class_<Tensor>& cls);  // quantized.cpp
 void init_math_ops(nb::module_& m, nb::class_<Tensor>& cls);
 void init_decompositions(nb::module_& m, nb::class_<Tensor>& cls);
 

@@ -109,7 +109,10 @@ void init_dtype(nb::module_& m) {
   auto cls = nb::class_<PyDType>(m, "dtype")
                  .def_prop_ro("itemsize", [](const PyDType& d) { return element_size(d.type); })
                  .def_prop_ro("is_floating_point", [](const PyDType& d) { return is_floating_point(d.type); })
-                 .def_prop_ro("is_signed", [](const PyDType& d) { return dtype_info(d.type).is_signed; })
+                 .def_prop_ro("is_signed", [](const PyDType& d) {
+                   EMBER_CHECK(!is_quantized(d.type), Error, "isSignedType not supported for quantized types");
+                   return dtype_info(d.type).is_signed;
+                 })
                  .def_prop_ro("is_complex", [](const PyDType&) { return false; })
                  .def("__repr__", [](const PyDType& d) { return "torch." + std::string(dtype_name(d.type)); })
                  .def("__reduce__", [](const PyDType& d) { return std::string(dtype_name(d.type)); });

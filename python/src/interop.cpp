@@ -68,6 +68,7 @@ std::pair<int, int> dlpack_device(const Tensor& t) {
 // A view of t's memory. A CUDA tensor's queued work is waited for first, so a consumer on any stream reads it done.
 template <typename Framework>
 nb::ndarray<Framework> export_array(const Tensor& t) {
+  EMBER_CHECK(!t.is_quantized(), TypeError, "Got unsupported ScalarType ", legacy_name(t.dtype()));
   if (t.dim() > 128) throw nb::buffer_error("DLPack export supports at most 128 dimensions");  // nanobind's limit
   auto [device_type, device_id] = dlpack_device(t);
   if (t.device().is_cuda()) cuda::synchronize(device_id);

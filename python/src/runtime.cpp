@@ -45,6 +45,7 @@ Tensor rebuild_tensor(const Storage& storage, ScalarType dtype, int64_t offset, 
     fits = fits && strides[i] >= 0 && !__builtin_mul_overflow(sizes[i] - 1, strides[i], &reach) &&
            !__builtin_add_overflow(last, reach, &last);
   }
+  if (is_quantized(dtype)) dtype = storage_type(dtype);  // the integers; _rebuild_qtensor adds the quantizer
   int64_t capacity = int64_t(storage.nbytes() / element_size(dtype));
   EMBER_CHECK(fits && (numel == 0 || last < capacity), Error, "_rebuild_tensor: sizes ", ember::int_list(sizes),
               ", strides ", ember::int_list(strides), " and offset ", offset, " are out of bounds for a storage of ",
@@ -52,6 +53,32 @@ Tensor rebuild_tensor(const Storage& storage, ScalarType dtype, int64_t offset, 
   Tensor t = Tensor::make(storage, DimVector(sizes), DimVector(strides), offset, dtype);
   if (requires_grad) t.requires_grad_(true);
   return t;
+}
+
+// A quantizer's parameters as a pickle holds them: (scheme, scale, zero_point) or (scheme, scales, zero_points, axis).
+nb::tuple qparams_tuple(const Tensor& t) {
+  const Quantizer& q = quantizer_of(t);
+  std::string scheme(qscheme_name(q.scheme));
+  if (q.per_channel()) return nb::make_tuple(scheme, q.scales, q.zero_points, q.axis);
+  return nb::make_tuple(scheme, q.scale, q.zero_point);
+}
+
+Quantizer quantizer_from_tuple(const nb::tuple& p) {
+  Quantizer q;
+  EMBER_CHECK(p.size() == 3 || p.size() == 4, ValueError, "_rebuild_qtensor: bad quantizer parameters");
+  std::string scheme = nb::cast<std::string>(p[0]);
+  if (scheme == "per_channel_affine" && p.size() == 4) {
+    q.scheme = QScheme::PerChannelAffine;
+    q.scales = nb::cast<Tensor>(p[1]);
+    q.zero_points = nb::cast<Tensor>(p[2]);
+    q.axis = nb::cast<int64_t>(p[3]);
+  } else {
+    EMBER_CHECK(scheme == "per_tensor_affine" && p.size() == 3, ValueError, "_rebuild_qtensor: unknown scheme ",
+                scheme);
+    q.scale = nb::cast<double>(p[1]);
+    q.zero_point = nb::cast<int64_t>(p[2]);
+  }
+  return q;
 }
 
 // Deep copies share one new storage per original storage, through the deepcopy memo.
@@ -84,8 +111,19 @@ void init_runtime(nb::module_& m) {
     return nb::make_tuple(loader("_storage_from_bytes"), nb::make_tuple(data, s.device().str()));
   });
   m.def("_rebuild_tensor", &rebuild_tensor);
+  m.def("_rebuild_qtensor", [](const Storage& storage, ScalarType dtype, int64_t offset,
+                               const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                               const nb::tuple& qparams) {
+    return make_quantized(rebuild_tensor(storage, dtype, offset, sizes, strides, false), dtype,
+                          quantizer_from_tuple(qparams));
+  });
   nb::handle cls = m.attr("Tensor");
   cls.attr("__reduce_ex__") = nb::cpp_function([](const Tensor& t, int) {
+    if (t.is_quantized()) {
+      return nb::make_tuple(loader("_rebuild_qtensor"),
+                            nb::make_tuple(t.storage(), t.dtype(), t.storage_offset(), int_tuple(t.sizes()),
+                                           int_tuple(t.strides()), qparams_tuple(t)));
+    }
     return nb::make_tuple(loader("_rebuild_tensor"),
                           nb::make_tuple(t.storage(), t.dtype(), t.storage_offset(), int_tuple(t.sizes()),
                                          int_tuple(t.strides()), t.requires_grad()));
@@ -95,7 +133,9 @@ void init_runtime(nb::module_& m) {
                 "protocol at the moment.  If you were attempting to deepcopy a module, this may be because of a "
                 "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001");
     Storage s = nb::cast<Storage>(deepcopy_storage(t.storage(), memo));
-    Tensor copy = Tensor::make(s, DimVector(t.sizes()), DimVector(t.strides()), t.storage_offset(), t.dtype());
+    Tensor copy = Tensor::make(s, DimVector(t.sizes()), DimVector(t.strides()), t.storage_offset(),
+                               storage_type(t.dtype()));
+    if (t.is_quantized()) copy = make_quantized(copy, t.dtype(), quantizer_of(t));
     copy.requires_grad_(t.requires_grad());
     if (Tensor g = t.grad(); g.defined()) {
       copy.set_grad(nb::cast<Tensor>(nb::module_::import_("copy").attr("deepcopy")(nb::cast(g), memo)));

@@ -178,7 +178,6 @@ void init_tensor(nb::module_& m) {
       .def_prop_ro("is_cuda", [](const Tensor& t) { return t.device().is_cuda(); })
       .def_prop_ro("is_cpu", [](const Tensor& t) { return t.device().is_cpu(); })
       .def_prop_ro("is_sparse", [](const Tensor&) { return false; })
-      .def_prop_ro("is_quantized", [](const Tensor&) { return false; })
       .def_prop_ro("layout", [](const Tensor&) { return nb::module_::import_("ember").attr("strided"); })
       .def("element_size", &Tensor::element_size)
       .def_prop_ro("itemsize", &Tensor::element_size)

@@ -122,6 +122,9 @@ void record_block_diag(const Tensor& result, std::span<const Tensor> inputs);
 void record_not_implemented(const char* op, const Tensor& result, const Tensor& a, const Tensor& b);
 // An in-place op torch has no formula for: `node` (e.g. AcoshBackward1) raises NotImplementedError in backward.
 void record_in_place_not_implemented(const char* op, const char* node, const Tensor& result, const Tensor& self);
+// An op torch records without a formula (`node`, e.g. Unique2Backward0): backward raises torch's
+// "the derivative for 'op' is not implemented." NotImplementedError.
+void record_without_derivative(const std::string& op, const char* node, const Tensor& result, const Tensor& self);
 
 // The scatter family (formulas_scatter.cpp). dim is wrapped; src null: a value (ScatterBackward1).
 void record_scatter(const Tensor& result, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src);

@@ -84,10 +84,14 @@ void record_not_implemented(const char* op, const Tensor& r, const Tensor& a, co
   });
 }
 
-void record_in_place_not_implemented(const char* op, const char* node, const Tensor& r, const Tensor& self) {
+void record_without_derivative(const std::string& op, const char* node, const Tensor& r, const Tensor& self) {
   record(node, r, {&self}, {}, [op](const BackwardContext&) -> TensorList {
-    throw NotImplementedError(str("the derivative for 'inplace version of ", op, "' is not implemented."));
+    throw NotImplementedError(str("the derivative for '", op, "' is not implemented."));
   });
+}
+
+void record_in_place_not_implemented(const char* op, const char* node, const Tensor& r, const Tensor& self) {
+  record_without_derivative(str("inplace version of ", op), node, r, self);
 }
 
 // torch's node of an in-place comparison: name.Scalar (Backward0) for a number b, name.Tensor (Backward1) else.

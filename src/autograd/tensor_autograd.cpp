@@ -106,7 +106,7 @@ uint32_t Tensor::output_nr() const {
 }
 
 Tensor Tensor::detach() const {
-  return make(impl_->storage, DimVector(sizes()), DimVector(strides()), storage_offset(), dtype());
+  return make_view_of(*this, DimVector(sizes()), DimVector(strides()), storage_offset());
 }
 
 Tensor& Tensor::detach_() {

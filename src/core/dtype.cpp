@@ -2,6 +2,8 @@
 
 #include <atomic>
 
+#include "ember/str.h"
+
 namespace ember {
 
 const DTypeInfo& dtype_info(ScalarType t) {
@@ -18,8 +20,16 @@ const DTypeInfo& dtype_info(ScalarType t) {
       {"float64", "Double", "double", 8, true, true},
       {"float8_e4m3fn", "Float8_e4m3fn", "c10::Float8_e4m3fn", 1, true, true},
       {"float8_e5m2", "Float8_e5m2", "c10::Float8_e5m2", 1, true, true},
+      {"qint8", "QInt8", "c10::qint8", 1, false, true},
+      {"quint8", "QUInt8", "c10::quint8", 1, false, false},
+      {"qint32", "QInt32", "c10::qint32", 4, false, true},
   };
   return table[int(t)];
+}
+
+void throw_quantized_unsupported(ScalarType t) {
+  throw NotImplementedError(str("this operation does not support quantized tensors (dtype torch.", dtype_name(t),
+                                "): dequantize() the tensor first"));
 }
 
 namespace {

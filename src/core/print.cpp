@@ -3,9 +3,12 @@
 
 #include "ember/autograd.h"
 #include "ember/host.h"
+#include "ember/quantized.h"
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <variant>
 #include <vector>
 
@@ -280,6 +283,45 @@ void set_printoptions(std::optional<int> precision, std::optional<int64_t> thres
   o.sci_mode = sci_mode;
 }
 
+namespace {
+
+// Python's repr of a float (shortest round trip: 0.1, 1e-05, 100.0), as torch prints a quantized scale.
+std::string python_float_repr(double v) {
+  if (std::isnan(v) || std::isinf(v)) return std::isnan(v) ? "nan" : (v < 0 ? "-inf" : "inf");
+  char buf[64];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*e", precision - 1, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  int exponent = std::atoi(std::strchr(buf, 'e') + 1);
+  if (exponent < -4 || exponent >= 16) {  // 1e-05, 1e+16: mantissa digits, "e", sign, two exponent digits at least
+    std::string mantissa(buf, std::strchr(buf, 'e'));
+    std::snprintf(buf, sizeof buf, "%se%c%02d", mantissa.c_str(), exponent < 0 ? '-' : '+', std::abs(exponent));
+    return buf;
+  }
+  int digits = int(std::strchr(buf, 'e') - buf) - (v < 0) - (std::strchr(buf, '.') ? 2 : 1);  // after the first
+  std::snprintf(buf, sizeof buf, "%.*f", std::max(digits - exponent, 1), v);
+  return buf;
+}
+
+// torch's suffixes of a quantized tensor: its size, dtype and quantizer.
+void add_quantized_suffixes(const Tensor& t, std::vector<std::string>& suffixes) {
+  const Quantizer& q = quantizer_of(t);
+  suffixes.push_back("size=" + shape_tuple(t.sizes()));
+  suffixes.push_back("dtype=torch." + std::string(dtype_name(t.dtype())));
+  suffixes.push_back("quantization_scheme=torch." + std::string(qscheme_name(q.scheme)));
+  if (q.per_channel()) {
+    suffixes.push_back("scale=" + tensor_repr(q.scales));
+    suffixes.push_back("zero_point=" + tensor_repr(q.zero_points));
+    suffixes.push_back("axis=" + std::to_string(q.axis));
+  } else {
+    suffixes.push_back("scale=" + python_float_repr(q.scale));
+    suffixes.push_back("zero_point=" + std::to_string(q.zero_point));
+  }
+}
+
+}  // namespace
+
 std::string tensor_repr(const Tensor& t) {
   std::shared_ptr<autograd::Node> grad_fn = t.grad_fn();
   std::string grad_fn_name = grad_fn ? grad_fn->short_name() : std::string();
@@ -290,7 +332,11 @@ std::string tensor_repr(const Tensor& t) {
   if (!t.device().is_cpu()) suffixes.push_back("device='" + t.device().str() + "'");
   std::string dtype_suffix = "dtype=torch." + std::string(dtype_name(t.dtype()));
   std::string body;
-  if (t.numel() == 0) {
+  if (t.is_quantized()) {
+    add_quantized_suffixes(t, suffixes);
+    Tensor host = host_copy(dequantize(t));
+    body = t.numel() == 0 ? "[]" : Printer(host, opts).run(host.storage_offset(), indent);
+  } else if (t.numel() == 0) {
     if (t.dim() != 1) suffixes.push_back("size=" + shape_tuple(t.sizes()));
     if (t.dtype() != default_dtype()) suffixes.push_back(dtype_suffix);
     body = "[]";

@@ -3,6 +3,7 @@
 #include "ember/autograd.h"
 #include "ember/host.h"
 #include "ember/print.h"
+#include "ember/quantized.h"
 
 namespace ember {
 
@@ -31,7 +32,14 @@ void TensorImpl::refresh_metadata() {
 }
 
 Tensor Tensor::make(Storage storage, DimVector sizes, DimVector strides, int64_t offset, ScalarType dtype) {
+  EMBER_CHECK(!ember::is_quantized(dtype), Error, "empty_strided not supported on quantized tensors yet see "
+              "https://github.com/pytorch/pytorch/issues/74540");
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), std::move(sizes), std::move(strides), offset, dtype));
+}
+
+Tensor Tensor::make_view_of(const Tensor& base, DimVector sizes, DimVector strides, int64_t offset) {
+  if (base.is_quantized()) return quantized_view(base, std::move(sizes), std::move(strides), offset);
+  return make(base.storage(), std::move(sizes), std::move(strides), offset, base.dtype());
 }
 
 int64_t wrap_dim(int64_t dim, int64_t ndim) {
@@ -114,6 +122,7 @@ int64_t Tensor::stride(int64_t d) const { return impl_->strides[wrap_dim(d, dim(
 Scalar Tensor::item() const {
   EMBER_CHECK(numel() == 1, Error, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
   if (!device().is_cpu()) return host_copy(*this).item();
+  if (is_quantized()) return dequantize(*this).item();  // the value it stands for, as torch
   return visit_dtype(dtype(), [&]<typename T>(T) -> Scalar {
     T v = *data_ptr<T>();
     if constexpr (std::is_same_v<T, bool>) return Scalar(v);

@@ -3,6 +3,7 @@
 #include "copy_kernel.h"
 #include "gemm.h"
 #include "index_kernel.h"
+#include "quantize_kernel.h"
 #include "reduce_kernels.h"
 #include "scatter_kernel.h"
 #include "softmax_kernel.h"
@@ -32,6 +33,8 @@ bool register_kernels() {
   kernels::copy.set(cpu, &copy_kernel);
   kernels::fill.set(cpu, &fill_kernel);
   kernels::where.set(cpu, &where_kernel);
+  kernels::quantize.set(cpu, &quantize_kernel);
+  kernels::dequantize.set(cpu, &dequantize_kernel);
   kernels::reduce.set(cpu, &reduce_kernel);
   // The CPU's general reduce folds a whole tensor in one parallel pass already.
   kernels::reduce_all.set(cpu, [](ReduceOp, const Tensor&, ScalarType, double) { return Tensor(); });

@@ -13,6 +13,8 @@ constinit KernelTable<PowScalarFn> pow_scalar("pow_scalar");
 constinit KernelTable<CopyFn> copy("copy");
 constinit KernelTable<FillFn> fill("fill");
 constinit KernelTable<WhereFn> where("where");
+constinit KernelTable<AffineFn> quantize("quantize");
+constinit KernelTable<AffineFn> dequantize("dequantize");
 constinit KernelTable<ReduceFn> reduce("reduce");
 constinit KernelTable<ArgExtremumFn> arg_extremum("arg_extremum");
 constinit KernelTable<SoftmaxFn> softmax("softmax");

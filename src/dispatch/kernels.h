@@ -97,6 +97,18 @@ extern KernelTable<FillFn> fill;
 // out = cond ? a : b elementwise; all four of one shape, a, b and out of one dtype.
 using WhereFn = void (*)(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
 extern KernelTable<WhereFn> where;
+// Affine quantization (ember/quantized.h) between float32 and a quantized dtype's integers, both contiguous: element
+// i is in channel (i / inner) % channels, with scales[c] and zero_points[c]. quantize writes dst's integers from
+// src's floats, dequantize dst's floats from src's integers; per_channel selects torch's per-channel rounding.
+struct AffineParams {
+  const double* scales;
+  const int64_t* zero_points;
+  int64_t channels, inner;
+  bool per_channel;
+};
+using AffineFn = void (*)(const Tensor& dst, const Tensor& src, const AffineParams& params);
+extern KernelTable<AffineFn> quantize;
+extern KernelTable<AffineFn> dequantize;
 
 // acc has the input's shape with stride 0 along reduced dims (an expanded view of the output), and dtype
 // float64 for floating inputs, int64 otherwise; it must hold the op's identity.

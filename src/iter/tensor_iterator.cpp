@@ -54,6 +54,7 @@ TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs
     TensorOptions options = TensorOptions(result_dtype).with_device(device);
     out_ = all_contiguous ? empty(shape, options) : empty_strided(shape, fresh_strides(shape, same_shape), options);
     compute_out_ = out_;
+    if (is_quantized(common_)) [[unlikely]] throw_quantized_unsupported(common_);  // even with no elements to visit
     return;
   }
   out_ = out;
@@ -72,6 +73,7 @@ TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs
   check_no_internal_overlap(out);
   for (const Tensor& t : inputs) check_no_partial_overlap(out, t);
   compute_out_ = out.dtype() == result_dtype ? out : empty_like(out, out.options().with_dtype(result_dtype));
+  if (is_quantized(common_)) [[unlikely]] throw_quantized_unsupported(common_);
   out.bump_version();
 }
 

@@ -30,6 +30,8 @@ std::optional<ScalarType> promote_opt(std::optional<ScalarType> a, ScalarType b)
 
 ScalarType promote_types(ScalarType a, ScalarType b) {
   if (a == b) return a;
+  EMBER_CHECK(!is_quantized(a) && !is_quantized(b), Error, "promoteTypes with quantized numbers is not handled yet; "
+              "figure out what the correct rules should be, offending types: ", legacy_name(a), " ", legacy_name(b));
   EMBER_CHECK(!is_float8(a) && !is_float8(b), TypeError, "Promotion for Float8 Types is not supported, attempted to promote ",
               legacy_name(a), " and ", legacy_name(b));
   if (a == kBool) return b;

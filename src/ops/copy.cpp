@@ -4,6 +4,7 @@
 #include "../dispatch/kernels.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
+#include "ember/quantized.h"
 
 #include <cstring>
 
@@ -39,6 +40,10 @@ void copy_between_devices(const Tensor& dst, const Tensor& src, bool non_blockin
 
 Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   autograd::check_in_place(*this);
+  if (is_quantized() || src.is_quantized()) [[unlikely]] {
+    quantized_copy_(*this, src);
+    return *this;
+  }
   if (autograd::needs_grad({&src, this}) || autograd::writes_into_graph_view(*this)) {
     return write_recorded(*this, "torch::autograd::CopyBackwards", [&] { return src.to(dtype(), true).expand(sizes()); });
   }
@@ -100,6 +105,9 @@ Tensor& Tensor::fill_(const Tensor& value) {
 }
 
 Tensor& Tensor::resize_(IntArrayRef new_sizes) {
+  EMBER_CHECK(!is_quantized() || !impl_->quantizer->per_channel() || std::ranges::equal(new_sizes, sizes()), Error,
+              "resize_ of a per-channel quantized tensor (shape ", int_list(sizes()), " to ", int_list(new_sizes),
+              ") would leave channels without their scale");
   int64_t n = checked_numel(new_sizes);
   DimVector new_strides = contiguous_strides(new_sizes);
   size_t needed = storage_nbytes(new_sizes, element_size(), storage_offset());
@@ -140,6 +148,7 @@ void resize_output_like(Tensor out, const Tensor& result) {
 
 Tensor Tensor::contiguous() const {
   if (is_contiguous()) return *this;
+  if (is_quantized()) return quantized_clone(*this, MemoryFormat::Contiguous);
   Tensor out = empty(sizes(), options());
   kernels::copy[out.device()](out, *this);
   if (autograd::needs_grad({this})) autograd::record_copy("CloneBackward0", out, *this);
@@ -159,6 +168,7 @@ Tensor Tensor::contiguous(MemoryFormat format) const {
 }
 
 Tensor Tensor::clone(MemoryFormat format) const {
+  if (is_quantized()) return quantized_clone(*this, format);
   Tensor out = empty_like(*this, options(), format);
   kernels::copy[out.device()](out, *this);
   if (autograd::needs_grad({this})) autograd::record_copy("CloneBackward0", out, *this);
@@ -166,6 +176,7 @@ Tensor Tensor::clone(MemoryFormat format) const {
 }
 
 Tensor Tensor::clone() const {
+  if (is_quantized()) return quantized_clone(*this, MemoryFormat::Preserve);
   Tensor out = empty_like(*this);
   kernels::copy[out.device()](out, *this);
   if (autograd::needs_grad({this})) autograd::record_copy("CloneBackward0", out, *this);
@@ -174,6 +185,9 @@ Tensor Tensor::clone() const {
 
 Tensor Tensor::to(ScalarType new_dtype, bool copy, MemoryFormat format) const {
   if (new_dtype == dtype() && !copy && (format == MemoryFormat::Preserve || is_contiguous(format))) return *this;
+  if (is_quantized() && new_dtype == dtype()) return clone(format);
+  EMBER_CHECK(!is_quantized(), Error, "a quantized tensor (", dtype_name(dtype()), ") does not convert to ",
+              dtype_name(new_dtype), " with to(); dequantize() gives its float32 values");
   Tensor out = empty_like(*this, options().with_dtype(new_dtype), format);
   kernels::copy[out.device()](out, *this);
   // A conversion to an integer or bool dtype is not differentiable: its result never requires grad.

@@ -39,6 +39,7 @@ struct ReducedDims {
 };
 
 ReducedDims reduced_dims(const Tensor& x, IntArrayRef dims, bool keepdim, const char* name, bool nonempty) {
+  if (x.is_quantized()) throw_quantized_unsupported(x.dtype());  // before an empty input's shortcut
   int64_t n = x.dim();
   EMBER_CHECK(!(nonempty && dims.empty() && x.numel() == 0), Error, name,
               "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the "

@@ -13,7 +13,7 @@ namespace ember {
 
 namespace {
 
-using Reduction = Tensor (*)(const Tensor&, IntArrayRef, bool, std::optional<ScalarType>);
+using DimReduction = Tensor (*)(const Tensor&, IntArrayRef, bool, std::optional<ScalarType>);
 using Scan = Tensor (*)(const Tensor&, int64_t, std::optional<ScalarType>);
 
 // A result that is not differentiable (indices, truth values) into out: no autograd check, as torch.
@@ -28,7 +28,7 @@ ScalarType computed_in(const Tensor& out, std::optional<ScalarType> dtype) {
   return dtype.value_or(out.dtype());
 }
 
-Tensor& reduction_out(Reduction fn, const char* name, Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim,
+Tensor& reduction_out(DimReduction fn, const char* name, Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim,
                       std::optional<ScalarType> dtype) {
   ScalarType t = computed_in(out, dtype);
   return composite_out(out, {&x}, name, [&] { return fn(x, dims, keepdim, t); });

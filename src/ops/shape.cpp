@@ -28,7 +28,7 @@ template <typename Backward>
 Tensor make_view(const Tensor& base, DimVector sizes, DimVector strides, int64_t offset, const char* grad_name,
                  Backward backward) {
   check_strides_nonnegative(strides);
-  Tensor v = Tensor::make(base.storage(), std::move(sizes), std::move(strides), offset, base.dtype());
+  Tensor v = Tensor::make_view_of(base, std::move(sizes), std::move(strides), offset);
   if (autograd::needs_grad({&base})) {
     autograd::record(grad_name, v, {&base}, {}, [backward](const autograd::BackwardContext& c) {
       return autograd::TensorList{backward(c.grads[0])};
@@ -137,6 +137,8 @@ Tensor Tensor::reshape(IntArrayRef shape) const {
 }
 
 Tensor Tensor::view(ScalarType new_dtype) const {
+  EMBER_CHECK(!is_quantized() && !ember::is_quantized(new_dtype), Error, "view(dtype) does not reinterpret quantized "
+              "tensors (", dtype_name(dtype()), " as ", dtype_name(new_dtype), "); use int_repr() for the integers");
   int64_t old_size = int64_t(element_size()), new_size = int64_t(ember::element_size(new_dtype));
   DimVector sizes = impl_->sizes, strides = impl_->strides;
   int64_t offset = storage_offset();

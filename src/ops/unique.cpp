@@ -101,10 +101,17 @@ Unique unique_slices(const Tensor& x, int64_t dim, bool consecutive, bool return
 Unique unique_impl(const Tensor& x, bool consecutive, bool return_inverse, bool return_counts,
                    std::optional<int64_t> dim) {
   check_dtype(x, dim ? "unique_dim" : "unique");
-  return autograd::untracked([&] {
+  Unique r = autograd::untracked([&] {
     return dim ? unique_slices(x, *dim, consecutive, return_inverse, return_counts)
                : unique_elements(x, !consecutive, return_inverse, return_counts);
   });
+  if (autograd::needs_grad({&x})) {  // torch records the values without a formula: backward raises
+    const Tensor& values = std::get<0>(r);
+    if (consecutive) autograd::record_without_derivative("unique_consecutive", "UniqueConsecutiveBackward0", values, x);
+    else if (dim) autograd::record_without_derivative("unique_dim", "UniqueDimBackward0", values, x);
+    else autograd::record_without_derivative("_unique2", "Unique2Backward0", values, x);
+  }
+  return r;
 }
 
 }  // namespace

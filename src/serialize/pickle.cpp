@@ -111,6 +111,8 @@ class Pickler {
   }
   void tensor(const Tensor& t) {
     if (get_memo(t.impl())) return;
+    EMBER_CHECK(!t.is_quantized(), NotImplementedError, "ember.save does not store quantized tensors (torch.",
+                dtype_name(t.dtype()), ") yet: save int_repr() and the scale and zero point");
     bool param = t.is_parameter();
     if (param) global("torch._utils", "_rebuild_parameter");
     bool v3 = is_float8(t.dtype());

@@ -144,7 +144,7 @@ void json_string(std::string& out, const std::string& s) {
 
 }  // namespace
 
-// The safetensors package's dtype ranking, by ScalarType.
+// The safetensors package's dtype ranking, by ScalarType (quantized dtypes, the last three, have no name there).
 constexpr int kSafetensorsRank[] = {0, 1, 2, 5, 8, 11, 6, 7, 9, 10, 4, 3};
 
 const char* safetensors_dtype(ScalarType t) {
@@ -158,6 +158,8 @@ void save_safetensors(const TensorMap& tensors, const Sink& sink, const Metadata
   std::vector<const std::pair<std::string, Tensor>*> order;
   for (const auto& e : tensors) {
     const Tensor& t = e.second;
+    EMBER_CHECK(!t.is_quantized(), ValueError, "safetensors has no quantized dtypes: `", e.first, "` is torch.",
+                dtype_name(t.dtype()), "; save its int_repr() and its scale and zero point");
     EMBER_CHECK(t.is_contiguous(), ValueError, "You are trying to save a non contiguous tensor: `", e.first,
                 "` which is not allowed. Call `.contiguous()` on it before saving.");
     for (const auto* o : order)
@@ -246,8 +248,8 @@ SafetensorsFile::SafetensorsFile(std::unique_ptr<Source> source) : source_(std::
       bad_header("tensor '" + name + "' needs a dtype, a shape and two data_offsets");
     Entry e{name, kFloat32, {}, offsets->elements[0].number, offsets->elements[1].number};
     int t = 0;
-    while (t < kNumScalarTypes && dtype->text != safetensors_dtype(ScalarType(t))) ++t;
-    if (t == kNumScalarTypes) bad_header("tensor '" + name + "' has dtype " + dtype->text + ", which ember does not support");
+    while (t < int(kQInt8) && dtype->text != safetensors_dtype(ScalarType(t))) ++t;
+    if (t == int(kQInt8)) bad_header("tensor '" + name + "' has dtype " + dtype->text + ", which ember does not support");
     e.dtype = ScalarType(t);
     // Its size in bytes; the product of its non-zero dims must fit in int64 (so its strides do).
     __int128 bytes = element_size(e.dtype), span = 1;

@@ -48,6 +48,11 @@ KNOWN = [
           repro="torch.copysign(torch.tensor([2.0]), torch.log(torch.tensor([-1.0])))  # torch: 2, ember: -2",
           issue="not a bug: copysign takes the sign bit of a NaN `other`, and which NaN an invalid operation gives is "
                 "the library's (torch's vectorised log gives +NaN, the x86 default NaN is negative)."),
+    Known(kinds=("value",), ops=("quantized-dequantize",), texts=("m.qint32",),
+          repro="torch.quantize_per_tensor(torch.tensor([-math.inf]), 0.01, 537, torch.qint32).dequantize()  "
+                "# torch: 21474830., ember: -21474842.",
+          issue="torch bug, not copied: qint32 dequantization subtracts the zero point in int32, which wraps for a "
+                "value saturated at the int32 limit (-2**31 - 537). Ember subtracts in float, as the definition does."),
 ]
 
 

@@ -1,0 +1,34 @@
+"""Regressions for what session 20's fuzzing found, each against torch 2.13."""
+import pytest
+import torch
+
+import ember
+
+UNIQUES = {
+    "unique": lambda m, x: m.unique(x),
+    "unique_counts": lambda m, x: m.unique(x, return_counts=True),
+    "unique_inverse": lambda m, x: m.unique(x, sorted=False, return_inverse=True),
+    "unique_dim": lambda m, x: m.unique(x, dim=0),
+    "unique_consecutive": lambda m, x: m.unique_consecutive(x, return_counts=True),
+    "unique_consecutive_dim": lambda m, x: m.unique_consecutive(x, return_counts=True, dim=-1),
+}
+
+
+def graph(fn, m):
+    """requires_grad and node name of each output, and what backward through the first raises."""
+    x = m.tensor([1.0, 2.0, 2.0, 3.0], requires_grad=True)
+    r = fn(m, x)
+    r = r if isinstance(r, tuple) else (r,)
+    meta = [(t.requires_grad, t.grad_fn.name() if t.grad_fn is not None else None) for t in r]
+    try:
+        r[0].sum().backward()
+        raised = None
+    except Exception as e:  # noqa: BLE001 - the type and message are what is compared
+        raised = (type(e).__name__, str(e))
+    return meta, raised
+
+
+@pytest.mark.parametrize("name", UNIQUES)
+def test_unique_values_require_grad_without_a_formula(name):
+    # torch records the values of unique(_consecutive) on a node whose backward raises; the other outputs are integers
+    assert graph(UNIQUES[name], ember) == graph(UNIQUES[name], torch)

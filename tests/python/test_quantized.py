@@ -1,0 +1,297 @@
+"""Quantized tensors against torch 2.13: quantize_per_tensor / per_channel rounding (exact integers), dequantize,
+printing, strides, views, copies, pickling, and the errors of everything else."""
+import copy
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+pytestmark = pytest.mark.filterwarnings("ignore:torch.quantize_per_tensor:UserWarning")
+
+QDTYPES = ["quint8", "qint8", "qint32"]
+ZERO_POINTS = {"quint8": [0, 3, 128, 255], "qint8": [-128, -5, 0, 127], "qint32": [-1000, 0, 7, 2 ** 20]}
+
+
+def pair(a):
+    """The same float32 values in ember and torch."""
+    a = np.ascontiguousarray(a, dtype=np.float32)
+    return ember.tensor(a), torch.from_numpy(a.copy())
+
+
+def ints(q):
+    return np.asarray(q.int_repr().tolist())
+
+
+def values(rng, n, scale):
+    """Normal values at several magnitudes, a third of them on a rounding tie (x / scale = k + 0.5)."""
+    a = (rng.standard_normal(n) * rng.choice([1, 10, 100])).astype(np.float32)
+    a[::3] = (np.round(a[::3] / scale * 2) / 2 * np.float32(scale)).astype(np.float32)
+    return a
+
+
+@pytest.mark.parametrize("dt", QDTYPES)
+@pytest.mark.parametrize("n", [1, 7, 33, 1000, 70001])
+def test_quantize_per_tensor_integers_equal_torch(dt, n):
+    rng = np.random.default_rng(n)
+    for scale in [0.01, 0.1, 1 / 3, 0.07, 1e-3, 0.5, 3.7]:
+        for zp in ZERO_POINTS[dt]:
+            e, t = pair(values(rng, n, scale))
+            eq = ember.quantize_per_tensor(e, scale, zp, getattr(ember, dt))
+            tq = torch.quantize_per_tensor(t, scale, zp, getattr(torch, dt))
+            assert (ints(eq) == tq.int_repr().numpy()).all(), (scale, zp)
+            assert eq.q_scale() == tq.q_scale() and eq.q_zero_point() == tq.q_zero_point()
+            np.testing.assert_array_equal(np.asarray(eq.dequantize().tolist(), np.float32), tq.dequantize().numpy())
+
+
+@pytest.mark.parametrize("dt", QDTYPES)
+def test_quantize_saturates_and_maps_nan_as_torch(dt):
+    special = [float("nan"), float("inf"), -float("inf"), 1e10, -1e10, 3e9, 2.5, 3.5, -2.5, 0.0, -0.0]
+    for n in [1, 40]:
+        e, t = pair(np.resize(np.array(special, np.float32), n))
+        for scale, zp in [(1.0, 5), (0.0, 3), (float("inf"), 0), (float("nan"), 0), (-1.0, 3)]:
+            eq = ember.quantize_per_tensor(e, scale, zp if dt != "quint8" else abs(zp), getattr(ember, dt))
+            tq = torch.quantize_per_tensor(t, scale, zp if dt != "quint8" else abs(zp), getattr(torch, dt))
+            assert (ints(eq) == tq.int_repr().numpy()).all(), (n, scale, zp)
+
+
+@pytest.mark.parametrize("dt", QDTYPES)
+@pytest.mark.parametrize("shape,axis", [((4, 5), 0), ((4, 5), 1), ((2, 3, 6), 1), ((2, 3, 4, 5), 3), ((7,), 0)])
+def test_quantize_per_channel_equal_torch(dt, shape, axis):
+    rng = np.random.default_rng(sum(shape) + axis)
+    c = shape[axis]
+    scales = rng.uniform(0.005, 0.5, c)
+    zps = rng.integers(*((0, 256) if dt == "quint8" else (-128, 128)), c)
+    a = (rng.standard_normal(shape) * 10).astype(np.float32)
+    a = np.moveaxis(a, axis, 0)
+    for k in range(c):  # a third on rounding ties, and the special values
+        a[k].flat[::3] = (np.round(a[k].flat[::3] / scales[k] * 2) / 2 * np.float32(scales[k])).astype(np.float32)
+    a.flat[1:5] = [np.nan, np.inf, -np.inf, 1e10][:a.size - 1]
+    a = np.moveaxis(a, 0, axis)
+    e, t = pair(a)
+    eq = ember.quantize_per_channel(e, ember.tensor(scales), ember.tensor(zps), axis, getattr(ember, dt))
+    tq = torch.quantize_per_channel(t, torch.from_numpy(scales), torch.from_numpy(zps), axis, getattr(torch, dt))
+    assert (ints(eq) == tq.int_repr().numpy()).all()
+    np.testing.assert_array_equal(np.asarray(eq.dequantize().tolist(), np.float32), tq.dequantize().numpy())
+    assert eq.q_per_channel_axis() == tq.q_per_channel_axis() == axis
+    assert eq.q_per_channel_scales().tolist() == tq.q_per_channel_scales().tolist()
+    assert eq.q_per_channel_zero_points().tolist() == tq.q_per_channel_zero_points().tolist()
+    assert str(eq.qscheme()) == str(tq.qscheme()) == "torch.per_channel_affine"
+
+
+REPRS = {
+    "per_tensor": lambda m, x: m.quantize_per_tensor(x, 0.01, 128, m.quint8),
+    "tensor_scale": lambda m, x: m.quantize_per_tensor(x, m.tensor(0.1), m.tensor(3), m.quint8),
+    "qint8": lambda m, x: m.quantize_per_tensor(x, 0.1, 3, m.qint8),
+    "qint32_big_scale": lambda m, x: m.quantize_per_tensor(x, 1e-05, 3, m.qint32),
+    "per_channel": lambda m, x: m.quantize_per_channel(x, m.tensor([0.1, 0.2]), m.tensor([1, 2]), 0, m.quint8),
+    "empty": lambda m, x: m.quantize_per_tensor(x[:0], 0.1, 2, m.quint8),
+    "scalar": lambda m, x: m.quantize_per_tensor(x[0, 1], 0.1, 2, m.quint8),
+    "view": lambda m, x: m.quantize_per_tensor(x, 0.25, 2, m.quint8).t()[1],
+    "int_repr": lambda m, x: m.quantize_per_tensor(x, 0.25, 2, m.qint8).int_repr(),
+    "dequantize_list": lambda m, x: m.dequantize([m.quantize_per_tensor(x, 0.5, 1, m.quint8)])[0],
+}
+
+
+@pytest.mark.parametrize("name", REPRS)
+def test_printing_equals_torch(name):
+    e, t = pair([[-1.0, 0.5, 2.0], [0.3, 0.1, -0.2]])
+    assert repr(REPRS[name](ember, e)) == repr(REPRS[name](torch, t))
+
+
+LAYOUTS = {
+    "transposed": lambda m, x: x.reshape(4, 6).t(),
+    "channels_last": lambda m, x: x.reshape(2, 3, 2, 2).contiguous(memory_format=m.channels_last),
+    "sliced": lambda m, x: x.reshape(4, 6)[1:, ::2],
+}
+MAKERS = {
+    "quantize_per_tensor": lambda m, x: m.quantize_per_tensor(x, 0.1, 2, m.quint8),
+    "dequantize": lambda m, x: m.quantize_per_tensor(x, 0.1, 2, m.quint8).dequantize(),
+    "int_repr": lambda m, x: m.quantize_per_tensor(x, 0.1, 2, m.quint8).int_repr(),
+    "view_dequantize": lambda m, x: m.quantize_per_tensor(x.contiguous(), 0.1, 2, m.quint8).mT.dequantize(),
+    "clone": lambda m, x: m.quantize_per_tensor(x.contiguous(), 0.1, 2, m.quint8).transpose(0, 1).clone(),
+    "per_channel": lambda m, x: m.quantize_per_channel(x, m.ones(x.shape[1]), m.zeros(x.shape[1], dtype=m.int64), 1,
+                                                       m.qint8),
+}
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("maker", MAKERS)
+def test_strides_and_values_equal_torch(layout, maker):
+    e, t = pair(np.arange(24, dtype=np.float32) / 7 - 1.5)
+    re, rt = MAKERS[maker](ember, LAYOUTS[layout](ember, e)), MAKERS[maker](torch, LAYOUTS[layout](torch, t))
+    assert re.stride() == rt.stride() and tuple(re.shape) == tuple(rt.shape) and str(re.dtype) == str(rt.dtype)
+    read = (lambda r: r.int_repr()) if rt.is_quantized else (lambda r: r)
+    assert read(re).tolist() == read(rt).tolist()
+
+
+VIEWS = {
+    "t": lambda q: q.t(), "select": lambda q: q[1], "slice": lambda q: q[:, 1:3], "view": lambda q: q.view(3, 2),
+    "reshape": lambda q: q.reshape(-1), "unsqueeze": lambda q: q.unsqueeze(0), "expand": lambda q: q.expand(2, 2, 3),
+    "narrow": lambda q: q.narrow(1, 0, 2), "detach": lambda q: q.detach(), "unbind": lambda q: q.unbind(1)[2],
+    "contiguous": lambda q: q.t().contiguous(), "permute": lambda q: q.permute(1, 0), "flatten": lambda q: q.flatten(),
+}
+
+
+@pytest.mark.parametrize("name", VIEWS)
+def test_per_tensor_views_keep_the_quantizer(name):
+    e, t = pair([[-1.0, 0.5, 2.0], [0.3, 0.1, -0.2]])
+    ve = VIEWS[name](ember.quantize_per_tensor(e, 0.05, 10, ember.quint8))
+    vt = VIEWS[name](torch.quantize_per_tensor(t, 0.05, 10, torch.quint8))
+    assert repr(ve) == repr(vt)
+    assert ve.stride() == vt.stride() and ve.storage_offset() == vt.storage_offset()
+
+
+def test_per_channel_views_raise_where_the_channels_would_move():
+    q = ember.quantize_per_channel(ember.ones(2, 3), ember.tensor([0.1, 0.2]), ember.tensor([1, 2]), 0, ember.quint8)
+    for view in [lambda q: q.t(), lambda q: q.view(6), lambda q: q.expand(2, 2, 3), lambda q: q[:, 0]]:
+        with pytest.raises(RuntimeError, match="uniformly quantized"):
+            view(q)
+    with pytest.raises(RuntimeError, match="per-channel"):
+        q.resize_(6)
+    assert q.detach().int_repr().tolist() == q.int_repr().tolist()
+
+
+def test_copy_semantics_equal_torch():
+    e, t = pair([[-1.0, 0.5, 2.0], [0.3, 0.1, -0.2]])
+    for m, x in [(ember, e), (torch, t)]:
+        q = m.quantize_per_tensor(x, 0.1, 2, m.quint8)
+        q.copy_(x * 2)  # a float source is quantized with q's parameters
+        assert q.int_repr().tolist() == [[0, 12, 42], [8, 4, 0]]
+        q.copy_(m.quantize_per_tensor(x, 0.2, 3, m.quint8))  # a quantized source brings its parameters
+        assert (q.q_scale(), q.q_zero_point()) == (0.2, 3)
+    cases = [
+        lambda m, x: m.zeros(2, 3).copy_(m.quantize_per_tensor(x, 0.1, 2, m.quint8)),
+        lambda m, x: m.quantize_per_tensor(x, 0.1, 2, m.quint8).copy_(x.double()),
+        lambda m, x: m.quantize_per_tensor(x, 0.1, 2, m.quint8).copy_(x[0]),
+        lambda m, x: m.quantize_per_tensor(x, 0.1, 2, m.quint8).copy_(
+            m.quantize_per_channel(x, m.tensor([0.1, 0.2]), m.tensor([1, 2]), 0, m.quint8)),
+    ]
+    for case in cases:
+        assert_same_error(case, e, t)
+
+
+def outcome(fn, *args):
+    try:
+        fn(*args)
+    except Exception as err:  # noqa: BLE001 - the type and message are what is compared
+        return type(err).__name__, str(err).split("\n")[0]
+    return None
+
+
+def assert_same_error(case, e, t, message=True):
+    oe, ot = outcome(case, ember, e), outcome(case, torch, t)
+    assert oe is not None and ot is not None and oe[0] == ot[0], (oe, ot)
+    if message:
+        assert oe[1] == ot[1]
+
+
+ERRORS = {  # same type and message as torch
+    "float_dtype": lambda m, x: m.quantize_per_tensor(x, 0.1, 3, m.float32),
+    "double_input": lambda m, x: m.quantize_per_tensor(x.double(), 0.1, 3, m.quint8),
+    "int_input": lambda m, x: m.quantize_per_tensor(x.int(), 0.1, 3, m.quint8),
+    "zp_above": lambda m, x: m.quantize_per_tensor(x, 0.1, 300, m.quint8),
+    "zp_below": lambda m, x: m.quantize_per_tensor(x, 0.1, -129, m.qint8),
+    "zp_int32": lambda m, x: m.quantize_per_tensor(x, 0.1, 2 ** 31, m.qint32),
+    "tensor_scale_numel": lambda m, x: m.quantize_per_tensor(x, m.tensor([0.1, 0.2]), m.tensor(3), m.quint8),
+    "pc_scale_int": lambda m, x: m.quantize_per_channel(x, m.tensor([1, 2]), m.tensor([1, 2]), 0, m.quint8),
+    "pc_numel": lambda m, x: m.quantize_per_channel(x, m.tensor([0.1, 0.2]), m.tensor([1]), 0, m.quint8),
+    "pc_dim": lambda m, x: m.quantize_per_channel(x, m.ones(2, 1), m.ones(2, 1, dtype=m.int64), 0, m.quint8),
+    "pc_axis": lambda m, x: m.quantize_per_channel(x, m.tensor([0.1, 0.2]), m.tensor([1, 2]), 2, m.quint8),
+    "pc_channels": lambda m, x: m.quantize_per_channel(x, m.tensor([0.1, 0.2]), m.tensor([1, 2]), 1, m.quint8),
+    "pc_zp": lambda m, x: m.quantize_per_channel(x, m.tensor([0.1, 0.2]), m.tensor([1, 300]), 0, m.quint8),
+    "pc_double": lambda m, x: m.quantize_per_channel(x.double(), m.tensor([0.1, 0.2]), m.tensor([1, 2]), 0, m.quint8),
+    "to_quantized": lambda m, x: x.to(m.quint8),
+    "add": lambda m, x: m.quantize_per_tensor(x, 0.1, 2, m.quint8) + 1,
+    "add_": lambda m, x: m.quantize_per_tensor(x, 0.1, 2, m.quint8).add_(1),
+    "promote": lambda m, x: x + m.quantize_per_tensor(x, 0.1, 2, m.quint8),
+    "promote_types": lambda m, x: m.promote_types(m.quint8, m.float32),
+    "is_signed": lambda m, x: m.qint8.is_signed,
+    "numpy": lambda m, x: m.quantize_per_tensor(x, 0.1, 2, m.quint8).numpy(),
+    "requires_grad": lambda m, x: m.quantize_per_tensor(x, 0.1, 2, m.quint8).requires_grad_(),
+    "item_many": lambda m, x: m.quantize_per_tensor(x, 0.1, 2, m.quint8).item(),
+}
+ERROR_TYPES = {  # same exception type as torch; ember's message says more
+    "sum": lambda m, x: m.quantize_per_tensor(x, 0.1, 2, m.quint8).sum(),
+    "int_repr_float": lambda m, x: x.int_repr(),
+    "q_scale_float": lambda m, x: x.q_scale(),
+    "q_scale_per_channel": lambda m, x: m.quantize_per_channel(x, m.tensor([0.1, 0.2]), m.tensor([1, 2]), 0,
+                                                               m.quint8).q_scale(),
+    "axis_per_tensor": lambda m, x: m.quantize_per_tensor(x, 0.1, 2, m.quint8).q_per_channel_axis(),
+    "float": lambda m, x: m.quantize_per_tensor(x, 0.1, 2, m.quint8).float(),
+    "zero_": lambda m, x: m.quantize_per_tensor(x, 0.1, 2, m.quint8).zero_(),
+}
+
+
+@pytest.mark.parametrize("name", ERRORS)
+def test_errors_equal_torch(name):
+    assert_same_error(ERRORS[name], *pair([[-1.0, 0.5, 2.0], [0.3, 0.1, -0.2]]))
+
+
+@pytest.mark.parametrize("name", ERROR_TYPES)
+def test_error_types_equal_torch(name):
+    assert_same_error(ERROR_TYPES[name], *pair([[-1.0, 0.5, 2.0], [0.3, 0.1, -0.2]]), message=False)
+
+
+def test_refused_ops_raise_and_leave_the_tensor_as_it_was():
+    q = ember.quantize_per_tensor(ember.tensor([[-1.0, 0.5], [2.0, 0.25]]), 0.25, 4, ember.quint8)
+    before = q.int_repr().tolist()
+    refused = [lambda: q + q, lambda: q.mul_(2), lambda: q.fill_(1.0), lambda: q.clamp_(0, 1), lambda: q.sum(),
+               lambda: q.max(), lambda: q == q, lambda: q.sort(), lambda: q.flip(0), lambda: q[[0, 1]],
+               lambda: ember.cat([q, q]), lambda: q.index_put_((ember.tensor([0]),), ember.tensor(1.0)),
+               lambda: q.view(ember.uint8), lambda: q.tolist(), lambda: ember.save(q, "/dev/null"),
+               lambda: q.masked_fill_(ember.tensor(True), 0), lambda: q.softmax(0), lambda: q.matmul(q),
+               lambda: q.abs(), lambda: ember.zeros(2, dtype=ember.quint8), lambda: ember.iinfo(ember.quint8),
+               lambda: ember.empty(2, dtype=ember.quint8)]  # torch makes one whose quantizer is unknown
+    for op in refused:
+        with pytest.raises((RuntimeError, NotImplementedError)):
+            op()
+    assert q.int_repr().tolist() == before
+
+
+def test_item_is_the_dequantized_value():
+    q = ember.quantize_per_tensor(ember.tensor([0.3, 1.7]), 0.1, 2, ember.qint8)
+    assert q[1].item() == pytest.approx(1.7, abs=1e-6)
+
+
+def test_list_forms_equal_torch():
+    e, t = pair([[-1.0, 0.5, 2.0], [0.3, 0.1, -0.2]])
+    qe = ember.quantize_per_tensor([e, e * 2], ember.tensor([0.1, 0.2]), ember.tensor([3, 4]), ember.quint8)
+    qt = torch.quantize_per_tensor([t, t * 2], torch.tensor([0.1, 0.2]), torch.tensor([3, 4]), torch.quint8)
+    assert [repr(q) for q in qe] == [repr(q) for q in qt]
+    assert [d.tolist() for d in ember.dequantize(list(qe))] == [d.tolist() for d in torch.dequantize(list(qt))]
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_pickle_and_deepcopy_round_trip(per_channel):
+    x = ember.tensor([[-1.0, 0.5, 2.0], [0.3, 0.1, -0.2]])
+    q = (ember.quantize_per_channel(x, ember.tensor([0.1, 0.2]), ember.tensor([1, 2]), 0, ember.qint8) if per_channel
+         else ember.quantize_per_tensor(x, 0.05, 7, ember.quint8)[1])
+    for r in [pickle.loads(pickle.dumps(q)), copy.deepcopy(q)]:
+        assert repr(r) == repr(q) and r.int_repr().tolist() == q.int_repr().tolist()
+
+
+def test_dtype_and_qscheme_objects():
+    for name in QDTYPES:
+        assert repr(getattr(ember, name)) == repr(getattr(torch, name))
+        assert getattr(ember, name).itemsize == getattr(torch, name).itemsize
+        assert not getattr(ember, name).is_floating_point
+    for name in ["per_tensor_affine", "per_channel_affine", "per_tensor_symmetric", "per_channel_symmetric",
+                 "per_channel_affine_float_qparams"]:
+        assert repr(getattr(ember, name)) == repr(getattr(torch, name))
+    q = ember.quantize_per_tensor(ember.ones(2), 0.1, 2, ember.quint8)
+    assert q.qscheme() is ember.per_tensor_affine and q.is_quantized and not ember.ones(1).is_quantized
+    assert q.element_size() == 1 and q.nbytes == 2 and q.type() == "torch.QUInt8Tensor"
+
+
+def test_deprecation_warning_once_as_torch():
+    code = ("import warnings, {m}\nwith warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n    for _ in range(2): {m}.quantize_per_tensor({m}.ones(2), 0.1, 2, {m}.quint8)\n"
+            "print([str(x.message).split(' (Triggered')[0] for x in w])")
+    out = [subprocess.run([sys.executable, "-c", code.format(m=m)], capture_output=True, text=True, check=True).stdout
+           for m in ["ember", "torch"]]
+    assert out[0] == out[1] and "deprecated" in out[0]
