@@ -181,7 +181,7 @@ std::vector<Tensor> dequantize(const std::vector<Tensor>& ts) {
 Tensor int_repr(const Tensor& t) {
   EMBER_CHECK(t.is_quantized(), NotImplementedError, "int_repr expects a quantized tensor, got one of dtype torch.",
               dtype_name(t.dtype()));
-  return raw_view(t).contiguous(suggested_format(t));
+  return raw_view(t).clone(suggested_format(t));  // a copy, as torch's, even of a dense tensor
 }
 
 const Quantizer& quantizer_of(const Tensor& t) {

@@ -249,7 +249,9 @@ SafetensorsFile::SafetensorsFile(std::unique_ptr<Source> source) : source_(std::
     Entry e{name, kFloat32, {}, offsets->elements[0].number, offsets->elements[1].number};
     int t = 0;
     while (t < int(kQInt8) && dtype->text != safetensors_dtype(ScalarType(t))) ++t;
-    if (t == int(kQInt8)) bad_header("tensor '" + name + "' has dtype " + dtype->text + ", which ember does not support");
+    if (t == int(kQInt8)) {
+      bad_header("tensor '" + name + "' has dtype " + dtype->text + ", which ember does not support");
+    }
     e.dtype = ScalarType(t);
     // Its size in bytes; the product of its non-zero dims must fit in int64 (so its strides do).
     __int128 bytes = element_size(e.dtype), span = 1;

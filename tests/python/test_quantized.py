@@ -290,8 +290,16 @@ def test_dtype_and_qscheme_objects():
 
 def test_deprecation_warning_once_as_torch():
     code = ("import warnings, {m}\nwith warnings.catch_warnings(record=True) as w:\n"
-            "    warnings.simplefilter('always')\n    for _ in range(2): {m}.quantize_per_tensor({m}.ones(2), 0.1, 2, {m}.quint8)\n"
+            "    warnings.simplefilter('always')\n"
+            "    for _ in range(2): {m}.quantize_per_tensor({m}.ones(2), 0.1, 2, {m}.quint8)\n"
             "print([str(x.message).split(' (Triggered')[0] for x in w])")
     out = [subprocess.run([sys.executable, "-c", code.format(m=m)], capture_output=True, text=True, check=True).stdout
            for m in ["ember", "torch"]]
     assert out[0] == out[1] and "deprecated" in out[0]
+
+
+def test_int_repr_is_a_copy():
+    # int_repr of a dense tensor was a view of its integers: writing to it changed the quantized tensor
+    q = ember.quantize_per_tensor(ember.tensor([0.5, 1.0]), 0.5, 0, ember.quint8)
+    q.int_repr().fill_(7)
+    assert q.int_repr().tolist() == [1, 2]
