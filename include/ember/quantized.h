@@ -48,7 +48,8 @@ Tensor q_per_channel_scales(const Tensor& t);
 Tensor q_per_channel_zero_points(const Tensor& t);
 int64_t q_per_channel_axis(const Tensor& t);
 
-// A quantized tensor over the integers of `raw` (dtype storage_type(dtype)), sharing its storage (pickles).
+// A quantized tensor over the integers of `raw` (dtype storage_type(dtype)), sharing its storage, and sharing the
+// quantizer's per-channel tensors when they are float64 / int64 on the CPU (checkpoints, pickles).
 Tensor make_quantized(const Tensor& raw, ScalarType dtype, const Quantizer& quantizer);
 // A copy of a quantized tensor (clone, contiguous): same quantizer, dense strides in `format`.
 Tensor quantized_clone(const Tensor& t, MemoryFormat format);

@@ -223,8 +223,9 @@ Tensor make_quantized(const Tensor& raw, ScalarType dtype, const Quantizer& quan
                     q->scales.numel() == raw.size(q->axis) && q->zero_points.numel() == raw.size(q->axis),
                 Error, "per-channel parameters of ", q->scales.numel(), " scales and ", q->zero_points.numel(),
                 " zero points along axis ", q->axis, " do not fit a tensor of shape ", int_list(raw.sizes()));
-    q->scales = q->scales.to(kCPU).to(kFloat64, true).contiguous();
-    q->zero_points = q->zero_points.to(kCPU).to(kInt64, true).contiguous();
+    // No copy when they already are: a checkpoint's tensors are filled after unpickling, in parallel.
+    q->scales = q->scales.to(kCPU).to(kFloat64).contiguous();
+    q->zero_points = q->zero_points.to(kCPU).to(kInt64).contiguous();
   }
   Tensor view = Tensor::make(raw.storage(), DimVector(raw.sizes()), DimVector(raw.strides()), raw.storage_offset(),
                              raw.dtype());

@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "ember/parallel.h"
+#include "ember/quantized.h"
 #include "zip.h"
 
 namespace ember::serialize {
@@ -109,23 +110,56 @@ class Pickler {
     text("latin1");
     out += "\x86R";
   }
+  void real(double d) {
+    uint64_t bits;
+    std::memcpy(&bits, &d, 8);
+    out += 'G';
+    for (int i = 7; i >= 0; --i) out += char(bits >> (8 * i) & 0xFF);
+  }
+  void storage_id(const Tensor& t, bool untyped) {
+    text("storage");
+    if (untyped) global("torch.storage", "UntypedStorage");
+    else global("torch", storage_class(t.dtype()));
+    auto [key, numel] = storage_key(t, untyped);
+    text(key);
+    text(t.device().str());
+    integer(numel);
+    out += "tQ";
+  }
+  // torch's record of a quantized tensor: _rebuild_qtensor(storage, offset, size, stride, (scheme, params...),
+  // requires_grad, hooks).
+  void quantized_tensor(const Tensor& t) {
+    const Quantizer& q = quantizer_of(t);
+    global("torch._utils", "_rebuild_qtensor");
+    out += "((";
+    storage_id(t, false);
+    integer(t.storage_offset());
+    tuple_of(t.sizes());
+    tuple_of(t.strides());
+    out += '(';
+    global("torch", std::string(qscheme_name(q.scheme)));
+    if (q.per_channel()) {
+      tensor(q.scales);
+      tensor(q.zero_points);
+      integer(q.axis);
+    } else {
+      real(q.scale);
+      integer(q.zero_point);
+    }
+    out += "t\x89";
+    empty_ordered_dict();
+    out += "tR";
+    put_memo(t.impl());
+  }
   void tensor(const Tensor& t) {
     if (get_memo(t.impl())) return;
-    EMBER_CHECK(!t.is_quantized(), NotImplementedError, "ember.save does not store quantized tensors (torch.",
-                dtype_name(t.dtype()), ") yet: save int_repr() and the scale and zero point");
+    if (t.is_quantized()) return quantized_tensor(t);
     bool param = t.is_parameter();
     if (param) global("torch._utils", "_rebuild_parameter");
     bool v3 = is_float8(t.dtype());
     global("torch._utils", v3 ? "_rebuild_tensor_v3" : "_rebuild_tensor_v2");
     out += "((";
-    text("storage");
-    if (v3) global("torch.storage", "UntypedStorage");
-    else global("torch", storage_class(t.dtype()));
-    auto [key, numel] = storage_key(t, v3);
-    text(key);
-    text(t.device().str());
-    integer(numel);
-    out += "tQ";
+    storage_id(t, v3);
     integer(t.storage_offset());
     tuple_of(t.sizes());
     tuple_of(t.strides());
@@ -157,14 +191,7 @@ class Pickler {
       case Kind::None: out += 'N'; break;
       case Kind::Bool: out += v.to_bool() ? '\x88' : '\x89'; break;
       case Kind::Int: integer(v.to_int()); break;
-      case Kind::Double: {
-        double d = v.to_double();
-        uint64_t bits;
-        std::memcpy(&bits, &d, 8);
-        out += 'G';
-        for (int i = 7; i >= 0; --i) out += char(bits >> (8 * i) & 0xFF);
-        break;
-      }
+      case Kind::Double: real(v.to_double()); break;
       case Kind::String: text(v.to_string()); break;
       case Kind::Bytes: bytes(v.to_string()); break;
       case Kind::Dtype: global("torch", std::string(dtype_name(v.to_dtype()))); break;
@@ -349,7 +376,9 @@ class Unpickler {
     }
   }
 
-  enum class Callable : uint8_t { None, OrderedDict, RebuildV2, RebuildV3, RebuildParameter, Size, Encode, Bytes };
+  enum class Callable : uint8_t {
+    None, OrderedDict, RebuildV2, RebuildV3, RebuildQuantized, RebuildParameter, Size, Encode, Bytes,
+  };
   struct Obj {
     Value value;
     Callable callable = Callable::None;
@@ -462,6 +491,9 @@ class Unpickler {
     if (module == "torch._utils" && name == "_rebuild_tensor_v2") return callable(Callable::RebuildV2);
     if (module == "torch._utils" && name == "_rebuild_tensor_v3") return callable(Callable::RebuildV3);
     if (module == "torch._utils" && name == "_rebuild_parameter") return callable(Callable::RebuildParameter);
+    if (module == "torch._utils" && name == "_rebuild_qtensor") return callable(Callable::RebuildQuantized);
+    if (module == "torch" && (name == "per_tensor_affine" || name == "per_channel_affine"))
+      return Obj{Value(name), Callable::None, "", false};  // a qscheme, read by _rebuild_qtensor
     if (module == "torch" && name == "Size") return callable(Callable::Size);
     if (module == "_codecs" && name == "encode") return callable(Callable::Encode);
     if ((module == "__builtin__" || module == "builtins") && name == "bytes") return callable(Callable::Bytes);
@@ -499,6 +531,11 @@ class Unpickler {
       }
       case Callable::RebuildV2: want(6, 7); return rebuild(a[0], std::nullopt, a[1], a[2], a[3], a[4], a[5]);
       case Callable::RebuildV3: want(7, 8); return rebuild(a[0], a[6].to_dtype(), a[1], a[2], a[3], a[4], a[5]);
+      case Callable::RebuildQuantized: {
+        want(7, 7);
+        if (a[5].to_bool()) refuse("a quantized tensor that requires grad");
+        return rebuild_quantized(rebuild(a[0], std::nullopt, a[1], a[2], a[3], a[5], a[6]).to_tensor(), a[4]);
+      }
       case Callable::RebuildParameter: {
         want(3, 3);
         Tensor t = a[0].to_tensor();
@@ -553,6 +590,26 @@ class Unpickler {
     Tensor out = Tensor::make(flat.storage(), sizes, strides, offset, t);
     if (requires_grad.to_bool()) out.requires_grad_(true);
     return Value(out);
+  }
+
+  // The integers of a quantized storage (QUInt8Storage loads as uint8, ...) with the record's quantizer.
+  static Value rebuild_quantized(const Tensor& raw, const Value& params) {
+    ScalarType dtype = raw.dtype() == kUInt8 ? kQUInt8 : raw.dtype() == kInt8 ? kQInt8 : kQInt32;
+    if (raw.dtype() != kUInt8 && raw.dtype() != kInt8 && raw.dtype() != kInt32) refuse("a quantized tensor's storage");
+    const auto& p = params.items();
+    Quantizer q;
+    if (p.size() == 3 && p[0].to_string() == "per_tensor_affine") {
+      q.scale = p[1].to_double();
+      q.zero_point = p[2].to_int();
+    } else if (p.size() == 4 && p[0].to_string() == "per_channel_affine") {
+      q.scheme = QScheme::PerChannelAffine;
+      q.scales = p[1].to_tensor();
+      q.zero_points = p[2].to_tensor();
+      q.axis = p[3].to_int();
+    } else {
+      refuse("a quantized tensor's parameters (per_tensor_affine or per_channel_affine)");
+    }
+    return Value(make_quantized(raw, dtype, q));
   }
 
   std::string_view data_;
@@ -714,7 +771,8 @@ Value load(const Source& source, const LoadOptions& options) {
       s = Storage::allocate(n, kCPU);
       unread.push_back({s, offset});
     }
-    Tensor flat = Tensor::make(s.defined() ? s : source.storage(offset, n), {numel}, {1}, 0, dtype.value_or(kUInt8));
+    ScalarType raw = storage_type(dtype.value_or(kUInt8));  // a quantized storage holds its integers
+    Tensor flat = Tensor::make(s.defined() ? s : source.storage(offset, n), {numel}, {1}, 0, raw);
     if (device != kCPU) flat = flat.to(device);
     return loaded.emplace(key, Value(flat)).first->second;
   };
