@@ -24,7 +24,12 @@ namespace {
 ScalarType scanned_as(ScalarType t) { return t == kFloat64 ? kFloat64 : is_floating_point(t) ? kFloat32 : kInt64; }
 
 std::pair<Tensor, Tensor> cum_extremum(bool is_max, const Tensor& x, int64_t dim) {
-  int64_t d = wrap_dim(dim, x.dim());
+  const char* name = is_max ? "cummax" : "cummin";
+  EMBER_CHECK(x.dim() > 0 || dim == 0 || dim == -1, IndexError, name,
+              "(): Expected reduction dim -1 or 0 for scalar but got ", dim);
+  // torch checks the dim only where there is something to scan: any dim of an empty tensor gives empty results
+  bool any_dim = x.numel() == 0 && (dim < -x.dim() || dim >= x.dim());
+  int64_t d = any_dim ? 0 : wrap_dim(dim, x.dim());
   check_dtype(x, is_max ? "cummax_cpu" : "cummin_cpu");
   auto r = autograd::untracked([&] {
     Rows rows = as_rows(x, d);

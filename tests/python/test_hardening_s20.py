@@ -32,3 +32,27 @@ def graph(fn, m):
 def test_unique_values_require_grad_without_a_formula(name):
     # torch records the values of unique(_consecutive) on a node whose backward raises; the other outputs are integers
     assert graph(UNIQUES[name], ember) == graph(UNIQUES[name], torch)
+
+
+CUM_EXTREMA = {
+    "empty_any_dim": lambda m: m.cummax(m.zeros(0, 3), 5),
+    "empty_negative_dim": lambda m: m.cummin(m.zeros(2, 0), -9),
+    "empty_grad": lambda m: m.cummax(m.zeros(0, 3, requires_grad=True), 5),
+    "scalar_bad_dim": lambda m: m.cummax(m.tensor(1.0), -2),
+    "nonempty_bad_dim": lambda m: m.cummin(m.zeros(2, 3), 5),
+}
+
+
+def cum_outcome(fn, m):
+    try:
+        values, indices = fn(m)
+    except Exception as e:  # noqa: BLE001 - the type and message are what is compared
+        return type(e).__name__, str(e)
+    return tuple(values.shape), str(indices.dtype), values.grad_fn.name() if values.grad_fn is not None else None
+
+
+@pytest.mark.parametrize("name", CUM_EXTREMA)
+def test_cummax_cummin_dim_checks_as_torch(name):
+    # torch checks the dim only when there is something to scan (any dim of an empty tensor is accepted), and a
+    # 0-dim tensor's with its own message
+    assert cum_outcome(CUM_EXTREMA[name], ember) == cum_outcome(CUM_EXTREMA[name], torch)
