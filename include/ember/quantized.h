@@ -23,6 +23,10 @@ struct Quantizer {
   Tensor scales;             // per channel: float64, one per index of `axis`
   Tensor zero_points;        // int64, as many
   int64_t axis = 0;
+  // Per channel, where the channels lie in the storage, so that views can find theirs: the element at storage
+  // position p is in channel ((p - anchor_offset) / anchor_stride) % anchor_channels - first_channel of these
+  // scales. Set from a dense tensor; anchor_stride 0 where none was (views that move the channels then raise).
+  int64_t anchor_offset = 0, anchor_stride = 0, anchor_channels = 0, first_channel = 0;
   bool per_channel() const { return scheme == QScheme::PerChannelAffine; }
 };
 
@@ -56,8 +60,10 @@ Tensor quantized_clone(const Tensor& t, MemoryFormat format);
 // self.copy_(src) for a quantized self: a float src is quantized with self's parameters, a quantized src of the
 // same dtype and scheme is copied with its quantizer (torch's quantized copy_).
 void quantized_copy_(Tensor& self, const Tensor& src);
-// A view over a quantized base's storage: per-tensor quantizers carry over; a per-channel one only to a view of
-// the same geometry (torch's "Setting strides is possible only on uniformly quantized tensor").
+// A view over a quantized base's storage: per-tensor quantizers carry over. Per channel, the view's elements must
+// keep one channel along at most one dim (its new axis, with those channels' scales) and none elsewhere; a view
+// within one channel is per tensor (torch's select along the axis). Other views raise torch's "Setting strides is
+// possible only on uniformly quantized tensor".
 Tensor quantized_view(const Tensor& base, DimVector sizes, DimVector strides, int64_t offset);
 
 }  // namespace ember

@@ -25,10 +25,29 @@ void warn_deprecated_once() {
 }
 
 // `raw` (the integers, of dtype storage_type(dtype)) re-typed in place as a quantized tensor.
-Tensor as_quantized(Tensor raw, ScalarType dtype, std::shared_ptr<const Quantizer> quantizer) {
+Tensor tag_quantized(Tensor raw, ScalarType dtype, std::shared_ptr<const Quantizer> quantizer) {
   raw.impl()->dtype = dtype;
   raw.impl()->quantizer = std::move(quantizer);
   return raw;
+}
+
+// A per-channel quantizer with its channels anchored in t's storage (Quantizer::anchor_*); others as they are.
+std::shared_ptr<const Quantizer> anchored(std::shared_ptr<const Quantizer> q, const Tensor& t) {
+  if (!q->per_channel()) return q;
+  auto a = std::make_shared<Quantizer>(*q);
+  a->anchor_offset = t.storage_offset();
+  a->anchor_channels = t.size(q->axis);
+  a->first_channel = 0;
+  // In a dense tensor the dims faster than the axis fill exactly one stride of it, the slower ones whole channels.
+  bool dense = is_non_overlapping_and_dense(t.sizes(), t.strides());
+  a->anchor_stride = dense ? std::max<int64_t>(t.stride(q->axis), 1) : 0;
+  return a;
+}
+
+// `raw` as a quantized tensor whose per-channel quantizer is anchored in raw's storage.
+Tensor as_quantized(Tensor raw, ScalarType dtype, std::shared_ptr<const Quantizer> quantizer) {
+  auto q = anchored(std::move(quantizer), raw);
+  return tag_quantized(std::move(raw), dtype, std::move(q));
 }
 
 // The integers of a quantized tensor, as a tensor of their own type over the same storage and geometry.
@@ -249,7 +268,7 @@ void quantized_copy_(Tensor& self, const Tensor& src) {
     EMBER_CHECK(self.dtype() == src.dtype(), Error, "Quantized copy needs tensors of one dtype, got ",
                 dtype_name(self.dtype()), " and ", dtype_name(src.dtype()));
     raw = raw_view(src);
-    self.impl()->quantizer = src.impl()->quantizer;  // torch's copy_ takes src's parameters
+    self.impl()->quantizer = anchored(src.impl()->quantizer, self);  // torch's copy_ takes src's parameters
   } else {
     EMBER_CHECK(src.dtype() == kFloat32, Error, "Quantized copy only works with kFloat as source Tensor");
     raw = raw_view(quantize_with(src, self.dtype(), self.impl()->quantizer));
@@ -259,14 +278,56 @@ void quantized_copy_(Tensor& self, const Tensor& src) {
   self.bump_version();
 }
 
+namespace {
+
+// The quantizer of a view (sizes, strides, offset) of a per-channel tensor quantized by q, or null where the view's
+// elements do not keep their channels along one dim (see quantized_view).
+std::shared_ptr<const Quantizer> per_channel_view(const Quantizer& q, IntArrayRef sizes, IntArrayRef strides,
+                                                  int64_t offset) {
+  const int64_t stride = q.anchor_stride, channels = q.anchor_channels, rel = offset - q.anchor_offset;
+  if (stride == 0 || rel < 0) return nullptr;
+  std::optional<int64_t> axis;
+  int64_t inner_reach = rel % stride;  // the farthest position within one channel's stride that the view reaches
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] <= 1 || strides[d] % (stride * channels) == 0) continue;  // no move, or whole channel cycles
+    if (strides[d] % stride == 0 && !axis) axis = int64_t(d);  // every step-th channel (x[:, ::2])
+    else if (strides[d] < stride) inner_reach += (sizes[d] - 1) * strides[d];
+    else return nullptr;
+  }
+  int64_t first = (rel / stride) % channels - q.first_channel, step = axis ? strides[size_t(*axis)] / stride : 1;
+  int64_t last = axis ? first + step * (sizes[size_t(*axis)] - 1) : first;
+  if (inner_reach >= stride || first < 0 || last >= q.scales.numel()) return nullptr;
+  auto v = std::make_shared<Quantizer>(q);
+  if (!axis) {  // one channel: per tensor, as torch's select along the axis
+    v->scheme = QScheme::PerTensorAffine;
+    v->scale = q.scales.data_ptr<double>()[first];
+    v->zero_point = q.zero_points.data_ptr<int64_t>()[first];
+    v->scales = v->zero_points = Tensor();
+    return v;
+  }
+  v->axis = *axis;
+  v->first_channel = q.first_channel + first;
+  v->scales = q.scales.slice(0, first, last + 1, step).contiguous();
+  v->zero_points = q.zero_points.slice(0, first, last + 1, step).contiguous();
+  if (step > 1) v->anchor_stride = 0;  // its scales skip channels: views of it would index them wrongly
+  return v;
+}
+
+}  // namespace
+
 Tensor quantized_view(const Tensor& base, DimVector sizes, DimVector strides, int64_t offset) {
   const Quantizer& q = quantizer_of(base);
   bool same = std::ranges::equal(IntArrayRef(sizes), base.sizes()) &&
               std::ranges::equal(IntArrayRef(strides), base.strides()) && offset == base.storage_offset();
-  EMBER_CHECK(!q.per_channel() || same, Error, "Setting strides is possible only on uniformly quantized tensor "
-              "(this tensor is quantized per channel along dim ", q.axis, ")");
+  std::shared_ptr<const Quantizer> quantizer = base.impl()->quantizer;
+  if (q.per_channel() && !same) {
+    bool empty = std::ranges::any_of(sizes, [](int64_t s) { return s == 0; });
+    if (!empty) quantizer = per_channel_view(q, sizes, strides, offset);
+    EMBER_CHECK(!empty && quantizer, Error, "Setting strides is possible only on uniformly quantized tensor (a view "
+                "of shape ", int_list(sizes), " would not keep the channels of dim ", q.axis, " along one dim)");
+  }
   Tensor raw = Tensor::make(base.storage(), std::move(sizes), std::move(strides), offset, storage_type(base.dtype()));
-  return as_quantized(raw, base.dtype(), base.impl()->quantizer);
+  return tag_quantized(raw, base.dtype(), std::move(quantizer));
 }
 
 }  // namespace ember

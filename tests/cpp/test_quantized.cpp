@@ -26,7 +26,9 @@ TEST(Quantized, PerChannel) {
   EXPECT_EQ(q_per_channel_axis(q), 0);
   EXPECT_TRUE(equal(q_per_channel_zero_points(q), tensor<int64_t>({0, -1})));
   EXPECT_THROW(q_scale(q), Error);
-  EXPECT_THROW(q.t(), Error);  // the channels would move
+  EXPECT_EQ(q_per_channel_axis(q.t()), 1);  // a view keeps each element's channel
+  EXPECT_EQ(q_scale(q[1]), 2.0);            // one channel: per tensor
+  EXPECT_THROW(q.view({6}), Error);         // the channels would mix
 }
 
 TEST(Quantized, ViewsKeepTheQuantizerAndElementOpsRefuse) {

@@ -146,9 +146,48 @@ def test_per_tensor_views_keep_the_quantizer(name):
     assert ve.stride() == vt.stride() and ve.storage_offset() == vt.storage_offset()
 
 
-def test_per_channel_views_raise_where_the_channels_would_move():
-    q = ember.quantize_per_channel(ember.ones(2, 3), ember.tensor([0.1, 0.2]), ember.tensor([1, 2]), 0, ember.quint8)
-    for view in [lambda q: q.t(), lambda q: q.view(6), lambda q: q.expand(2, 2, 3), lambda q: q[:, 0]]:
+def per_channel(m):
+    x = m.arange(24, dtype=m.float32).reshape(2, 3, 4) / 7 - 1
+    return m.quantize_per_channel(x, m.tensor([0.1, 0.2, 0.3]), m.tensor([1, 2, 3]), 1, m.quint8)
+
+
+PER_CHANNEL_VIEWS = {  # views torch supports: same scheme, parameters, values and strides
+    "select_other": lambda q: q[0], "select_axis": lambda q: q[:, 1], "slice_axis": lambda q: q[:, 1:],
+    "step_axis": lambda q: q[:, ::2], "select_inner": lambda q: q[0, 1],
+    "narrow_inner": lambda q: q.narrow(2, 1, 2), "narrow_axis": lambda q: q.narrow(1, 1, 2),
+    "unsqueeze": lambda q: q.unsqueeze(0), "unbind": lambda q: q.unbind(1)[1],
+    "split": lambda q: q.split(1, 1)[2], "one_channel": lambda q: q[:, 1:][:, 1:], "slice_then_select": lambda q: q[:, 1:][1],
+}
+
+
+@pytest.mark.parametrize("name", PER_CHANNEL_VIEWS)
+def test_per_channel_views_equal_torch(name):
+    ve, vt = PER_CHANNEL_VIEWS[name](per_channel(ember)), PER_CHANNEL_VIEWS[name](per_channel(torch))
+    assert repr(ve) == repr(vt) and ve.stride() == vt.stride() and ve.storage_offset() == vt.storage_offset()
+
+
+BEYOND_TORCH = {  # views torch refuses whose channels stay along one dim: ember keeps them (axis after the view)
+    "transpose": (lambda t: t.transpose(0, 1), 0), "permute": (lambda t: t.permute(2, 1, 0), 1),
+    "expand": (lambda t: t.expand(2, 2, 3, 4), 2), "movedim_select": (lambda t: t.movedim(1, 0)[2], None),
+    "select_then_t": (lambda t: t[1].t(), 1), "last_dim_select": (lambda t: t[..., 0], 1),
+    "transposed_copy_select": (lambda t: t.transpose(1, 2).contiguous()[0], 1),
+}
+
+
+@pytest.mark.parametrize("name", BEYOND_TORCH)
+def test_per_channel_views_beyond_torch_keep_each_value(name):
+    view, axis = BEYOND_TORCH[name]
+    q = per_channel(ember)
+    v = view(q)
+    assert v.dequantize().tolist() == view(q.dequantize()).tolist()
+    assert (v.q_per_channel_axis() if axis is not None else None) == axis
+    assert str(v.qscheme()) == ("torch.per_channel_affine" if axis is not None else "torch.per_tensor_affine")
+
+
+def test_per_channel_views_raise_where_the_channels_would_mix():
+    q = per_channel(ember)
+    for view in [lambda q: q.view(6, 4), lambda q: q.flatten(), lambda q: q[:, ::2][0], lambda q: q[:, :0],
+                 lambda q: q.as_strided((3,), (5,), 0)]:
         with pytest.raises(RuntimeError, match="uniformly quantized"):
             view(q)
     with pytest.raises(RuntimeError, match="per-channel"):
@@ -305,6 +344,7 @@ def test_int_repr_is_a_copy():
     assert q.int_repr().tolist() == [1, 2]
 
 
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")  # torch's, as it loads a quantized storage
 @pytest.mark.parametrize("writer,reader", [(ember, ember), (ember, torch), (torch, ember)])
 def test_checkpoints_round_trip_with_torch(tmp_path, writer, reader):
     # torch's _rebuild_qtensor records: QUInt8Storage-typed storages, the scheme as a torch global, per-channel
