@@ -16,6 +16,8 @@ void record_comparison(BinaryOp op, const Tensor& result, const Tensor& a, const
 void record_div_mode(const Tensor& result, const Tensor& a, const Tensor& b);
 // a / number, as torch's C++ composites divide (div.Scalar): DivBackward1, the gradient g / number.
 void record_div_scalar(const Tensor& result, const Tensor& a, double b);
+// a * number, as torch's C++ composites multiply (mul.Scalar): MulBackward1, the gradient g * number.
+void record_mul_scalar(const Tensor& result, const Tensor& a, double b);
 
 // g * s, or g itself where s is 1 (alpha= and beta= of the binary and matrix-product ops).
 Tensor scaled(const Tensor& g, const Scalar& s);
@@ -61,6 +63,9 @@ void record_masked_fill(const Tensor& result, const Tensor& self, const Tensor& 
 void record_copy(const char* name, const Tensor& result, const Tensor& input);
 void record_overwrite(const char* name, const Tensor& result, const Tensor& self);
 void record_fill(const Tensor& result, const Tensor& self, const Tensor& value);
+// self.copy_(src) as torch's one CopyBackwards node: none to self's old values, the gradient summed to src's shape
+// in src's dtype.
+void record_copy_into(const Tensor& result, const Tensor& self, const Tensor& src);
 
 // Joins, where and the shape ops with several outputs or a copy (formulas_shape.cpp).
 void record_cat(const Tensor& result, std::span<const Tensor> inputs, int64_t dim);

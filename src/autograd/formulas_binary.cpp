@@ -121,6 +121,12 @@ void record_div_scalar(const Tensor& r, const Tensor& a, double b) {
   record("DivBackward1", r, {&a}, {}, [b](const BackwardContext& c) { return TensorList{div(c.grads[0], wrapped_scalar(b))}; });
 }
 
+void record_mul_scalar(const Tensor& r, const Tensor& a, double b) {
+  record("MulBackward1", r, {&a}, {}, [b](const BackwardContext& c) {
+    return TensorList{mul(c.grads[0], wrapped_scalar(b))};
+  });
+}
+
 void record_rsub(const Tensor& r, const Tensor& self, const Tensor& other, const Scalar& alpha) {
   auto formula = [alpha](const BackwardContext& c) {
     return TensorList{neg(scaled(c.grads[0], alpha)), c.grads[0]};

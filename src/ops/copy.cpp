@@ -45,7 +45,11 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
     return *this;
   }
   if (autograd::needs_grad({&src, this}) || autograd::writes_into_graph_view(*this)) {
-    return write_recorded(*this, "torch::autograd::CopyBackwards", [&] { return src.to(dtype(), true).expand(sizes()); });
+    return autograd::record_in_place(*this, [&] {
+      Tensor r = autograd::untracked([&] { return src.to(dtype(), true).expand(sizes()); });
+      if (autograd::needs_grad({&src, this})) autograd::record_copy_into(r, *this, src);
+      return r;
+    });
   }
   DimVector shape = broadcast_shapes(sizes(), src.sizes());
   EMBER_CHECK(IntArrayRef(shape).size() == sizes().size() && std::equal(shape.begin(), shape.end(), sizes().begin()),

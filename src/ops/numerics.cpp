@@ -20,6 +20,13 @@ namespace {
 
 Tensor number(double v) { return wrapped_scalar(v); }
 
+// x * v as torch's C++ composites multiply by a number (mul.Scalar, recorded as MulBackward1).
+Tensor times_number(const Tensor& x, double v) {
+  Tensor r = autograd::untracked([&] { return mul(x, number(v)); });
+  if (autograd::needs_grad({&x})) autograd::record_mul_scalar(r, x, v);
+  return r;
+}
+
 }  // namespace
 
 Tensor isin(const Tensor& elements, const Tensor& test, bool assume_unique, bool invert) {
@@ -198,8 +205,8 @@ Tensor trapezoid(const Tensor& y, double dx, int64_t dim) {
   int64_t d = integration_dim(y, nullptr, dim, false);
   if (y.size(d) == 0) return no_samples(y, d);
   // (sum - (first + last) / 2) dx, as torch: the sum accumulates integers in int64 (y[i] + y[i+1] could overflow).
-  Tensor ends = mul(add(y.select(d, 0), y.select(d, -1)), number(0.5));
-  return mul(sub(sum(y, std::vector<int64_t>{d}), ends), number(dx));
+  Tensor ends = times_number(add(y.select(d, 0), y.select(d, -1)), 0.5);
+  return times_number(sub(sum(y, std::vector<int64_t>{d}), ends), dx);
 }
 
 Tensor cumulative_trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
@@ -211,7 +218,7 @@ Tensor cumulative_trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
 Tensor cumulative_trapezoid(const Tensor& y, double dx, int64_t dim) {
   int64_t d = integration_dim(y, nullptr, dim, true);
   if (y.size(d) == 0) return y.to(y.is_floating_point() ? y.dtype() : default_dtype());
-  return mul(cumsum(sides(y, d), d), number(dx / 2));
+  return cumsum(times_number(sides(y, d), dx / 2), d);  // torch's order: each area, then the running sum
 }
 
 }  // namespace ember

@@ -56,3 +56,38 @@ def test_cummax_cummin_dim_checks_as_torch(name):
     # torch checks the dim only when there is something to scan (any dim of an empty tensor is accepted), and a
     # 0-dim tensor's with its own message
     assert cum_outcome(CUM_EXTREMA[name], ember) == cum_outcome(CUM_EXTREMA[name], torch)
+
+
+COPIES = {
+    "copy_into_fresh": lambda m, x: m.zeros(3).copy_(x),
+    "copy_broadcast": lambda m, x: m.zeros(2, 3).copy_(x),
+    "copy_other_dtype": lambda m, x: m.zeros(3, dtype=m.float64).copy_(x),
+    "copy_over_history": lambda m, x: (x * 2).copy_(m.ones(3)),
+    "diff_n0": lambda m, x: m.diff(x, n=0, prepend=m.tensor([0.5])),
+    "cumulative_trapezoid_dx": lambda m, x: m.cumulative_trapezoid(x, dx=0.3),
+}
+
+
+def copy_graph(fn, m):
+    x = m.tensor([1.0, 2.0, 4.0], requires_grad=True)
+    r = fn(m, x)
+    nexts = [n[0].name() if n[0] is not None else None for n in r.grad_fn.next_functions]
+    (r * m.arange(1, r.numel() + 1, dtype=r.dtype).reshape(r.shape)).sum().backward()
+    return r.grad_fn.name(), nexts, r.tolist(), x.grad.tolist()
+
+
+@pytest.mark.parametrize("name", COPIES)
+def test_copy_records_one_copy_node_as_torch(name):
+    # self.copy_(src) was recorded as src's conversion and expansion (ExpandBackward0 <- ToCopyBackward0)
+    assert copy_graph(COPIES[name], ember) == copy_graph(COPIES[name], torch)
+
+
+def test_trapezoid_scales_by_a_number_as_torch():
+    # torch's C++ composite multiplies by dx as a number (mul.Scalar): MulBackward1, as ember now records it
+    graphs = []
+    for m in (ember, torch):
+        y = m.tensor([[1.0, 2.0, 4.0], [3.0, 0.1, 7.0]], requires_grad=True)
+        r = m.trapezoid(y, dx=0.3)
+        r.sum().backward()
+        graphs.append((r.grad_fn.name(), r.grad_fn.next_functions[0][0].name(), r.tolist(), y.grad.tolist()))
+    assert graphs[0] == graphs[1]
