@@ -11,6 +11,7 @@ namespace ember {
 // self takes the sizes, strides and offset of its view computed by the out-of-place op (and its history where
 // self is in the graph; a leaf that requires grad is refused, as torch).
 Tensor& squeeze_(Tensor& self, std::optional<IntArrayRef> dims = std::nullopt);
+Tensor& squeeze_(Tensor& self, int64_t dim);
 Tensor& unsqueeze_(Tensor& self, int64_t dim);
 Tensor& transpose_(Tensor& self, int64_t dim0, int64_t dim1);
 Tensor& t_(Tensor& self);

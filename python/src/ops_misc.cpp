@@ -14,7 +14,7 @@ void init_misc(nb::module_& m, nb::class_<Tensor>& cls) {
   cls.def("squeeze_", [=](nb::handle self, nb::handle dim) {
     Tensor& t = self_of(self);
     if (dim.is_none()) squeeze_(t);
-    else if (auto d = int_scalar(dim)) squeeze_(t, IntArrayRef(&*d, 1));
+    else if (auto d = int_scalar(dim)) squeeze_(t, *d);
     else squeeze_(t, IntArrayRef(int_list(dim, "dim", false)));
     return nb::borrow(self);
   }, nb::arg("dim") = nb::none());

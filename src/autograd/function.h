@@ -25,6 +25,7 @@ struct FunctionNode : Node {
   FunctionNode(const char* name, BackwardFormula formula) : name_(name), formula_(std::move(formula)) {}
   TensorList apply(TensorList&& grads) override;
   std::string name() const override { return name_; }
+  void rename(const char* name) { name_ = name; }  // an in-place view op takes its view's node under its own name
   void release_variables() override;
 
   std::vector<SavedTensor> saved;

@@ -13,9 +13,9 @@ namespace ember {
 
 namespace {
 
-// self becomes view(self): its sizes, strides and offset; in the graph, self takes the view's node (torch's
-// in-place view ops on a non-leaf), after the leaf check.
-Tensor& restride(Tensor& self, const std::function<Tensor(const Tensor&)>& view) {
+// self becomes view(self): its sizes, strides and offset; in the graph, self takes the view's node under torch's
+// name for the in-place op (`node`, e.g. SqueezeBackward4), after the leaf check.
+Tensor& restride(Tensor& self, const char* node, const std::function<Tensor(const Tensor&)>& view) {
   bool graph = autograd::needs_grad({&self});
   if (graph) autograd::check_in_place(self);
   Tensor v = view(self);
@@ -24,24 +24,32 @@ Tensor& restride(Tensor& self, const std::function<Tensor(const Tensor&)>& view)
   impl.strides = DimVector(v.strides());
   impl.storage_offset = v.storage_offset();
   impl.refresh_metadata();
-  if (graph) autograd::set_history(self, v.impl()->autograd->grad_fn, v.impl()->autograd->output_nr);
+  if (graph) {
+    auto& meta = *v.impl()->autograd;
+    if (auto* fn = dynamic_cast<autograd::FunctionNode*>(meta.grad_fn.get())) fn->rename(node);
+    autograd::set_history(self, meta.grad_fn, meta.output_nr);
+  }
   return self;
 }
 
 }  // namespace
 
 Tensor& squeeze_(Tensor& self, std::optional<IntArrayRef> dims) {
-  return restride(self, [&](const Tensor& t) { return dims ? t.squeeze(*dims) : t.squeeze(); });
+  return restride(self, dims ? "SqueezeBackward5" : "SqueezeBackward3",
+                  [&](const Tensor& t) { return dims ? t.squeeze(*dims) : t.squeeze(); });
+}
+Tensor& squeeze_(Tensor& self, int64_t dim) {
+  return restride(self, "SqueezeBackward4", [&](const Tensor& t) { return t.squeeze(dim); });
 }
 Tensor& unsqueeze_(Tensor& self, int64_t dim) {
-  return restride(self, [&](const Tensor& t) { return t.unsqueeze(dim); });
+  return restride(self, "UnsqueezeBackward1", [&](const Tensor& t) { return t.unsqueeze(dim); });
 }
 Tensor& transpose_(Tensor& self, int64_t dim0, int64_t dim1) {
-  return restride(self, [&](const Tensor& t) { return t.transpose(dim0, dim1); });
+  return restride(self, "TransposeBackward1", [&](const Tensor& t) { return t.transpose(dim0, dim1); });
 }
 Tensor& t_(Tensor& self) {
   EMBER_CHECK(self.dim() <= 2, Error, "t_() expects a tensor with <= 2 dimensions, but self is ", self.dim(), "D");
-  return restride(self, [](const Tensor& t) { return t.t(); });
+  return restride(self, "TBackward1", [](const Tensor& t) { return t.t(); });
 }
 
 Tensor sum_to_size(const Tensor& self, IntArrayRef sizes) {

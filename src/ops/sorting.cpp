@@ -11,6 +11,7 @@
 #include "ember/creation.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
+#include "ember/shape_in_place.h"
 #include "ember/type_promotion.h"
 #include "sorting_rows.h"
 
@@ -275,10 +276,8 @@ Tensor quantile_impl(const Tensor& x, const Tensor& q, std::optional<int64_t> di
     Tensor weights = mode == Interpolation::Midpoint ? full_like(ranks, 0.5) : sub(ranks, below.to(ranks.dtype()));
     result = lerp(result, gather(sorted, -1, ceil(ranks).to(kInt64)), weights);
   }
-  Tensor out = q.dim() == 0 ? result.squeeze(-1) : result.unsqueeze(0).transpose(0, -1).squeeze(-1);
-  result = Tensor();
-  autograd::drop_private_base(out);  // torch squeezes its result in place: no view of the temporary
-  return out;
+  if (q.dim() > 0) transpose_(unsqueeze_(result, 0), 0, -1);  // in place, as torch (SqueezeBackward4 on top)
+  return squeeze_(result, int64_t(-1));
 }
 
 Tensor q_tensor(const Tensor& x, double q) {

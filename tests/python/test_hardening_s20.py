@@ -91,3 +91,24 @@ def test_trapezoid_scales_by_a_number_as_torch():
         r.sum().backward()
         graphs.append((r.grad_fn.name(), r.grad_fn.next_functions[0][0].name(), r.tolist(), y.grad.tolist()))
     assert graphs[0] == graphs[1]
+
+
+IN_PLACE_VIEWS = {
+    "squeeze_": lambda m, x: x.clone().squeeze_(), "squeeze_dim": lambda m, x: x.clone().squeeze_(0),
+    "squeeze_dims": lambda m, x: x.clone().squeeze_((0,)), "unsqueeze_": lambda m, x: x.clone().unsqueeze_(0),
+    "t_": lambda m, x: x.clone().t_(), "transpose_": lambda m, x: x.clone().transpose_(0, 1),
+    "quantile": lambda m, x: m.quantile(x, 0.5),
+    "quantile_dims": lambda m, x: m.quantile(x, m.tensor([0.5, 0.2]), dim=1),
+}
+
+
+@pytest.mark.parametrize("name", IN_PLACE_VIEWS)
+def test_in_place_view_ops_name_their_nodes_as_torch(name):
+    # torch's in-place view ops have nodes of their own (SqueezeBackward4, TBackward1, ...); quantile ends in one
+    out = []
+    for m in (ember, torch):
+        x = m.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+        r = IN_PLACE_VIEWS[name](m, x)
+        r.sum().backward()
+        out.append((r.grad_fn.name(), r.tolist(), r.stride(), x.grad.tolist()))
+    assert out[0] == out[1]
