@@ -176,14 +176,17 @@ Tensor spacings(const Tensor& y, const Tensor& x, int64_t dim) {
 
 namespace {
 
-// trapezoid's dim (torch's IndexError for a 0-dim y; cumulative_trapezoid's is slice()'s); bool is refused.
+// trapezoid's dim (torch's IndexError for a 0-dim y; cumulative_trapezoid's is slice()'s); bool is refused, except
+// where trapezoid has no samples (torch returns their zeros first).
 int64_t integration_dim(const Tensor& y, const Tensor* x, int64_t dim, bool cumulative) {
   EMBER_CHECK(y.dim() > 0 || cumulative, IndexError, "Dimension specified as ", dim, " but tensor has no dimensions");
   const char* name = cumulative ? "cumulative_trapezoid" : "trapezoid";
-  EMBER_CHECK(y.dtype() != kBool && (!x || x->dtype() != kBool), Error, name, ": received a bool input for `",
+  bool bool_input = y.dtype() == kBool || (x && x->dtype() == kBool);
+  int64_t d = cumulative ? 0 : wrap_dim(dim, y.dim());
+  EMBER_CHECK(!bool_input || (!cumulative && y.size(d) == 0), Error, name, ": received a bool input for `",
               x ? "x` or `y" : "y", "`, but bool is not supported");
   EMBER_CHECK(y.dim() > 0, IndexError, "slice() cannot be applied to a 0-dim tensor.");
-  return wrap_dim(dim, y.dim());
+  return cumulative ? wrap_dim(dim, y.dim()) : d;
 }
 
 // The integral of no samples: zeros of y's dtype without dim, as torch (and numpy).

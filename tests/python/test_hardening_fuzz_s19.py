@@ -21,6 +21,9 @@ CASES = {
     # no samples: zeros of y's dtype without dim
     "trapezoid_empty_int8": lambda m: m.trapezoid(m.tensor([], dtype=m.int8), dim=0),
     "trapezoid_empty_x": lambda m: m.trapezoid(m.zeros(2, 0), m.zeros(0), dim=1),
+    # an empty bool y has zeros too: torch returns them before refusing bool (session 20)
+    "trapezoid_empty_bool": lambda m: m.trapezoid(m.zeros(0, 1, dtype=m.bool), dim=0),
+    "trapezoid_empty_bool_x": lambda m: m.trapezoid(m.zeros(0, 1, dtype=m.bool), m.zeros(0), dim=0),
     # bincount of no samples is int64 whatever the weights; the largest int64 overflows the bin count
     "bincount_empty_weights": lambda m: m.bincount(m.tensor([], dtype=m.int64), m.ones(0, dtype=m.float64), 3),
     "bincount_overflow": lambda m: m.bincount(m.tensor([3, 2 ** 63 - 1], dtype=m.int64), minlength=1),
