@@ -217,7 +217,8 @@ void init_tensor(nb::module_& m) {
         return same_or_new(self, nb::cast<const Tensor&>(self).contiguous(f));
       }, nb::arg("memory_format") = nb::none())
       .def("clone", [](const Tensor& t, nb::handle format) {
-        return t.clone(memory_format_from_object(format, "clone").value_or(MemoryFormat::Preserve));
+        auto f = memory_format_from_object(format, "clone");
+        return f ? t.clone(*f) : t.clone();  // no format: preserve, but contiguous for quantized, as torch
       }, nb::arg("memory_format") = nb::none())
       .def("to", [](nb::handle self, const nb::args& args, const nb::kwargs& kwargs) {
         return same_or_new(self, tensor_to(nb::cast<const Tensor&>(self), args, kwargs));

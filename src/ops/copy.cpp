@@ -180,7 +180,7 @@ Tensor Tensor::clone(MemoryFormat format) const {
 }
 
 Tensor Tensor::clone() const {
-  if (is_quantized()) return quantized_clone(*this, MemoryFormat::Preserve);
+  if (is_quantized()) return quantized_clone(*this, MemoryFormat::Contiguous);  // torch's quantized default
   Tensor out = empty_like(*this);
   kernels::copy[out.device()](out, *this);
   if (autograd::needs_grad({this})) autograd::record_copy("CloneBackward0", out, *this);

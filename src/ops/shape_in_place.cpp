@@ -23,6 +23,7 @@ Tensor& restride(Tensor& self, const char* node, const std::function<Tensor(cons
   impl.sizes = DimVector(v.sizes());
   impl.strides = DimVector(v.strides());
   impl.storage_offset = v.storage_offset();
+  impl.quantizer = v.impl()->quantizer;  // a per-channel axis moves with its dim
   impl.refresh_metadata();
   if (graph) {
     auto& meta = *v.impl()->autograd;

@@ -16,7 +16,8 @@ def _view(g, t):
     d = g.dim(t)
     choices = [".clone()", ".contiguous()", ".detach()", ".flatten()", ".reshape(-1)", ".unsqueeze(0)", f"[..., :1]",
                ".t()" if nd <= 2 else ".transpose(0, 1)", f".expand(2, *{tuple(t.shape)})", f".narrow({d}, 0, 1)",
-               "[0]", f".movedim(0, {d})", f".unbind({d})[0]", f".split(1, {d})[0]"]
+               "[0]", f".movedim(0, {d})", f".unbind({d})[0]", f".split(1, {d})[0]",
+               ".clone().unsqueeze_(0)", ".clone().squeeze_()", ".clone().transpose_(0, -1)"]  # in place too
     return r.choice(choices)
 
 

@@ -53,6 +53,12 @@ KNOWN = [
                 "# torch: 21474830., ember: -21474842.",
           issue="torch bug, not copied: qint32 dequantization subtracts the zero point in int32, which wraps for a "
                 "value saturated at the int32 limit (-2**31 - 537). Ember subtracts in float, as the definition does."),
+    Known(kinds=("value",), ops=("quantized", "quantized-dequantize"),
+          texts=("unsqueeze_(", "squeeze_(", "transpose_("),
+          repro="q = torch.quantize_per_channel(torch.ones(2, 3), torch.ones(3), torch.zeros(3, dtype=torch.long), 1, "
+                "torch.qint8); q.unsqueeze_(0); q.q_per_channel_axis()  # torch: 1, ember: 2",
+          issue="torch bug, not copied: in-place view ops on a per-channel quantized tensor keep the old axis (or "
+                "raise), so the axis no longer names the channel dim. Ember moves the axis with its dim."),
 ]
 
 

@@ -156,7 +156,8 @@ PER_CHANNEL_VIEWS = {  # views torch supports: same scheme, parameters, values a
     "step_axis": lambda q: q[:, ::2], "select_inner": lambda q: q[0, 1],
     "narrow_inner": lambda q: q.narrow(2, 1, 2), "narrow_axis": lambda q: q.narrow(1, 1, 2),
     "unsqueeze": lambda q: q.unsqueeze(0), "unbind": lambda q: q.unbind(1)[1],
-    "split": lambda q: q.split(1, 1)[2], "one_channel": lambda q: q[:, 1:][:, 1:], "slice_then_select": lambda q: q[:, 1:][1],
+    "split": lambda q: q.split(1, 1)[2], "one_channel": lambda q: q[:, 1:][:, 1:],
+    "slice_then_select": lambda q: q[:, 1:][1],
 }
 
 
@@ -360,3 +361,27 @@ def test_checkpoints_round_trip_with_torch(tmp_path, writer, reader):
     for k, v in expected.items():
         assert repr(loaded[k]) == repr(v), k
         assert loaded[k].stride() == v.stride() and loaded[k].storage_offset() == v.storage_offset()
+
+
+@pytest.mark.parametrize("op", ["t_", "unsqueeze_", "squeeze_", "transpose_"])
+def test_in_place_views_move_the_per_channel_axis(op):
+    # in-place view ops took the view's geometry but kept the old axis: t_() dequantized with the wrong scales
+    x = ember.arange(6, dtype=ember.float32).reshape(2, 1, 3)
+    q = ember.quantize_per_channel(x, ember.tensor([0.5, 1.0]), ember.tensor([0, 0]), 0, ember.qint8)
+    args = {"t_": (), "unsqueeze_": (0,), "squeeze_": (1,), "transpose_": (0, 2)}[op]
+    view = {"t_": lambda t: t.squeeze(1).t(), "unsqueeze_": lambda t: t.unsqueeze(0),
+            "squeeze_": lambda t: t.squeeze(1), "transpose_": lambda t: t.transpose(0, 2)}[op]
+    target = q.squeeze(1).clone() if op == "t_" else q.clone()
+    getattr(target, op)(*args)
+    assert target.dequantize().tolist() == view(q.dequantize()).tolist()
+    assert target.q_per_channel_axis() == view(q).q_per_channel_axis()
+
+
+@pytest.mark.parametrize("fmt", [None, "preserve_format", "channels_last", "contiguous_format"])
+def test_clone_formats_equal_torch(fmt):
+    # torch's quantized clone without a format is contiguous; preserve_format keeps a channels-last layout
+    strides = []
+    for m in (ember, torch):
+        q = m.quantize_per_tensor(m.ones(5, 2, 3, 5).permute(0, 3, 1, 2), 0.1, 0, m.quint8)
+        strides.append(q.clone(**({} if fmt is None else {"memory_format": getattr(m, fmt)})).stride())
+    assert strides[0] == strides[1]
