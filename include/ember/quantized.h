@@ -2,6 +2,7 @@
 // for float32 values x = (q - zero_point) * scale, with one scale for the tensor or one per channel of an axis.
 // They are strided tensors over their integer storage; views keep the quantizer, element ops raise.
 #pragma once
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -55,6 +56,9 @@ int64_t q_per_channel_axis(const Tensor& t);
 // A quantized tensor over the integers of `raw` (dtype storage_type(dtype)), sharing its storage, and sharing the
 // quantizer's per-channel tensors when they are float64 / int64 on the CPU (checkpoints, pickles).
 Tensor make_quantized(const Tensor& raw, ScalarType dtype, const Quantizer& quantizer);
+// cat of per-tensor quantized tensors of one dtype: the others are requantized to the first's scale and zero point
+// (torch's quantized cat); stack goes through it.
+Tensor quantized_cat(std::span<const Tensor> tensors, int64_t dim);
 // A copy of a quantized tensor (clone, contiguous): same quantizer, dense strides in `format`.
 Tensor quantized_clone(const Tensor& t, MemoryFormat format);
 // self.copy_(src) for a quantized self: a float src is quantized with self's parameters, a quantized src of the

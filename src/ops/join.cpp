@@ -7,6 +7,7 @@
 #include "ember/creation.h"
 #include "ember/layout.h"
 #include "ember/ops.h"
+#include "ember/quantized.h"
 #include "ember/type_promotion.h"
 
 namespace ember {
@@ -15,6 +16,8 @@ namespace {
 
 Tensor cat_impl(std::span<const Tensor> tensors, int64_t dim) {
   EMBER_CHECK(!tensors.empty(), ValueError, "torch.cat(): expected a non-empty list of Tensors");
+  auto quantized = [](const Tensor& t) { return t.is_quantized(); };
+  if (std::ranges::any_of(tensors, quantized)) return quantized_cat(tensors, dim);
   // torch skips legacy empty 1-D tensors of shape [0] when other inputs have a different rank.
   const Tensor* ref = nullptr;
   for (const Tensor& t : tensors) {

@@ -8,6 +8,7 @@
 #include "../dispatch/kernels.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
+#include "ember/ops.h"
 
 namespace ember {
 
@@ -249,6 +250,28 @@ Tensor make_quantized(const Tensor& raw, ScalarType dtype, const Quantizer& quan
   Tensor view = Tensor::make(raw.storage(), DimVector(raw.sizes()), DimVector(raw.strides()), raw.storage_offset(),
                              raw.dtype());
   return as_quantized(view, dtype, std::move(q));
+}
+
+Tensor quantized_cat(std::span<const Tensor> tensors, int64_t dim) {
+  const Tensor& first = tensors[0];
+  std::vector<Tensor> raws;
+  bool requantized = false;
+  for (const Tensor& t : tensors) {
+    EMBER_CHECK(t.is_quantized(), NotImplementedError, "cat of quantized and non-quantized tensors (torch.",
+                dtype_name(t.dtype()), "): quantize or dequantize them all first");
+    EMBER_CHECK(!quantizer_of(t).per_channel(), Error, "Only per-tensor quantization is supported in 'cat'!");
+    EMBER_CHECK(t.dtype() == first.dtype(), Error, "cat of quantized tensors of dtypes ", dtype_name(first.dtype()),
+                " and ", dtype_name(t.dtype()));
+    bool same = q_scale(t) == q_scale(first) && q_zero_point(t) == q_zero_point(first);
+    requantized |= !same;
+    raws.push_back(raw_view(same ? t : quantize_per_tensor(dequantize(t), q_scale(first), q_zero_point(first),
+                                                          first.dtype())));
+  }
+  if (requantized) {
+    warn("All inputs of this cat operator must share the same quantization parameters. Otherwise large numerical "
+         "inaccuracies may occur.");
+  }
+  return as_quantized(cat(raws, dim), first.dtype(), first.impl()->quantizer);
 }
 
 Tensor quantized_clone(const Tensor& t, MemoryFormat format) {

@@ -41,6 +41,9 @@ def gen_quantized(g):
     chain = "".join(_view(g, t) for _ in range(r.randint(0, 2)))
     if r.random() < 0.15:
         return "quantized-refused", f"({q}{chain}){r.choice(REFUSED)}"
+    if r.random() < 0.1:  # a join with a tensor quantized otherwise (requantized to q's parameters)
+        other = f"m.quantize_per_tensor({x} * 2, {r.choice(SCALES)}, {zp}, m.{dt})"
+        return "quantized", f"m.{r.choice(['cat', 'stack'])}([{q}, {other}], {r.choice([0, -1])}).int_repr()"
     if r.random() < 0.15:  # copy_ into a clone: a float source is quantized with the target's parameters
         return "quantized-copy", f"{q}.clone().copy_({x} * 2).int_repr()"
     read = r.choice(READS)

@@ -4,6 +4,7 @@ import copy
 import pickle
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -282,7 +283,7 @@ def test_refused_ops_raise_and_leave_the_tensor_as_it_was():
     before = q.int_repr().tolist()
     refused = [lambda: q + q, lambda: q.mul_(2), lambda: q.fill_(1.0), lambda: q.clamp_(0, 1), lambda: q.sum(),
                lambda: q.max(), lambda: q == q, lambda: q.sort(), lambda: q.flip(0), lambda: q[[0, 1]],
-               lambda: ember.cat([q, q]), lambda: q.index_put_((ember.tensor([0]),), ember.tensor(1.0)),
+               lambda: q.index_put_((ember.tensor([0]),), ember.tensor(1.0)),
                lambda: q.view(ember.uint8), lambda: q.tolist(),
                lambda: q.masked_fill_(ember.tensor(True), 0), lambda: q.softmax(0), lambda: q.matmul(q),
                lambda: q.abs(), lambda: ember.zeros(2, dtype=ember.quint8), lambda: ember.iinfo(ember.quint8),
@@ -385,3 +386,45 @@ def test_clone_formats_equal_torch(fmt):
         q = m.quantize_per_tensor(m.ones(5, 2, 3, 5).permute(0, 3, 1, 2), 0.1, 0, m.quint8)
         strides.append(q.clone(**({} if fmt is None else {"memory_format": getattr(m, fmt)})).stride())
     assert strides[0] == strides[1]
+
+
+JOINS = {
+    "same_params": lambda m, a, b, x: m.cat([a, a]), "requantized": lambda m, a, b, x: m.cat([a, b]),
+    "dim1": lambda m, a, b, x: m.cat([a, b], 1), "stack": lambda m, a, b, x: m.stack([a, b]),
+    "stack_last": lambda m, a, b, x: m.stack([a, b], 2), "hstack": lambda m, a, b, x: m.hstack([a, b]),
+    "view_input": lambda m, a, b, x: m.cat([b, a.t().t()]),
+}
+JOIN_ERRORS = {
+    "mixed": lambda m, a, b, x: m.cat([a, x]),
+    "dtypes": lambda m, a, b, x: m.cat([a, m.quantize_per_tensor(x, 0.1, 3, m.qint8)]),
+    "per_channel": lambda m, a, b, x: m.cat([a, m.quantize_per_channel(x, m.tensor([0.1, 0.2]), m.tensor([1, 1]), 0,
+                                                                       m.quint8)]),
+}
+
+
+def join_inputs(m):
+    x = m.tensor([[-1.0, 0.5, 2.0], [0.3, 0.1, -0.2]])
+    return m.quantize_per_tensor(x, 0.1, 3, m.quint8), m.quantize_per_tensor(x * 2, 0.2, 5, m.quint8), x
+
+
+@pytest.mark.parametrize("name", JOINS)
+def test_cat_and_stack_equal_torch(name):
+    # torch's quantized cat requantizes the others to the first's scale and zero point, with a warning
+    results, warned = [], []
+    for m in (ember, torch):
+        inputs = join_inputs(m)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            results.append(JOINS[name](m, *inputs))
+        warned.append([str(x.message).split(" (Triggered")[0] for x in w if "cat operator" in str(x.message)])
+    re, rt = results
+    assert repr(re) == repr(rt) and re.int_repr().tolist() == rt.int_repr().tolist() and re.stride() == rt.stride()
+    assert warned[0] == warned[1]
+
+
+@pytest.mark.filterwarnings("ignore:All inputs of this cat operator")  # torch warns, then raises
+@pytest.mark.parametrize("name", JOIN_ERRORS)
+def test_cat_errors_as_torch(name):
+    e = outcome(JOIN_ERRORS[name], ember, *join_inputs(ember))
+    t = outcome(JOIN_ERRORS[name], torch, *join_inputs(torch))
+    assert e is not None and t is not None and e[0] == t[0], (e, t)
