@@ -3,12 +3,11 @@
 
 #include "ember/autograd.h"
 #include "ember/host.h"
+#include "ember/nn/repr.h"
 #include "ember/quantized.h"
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <variant>
 #include <vector>
 
@@ -285,25 +284,6 @@ void set_printoptions(std::optional<int> precision, std::optional<int64_t> thres
 
 namespace {
 
-// Python's repr of a float (shortest round trip: 0.1, 1e-05, 100.0), as torch prints a quantized scale.
-std::string python_float_repr(double v) {
-  if (std::isnan(v) || std::isinf(v)) return std::isnan(v) ? "nan" : (v < 0 ? "-inf" : "inf");
-  char buf[64];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof buf, "%.*e", precision - 1, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  int exponent = std::atoi(std::strchr(buf, 'e') + 1);
-  if (exponent < -4 || exponent >= 16) {  // 1e-05, 1e+16: mantissa digits, "e", sign, two exponent digits at least
-    std::string mantissa(buf, std::strchr(buf, 'e'));
-    std::snprintf(buf, sizeof buf, "%se%c%02d", mantissa.c_str(), exponent < 0 ? '-' : '+', std::abs(exponent));
-    return buf;
-  }
-  int digits = int(std::strchr(buf, 'e') - buf) - (v < 0) - (std::strchr(buf, '.') ? 2 : 1);  // after the first
-  std::snprintf(buf, sizeof buf, "%.*f", std::max(digits - exponent, 1), v);
-  return buf;
-}
-
 // torch's suffixes of a quantized tensor: its size, dtype and quantizer.
 void add_quantized_suffixes(const Tensor& t, std::vector<std::string>& suffixes) {
   const Quantizer& q = quantizer_of(t);
@@ -315,7 +295,7 @@ void add_quantized_suffixes(const Tensor& t, std::vector<std::string>& suffixes)
     suffixes.push_back("zero_point=" + tensor_repr(q.zero_points));
     suffixes.push_back("axis=" + std::to_string(q.axis));
   } else {
-    suffixes.push_back("scale=" + python_float_repr(q.scale));
+    suffixes.push_back("scale=" + nn::repr_float(q.scale));  // Python's repr of the float
     suffixes.push_back("zero_point=" + std::to_string(q.zero_point));
   }
 }

@@ -115,8 +115,6 @@ Tensor quantize_with(const Tensor& input, ScalarType dtype, std::shared_ptr<cons
   return as_quantized(raw, dtype, std::move(quantizer));
 }
 
-double scalar_of(const Tensor& t) { return t.item().to<double>(); }
-
 }  // namespace
 
 std::string_view qscheme_name(QScheme s) {
@@ -139,7 +137,7 @@ Tensor quantize_per_tensor(const Tensor& input, double scale, int64_t zero_point
 }
 
 Tensor quantize_per_tensor(const Tensor& input, const Tensor& scale, const Tensor& zero_point, ScalarType dtype) {
-  return quantize_per_tensor(input, scalar_of(scale), zero_point.item().to<int64_t>(), dtype);
+  return quantize_per_tensor(input, scale.item().to<double>(), zero_point.item().to<int64_t>(), dtype);
 }
 
 std::vector<Tensor> quantize_per_tensor(const std::vector<Tensor>& inputs, const Tensor& scales,

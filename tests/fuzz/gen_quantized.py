@@ -14,7 +14,7 @@ def _view(g, t):
     """A view or copy of a tensor shaped as t (torch semantics decide which raise)."""
     r, nd = g.r, t.dim()
     d = g.dim(t)
-    choices = [".clone()", ".contiguous()", ".detach()", ".flatten()", ".reshape(-1)", ".unsqueeze(0)", f"[..., :1]",
+    choices = [".clone()", ".contiguous()", ".detach()", ".flatten()", ".reshape(-1)", ".unsqueeze(0)", "[..., :1]",
                ".t()" if nd <= 2 else ".transpose(0, 1)", f".expand(2, *{tuple(t.shape)})", f".narrow({d}, 0, 1)",
                "[0]", f".movedim(0, {d})", f".unbind({d})[0]", f".split(1, {d})[0]",
                ".clone().unsqueeze_(0)", ".clone().squeeze_()", ".clone().transpose_(0, -1)"]  # in place too
