@@ -23,6 +23,7 @@
 #include "ember/quantized.h"
 #include "ember/numerics.h"
 #include "ember/shape_in_place.h"
+#include "ember/sparse.h"
 #include "ember/view_scatter.h"
 #include "ember/print.h"
 #include "ember/random.h"

@@ -29,7 +29,11 @@ namespace indexing {
 class TensorIndex;  // ember/indexing.h
 }  // namespace indexing
 class Tensor;
-struct Quantizer;  // ember/quantized.h
+struct Quantizer;    // ember/quantized.h
+struct SparseParts;  // ember/sparse.h
+
+// torch.layout: strided tensors own their elements; sparse ones (ember/sparse.h) hold indices and values.
+enum class Layout : int8_t { Strided, SparseCoo, SparseCsr };
 
 struct TensorImpl {
   Storage storage;
@@ -56,6 +60,8 @@ struct TensorImpl {
   std::shared_ptr<TensorImpl> view_base;
   // The scale and zero point(s) of a quantized tensor (dtype qint8, quint8 or qint32); null otherwise.
   std::shared_ptr<const Quantizer> quantizer;
+  // The indices and values of a sparse tensor (its storage is empty); null for a strided tensor.
+  std::shared_ptr<SparseParts> sparse;
 
   TensorImpl(Storage s, DimVector sz, DimVector st, int64_t offset, ScalarType dt);
   ~TensorImpl();
@@ -140,8 +146,16 @@ class Tensor {
   size_t nbytes() const { return size_t(numel()) * element_size(); }
   bool is_floating_point() const { return ember::is_floating_point(dtype()); }
   bool is_quantized() const { return ember::is_quantized(dtype()); }
-  const Storage& storage() const { return impl_->storage; }
+  Layout layout() const;
+  bool is_sparse() const;      // COO, as torch's is_sparse
+  bool is_sparse_csr() const;
+  bool has_sparse_layout() const { return impl_->sparse != nullptr; }  // COO or CSR: no elements of its own
+  const Storage& storage() const {
+    if (impl_->sparse) [[unlikely]] throw_no_storage_access();
+    return impl_->storage;
+  }
   void* data_ptr() const {
+    if (impl_->sparse) [[unlikely]] throw_no_storage();
     return static_cast<char*>(impl_->storage.data()) + impl_->storage_offset * int64_t(element_size());
   }
   template <typename T>
@@ -222,12 +236,32 @@ class Tensor {
   Tensor& resize_(IntArrayRef sizes);
   Tensor& fill_(const Scalar& value);
   Tensor& fill_(const Tensor& value);  // a 0-dim value (FillBackward3: its gradient is the sum)
-  Tensor& zero_() { return fill_(0); }
+  Tensor& zero_();
+
+  // ---- sparse tensors (ember/sparse.h)
+  int64_t sparse_dim() const;
+  int64_t dense_dim() const;
+  int64_t _nnz() const;
+  Tensor indices() const;   // COO, coalesced only (torch's rule); _indices() any
+  Tensor _indices() const;
+  Tensor values() const;    // COO coalesced, or CSR
+  Tensor _values() const;
+  Tensor crow_indices() const;
+  Tensor col_indices() const;
+  bool is_coalesced() const;
+  Tensor coalesce() const;
+  Tensor to_dense(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor to_sparse(std::optional<int64_t> sparse_dim = std::nullopt) const;  // COO
+  Tensor to_sparse(Layout layout) const;
+  Tensor to_sparse_csr() const;
 
   // ---- the ops' methods and operators
 #include "ember/tensor_methods.h"
 
  private:
+  // A sparse tensor's elements are in its parts: reading its storage or data pointer raises (torch's errors).
+  [[noreturn]] static void throw_no_storage();
+  [[noreturn]] static void throw_no_storage_access();
   void unlink_python(const Tensor* handle) const noexcept {
     if (impl_ && impl_->py_handle.load(std::memory_order_relaxed) == handle)
       impl_->py_handle.store(nullptr, std::memory_order_relaxed);

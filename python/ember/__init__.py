@@ -34,7 +34,7 @@ include_dir = _os.path.join(_os.path.dirname(__file__), "include")
 
 
 class layout:
-    """A tensor memory layout; Ember tensors are strided."""
+    """A tensor memory layout: strided, or sparse (COO, CSR)."""
 
     def __init__(self, name):
         self._name = name
@@ -42,9 +42,13 @@ class layout:
     def __repr__(self):
         return "torch." + self._name
 
+    def __reduce__(self):
+        return self._name  # pickles as the module's own object (ember.strided)
+
 
 strided = layout("strided")
 sparse_coo = layout("sparse_coo")
+sparse_csr = layout("sparse_csr")
 
 
 class memory_format(layout):
@@ -111,7 +115,6 @@ Tensor.__iter__ = _tensor_iter
 Tensor.__format__ = _tensor_format
 Tensor.__str__ = Tensor.__repr__
 Tensor.__hash__ = object.__hash__
-Tensor.layout = property(lambda self: strided)
 Tensor.record_stream = cuda._record_stream
 Tensor.get_device = lambda self: self.device.index if self.is_cuda else -1
 Tensor.is_meta = property(lambda self: False)
@@ -168,6 +171,7 @@ try:  # the einops backend exists once its class is defined (einops finds backen
 except ImportError:  # einops is not installed
     pass
 from . import linalg  # noqa: E402
+from . import sparse  # noqa: E402
 from . import optim  # noqa: E402
 from . import serialization  # noqa: E402
 from .serialization import save, load  # noqa: E402

@@ -17,3 +17,7 @@ def _storage_from_bytes(data, device="cpu"):
 
 def _generator_from_state(state):
     return _C._generator_from_state(state)
+
+
+def _rebuild_sparse(layout, parts, size, coalesced, requires_grad):
+    return _C._rebuild_sparse(layout, parts, size, coalesced, requires_grad)

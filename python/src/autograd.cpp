@@ -125,7 +125,8 @@ void init_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
       .def_prop_rw("data", &Tensor::detach, [](Tensor& t, const Tensor& src) {
         // x.data = y: x takes y's storage and geometry, keeping its own autograd identity.
         TensorImpl& dst = *t.impl();
-        dst.storage = src.storage();
+        dst.storage = src.impl()->storage;
+        dst.sparse = src.impl()->sparse;
         dst.sizes = DimVector(src.sizes());
         dst.strides = DimVector(src.strides());
         dst.storage_offset = src.storage_offset();

@@ -112,6 +112,7 @@ void init_scatter(nb::module_& m, nb::class_<Tensor>& cls);
 void init_runtime(nb::module_& m);
 void init_einsum(nb::module_& m);
 void init_quantized(nb::module_& m, nb::class_<Tensor>& cls);  // quantized.cpp
+void init_sparse(nb::module_& m, nb::class_<Tensor>& cls);     // sparse.cpp
 void init_math_ops(nb::module_& m, nb::class_<Tensor>& cls);
 void init_decompositions(nb::module_& m, nb::class_<Tensor>& cls);
 

@@ -99,6 +99,7 @@ std::vector<indexing::TensorIndex> tuple_entries(const Tensor& self, nb::handle 
 }
 
 Tensor get_item(const Tensor& self, nb::handle index) {
+  if (self.has_sparse_layout() && PyLong_Check(index.ptr())) return self.select(0, nb::cast<int64_t>(index));
   if (single_entry(index.ptr())) return indexing::get_item(self, classify(index.ptr()));
   return indexing::get_item(self, tuple_entries(self, index));
 }

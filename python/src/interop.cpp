@@ -80,6 +80,8 @@ nb::ndarray<Framework> export_array(const Tensor& t) {
 }
 
 nb::object to_numpy(const Tensor& t, bool force) {
+  EMBER_CHECK(!t.has_sparse_layout(), TypeError, "can't convert ", t.is_sparse() ? "Sparse" : "SparseCsr",
+              " layout tensor to numpy. Use Tensor.to_dense() first.");
   EMBER_CHECK(t.device().is_cpu(), TypeError, "can't convert ", t.device().str(),
               " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
   EMBER_CHECK(force || !t.requires_grad(), Error,
@@ -269,6 +271,12 @@ nb::object tolist_at(const Tensor& t, size_t dim, const char* p) {
   return nb::steal(list);
 }
 
+// A tensor's storage; a sparse tensor has none of its own (torch's NotImplementedError).
+const Storage& storage_of(const Tensor& t) {
+  EMBER_CHECK(!t.has_sparse_layout(), NotImplementedError, "Cannot access storage of SparseTensorImpl");
+  return t.storage();
+}
+
 // untyped_storage() / storage(): the buffer behind a tensor.
 struct StorageView {
   Storage storage;
@@ -314,8 +322,8 @@ void init_interop(nb::module_& m, nb::class_<Tensor>& cls) {
         Tensor h = host_copy(t);
         return tolist_at(h, 0, static_cast<const char*>(h.data_ptr()));
       })
-      .def("untyped_storage", [](const Tensor& t) { return StorageView{t.storage(), std::nullopt}; })
-      .def("storage", [](const Tensor& t) { return StorageView{t.storage(), t.dtype()}; });
+      .def("untyped_storage", [](const Tensor& t) { return StorageView{storage_of(t), std::nullopt}; })
+      .def("storage", [](const Tensor& t) { return StorageView{storage_of(t), t.dtype()}; });
 
   nb::class_<StorageView>(m, "UntypedStorage")
       .def("data_ptr", [](const StorageView& s) { return reinterpret_cast<uintptr_t>(s.storage.data()); })

@@ -98,6 +98,7 @@ NB_MODULE(_C, m) {
   py::init_math_ops(m, tensor_class);
   py::init_decompositions(m, tensor_class);
   py::init_quantized(m, tensor_class);
+  py::init_sparse(m, tensor_class);
   py::init_pointwise(m, tensor_class);
   py::init_misc(m, tensor_class);
   // ember._C._nn: the C++ side of ember.nn.functional (one init_nn_<area> per binding file).

@@ -118,7 +118,27 @@ void init_runtime(nb::module_& m) {
                           quantizer_from_tuple(qparams));
   });
   nb::handle cls = m.attr("Tensor");
+  m.def("_rebuild_sparse", [](const std::string& layout, const std::vector<Tensor>& parts,
+                              const std::vector<int64_t>& sizes, std::optional<bool> coalesced, bool requires_grad) {
+    EMBER_CHECK((layout == "sparse_coo" && parts.size() == 2) || (layout == "sparse_csr" && parts.size() == 3),
+                ValueError, "_rebuild_sparse: ", parts.size(), " parts for layout ", layout);
+    Tensor t = layout == "sparse_coo"
+        ? sparse_coo_tensor(parts[0], parts[1], IntArrayRef(sizes), {}, coalesced)
+        : sparse_csr_tensor(parts[0], parts[1], parts[2], IntArrayRef(sizes));
+    return t.requires_grad_(requires_grad);
+  });
   cls.attr("__reduce_ex__") = nb::cpp_function([](const Tensor& t, int) {
+    if (t.has_sparse_layout()) {  // its parts, rebuilt (and checked) by sparse_coo_tensor / sparse_csr_tensor
+      const SparseParts& p = *t.impl()->sparse;
+      nb::list parts;
+      parts.append(p.indices.detach());
+      if (p.layout == Layout::SparseCsr) parts.append(p.col_indices.detach());
+      parts.append(p.values.detach());
+      nb::object coalesced = p.layout == Layout::SparseCoo ? nb::cast(p.coalesced) : nb::none();
+      return nb::make_tuple(loader("_rebuild_sparse"), nb::make_tuple(std::string(layout_name(p.layout)), parts,
+                                                                      int_tuple(t.sizes()), coalesced,
+                                                                      t.requires_grad()));
+    }
     if (t.is_quantized()) {
       return nb::make_tuple(loader("_rebuild_qtensor"),
                             nb::make_tuple(t.storage(), t.dtype(), t.storage_offset(), int_tuple(t.sizes()),
@@ -132,10 +152,15 @@ void init_runtime(nb::module_& m) {
     EMBER_CHECK(t.is_leaf(), Error, "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
                 "protocol at the moment.  If you were attempting to deepcopy a module, this may be because of a "
                 "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001");
-    Storage s = nb::cast<Storage>(deepcopy_storage(t.storage(), memo));
-    Tensor copy = Tensor::make(s, DimVector(t.sizes()), DimVector(t.strides()), t.storage_offset(),
-                               storage_type(t.dtype()));
-    if (t.is_quantized()) copy = make_quantized(copy, t.dtype(), quantizer_of(t));
+    Tensor copy;
+    if (t.has_sparse_layout()) {
+      autograd::NoGradGuard untracked;
+      copy = t.clone();
+    } else {
+      Storage s = nb::cast<Storage>(deepcopy_storage(t.storage(), memo));
+      copy = Tensor::make(s, DimVector(t.sizes()), DimVector(t.strides()), t.storage_offset(), storage_type(t.dtype()));
+      if (t.is_quantized()) copy = make_quantized(copy, t.dtype(), quantizer_of(t));
+    }
     copy.requires_grad_(t.requires_grad());
     if (Tensor g = t.grad(); g.defined()) {
       copy.set_grad(nb::cast<Tensor>(nb::module_::import_("copy").attr("deepcopy")(nb::cast(g), memo)));

@@ -1,4 +1,5 @@
 // ember.Tensor: properties, conversions and copies. Views, indexing and interop have their own files.
+#include "ember/sparse.h"
 #include "bindings.h"
 
 #include <nanobind/stl/pair.h>
@@ -10,6 +11,12 @@ using namespace nb::literals;
 namespace {
 
 PyTypeObject* g_size_type = &PyTuple_Type;
+
+// A sparse CSR tensor has no strides or offset (torch raises); COO reports zeros, as torch's.
+const Tensor& check_strided(const Tensor& t, const char* what) {
+  EMBER_CHECK(!t.is_sparse_csr(), Error, "Sparse CSR tensors do not have ", what);
+  return t;
+}
 
 nb::object stride_tuple(const Tensor& t) {
   IntArrayRef s = t.strides();
@@ -127,6 +134,7 @@ Tensor legacy_tensor(const nb::args& args, nb::handle device) {
 // Python's view of a tensor's type string: 'torch.FloatTensor'.
 std::string type_string(const Tensor& t) {
   std::string prefix = t.device().is_cuda() ? "torch.cuda." : "torch.";
+  if (t.is_sparse()) prefix += "sparse.";
   return prefix + std::string(legacy_name(t.dtype())) + "Tensor";
 }
 
@@ -168,8 +176,8 @@ void init_tensor(nb::module_& m) {
   }, nb::arg("args"), nb::kw_only(), nb::arg("device") = nb::none());
   cls.def("size", [](const Tensor& t) { return make_size(t.sizes()); })
       .def("size", [](const Tensor& t, int64_t d) { return t.size(d); }, nb::arg("dim"))
-      .def("stride", [](const Tensor& t) { return stride_tuple(t); })
-      .def("stride", [](const Tensor& t, int64_t d) { return t.stride(d); }, nb::arg("dim"))
+      .def("stride", [](const Tensor& t) { return stride_tuple(check_strided(t, "strides")); })
+      .def("stride", [](const Tensor& t, int64_t d) { return check_strided(t, "strides").stride(d); }, nb::arg("dim"))
       .def("dim", &Tensor::dim)
       .def("ndimension", &Tensor::dim)
       .def("numel", &Tensor::numel)
@@ -177,20 +185,27 @@ void init_tensor(nb::module_& m) {
       .def_prop_ro("device", [](const Tensor& t) { return device_object(t.device()); })
       .def_prop_ro("is_cuda", [](const Tensor& t) { return t.device().is_cuda(); })
       .def_prop_ro("is_cpu", [](const Tensor& t) { return t.device().is_cpu(); })
-      .def_prop_ro("is_sparse", [](const Tensor&) { return false; })
-      .def_prop_ro("layout", [](const Tensor&) { return nb::module_::import_("ember").attr("strided"); })
       .def("element_size", &Tensor::element_size)
       .def_prop_ro("itemsize", &Tensor::element_size)
-      .def_prop_ro("nbytes", &Tensor::nbytes)
-      .def("storage_offset", &Tensor::storage_offset)
+      .def_prop_ro("nbytes", [](const Tensor& t) {
+        EMBER_CHECK(!t.has_sparse_layout(), Error, "nbytes is not defined for sparse tensors.  If you want the size "
+                    "of the constituent tensors, add the nbytes of the indices and values.  If you want the size of "
+                    "the  equivalent dense tensor, multiply numel() by element_size()");
+        return t.nbytes();
+      })
+      .def("storage_offset", [](const Tensor& t) { return check_strided(t, "storage_offset").storage_offset(); })
       .def("is_contiguous", [](const Tensor& t, nb::handle format) {
+        if (t.has_sparse_layout()) return false;
         return t.is_contiguous(memory_format_from_object(format, "is_contiguous").value_or(MemoryFormat::Contiguous));
       },
            nb::arg("memory_format") = nb::none())
       .def("is_floating_point", &Tensor::is_floating_point)
       .def("is_complex", [](const Tensor&) { return false; })
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
-      .def("_storage_data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage().data()); })
+      .def("_storage_data_ptr", [](const Tensor& t) {
+        EMBER_CHECK(!t.has_sparse_layout(), Error, "Cannot access storage of a ", layout_name(t.layout()), " tensor");
+        return reinterpret_cast<uintptr_t>(t.storage().data());
+      })
       .def("_storage_nbytes", [](const Tensor& t) { return t.storage().nbytes(); })
       .def("_is_view_of_same_storage", [](const Tensor& a, const Tensor& b) { return a.storage().is_alias_of(b.storage()); })
       .def("item", [](const Tensor& t) { return t.item(); })

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ember/sparse.h"
 #include "ember/autograd.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
@@ -27,6 +28,11 @@ Tensor fit(Tensor grad, const InputMeta& meta, const Node& producer) {
   }
   if (grad.device().type != meta.device.type) grad = grad.to(meta.device);
   return grad.dtype() == meta.dtype ? grad : grad.to(meta.dtype);
+}
+
+// a + b for two gradients of one tensor; a sparse one goes second (torch has add(dense, sparse) only).
+Tensor add_gradients(const Tensor& a, const Tensor& b) {
+  return a.has_sparse_layout() && !b.has_sparse_layout() ? add(b, a) : add(a, b);
 }
 
 struct ByLatest {
@@ -78,7 +84,7 @@ TensorList run_backward(const std::vector<Edge>& roots, TensorList root_grads, b
     if (buf.empty()) buf.resize(e.fn->input_meta.size());
     grad = fit(std::move(grad), e.fn->input_meta[e.input_nr], producer);
     Tensor& slot = buf[e.input_nr];
-    slot = slot.defined() ? add(slot, grad) : std::move(grad);
+    slot = slot.defined() ? add_gradients(slot, grad) : std::move(grad);
   };
   GradModeGuard grad_mode(create_graph);
   std::priority_queue<std::shared_ptr<Node>, std::vector<std::shared_ptr<Node>>, ByLatest> ready;
@@ -157,6 +163,12 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   Tensor variable(impl);
   AutogradMeta& meta = variable.autograd_meta();
   Tensor& g = grads[0];
+  if (g.has_sparse_layout() || variable.has_sparse_layout() ||
+      (meta.grad.defined() && meta.grad.has_sparse_layout())) [[unlikely]] {
+    // Sparse gradients are kept as they come (a sparse leaf may get a dense one, as torch's mm gives).
+    meta.grad = !meta.grad.defined() ? (is_grad_enabled() ? g : g.detach()) : add_gradients(meta.grad, g);
+    return {};
+  }
   if (!meta.grad.defined()) {
     // Keep the incoming tensor when nothing else refers to it and its layout is the leaf's;
     // otherwise copy it (a shared or expanded gradient must not become .grad).

@@ -1,4 +1,5 @@
 // Tensor's autograd surface: requires_grad, grad, grad_fn, detach, retain_grad, backward; grad mode.
+#include "ember/sparse.h"
 #include "ember/autograd.h"
 
 #include "function.h"
@@ -106,6 +107,7 @@ uint32_t Tensor::output_nr() const {
 }
 
 Tensor Tensor::detach() const {
+  if (has_sparse_layout()) return sparse_detach(*this);
   return make_view_of(*this, DimVector(sizes()), DimVector(strides()), storage_offset());
 }
 

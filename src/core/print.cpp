@@ -5,6 +5,7 @@
 #include "ember/host.h"
 #include "ember/nn/repr.h"
 #include "ember/quantized.h"
+#include "ember/sparse.h"
 
 #include <cmath>
 #include <cstdio>
@@ -237,15 +238,17 @@ std::string shape_tuple(IntArrayRef sizes) {
   return s + (sizes.size() == 1 ? ",)" : ")");
 }
 
-// Appends ", suffix" or a new line when the suffix would pass the line width (torch's _add_suffixes).
+// Appends ", suffix" or a new line when the suffix would pass the line width (torch's _add_suffixes); a sparse COO
+// tensor starts its suffixes on a new line (`force_newline`).
 std::string add_suffixes(const std::string& body, const std::vector<std::string>& suffixes, int64_t indent,
-                         int64_t linewidth) {
+                         int64_t linewidth, bool force_newline = false) {
   std::string out = body;
   size_t nl = body.rfind('\n');
   int64_t last_line_len = int64_t(body.size()) - (nl == std::string::npos ? -1 : int64_t(nl)) + 1;
   for (const std::string& suffix : suffixes) {
     int64_t len = int64_t(suffix.size());
-    if (last_line_len + len + 2 > linewidth) {
+    if (force_newline || last_line_len + len + 2 > linewidth) {
+      force_newline = false;
       out += ",\n";
       out.append(size_t(indent), ' ');
       out += suffix;
@@ -300,6 +303,36 @@ void add_quantized_suffixes(const Tensor& t, std::vector<std::string>& suffixes)
   }
 }
 
+// One part of a sparse tensor (indices, values), printed after `name=tensor(` at `indent` as torch's _tensor_str.
+std::string sparse_part(const char* name, const Tensor& part, int64_t indent) {
+  std::string prefix = std::string(name) + "=tensor(";
+  std::string body = "[]";
+  if (part.numel() == 0) {
+    body += ", size=" + shape_tuple(part.sizes());
+  } else {
+    Tensor host = host_copy(part.detach());
+    body = Printer(host, print_options()).run(host.storage_offset(), indent + int64_t(prefix.size()));
+  }
+  return prefix + body + ")";
+}
+
+// torch's sparse repr: the parts one per line, then size, nnz, dtype and layout.
+std::string sparse_body(const Tensor& t, int64_t indent, std::vector<std::string>& suffixes) {
+  suffixes.push_back("size=" + shape_tuple(t.sizes()));
+  suffixes.push_back("nnz=" + std::to_string(t._nnz()));
+  if (t.dtype() != default_dtype() && t.dtype() != kInt64 && t.dtype() != kBool) {
+    suffixes.push_back("dtype=torch." + std::string(dtype_name(t.dtype())));
+  }
+  const SparseParts& p = *t.impl()->sparse;
+  std::string newline = ",\n" + std::string(size_t(indent), ' ');
+  std::string body = p.layout == Layout::SparseCoo
+      ? sparse_part("indices", p.indices, indent)
+      : sparse_part("crow_indices", p.indices, indent) + newline + sparse_part("col_indices", p.col_indices, indent);
+  body += newline + sparse_part("values", p.values, indent);
+  suffixes.push_back("layout=torch." + std::string(layout_name(p.layout)));
+  return body;
+}
+
 }  // namespace
 
 std::string tensor_repr(const Tensor& t) {
@@ -312,7 +345,9 @@ std::string tensor_repr(const Tensor& t) {
   if (!t.device().is_cpu()) suffixes.push_back("device='" + t.device().str() + "'");
   std::string dtype_suffix = "dtype=torch." + std::string(dtype_name(t.dtype()));
   std::string body;
-  if (t.is_quantized()) {
+  if (t.has_sparse_layout()) {
+    body = sparse_body(t, indent, suffixes);
+  } else if (t.is_quantized()) {
     add_quantized_suffixes(t, suffixes);
     Tensor host = host_copy(dequantize(t));
     body = t.numel() == 0 ? "[]" : Printer(host, opts).run(host.storage_offset(), indent);
@@ -328,7 +363,7 @@ std::string tensor_repr(const Tensor& t) {
   }
   if (!grad_fn_name.empty()) suffixes.push_back("grad_fn=<" + std::string(grad_fn_name) + ">");
   else if (t.requires_grad()) suffixes.push_back("requires_grad=True");
-  return add_suffixes(prefix + body, suffixes, indent, opts.linewidth);
+  return add_suffixes(prefix + body, suffixes, indent, opts.linewidth, t.is_sparse());
 }
 
 }  // namespace ember

@@ -1,3 +1,4 @@
+#include "ember/sparse.h"
 #include "ember/tensor.h"
 
 #include "ember/autograd.h"
@@ -28,7 +29,7 @@ void TensorImpl::refresh_metadata() {
       expected *= sizes[i];
     }
   }
-  is_contiguous = contiguous;
+  is_contiguous = contiguous && !sparse;  // a sparse tensor has no elements of its own to lay out
 }
 
 Tensor Tensor::make(Storage storage, DimVector sizes, DimVector strides, int64_t offset, ScalarType dtype) {
@@ -38,6 +39,7 @@ Tensor Tensor::make(Storage storage, DimVector sizes, DimVector strides, int64_t
 }
 
 Tensor Tensor::make_view_of(const Tensor& base, DimVector sizes, DimVector strides, int64_t offset) {
+  if (base.has_sparse_layout()) [[unlikely]] throw_sparse_unsupported(base, "view");
   if (base.is_quantized()) return quantized_view(base, std::move(sizes), std::move(strides), offset);
   return make(base.storage(), std::move(sizes), std::move(strides), offset, base.dtype());
 }
@@ -123,6 +125,7 @@ Scalar Tensor::item() const {
   EMBER_CHECK(numel() == 1, Error, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
   if (!device().is_cpu()) return host_copy(*this).item();
   if (is_quantized()) return dequantize(*this).item();  // the value it stands for, as torch
+  if (has_sparse_layout()) return to_dense().item();
   return visit_dtype(dtype(), [&]<typename T>(T) -> Scalar {
     T v = *data_ptr<T>();
     if constexpr (std::is_same_v<T, bool>) return Scalar(v);

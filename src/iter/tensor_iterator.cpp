@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ember/sparse.h"
 #include "ember/autograd.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
@@ -33,7 +34,11 @@ Device common_device(std::span<const Tensor> inputs, const Tensor& out) {
 TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs, ElementwiseConfig config) {
   autograd::GradModeGuard untracked(false);  // the op records itself; its casts and expands must not
   DimVector shape;
-  for (const Tensor& t : inputs) shape = broadcast_shapes(shape, t.sizes());
+  for (const Tensor& t : inputs) {
+    if (t.has_sparse_layout()) [[unlikely]] throw_sparse_unsupported(t);
+    shape = broadcast_shapes(shape, t.sizes());
+  }
+  if (out.defined() && out.has_sparse_layout()) [[unlikely]] throw_sparse_unsupported(out);
   Device device = common_device(inputs, out);
   common_ = result_type(inputs);
   if (config.int_to_float && !is_floating_point(common_)) common_ = default_dtype();

@@ -1,6 +1,7 @@
 // Binary elementwise ops: each plans a TensorIterator and runs one kernel.
 #include "../autograd/formulas.h"
 #include "../dispatch/kernels.h"
+#include "ember/sparse.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
 #include "ember/ops.h"
@@ -51,6 +52,34 @@ Tensor run_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, const
   });
 }
 
+// A binary op with a sparse operand: add, sub, mul and div have sparse forms (ember/sparse.h); the result is
+// written to `out` (in place or out=) when one is given.
+Tensor run_sparse(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  const Tensor& sparse = a.has_sparse_layout() ? a : b.has_sparse_layout() ? b : out;
+  Tensor r;
+  switch (op) {
+    case BinaryOp::Add: r = sparse_add(a, b, alpha); break;
+    case BinaryOp::Sub:
+      r = sparse_add(a, b, alpha.is_floating_point() ? Scalar(-alpha.to_double()) : Scalar(-alpha.to_int()));
+      break;
+    case BinaryOp::Mul: r = sparse_mul(a, b); break;
+    case BinaryOp::Div: r = sparse_div(a, b); break;
+    case BinaryOp::DivTrunc: r = sparse_div(a, b, "trunc"); break;
+    case BinaryOp::DivFloor: case BinaryOp::FloorDivide: r = sparse_div(a, b, "floor"); break;
+    default: throw_sparse_unsupported(sparse, binary_op_name(op));
+  }
+  if (!out.defined()) return r;
+  Tensor target = out;
+  if (out.has_sparse_layout() != r.has_sparse_layout()) sparse_copy_(target, r);  // torch's dense/sparse copy_ error
+  if (out.has_sparse_layout()) {
+    check_result_fits_output(r.dtype(), out.dtype());
+    sparse_copy_(target, r);
+  } else {
+    target.copy_(r);
+  }
+  return out;
+}
+
 // The one-element second operand of a float16/bfloat16 mul or division at its own precision (as float), which
 // torch's kernels use instead of its value rounded to the common dtype. Only a CPU operand is read so (torch's CUDA
 // kernels read a one-element device operand as an element, with no sync).
@@ -65,6 +94,11 @@ std::optional<float> wide_scalar(BinaryOp op, const TensorIterator& it, const Te
 }
 
 Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  if (a.has_sparse_layout() || b.has_sparse_layout() || (out.defined() && out.has_sparse_layout())) [[unlikely]] {
+    Tensor r = run_sparse(op, out, a, b, alpha);
+    if (!out.defined() && autograd::needs_grad({&a, &b})) autograd::record_binary(op, r, a, b, alpha);
+    return r;
+  }
   if (op == BinaryOp::Sub) {
     EMBER_CHECK(!(a.dtype() == kBool && b.dtype() == kBool), Error,
                 "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "

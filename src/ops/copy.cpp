@@ -5,6 +5,7 @@
 #include "ember/creation.h"
 #include "ember/layout.h"
 #include "ember/quantized.h"
+#include "ember/sparse.h"
 
 #include <cstring>
 
@@ -40,6 +41,10 @@ void copy_between_devices(const Tensor& dst, const Tensor& src, bool non_blockin
 
 Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   autograd::check_in_place(*this);
+  if (has_sparse_layout() || src.has_sparse_layout()) [[unlikely]] {
+    sparse_copy_(*this, src);
+    return *this;
+  }
   if (is_quantized() || src.is_quantized()) [[unlikely]] {
     quantized_copy_(*this, src);
     return *this;
@@ -82,6 +87,7 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
 }
 
 Tensor& Tensor::fill_(const Scalar& value) {  // overlapping (expanded) targets are fine: one value
+  if (has_sparse_layout()) [[unlikely]] throw_sparse_unsupported(*this, "fill_");
   autograd::check_in_place(*this);
   if (autograd::needs_grad({this}) || autograd::writes_into_graph_view(*this)) {
     return write_recorded(*this, "FillBackward2", [&] { return full(sizes(), value, options()); });
@@ -92,6 +98,7 @@ Tensor& Tensor::fill_(const Scalar& value) {  // overlapping (expanded) targets 
 }
 
 Tensor& Tensor::fill_(const Tensor& value) {
+  if (has_sparse_layout()) [[unlikely]] throw_sparse_unsupported(*this, "fill_");
   EMBER_CHECK(value.dim() == 0, Error, "fill_ only supports 0-dimension value tensor but got tensor with ", value.dim(),
               " dimensions.");
   // torch fills through copy_: the value converts to self's dtype unchecked (-3 gives 253 in uint8)
@@ -115,6 +122,7 @@ Tensor& Tensor::resize_(IntArrayRef new_sizes) {
   int64_t n = checked_numel(new_sizes);
   DimVector new_strides = contiguous_strides(new_sizes);
   size_t needed = storage_nbytes(new_sizes, element_size(), storage_offset());
+  EMBER_CHECK(!has_sparse_layout(), Error, "resize_ of a ", layout_name(layout()), " tensor is not supported");
   StorageImpl& storage = *impl_->storage.impl();
   if (n > 0 && needed > storage.nbytes) {
     EMBER_CHECK(storage.resizable, Error, "Trying to resize storage that is not resizable");
@@ -150,7 +158,17 @@ void resize_output_like(Tensor out, const Tensor& result) {
   }
 }
 
+Tensor& Tensor::zero_() {
+  if (has_sparse_layout()) {
+    autograd::check_in_place(*this);
+    sparse_zero_(*this);
+    return *this;
+  }
+  return fill_(0);
+}
+
 Tensor Tensor::contiguous() const {
+  EMBER_CHECK(!has_sparse_layout(), Error, "unsupported memory format option Contiguous");
   if (is_contiguous()) return *this;
   if (is_quantized()) return quantized_clone(*this, MemoryFormat::Contiguous);
   Tensor out = empty(sizes(), options());
@@ -172,6 +190,11 @@ Tensor Tensor::contiguous(MemoryFormat format) const {
 }
 
 Tensor Tensor::clone(MemoryFormat format) const {
+  if (has_sparse_layout()) {
+    EMBER_CHECK(format == MemoryFormat::Preserve, Error, "unsupported memory format option ",
+                format == MemoryFormat::Contiguous ? "Contiguous" : "ChannelsLast");
+    return sparse_clone(*this);
+  }
   if (is_quantized()) return quantized_clone(*this, format);
   Tensor out = empty_like(*this, options(), format);
   kernels::copy[out.device()](out, *this);
@@ -180,6 +203,7 @@ Tensor Tensor::clone(MemoryFormat format) const {
 }
 
 Tensor Tensor::clone() const {
+  if (has_sparse_layout()) return sparse_clone(*this);
   if (is_quantized()) return quantized_clone(*this, MemoryFormat::Contiguous);  // torch's quantized default
   Tensor out = empty_like(*this);
   kernels::copy[out.device()](out, *this);
@@ -188,6 +212,7 @@ Tensor Tensor::clone() const {
 }
 
 Tensor Tensor::to(ScalarType new_dtype, bool copy, MemoryFormat format) const {
+  if (has_sparse_layout()) return copy && new_dtype == dtype() ? clone() : sparse_to(*this, new_dtype, std::nullopt);
   if (new_dtype == dtype() && !copy && (format == MemoryFormat::Preserve || is_contiguous(format))) return *this;
   if (is_quantized() && new_dtype == dtype()) return clone(format);
   EMBER_CHECK(!is_quantized(), Error, "a quantized tensor (", dtype_name(dtype()), ") does not convert to ",
@@ -202,6 +227,7 @@ Tensor Tensor::to(ScalarType new_dtype, bool copy, MemoryFormat format) const {
 Tensor Tensor::to(Device new_device, bool copy, bool non_blocking) const {
   bool same = new_device.type == device().type && (!new_device.has_index() || new_device.index == device().index);
   if (same && !copy) return *this;
+  if (has_sparse_layout()) return same ? clone() : sparse_to(*this, std::nullopt, new_device);
   Tensor out = empty_like(*this, options().with_device(new_device));
   out.copy_(*this, non_blocking);
   return out;

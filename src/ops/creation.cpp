@@ -1,4 +1,5 @@
 // Creation ops: empty, zeros, ones, full, arange, linspace, logspace, eye, *_like, from data.
+#include "ember/sparse.h"
 #include "ember/creation.h"
 
 #include <algorithm>
@@ -78,6 +79,7 @@ Tensor full(IntArrayRef sizes, const Scalar& fill_value, const TensorOptions& op
 }
 
 Tensor empty_like(const Tensor& t, const TensorOptions& options) {
+  if (t.has_sparse_layout()) return sparse_zeros_like(t, options.dtype_opt());  // torch's sparse empty_like
   TensorOptions o = options;
   if (!o.has_dtype()) o = o.dtype(t.dtype());
   // A dense tensor's strides are kept exactly, size-1 dims included, as in torch (later layouts depend on them).
@@ -94,7 +96,9 @@ Tensor empty_like(const Tensor& t, const TensorOptions& options, MemoryFormat fo
 
 Tensor empty_like(const Tensor& t) { return empty_like(t, TensorOptions(t.dtype()).with_device(t.device())); }
 
-Tensor zeros_like(const Tensor& t, std::optional<ScalarType> dtype) { return full_like(t, 0, dtype); }
+Tensor zeros_like(const Tensor& t, std::optional<ScalarType> dtype) {
+  return t.has_sparse_layout() ? sparse_zeros_like(t, dtype) : full_like(t, 0, dtype);
+}
 Tensor ones_like(const Tensor& t, std::optional<ScalarType> dtype) { return full_like(t, 1, dtype); }
 
 Tensor full_like(const Tensor& t, const Scalar& fill_value, std::optional<ScalarType> dtype) {

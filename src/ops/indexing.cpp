@@ -5,6 +5,7 @@
 
 #include "../autograd/formulas.h"
 #include "../dispatch/kernels.h"
+#include "ember/sparse.h"
 #include "ember/creation.h"
 #include "ember/host.h"
 #include "ember/layout.h"
@@ -231,6 +232,9 @@ bool fills_through_mask(const std::vector<Tensor>& indices, const Tensor& values
 }
 
 void index_put_impl(const Tensor& self_in, const std::vector<Tensor>& indices_in, const Tensor& values_in, bool accumulate) {
+  if (self_in.has_sparse_layout() || values_in.has_sparse_layout()) [[unlikely]] {
+    throw_sparse_unsupported(self_in.has_sparse_layout() ? self_in : values_in, "index_put_");
+  }
   auto [self, indices] = unfold_scalar_masks(self_in, indices_in);
   Overlap aliasing = overlap(self, values_in);
   EMBER_CHECK(aliasing == Overlap::None || aliasing == Overlap::TooHard, Error, "unsupported operation: some elements "
@@ -315,6 +319,7 @@ Tensor nonzero(const Tensor& x) {
 }
 
 Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
+  if (self.has_sparse_layout()) [[unlikely]] throw_sparse_unsupported(self, "index");
   Tensor r = autograd::untracked([&] { return index_impl(self, indices); });
   if (autograd::needs_grad({&self})) autograd::record_index(r, self, indices);
   return r;
@@ -385,6 +390,10 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   EMBER_CHECK(index.dim() <= 1, IndexError, "index_select(): Index is supposed to be a vector");
   EMBER_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32, Error,
               "index_select(): Expected dtype int32 or int64 for index");
+  if (self.has_sparse_layout() || index.has_sparse_layout()) [[unlikely]] {
+    EMBER_CHECK(!index.has_sparse_layout(), NotImplementedError, "index_select: a sparse index is not supported");
+    return sparse_index_select(self, dim, index);
+  }
   int64_t d = wrap_dim(dim, self.dim());
   EMBER_CHECK(self.dim() > 0 || index.numel() == 1, Error, "index_select(): Index to scalar can have only 1 value, "
               "got ", index.numel(), " value(s)");

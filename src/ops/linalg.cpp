@@ -1,5 +1,6 @@
 // The matmul family. Every case reduces to the gemm kernel on 2-D operands or the batched gemm kernel.
 #include "../core/autocast_policy.h"
+#include "ember/sparse.h"
 #include "ember/linalg.h"
 
 #include <initializer_list>
@@ -87,6 +88,11 @@ Tensor mm_result(const Tensor& a, const Tensor& b) {
 Tensor mm(const Tensor& a, const Tensor& b) {
   EMBER_AUTOCAST(lower, kBoth, mm, a, b);
   check_same_device("wrapper_CUDA_mm", {{"self", &a}, {"mat2", &b}});
+  if (a.has_sparse_layout() || b.has_sparse_layout()) [[unlikely]] {
+    Tensor r = sparse_mm(a, b);
+    if (autograd::needs_grad({&a, &b})) autograd::record_mm(r, a, b);
+    return r;
+  }
   Tensor out = mm_result(a, b);
   mm_into(a, b, out);
   if (autograd::needs_grad({&a, &b})) autograd::record_mm(out, a, b);
@@ -110,6 +116,13 @@ Tensor mv(const Tensor& m, const Tensor& v) {
   EMBER_AUTOCAST(lower, kCUDA, mv, m, v);
   EMBER_AUTOCAST(keep, kCPU, mv, m, v);
   check_same_device("wrapper_CUDA_addmv_out_out", {{"mat", &m}, {"vec", &v}});  // torch's mv is addmv_out
+  if (m.has_sparse_layout() || v.has_sparse_layout()) [[unlikely]] {
+    EMBER_CHECK(!v.has_sparse_layout() && v.dim() == 1, Error, "mv: expected a dense vector, got a ",
+                layout_name(v.layout()), " tensor of size ", int_list(v.sizes()));
+    Tensor r = autograd::untracked([&] { return sparse_mm(m, v.unsqueeze(1)).squeeze(1); });
+    if (autograd::needs_grad({&m, &v})) autograd::record_mv(r, m, v);
+    return r;
+  }
   EMBER_CHECK(m.dim() == 2 && v.dim() == 1, Error, "vector + matrix @ vector expected, got ", m.dim(), ", ", v.dim(),
               ", ", v.dim());
   EMBER_CHECK(m.sizes()[1] == v.sizes()[0], Error, "size mismatch, got input (", m.sizes()[0], "), mat (", sizes_str(m),
@@ -174,6 +187,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
               db, "D");
   if (da == 1 && db == 1) return dot(a, b);
   if (da == 2 && db == 1) return mv(a, b);
+  if (a.has_sparse_layout() || b.has_sparse_layout()) [[unlikely]] return mm(a, b);  // torch's sparse matmul
   if (da == 1 && db == 2) return squeezed_row(mm(a.unsqueeze(0), b));
   if (da == 2 && db == 2) return mm(a, b);
   if (da >= 3 && db <= 2) {  // fold a's batch dims into rows
@@ -212,6 +226,11 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) {
   EMBER_AUTOCAST(lower, kBoth, addmm, input, m1, m2, beta, alpha);
   check_same_device("wrapper_CUDA_addmm", {{"self", &input}, {"mat1", &m1}, {"mat2", &m2}});
+  if (m1.has_sparse_layout() || m2.has_sparse_layout()) [[unlikely]] {
+    Tensor r = autograd::untracked([&] { return sparse_addmm(input, m1, m2, beta, alpha); });
+    if (autograd::needs_grad({&input, &m1, &m2})) autograd::record_addmm(r, input, m1, m2, beta, alpha);
+    return r;
+  }
   Tensor out = autograd::untracked([&] {
     Tensor out = mm_result(m1, m2);
     Tensor in = input.expand(out.sizes());  // torch expands input first, even for an empty product

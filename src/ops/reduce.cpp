@@ -1,5 +1,6 @@
 // Reductions: dim handling, dtype rules and accumulator setup; the folding is in cpu/reduce_kernels.
 #include "../core/autocast_policy.h"
+#include "ember/sparse.h"
 #include "ember/reduce.h"
 
 #include "../autograd/formulas.h"
@@ -40,6 +41,7 @@ struct ReducedDims {
 
 ReducedDims reduced_dims(const Tensor& x, IntArrayRef dims, bool keepdim, const char* name, bool nonempty) {
   if (x.is_quantized()) throw_quantized_unsupported(x.dtype());  // before an empty input's shortcut
+  if (x.has_sparse_layout()) throw_sparse_unsupported(x, name);
   int64_t n = x.dim();
   EMBER_CHECK(!(nonempty && dims.empty() && x.numel() == 0), Error, name,
               "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the "
@@ -136,6 +138,7 @@ int64_t reduced_count(IntArrayRef sizes, IntArrayRef dims) {
 
 Tensor sum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
   EMBER_AUTOCAST_FP32_DTYPE(kCUDA, sum, x, dtype, dims, keepdim);
+  if (x.has_sparse_layout()) [[unlikely]] return sparse_sum(x, dims, keepdim, dtype);
   Tensor r = autograd::untracked([&] { return sum_like(ReduceOp::Sum, "sum", x, dims, keepdim, dtype); });
   if (autograd::needs_grad({&x})) autograd::record_sum(r, x, dims, keepdim);
   return r;

@@ -5,6 +5,7 @@
 
 #include "../autograd/formulas.h"
 #include "../autograd/formulas_views.h"
+#include "ember/sparse.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
 #include "ember/ops.h"
@@ -122,6 +123,7 @@ Tensor Tensor::view(IntArrayRef shape) const {
 }
 
 Tensor Tensor::reshape(IntArrayRef shape) const {
+  EMBER_CHECK(!has_sparse_layout(), Error, "reshape is not implemented for sparse tensors");
   DimVector sizes = infer_size(shape, numel());
   if (auto strides = compute_view_strides(impl_->sizes, impl_->strides, sizes)) {  // torch: view, or _reshape_alias
     return make_view(*this, std::move(sizes), std::move(*strides), storage_offset(),
@@ -171,6 +173,7 @@ Tensor Tensor::view(ScalarType new_dtype) const {
 }
 
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
+  if (has_sparse_layout()) return sparse_transpose(*this, dim0, dim1);
   int64_t n = dim();
   dim0 = wrap_dim(dim0, n);
   dim1 = wrap_dim(dim1, n);
@@ -184,6 +187,11 @@ Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
 }
 
 Tensor Tensor::t() const {
+  if (has_sparse_layout()) {
+    EMBER_CHECK(sparse_dim() <= 2 && dense_dim() == 0, Error, "t() expects a tensor with <= 2 sparse and 0 dense "
+                "dimensions, but got ", sparse_dim(), " sparse and ", dense_dim(), " dense dimensions");
+    return dim() < 2 ? *this : sparse_transpose(*this, 0, 1);
+  }
   EMBER_CHECK(dim() <= 2, Error, "t() expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
   DimVector sizes = impl_->sizes, strides = impl_->strides;
   if (dim() == 2) {
@@ -259,6 +267,7 @@ Tensor Tensor::squeeze(int64_t d) const { return squeeze_dims(*this, {d}, "Squee
 Tensor Tensor::squeeze(IntArrayRef dims) const { return squeeze_dims(*this, dims, "SqueezeBackward2"); }
 
 Tensor Tensor::unsqueeze(int64_t d) const {
+  if (has_sparse_layout()) return sparse_unsqueeze(*this, d);
   d = wrap_dim(d, dim() + 1);
   DimVector sizes = impl_->sizes, strides = impl_->strides;
   int64_t new_stride = d >= dim() ? 1 : sizes[d] * strides[d];
@@ -357,6 +366,7 @@ Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
 }
 
 Tensor Tensor::select(int64_t d, int64_t index) const {
+  if (has_sparse_layout()) return sparse_select(*this, d, index);
   EMBER_CHECK(dim() > 0, IndexError, "select() cannot be applied to a 0-dim tensor.");
   d = wrap_dim(d, dim());
   int64_t size = impl_->sizes[d];

@@ -1,4 +1,5 @@
 // In-place shape ops (self takes its view's geometry) and sum_to_size (ember/shape_in_place.h).
+#include "ember/sparse.h"
 #include "ember/shape_in_place.h"
 
 #include <algorithm>
@@ -16,6 +17,7 @@ namespace {
 // self becomes view(self): its sizes, strides and offset; in the graph, self takes the view's node under torch's
 // name for the in-place op (`node`, e.g. SqueezeBackward4), after the leaf check.
 Tensor& restride(Tensor& self, const char* node, const std::function<Tensor(const Tensor&)>& view) {
+  if (self.has_sparse_layout()) [[unlikely]] throw_sparse_unsupported(self, node);
   bool graph = autograd::needs_grad({&self});
   if (graph) autograd::check_in_place(self);
   Tensor v = view(self);

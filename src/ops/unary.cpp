@@ -4,6 +4,7 @@
 #include "../core/autocast_policy.h"
 #include "../autograd/unary_grad.h"
 #include "../dispatch/kernels.h"
+#include "ember/sparse.h"
 #include "ember/layout.h"
 #include "ember/ops.h"
 
@@ -15,6 +16,7 @@ namespace {
 
 Tensor run_unary(const char* name, UnaryKind kind, const KernelTable<kernels::UnaryFn>& kernel, const Tensor& out,
                  const Tensor& self) {
+  if (self.has_sparse_layout()) [[unlikely]] throw_sparse_unsupported(self, name);
   std::string_view op(name);
   if (out.defined()) check_no_internal_overlap(out);  // before the dtype checks, as torch's iterator
   EMBER_CHECK(op != "neg" || self.dtype() != kBool, Error, "Negation, the `-` operator, on a bool tensor is not "
@@ -81,12 +83,17 @@ bool cuda_fp32_listed(std::string_view name) {
     if (autocast::active() && cuda_fp32_listed(#name)) [[unlikely]] {                         \
       EMBER_AUTOCAST(fp32, kCUDA, name, self);                                                \
     }                                                                                         \
-    Tensor r = run_unary(#name, UnaryKind::kind, kernels::name, {}, self);                   \
+    Tensor r = self.has_sparse_layout() ? sparse_unary(#name, self, [](const Tensor& v) { return name(v); }) \
+                                        : run_unary(#name, UnaryKind::kind, kernels::name, {}, self);   \
     if (autograd::needs_grad({&self})) autograd::record_##name(r, self);                      \
     return r;                                                                                 \
   }                                                                                           \
   Tensor& name##_(Tensor& self) { return name##_out(self, self); }                           \
   Tensor& name##_out(Tensor& out, const Tensor& self) {                                       \
+    if (self.has_sparse_layout() || out.has_sparse_layout()) [[unlikely]] {                   \
+      sparse_copy_(out, sparse_unary(#name, self, [](const Tensor& v) { return name(v); }));  \
+      return out;                                                                             \
+    }                                                                                         \
     /* bitwise_not is not differentiable: its out= form ignores the graph, as torch */       \
     bool graph = UnaryKind::kind != UnaryKind::Integral || out.is_same(self);                 \
     if (graph && autograd::needs_grad({&self, &out})) {                                       \

@@ -13,6 +13,7 @@
 
 #include "ember/parallel.h"
 #include "ember/quantized.h"
+#include "ember/sparse.h"
 #include "zip.h"
 
 namespace ember::serialize {
@@ -151,8 +152,30 @@ class Pickler {
     out += "tR";
     put_memo(t.impl());
   }
+  // torch's record of a sparse tensor: _rebuild_sparse_tensor(_get_layout("torch.sparse_coo"), (indices, values,
+  // size, is_coalesced)), or (crow_indices, col_indices, values, size) for CSR; like torch, without requires_grad.
+  void sparse_tensor(const Tensor& t) {
+    const SparseParts& p = *t.impl()->sparse;
+    global("torch._utils", "_rebuild_sparse_tensor");
+    global("torch.serialization", "_get_layout");
+    text("torch." + std::string(layout_name(p.layout)));
+    out += "\x85R(";
+    tensor(p.indices);
+    if (p.layout == Layout::SparseCsr) tensor(p.col_indices);
+    tensor(p.values);  // the parts themselves: the memo keys on live tensors
+    write(Value::sequence(Kind::Size, size_items(t.sizes())), 0);
+    if (p.layout == Layout::SparseCoo) out += p.coalesced ? '\x88' : '\x89';
+    out += "t\x86R";
+    put_memo(t.impl());
+  }
+  static Value::Items size_items(IntArrayRef sizes) {
+    Value::Items items;
+    for (int64_t s : sizes) items.push_back(Value(s));
+    return items;
+  }
   void tensor(const Tensor& t) {
     if (get_memo(t.impl())) return;
+    if (t.has_sparse_layout()) return sparse_tensor(t);
     if (t.is_quantized()) return quantized_tensor(t);
     bool param = t.is_parameter();
     if (param) global("torch._utils", "_rebuild_parameter");
@@ -259,6 +282,8 @@ class Unpickler {
   using PersistentLoad = std::function<Value(const Value& pid)>;
   Unpickler(std::string_view data, PersistentLoad persistent_load)
       : data_(data), persistent_load_(std::move(persistent_load)) {}
+
+  std::vector<Tensor> sparse_to_check;  // sparse tensors whose indices are checked once the storages are read
 
   // A value of the wrong kind where the format needs another (a persistent id that is not a tuple ...) is a
   // malformed pickle.
@@ -377,7 +402,8 @@ class Unpickler {
   }
 
   enum class Callable : uint8_t {
-    None, OrderedDict, RebuildV2, RebuildV3, RebuildQuantized, RebuildParameter, Size, Encode, Bytes,
+    None, OrderedDict, RebuildV2, RebuildV3, RebuildQuantized, RebuildParameter, RebuildSparse, Layout, Size, Encode,
+    Bytes,
   };
   struct Obj {
     Value value;
@@ -495,6 +521,8 @@ class Unpickler {
     if (module == "torch" && (name == "per_tensor_affine" || name == "per_channel_affine"))
       return Obj{Value(name), Callable::None, "", false};  // a qscheme, read by _rebuild_qtensor
     if (module == "torch" && name == "Size") return callable(Callable::Size);
+    if (module == "torch._utils" && name == "_rebuild_sparse_tensor") return callable(Callable::RebuildSparse);
+    if (module == "torch.serialization" && name == "_get_layout") return callable(Callable::Layout);
     if (module == "_codecs" && name == "encode") return callable(Callable::Encode);
     if ((module == "__builtin__" || module == "builtins") && name == "bytes") return callable(Callable::Bytes);
     if (module == "torch.storage" && name == "UntypedStorage") return Obj{Value(), Callable::None, full, false};
@@ -536,6 +564,8 @@ class Unpickler {
         if (a[5].to_bool()) refuse("a quantized tensor that requires grad");
         return rebuild_quantized(rebuild(a[0], std::nullopt, a[1], a[2], a[3], a[5], a[6]).to_tensor(), a[4]);
       }
+      case Callable::Layout: want(1, 1); return Value(a[0].to_string());
+      case Callable::RebuildSparse: want(2, 2); return rebuild_sparse(a[0].to_string(), a[1].items());
       case Callable::RebuildParameter: {
         want(3, 3);
         Tensor t = a[0].to_tensor();
@@ -590,6 +620,30 @@ class Unpickler {
     Tensor out = Tensor::make(flat.storage(), sizes, strides, offset, t);
     if (requires_grad.to_bool()) out.requires_grad_(true);
     return Value(out);
+  }
+
+  // A sparse tensor from its parts; its indices are checked once the storages are read (sparse_to_check).
+  Value rebuild_sparse(const std::string& layout, const Value::Items& d) {
+    auto sizes = [](const Value& v) {
+      DimVector s;
+      for (const Value& x : v.items()) s.push_back(x.to_int());
+      return s;
+    };
+    if (layout == "torch.sparse_coo" && (d.size() == 3 || d.size() == 4)) {
+      if (d[0].to_tensor().dtype() != kInt64) refuse("a sparse tensor whose indices are not int64");
+      DimVector size = sizes(d[2]);
+      std::optional<bool> coalesced = d.size() == 4 ? std::optional<bool>(d[3].to_bool()) : std::nullopt;
+      sparse_to_check.push_back(sparse_coo_tensor(d[0].to_tensor(), d[1].to_tensor(), IntArrayRef(size), {},
+                                                  coalesced, false));
+      return Value(sparse_to_check.back());
+    }
+    if (layout == "torch.sparse_csr" && d.size() == 4) {
+      DimVector size = sizes(d[3]);
+      sparse_to_check.push_back(sparse_csr_tensor(d[0].to_tensor(), d[1].to_tensor(), d[2].to_tensor(),
+                                                  IntArrayRef(size), {}, false));
+      return Value(sparse_to_check.back());
+    }
+    refuse("a sparse tensor of layout " + layout + " with " + std::to_string(d.size()) + " parts");
   }
 
   // The integers of a quantized storage (QUInt8Storage loads as uint8, ...) with the record's quantizer.
@@ -776,8 +830,10 @@ Value load(const Source& source, const LoadOptions& options) {
     if (device != kCPU) flat = flat.to(device);
     return loaded.emplace(key, Value(flat)).first->second;
   };
-  Value out = Unpickler(pickle, persistent_load).run();
+  Unpickler unpickler(pickle, persistent_load);
+  Value out = unpickler.run();
   read_storages(source, unread);
+  for (const Tensor& t : unpickler.sparse_to_check) check_sparse_invariants(t);
   return out;
 }
 
