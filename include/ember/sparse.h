@@ -52,6 +52,8 @@ Tensor sparse_div(const Tensor& a, const Tensor& b, std::optional<std::string_vi
 // A unary op on a sparse tensor: the ops with f(0) = 0 apply to the values (neg keeps the entries as they are, the
 // others coalesce first, as torch); the rest raise NotImplementedError.
 Tensor sparse_unary(const char* name, const Tensor& a, Tensor (*fn)(const Tensor&));
+// Its in-place and out= form: in place, an op other than neg needs a coalesced tensor (torch's rule).
+void sparse_unary_out(const char* name, Tensor& out, const Tensor& a, Tensor (*fn)(const Tensor&));
 Tensor sparse_mm(const Tensor& a, const Tensor& b);  // sparse @ dense, dense @ sparse (dense result)
 Tensor sparse_addmm(const Tensor& input, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha);
 // torch.sparse.mm / torch.sparse.addmm: as sparse_addmm, but the sparse operand's gradient is sparse at its own

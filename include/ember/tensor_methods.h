@@ -121,7 +121,7 @@ Tensor outer(const Tensor& other) const;
 
 // ---- conversions and in-place random fills
 Tensor to(const TensorOptions& options, bool copy = false) const;
-Tensor type_as(const Tensor& other) const { return to(other.dtype()); }
+Tensor type_as(const Tensor& other) const;  // to(other's dtype); a sparse tensor stays in its layout
 Tensor& uniform_(double from = 0.0, double to = 1.0);
 Tensor& normal_(double mean = 0.0, double std = 1.0);
 

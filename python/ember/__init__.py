@@ -69,6 +69,8 @@ def randint_like(input, low=None, high=None, *, dtype=None, layout=None, device=
         raise TypeError("randint_like() missing 1 required positional argument: 'high'")
     if high is None:
         low, high = 0, low
+    if input.layout != strided:
+        raise NotImplementedError(f"randint_like of a {input.layout} tensor is not supported (torch's random_)")
     return randint(low, high, input.shape, generator=generator, dtype=input.dtype if dtype is None else dtype,
                    device=input.device if device is None else device, requires_grad=requires_grad)
 
@@ -83,6 +85,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         return _normal_sizes(mean, std, size, generator=generator, out=out, dtype=dtype, layout=layout, device=device,
                              requires_grad=requires_grad, pin_memory=pin_memory)
     ref = mean if isinstance(mean, Tensor) else std
+    if (isinstance(mean, Tensor) and mean.layout != strided) or (isinstance(std, Tensor) and std.layout != strided):
+        raise NotImplementedError("normal with a sparse mean or std is not supported (torch's normal.Tensor_Tensor)")
     shape = (mean + std).shape if isinstance(mean, Tensor) and isinstance(std, Tensor) else ref.shape
     return mean + std * randn(shape, generator=generator, dtype=ref.dtype, device=ref.device)
 

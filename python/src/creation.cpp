@@ -177,7 +177,12 @@ void init_creation(nb::module_& m) {
     nb::object method = nb::cpp_function(
         [fill, name](const Tensor& self, const nb::args& args, nb::handle size, std::optional<ScalarType> dtype,
                      nb::handle device, bool requires_grad, nb::handle, bool) {
-          Tensor out = empty(factory_sizes(name, args, size), like_options(self, dtype, device, false));
+          DimVector sizes = factory_sizes(name, args, size);
+          EMBER_CHECK(!self.is_sparse_csr(), Error, "torch.empty: Only batched sparse compressed (non-block) tensors "
+                      "are supported, but got size ", int_list(sizes));
+          Tensor out = self.has_sparse_layout()  // torch makes a sparse tensor (nnz 0) like self
+              ? sparse_coo_tensor(sizes, like_options(self, dtype, device, false))
+              : empty(sizes, like_options(self, dtype, device, false));
           fill(out);
           return fresh(out, requires_grad);
         },
@@ -193,6 +198,7 @@ void init_creation(nb::module_& m) {
       [](const Tensor& self, nb::handle size, nb::handle fill_value, std::optional<ScalarType> dtype, nb::handle device,
          bool requires_grad, nb::handle, bool) {
         Scalar fill = number_arg(fill_value, "new_full", "fill_value", 2);
+        if (self.has_sparse_layout()) throw_sparse_unsupported(self, "fill_.Scalar");
         Tensor out = full(int_list(size, "size", false), fill, like_options(self, dtype, device, false));
         return requires_grad ? out.requires_grad_(true) : out;
       },

@@ -134,6 +134,7 @@ Tensor legacy_tensor(const nb::args& args, nb::handle device) {
 // Python's view of a tensor's type string: 'torch.FloatTensor'.
 std::string type_string(const Tensor& t) {
   std::string prefix = t.device().is_cuda() ? "torch.cuda." : "torch.";
+  EMBER_CHECK(!t.is_sparse_csr(), Error, "Unimplemented backend SparseCsrCPU");
   if (t.is_sparse()) prefix += "sparse.";
   return prefix + std::string(legacy_name(t.dtype())) + "Tensor";
 }
@@ -195,8 +196,9 @@ void init_tensor(nb::module_& m) {
       })
       .def("storage_offset", [](const Tensor& t) { return check_strided(t, "storage_offset").storage_offset(); })
       .def("is_contiguous", [](const Tensor& t, nb::handle format) {
-        if (t.has_sparse_layout()) return false;
-        return t.is_contiguous(memory_format_from_object(format, "is_contiguous").value_or(MemoryFormat::Contiguous));
+        auto f = memory_format_from_object(format, "is_contiguous").value_or(MemoryFormat::Contiguous);
+        EMBER_CHECK(!t.is_sparse_csr(), Error, "Sparse CSR tensors do not have is_contiguous");
+        return !t.has_sparse_layout() && t.is_contiguous(f);
       },
            nb::arg("memory_format") = nb::none())
       .def("is_floating_point", &Tensor::is_floating_point)

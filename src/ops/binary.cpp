@@ -176,6 +176,9 @@ Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) { return run(B
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) { return run(BinaryOp::Sub, {}, a, b, alpha); }
 
 Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  if (self.has_sparse_layout() || other.has_sparse_layout()) [[unlikely]] {
+    throw_sparse_unsupported(self.has_sparse_layout() ? self : other, "rsub.Tensor");
+  }
   Tensor r = autograd::untracked([&] { return run(BinaryOp::Sub, {}, other, self, alpha); });
   if (autograd::needs_grad({&self, &other})) autograd::record_rsub(r, self, other, alpha);
   return r;

@@ -277,7 +277,7 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const OptionalTensor&
                   const OptionalTensor& bias_opt, double eps) {
   EMBER_AUTOCAST(fp32, kCUDA, ::ember::nn::functional::group_norm, input, num_groups, weight_opt, bias_opt, eps);
   EMBER_CHECK(input.dim() >= 2, Error, "Expected at least 2 dimensions for input tensor but received ", input.dim());
-  EMBER_CHECK(num_groups != 0, ValueError, "integer division or modulo by zero");
+  EMBER_CHECK(num_groups != 0, ZeroDivisionError, "integer division or modulo by zero");  // Python's, in torch
   int64_t n = input.size(0), c = input.size(1), s = spatial_size(input);
   EMBER_CHECK((n * c / num_groups) * s != 1, ValueError, "Expected more than 1 value per channel when training, "
               "got input size [", n * c / num_groups, ", ", num_groups, [&] {
@@ -298,6 +298,7 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<T
   EMBER_CHECK(input.dim() >= 2, Error, "Expected at least 2 dimensions for input tensor but received ", input.dim());
   int64_t n = input.size(0), c = input.size(1);
   const Tensor &weight = value_or_undefined(weight_opt), &bias = value_or_undefined(bias_opt);
+  EMBER_CHECK(num_groups > 0, Error, "Expected num groups to be greater than 0, got ", num_groups);
   EMBER_CHECK(c % num_groups == 0, Error, "Expected number of channels in input to be divisible by num_groups, but "
               "got input of shape ", input.sizes(), " and num_groups=", num_groups);
   EMBER_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == c), Error, "Expected weight to be a vector "

@@ -1,5 +1,6 @@
 // Quantized tensors: a strided tensor of a quantized dtype over its integers' storage, with a Quantizer. Made here
 // (quantize_*, clones, views); element kernels refuse them (visit_dtype), as torch's CPU backend has none.
+#include "ember/sparse.h"
 #include "ember/quantized.h"
 
 #include <algorithm>
@@ -180,6 +181,7 @@ Tensor quantize_per_channel(const Tensor& input, const Tensor& scales, const Ten
 }
 
 Tensor dequantize(const Tensor& t) {
+  if (t.has_sparse_layout()) throw_sparse_unsupported(t, "dequantize.self");
   if (!t.is_quantized()) return t.to(kFloat32);
   const Quantizer& q = quantizer_of(t);
   MemoryFormat format = suggested_format(t);

@@ -320,6 +320,7 @@ Tensor Tensor::unflatten(int64_t d, IntArrayRef new_sizes) const {
 }
 
 Tensor Tensor::expand(IntArrayRef target) const {
+  EMBER_CHECK(!has_sparse_layout(), Error, "expand is unsupported for Sparse tensors");
   int64_t ndim = int64_t(target.size()), old_ndim = dim();
   EMBER_CHECK(ndim >= old_ndim, Error, "expand(torch.", legacy_name(dtype()),
               "Tensor{", int_list(sizes()), "}, size=", int_list(target),

@@ -270,6 +270,7 @@ Tensor rot90(const Tensor& self, int64_t k, IntArrayRef dims) {
 }
 
 Tensor repeat(const Tensor& self, IntArrayRef repeats) {
+  EMBER_CHECK(!self.has_sparse_layout(), Error, "expand is unsupported for Sparse tensors");  // torch's repeat expands
   EMBER_CHECK(int64_t(repeats.size()) >= self.dim(), Error, "Number of dimensions of repeat dims can not be smaller "
               "than number of dimensions of tensor");
   size_t pad = repeats.size() - size_t(self.dim());

@@ -91,7 +91,7 @@ bool cuda_fp32_listed(std::string_view name) {
   Tensor& name##_(Tensor& self) { return name##_out(self, self); }                           \
   Tensor& name##_out(Tensor& out, const Tensor& self) {                                       \
     if (self.has_sparse_layout() || out.has_sparse_layout()) [[unlikely]] {                   \
-      sparse_copy_(out, sparse_unary(#name, self, [](const Tensor& v) { return name(v); }));  \
+      sparse_unary_out(#name, out, self, [](const Tensor& v) { return name(v); });            \
       return out;                                                                             \
     }                                                                                         \
     /* bitwise_not is not differentiable: its out= form ignores the graph, as torch */       \

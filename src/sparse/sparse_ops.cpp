@@ -147,17 +147,39 @@ Tensor sparse_div(const Tensor& a, const Tensor& b, std::optional<std::string_vi
   });
 }
 
-Tensor sparse_unary(const char* name, const Tensor& a, Tensor (*fn)(const Tensor&)) {
+namespace {
+
+// The unary ops torch runs on sparse tensors (f(0) = 0; neg is linear, so duplicates need no summing first).
+bool linear_unary(std::string_view op) { return op == "neg" || op == "positive"; }
+void check_sparse_unary(const char* name, const Tensor& a) {
   static constexpr std::string_view kZeroPreserving[] = {
       "abs", "asin", "asinh", "atan", "atanh", "ceil", "deg2rad", "erf", "erfinv", "expm1", "floor", "frac", "log1p",
       "rad2deg", "relu", "round", "sgn", "sign", "sin", "sinh", "sqrt", "square", "tan", "tanh", "trunc"};
   std::string_view op(name);
-  bool linear = op == "neg" || op == "positive";
-  if (!linear && std::ranges::find(kZeroPreserving, op) == std::end(kZeroPreserving)) throw_sparse_unsupported(a, name);
+  if (!linear_unary(op) && std::ranges::find(kZeroPreserving, op) == std::end(kZeroPreserving)) {
+    throw_sparse_unsupported(a, name);
+  }
+}
+
+}  // namespace
+
+Tensor sparse_unary(const char* name, const Tensor& a, Tensor (*fn)(const Tensor&)) {
+  check_sparse_unary(name, a);
+  bool linear = linear_unary(name);
   return autograd::untracked([&] {
     Tensor s = linear || !a.is_sparse() ? a : coalesce(a);
     return with_values(s, fn(s.impl()->sparse->values));
   });
+}
+
+void sparse_unary_out(const char* name, Tensor& out, const Tensor& a, Tensor (*fn)(const Tensor&)) {
+  std::string_view op(name);
+  if (out.is_same(a)) {
+    if (op == "square") throw_sparse_unsupported(a, "pow_.Scalar");  // torch's square_ is pow_
+    check_sparse_unary(name, a);
+    EMBER_CHECK(linear_unary(op) || !a.is_sparse() || a.is_coalesced(), Error, name, "_ requires coalesced input");
+  }
+  sparse_copy_(out, sparse_unary(name, a, fn));
 }
 
 // ---- sums

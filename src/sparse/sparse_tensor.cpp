@@ -254,6 +254,12 @@ void check_sparse_invariants(const Tensor& t) {
   else check_csr(p.indices, p.col_indices, t.size(0), t.size(1));
 }
 
+Tensor Tensor::type_as(const Tensor& other) const {
+  EMBER_CHECK(layout() == other.layout(), Error, "to(options) doesn't support converting to a different layout, but got "
+              "self.layout being ", layout_title(layout()), " and options.layout set as ", layout_title(other.layout()));
+  return to(other.dtype());
+}
+
 // ---- accessors
 
 int64_t Tensor::sparse_dim() const {
