@@ -62,8 +62,10 @@ Tensor sparse_masked_addmm(const Tensor& input, const Tensor& a, const Tensor& b
                            const Scalar& alpha = 1);
 Tensor sparse_sum(const Tensor& t, std::optional<ScalarType> dtype = std::nullopt);  // a 0-dim dense tensor
 // torch.sparse.sum over `dims`: sparse when sparse dims remain, dense when only dense dims do.
-Tensor sparse_sum(const Tensor& t, IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
-Tensor sparse_transpose(const Tensor& t, int64_t dim0, int64_t dim1);  // COO; swaps sparse dims
+Tensor sparse_sum(const Tensor& t, IntArrayRef dims, bool keepdim = false,
+                  std::optional<ScalarType> dtype = std::nullopt);
+// COO: swaps two sparse dims (`node`: TBackward0 when t() asks).
+Tensor sparse_transpose(const Tensor& t, int64_t dim0, int64_t dim1, const char* node = "TransposeBackward0");
 // COO: on a sparse dim these pick or add coordinates (torch's order), on a dense dim they act on the values.
 Tensor sparse_select(const Tensor& t, int64_t dim, int64_t index);
 Tensor sparse_index_select(const Tensor& t, int64_t dim, const Tensor& index);

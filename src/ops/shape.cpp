@@ -190,7 +190,7 @@ Tensor Tensor::t() const {
   if (has_sparse_layout()) {
     EMBER_CHECK(sparse_dim() <= 2 && dense_dim() == 0, Error, "t() expects a tensor with <= 2 sparse and 0 dense "
                 "dimensions, but got ", sparse_dim(), " sparse and ", dense_dim(), " dense dimensions");
-    return dim() < 2 ? *this : sparse_transpose(*this, 0, 1);
+    return dim() < 2 ? *this : sparse_transpose(*this, 0, 1, "TBackward0");
   }
   EMBER_CHECK(dim() <= 2, Error, "t() expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
   DimVector sizes = impl_->sizes, strides = impl_->strides;

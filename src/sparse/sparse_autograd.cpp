@@ -61,6 +61,15 @@ void record_to_dense(const Tensor& result, const Tensor& t) {
   });
 }
 
+void record_dense_gradient(const char* node, const Tensor& result, const Tensor& t,
+                           std::function<Tensor(const Tensor&)> formula) {
+  if (!autograd::needs_grad({&t})) return;
+  autograd::record(node, result, {&t}, {}, [formula = std::move(formula)](const autograd::BackwardContext& c) {
+    const Tensor& g = c.grads[0];
+    return TensorList{formula(g.has_sparse_layout() ? sparse_to_dense(g) : g)};
+  });
+}
+
 void record_coalesce(const Tensor& result, const Tensor& t) {
   record_pass_through("CoalesceBackward0", result, t);
 }

@@ -54,7 +54,8 @@ std::vector<int64_t> sorted_order(const Tensor& host_indices, IntArrayRef sizes)
       const int64_t* row = p + d * nnz;
       for (size_t k = 0; k < keys.size(); ++k) keys[k] = keys[k] * size + uint64_t(row[k]);
     }
-    if (!std::is_sorted(keys.begin(), keys.end())) radix_sort(keys, order, span <= 1 ? 0 : 64 - __builtin_clzll(span - 1));
+    int bits = span <= 1 ? 0 : 64 - __builtin_clzll(span - 1);
+    if (!std::is_sorted(keys.begin(), keys.end())) radix_sort(keys, order, bits);
     return order;
   }
   auto less = [&](int64_t a, int64_t b) {

@@ -1,5 +1,6 @@
 // What the sparse files share: making sparse tensors from parts, layout conversions, gradient recording.
 #pragma once
+#include <functional>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -53,6 +54,10 @@ Tensor values_alias(const Tensor& t);
 // result's gradient at its coordinates).
 void record_values_gradient(const char* node, const Tensor& result, const Tensor& values);
 void record_to_dense(const Tensor& result, const Tensor& t);  // ToDenseBackward0: the gradient at t's coordinates
+// A node from a sparse result to sparse input t whose formula takes the result's gradient dense and gives t's
+// (dense: a sparse leaf reached only through such ops gets a dense .grad).
+void record_dense_gradient(const char* node, const Tensor& result, const Tensor& t,
+                           std::function<Tensor(const Tensor&)> formula);
 void record_sparse_sum(const Tensor& result, const Tensor& t);  // SumBackward0: the gradient at every coordinate
 // A node whose gradient is its result's (clone, coalesce, a dtype conversion).
 void record_pass_through(const char* node, const Tensor& result, const Tensor& t);

@@ -202,50 +202,53 @@ Tensor sparse_sum(const Tensor& t_in, IntArrayRef dims_in, bool keepdim, std::op
     reduce[size_t(w)] = true;
   }
   // Dense dims are summed within the values; summed sparse dims drop from the indices (then coalesced).
-  Tensor values = sparse_detail::values_alias(t);
-  if (dtype) values = values.to(*dtype);
-  else if (!is_floating_point(values.dtype())) values = values.to(kInt64);
-  DimVector value_dims;
-  for (int64_t d = sparse_dim; d < t.dim(); ++d) if (reduce[size_t(d)]) value_dims.push_back(d - sparse_dim + 1);
-  if (!value_dims.empty()) values = sum(values, value_dims, keepdim);
-  std::vector<int64_t> kept;
-  for (int64_t d = 0; d < sparse_dim; ++d) if (!reduce[size_t(d)] || keepdim) kept.push_back(d);
-  DimVector sizes;
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    if (!reduce[size_t(d)]) sizes.push_back(t.size(d));
-    else if (keepdim) sizes.push_back(1);
-  }
-  bool all_sparse = std::all_of(reduce.begin(), reduce.begin() + sparse_dim, [](bool r) { return r; });
-  if (all_sparse && !keepdim) return sum(values, {0});
-  Tensor indices = autograd::untracked([&] {
+  Tensor r = autograd::untracked([&] {
+    Tensor values = t.impl()->sparse->values;
+    if (dtype) values = values.to(*dtype);
+    else if (!is_floating_point(values.dtype())) values = values.to(kInt64);
+    DimVector value_dims;
+    for (int64_t d = sparse_dim; d < t.dim(); ++d) if (reduce[size_t(d)]) value_dims.push_back(d - sparse_dim + 1);
+    if (!value_dims.empty()) values = sum(values, value_dims, keepdim);
+    std::vector<int64_t> kept;
+    for (int64_t d = 0; d < sparse_dim; ++d) if (!reduce[size_t(d)] || keepdim) kept.push_back(d);
+    DimVector sizes;
+    for (int64_t d = 0; d < t.dim(); ++d) {
+      if (!reduce[size_t(d)]) sizes.push_back(t.size(d));
+      else if (keepdim) sizes.push_back(1);
+    }
+    bool all_sparse = std::all_of(reduce.begin(), reduce.begin() + sparse_dim, [](bool r) { return r; });
+    if (all_sparse && !keepdim) return sum(values, {0});
     Tensor rows = t.impl()->sparse->indices.index_select(0, sparse_detail::int64_tensor(kept));
     for (size_t k = 0; k < kept.size(); ++k) if (reduce[size_t(kept[k])]) rows.select(0, int64_t(k)).zero_();
-    return rows;
+    return coalesce(make_coo(rows, values, sizes, false));
   });
-  Tensor partial = make_coo(indices, autograd::untracked([&] { return values.detach(); }), sizes, false);
-  if (autograd::needs_grad({&values})) sparse_detail::record_values_gradient("SparseSumBackward0", partial, values);
-  return coalesce(partial);
+  DimVector in_sizes(t.sizes());
+  sparse_detail::record_dense_gradient("SparseSumBackward0", r, t, [in_sizes, reduce, keepdim](const Tensor& g) {
+    Tensor grad = g;  // each summed element's gradient is its sum's
+    for (size_t d = 0; d < reduce.size() && !keepdim; ++d) if (reduce[d]) grad = grad.unsqueeze(int64_t(d));
+    return grad.expand(in_sizes);
+  });
+  return r;
 }
 
 // ---- shape and copies
 
-Tensor sparse_transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
+Tensor sparse_transpose(const Tensor& t, int64_t dim0, int64_t dim1, const char* node) {
   EMBER_CHECK(t.is_sparse(), NotImplementedError, "transpose of a sparse_csr tensor is not supported (it would be "
               "sparse_csc); convert with to_sparse() first");
   int64_t d0 = wrap_dim(dim0, t.dim()), d1 = wrap_dim(dim1, t.dim());
   int64_t sparse_dim = t.sparse_dim();
   EMBER_CHECK(d0 < sparse_dim && d1 < sparse_dim, Error, "sparse transpose: transposed dimensions must be sparse ",
               "Got sparse_dim: ", sparse_dim, ", d0: ", d0, ", d1: ", d1);
-  Tensor values = sparse_detail::values_alias(t);
   Tensor r = autograd::untracked([&] {
     Tensor indices = t.impl()->sparse->indices.clone();
     indices.select(0, d0).copy_(t.impl()->sparse->indices.select(0, d1));
     indices.select(0, d1).copy_(t.impl()->sparse->indices.select(0, d0));
     DimVector sizes(t.sizes());
     std::swap(sizes[size_t(d0)], sizes[size_t(d1)]);
-    return make_coo(indices, values.detach(), sizes, d0 == d1 && t.is_coalesced());
+    return make_coo(indices, t.impl()->sparse->values, sizes, d0 == d1 && t.is_coalesced());
   });
-  if (autograd::needs_grad({&values})) sparse_detail::record_values_gradient("TransposeBackward0", r, values);
+  sparse_detail::record_dense_gradient(node, r, t, [d0, d1](const Tensor& g) { return g.transpose(d0, d1); });
   return r;
 }
 

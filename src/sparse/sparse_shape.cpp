@@ -1,9 +1,10 @@
 // select, index_select and unsqueeze of sparse COO tensors: on a sparse dim they pick or add coordinates, on a dense
-// dim they act on the values.
+// dim they act on the values. Their gradients reach the input as dense tensors (record_dense_gradient).
 #include <vector>
 
 #include "ember/creation.h"
 #include "ember/ops.h"
+#include "ember/scatter.h"
 #include "sparse_internal.h"
 
 namespace ember {
@@ -26,37 +27,27 @@ std::vector<int64_t> entries_at(const Tensor& t, int64_t dim, const std::vector<
   return picked;
 }
 
-// The sparse result of picking `entries` of t, its coordinate along `dim` replaced by `slot` (or dropped when
-// `slot` is null), sized `sizes`; its values' gradient leads back to t through `node`.
+// The entries `entries` of t, their coordinate along `dim` replaced by `slot` (or dropped when `slot` is null).
 Tensor picked(const Tensor& t, int64_t dim, const std::vector<int64_t>& entries, const std::vector<int64_t>* slot,
-              DimVector sizes, const char* node) {
+              DimVector sizes) {
   Tensor at = sparse_detail::int64_tensor(entries);
-  Tensor values = sparse_detail::values_alias(t).index_select(0, at);
-  Tensor r = autograd::untracked([&] {
-    Tensor indices = t.impl()->sparse->indices.index_select(1, at);
-    if (slot) {
-      indices.select(0, dim).copy_(sparse_detail::int64_tensor(*slot));
-    } else {
-      std::vector<int64_t> keep;
-      for (int64_t d = 0; d < indices.size(0); ++d) if (d != dim) keep.push_back(d);
-      indices = indices.index_select(0, sparse_detail::int64_tensor(keep));
-    }
-    return sparse_detail::make_coo(indices, values.detach(), std::move(sizes), false);
-  });
-  if (autograd::needs_grad({&values})) sparse_detail::record_values_gradient(node, r, values);
-  return r;
+  Tensor indices = t.impl()->sparse->indices.index_select(1, at);
+  if (slot) {
+    indices.select(0, dim).copy_(sparse_detail::int64_tensor(*slot));
+  } else {
+    std::vector<int64_t> keep;
+    for (int64_t d = 0; d < indices.size(0); ++d) if (d != dim) keep.push_back(d);
+    indices = indices.index_select(0, sparse_detail::int64_tensor(keep));
+  }
+  return sparse_detail::make_coo(indices, t.impl()->sparse->values.index_select(0, at), std::move(sizes), false);
 }
 
-// A view-like op on the values (a dense dim), keeping t's coordinates.
-Tensor on_values(const Tensor& t, const Tensor& values, DimVector sizes, const char* node) {
-  Tensor r = autograd::untracked([&] {
-    SparseParts parts = *t.impl()->sparse;
-    parts.indices = parts.indices.clone();
-    parts.values = values.detach();
-    return sparse_detail::make_sparse(std::move(parts), std::move(sizes));
-  });
-  if (autograd::needs_grad({&values})) sparse_detail::record_values_gradient(node, r, values);
-  return r;
+// t's coordinates with new values (an op on a dense dim).
+Tensor with_new_values(const Tensor& t, const Tensor& values, DimVector sizes) {
+  SparseParts parts = *t.impl()->sparse;
+  parts.indices = parts.indices.clone();
+  parts.values = values;
+  return sparse_detail::make_sparse(std::move(parts), std::move(sizes));
 }
 
 void check_coo(const Tensor& t, const char* op) {
@@ -70,17 +61,25 @@ Tensor sparse_select(const Tensor& t, int64_t dim, int64_t index) {
   check_coo(t, "select");
   EMBER_CHECK(t.dim() > 0, IndexError, "select() cannot be applied to a 0-dim tensor.");
   int64_t d = wrap_dim(dim, t.dim()), size = t.size(d);
-  EMBER_CHECK(index >= -size && index < size, IndexError, "select(): index ", index, " out of range for tensor of size ",
-              int_list(t.sizes()), " at dimension ", d);
+  EMBER_CHECK(index >= -size && index < size, IndexError, "select(): index ", index,
+              " out of range for tensor of size ", int_list(t.sizes()), " at dimension ", d);
   if (index < 0) index += size;
   DimVector sizes;
   for (int64_t k = 0; k < t.dim(); ++k) if (k != d) sizes.push_back(t.size(k));
-  if (d >= t.sparse_dim()) {
-    return on_values(t, sparse_detail::values_alias(t).select(d - t.sparse_dim() + 1, index), sizes,
-                     "SelectBackward0");
-  }
-  std::vector<int64_t> slot;
-  return picked(t, d, entries_at(t, d, {index}, slot), nullptr, sizes, "SelectBackward0");
+  Tensor r = autograd::untracked([&] {
+    if (d >= t.sparse_dim()) {
+      return with_new_values(t, t.impl()->sparse->values.select(d - t.sparse_dim() + 1, index), sizes);
+    }
+    std::vector<int64_t> slot;
+    return picked(t, d, entries_at(t, d, {index}, slot), nullptr, sizes);
+  });
+  DimVector in_sizes(t.sizes());
+  sparse_detail::record_dense_gradient("SelectBackward0", r, t, [in_sizes, d, index](const Tensor& g) {
+    Tensor grad = zeros(in_sizes, g.options());
+    grad.select(d, index).copy_(g);
+    return grad;
+  });
+  return r;
 }
 
 Tensor sparse_index_select(const Tensor& t, int64_t dim, const Tensor& index) {
@@ -92,15 +91,22 @@ Tensor sparse_index_select(const Tensor& t, int64_t dim, const Tensor& index) {
     EMBER_CHECK(i >= -t.size(d) && i < t.size(d), IndexError, "index out of range in self");
     if (i < 0) i += t.size(d);
   }
+  Tensor positions = sparse_detail::int64_tensor(wanted);
   DimVector sizes(t.sizes());
   sizes[size_t(d)] = int64_t(wanted.size());
-  if (d >= t.sparse_dim()) {
-    return on_values(t, sparse_detail::values_alias(t).index_select(d - t.sparse_dim() + 1, host), sizes,
-                     "IndexSelectBackward0");
-  }
-  std::vector<int64_t> slot;
-  std::vector<int64_t> entries = entries_at(t, d, wanted, slot);
-  return picked(t, d, entries, &slot, sizes, "IndexSelectBackward0");
+  Tensor r = autograd::untracked([&] {
+    if (d >= t.sparse_dim()) {
+      return with_new_values(t, t.impl()->sparse->values.index_select(d - t.sparse_dim() + 1, positions), sizes);
+    }
+    std::vector<int64_t> slot;
+    std::vector<int64_t> entries = entries_at(t, d, wanted, slot);
+    return picked(t, d, entries, &slot, sizes);
+  });
+  DimVector in_sizes(t.sizes());
+  sparse_detail::record_dense_gradient("IndexSelectBackward0", r, t, [in_sizes, d, positions](const Tensor& g) {
+    return zeros(in_sizes, g.options()).index_add(d, positions, g);
+  });
+  return r;
 }
 
 Tensor sparse_unsqueeze(const Tensor& t, int64_t dim) {
@@ -108,16 +114,15 @@ Tensor sparse_unsqueeze(const Tensor& t, int64_t dim) {
   int64_t d = wrap_dim(dim, t.dim() + 1);
   DimVector sizes(t.sizes());
   sizes.insert(size_t(d), 1);
-  Tensor values = sparse_detail::values_alias(t);
-  if (d > t.sparse_dim()) return on_values(t, values.unsqueeze(d - t.sparse_dim() + 1), sizes, "UnsqueezeBackward0");
   Tensor r = autograd::untracked([&] {
-    const Tensor& old = t.impl()->sparse->indices;
-    Tensor indices = zeros({old.size(0) + 1, old.size(1)}, TensorOptions(kInt64));
-    indices.narrow(0, 0, d).copy_(old.narrow(0, 0, d));
-    indices.narrow(0, d + 1, old.size(0) - d).copy_(old.narrow(0, d, old.size(0) - d));
-    return sparse_detail::make_coo(indices, values.detach(), sizes, t.is_coalesced());
+    const SparseParts& p = *t.impl()->sparse;
+    if (d > t.sparse_dim()) return with_new_values(t, p.values.unsqueeze(d - t.sparse_dim() + 1), sizes);
+    Tensor indices = zeros({p.indices.size(0) + 1, p.indices.size(1)}, TensorOptions(kInt64));
+    indices.narrow(0, 0, d).copy_(p.indices.narrow(0, 0, d));
+    indices.narrow(0, d + 1, p.indices.size(0) - d).copy_(p.indices.narrow(0, d, p.indices.size(0) - d));
+    return sparse_detail::make_coo(indices, p.values, sizes, false);  // torch's unsqueeze drops the flag
   });
-  if (autograd::needs_grad({&values})) sparse_detail::record_values_gradient("UnsqueezeBackward0", r, values);
+  sparse_detail::record_dense_gradient("UnsqueezeBackward0", r, t, [d](const Tensor& g) { return g.squeeze(d); });
   return r;
 }
 

@@ -255,8 +255,9 @@ void check_sparse_invariants(const Tensor& t) {
 }
 
 Tensor Tensor::type_as(const Tensor& other) const {
-  EMBER_CHECK(layout() == other.layout(), Error, "to(options) doesn't support converting to a different layout, but got "
-              "self.layout being ", layout_title(layout()), " and options.layout set as ", layout_title(other.layout()));
+  EMBER_CHECK(layout() == other.layout(), Error, "to(options) doesn't support converting to a different layout, but "
+              "got self.layout being ", layout_title(layout()), " and options.layout set as ",
+              layout_title(other.layout()));
   return to(other.dtype());
 }
 
@@ -335,7 +336,9 @@ Tensor Tensor::to_sparse(std::optional<int64_t> sparse_dim) const {
   if (is_sparse_csr()) {
     EMBER_CHECK(!sparse_dim || *sparse_dim == 2, Error, "sparse_compressed_to_sparse: conversion from SparseCsr to "
                 "Sparse with sparse_dim argument !=2 is not supported");
-    return sparse_detail::csr_to_coo(*this);
+    Tensor r = sparse_detail::csr_to_coo(*this);
+    if (autograd::needs_grad({this})) sparse_detail::record_pass_through("ToSparseBackward1", r, *this);
+    return r;
   }
   return dense_to_sparse(*this, sparse_dim);
 }
@@ -361,7 +364,7 @@ Tensor dense_to_sparse(const Tensor& t, std::optional<int64_t> sparse_dim_opt) {
               "dense_to_sparse: sparse_dim argument must be in >0 when self.dim()>0");
   EMBER_CHECK(t.device().is_cpu(), NotImplementedError, "sparse tensors are CPU-only in Ember: cannot convert a ",
               t.device().str(), " tensor");
-  return autograd::untracked([&] {
+  Tensor r = autograd::untracked([&] {
     // A sparse coordinate is kept where any of its dense elements is nonzero.
     IntArrayRef lead(t.sizes().data(), size_t(sparse_dim));
     int64_t coordinates = 1;
@@ -380,6 +383,10 @@ Tensor dense_to_sparse(const Tensor& t, std::optional<int64_t> sparse_dim_opt) {
     }
     return make_coo(indices, flat.index_select(0, sparse_detail::int64_tensor(kept)), DimVector(t.sizes()), true);
   });
+  // the gradient of the dense tensor is the sparse one's, dense
+  sparse_detail::record_dense_gradient(sparse_dim_opt ? "ToSparseBackward0" : "ToSparseBackward1", r, t,
+                                       [](const Tensor& g) { return g; });
+  return r;
 }
 
 Tensor to_sparse_csr(const Tensor& t) {
@@ -387,11 +394,15 @@ Tensor to_sparse_csr(const Tensor& t) {
   if (t.is_sparse()) {
     EMBER_CHECK(t.sparse_dim() == 2, Error, "coo_to_sparse_csr: conversion from Sparse to SparseCsr for input tensors "
                 "with sparse_dim()!=2 is not supported");
-    return sparse_detail::coo_to_csr(t);
+    Tensor r = sparse_detail::coo_to_csr(t);
+    if (autograd::needs_grad({&t})) sparse_detail::record_pass_through("ToSparseCsrBackward0", r, t);
+    return r;
   }
   EMBER_CHECK(t.dim() == 2, NotImplementedError, "to_sparse_csr: only 2-D tensors convert to CSR (batched CSR is "
               "not supported; got ", t.dim(), "-D, size ", int_list(t.sizes()), ")");
-  return sparse_detail::coo_to_csr(dense_to_sparse(t, 2));
+  Tensor r = autograd::untracked([&] { return sparse_detail::coo_to_csr(dense_to_sparse(t, 2)); });
+  sparse_detail::record_dense_gradient("ToSparseCsrBackward0", r, t, [](const Tensor& g) { return g; });
+  return r;
 }
 
 namespace sparse_detail {
