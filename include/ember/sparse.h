@@ -60,10 +60,12 @@ Tensor sparse_addmm(const Tensor& input, const Tensor& a, const Tensor& b, const
 // coordinates (SparseAddmmBackward0).
 Tensor sparse_masked_addmm(const Tensor& input, const Tensor& a, const Tensor& b, const Scalar& beta = 0,
                            const Scalar& alpha = 1);
-Tensor sparse_sum(const Tensor& t, std::optional<ScalarType> dtype = std::nullopt);  // a 0-dim dense tensor
-// torch.sparse.sum over `dims`: sparse when sparse dims remain, dense when only dense dims do.
+// The sum, a 0-dim dense tensor. `masked` (torch.sparse.sum) gives a sparse input a gradient at its coordinates only;
+// Tensor.sum gives it a dense one.
+Tensor sparse_sum(const Tensor& t, std::optional<ScalarType> dtype = std::nullopt, bool masked = false);
+// The sum over `dims`: sparse when sparse dims remain, dense when only dense dims do.
 Tensor sparse_sum(const Tensor& t, IntArrayRef dims, bool keepdim = false,
-                  std::optional<ScalarType> dtype = std::nullopt);
+                  std::optional<ScalarType> dtype = std::nullopt, bool masked = false);
 // COO: swaps two sparse dims (`node`: TBackward0 when t() asks).
 Tensor sparse_transpose(const Tensor& t, int64_t dim0, int64_t dim1, const char* node = "TransposeBackward0");
 // COO: on a sparse dim these pick or add coordinates (torch's order), on a dense dim they act on the values.
@@ -73,8 +75,10 @@ Tensor sparse_unsqueeze(const Tensor& t, int64_t dim);
 Tensor sparse_clone(const Tensor& t);
 Tensor sparse_to(const Tensor& t, std::optional<ScalarType> dtype, std::optional<Device> device);
 Tensor sparse_detach(const Tensor& t);
-// An empty (nnz 0) sparse tensor like t (torch's empty_like / zeros_like of a sparse tensor).
+// An empty (nnz 0) sparse tensor like t (torch's zeros_like of a sparse tensor).
 Tensor sparse_zeros_like(const Tensor& t, std::optional<ScalarType> dtype = std::nullopt);
+// torch's empty_like: COO as zeros_like, CSR with t's structure and zero values (fill_ then fills them).
+Tensor sparse_empty_like(const Tensor& t, std::optional<ScalarType> dtype = std::nullopt);
 // self.copy_(src) between sparse tensors of one layout and size; torch's error for dense <-> sparse.
 void sparse_copy_(Tensor& self, const Tensor& src);
 void sparse_zero_(Tensor& self);  // drops every entry (nnz 0)

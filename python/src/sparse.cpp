@@ -72,7 +72,7 @@ void init_sparse(nb::module_& m, nb::class_<Tensor>& cls) {
   m.def("_sparse_sum", [](const Tensor& t, nb::handle dim, std::optional<ScalarType> dtype) {
     if (!t.has_sparse_layout()) return dim.is_none() ? sum(t, {}, false, dtype) : sum(t, int_list(dim, "dim", true),
                                                                                       false, dtype);
-    return dim.is_none() ? sparse_sum(t, dtype) : sparse_sum(t, int_list(dim, "dim", true), false, dtype);
+    return dim.is_none() ? sparse_sum(t, dtype, true) : sparse_sum(t, int_list(dim, "dim", true), false, dtype, true);
   }, nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("dtype") = nb::none());
 
   cls.def_prop_ro("layout", [](const Tensor& t) { return layout_object(t.layout()); })

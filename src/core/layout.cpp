@@ -175,6 +175,7 @@ DimVector elementwise_strides(IntArrayRef shape, std::span<const Tensor> operand
 }
 
 Overlap internal_overlap(const Tensor& t) {
+  if (t.has_sparse_layout()) return Overlap::None;  // its zero strides lay out no elements
   if (t.is_contiguous() || is_non_overlapping_and_dense(t.sizes(), t.strides())) return Overlap::None;
   for (int64_t d = 0; d < t.dim(); ++d) {
     if (t.strides()[d] == 0 && t.sizes()[d] > 1) return Overlap::Full;
@@ -183,6 +184,7 @@ Overlap internal_overlap(const Tensor& t) {
 }
 
 Overlap overlap(const Tensor& a, const Tensor& b) {
+  if (a.has_sparse_layout() || b.has_sparse_layout()) return Overlap::None;  // no elements of their own
   if (!a.storage().is_alias_of(b.storage()) || a.numel() == 0 || b.numel() == 0) return Overlap::None;
   bool dense_a = a.is_contiguous() || is_non_overlapping_and_dense(a.sizes(), a.strides());
   bool dense_b = b.is_contiguous() || is_non_overlapping_and_dense(b.sizes(), b.strides());

@@ -66,7 +66,9 @@ Tensor run_sparse(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
     case BinaryOp::Div: r = sparse_div(a, b); break;
     case BinaryOp::DivTrunc: r = sparse_div(a, b, "trunc"); break;
     case BinaryOp::DivFloor: case BinaryOp::FloorDivide: r = sparse_div(a, b, "floor"); break;
-    default: throw_sparse_unsupported(sparse, binary_op_name(op));
+    default:
+      EMBER_CHECK(!sparse.is_sparse_csr(), Error, "unsupported tensor layout: SparseCsr");
+      throw_sparse_unsupported(sparse, binary_op_name(op));
   }
   if (!out.defined()) return r;
   Tensor target = out;
@@ -198,6 +200,9 @@ Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alp
   Tensor name(const Tensor& a, const Tensor& b) { return run(BinaryOp::Op, {}, a, b); }   \
   Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b) {                     \
     run_out(BinaryOp::Op, out, a, b, 1, #name);                                          \
+    if (BinaryOp::Op == BinaryOp::Mul && out.is_sparse() && out.is_same(a)) [[unlikely]] {  \
+      out.impl()->sparse->coalesced = out._nnz() <= 1;  /* torch's in-place sparse mul */ \
+    }                                                                                     \
     return out;                                                                           \
   }
 #include "ember/binary_ops.def"

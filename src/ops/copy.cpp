@@ -87,7 +87,14 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
 }
 
 Tensor& Tensor::fill_(const Scalar& value) {  // overlapping (expanded) targets are fine: one value
-  if (has_sparse_layout()) [[unlikely]] throw_sparse_unsupported(*this, "fill_");
+  if (has_sparse_layout()) [[unlikely]] {  // torch fills a CSR tensor's stored values; COO refuses
+    if (!is_sparse_csr()) throw_sparse_unsupported(*this, "fill_.Scalar");
+    autograd::check_in_place(*this);
+    EMBER_CHECK(!autograd::needs_grad({this}), NotImplementedError, "fill_ of a sparse_csr tensor that requires grad");
+    impl_->sparse->values.fill_(value);
+    bump_version();
+    return *this;
+  }
   autograd::check_in_place(*this);
   if (autograd::needs_grad({this}) || autograd::writes_into_graph_view(*this)) {
     return write_recorded(*this, "FillBackward2", [&] { return full(sizes(), value, options()); });
@@ -161,6 +168,7 @@ void resize_output_like(Tensor out, const Tensor& result) {
 Tensor& Tensor::zero_() {
   if (has_sparse_layout()) {
     autograd::check_in_place(*this);
+    if (autograd::needs_grad({this})) return write_recorded(*this, "ZeroBackward0", [&] { return sparse_zeros_like(*this); });
     sparse_zero_(*this);
     return *this;
   }

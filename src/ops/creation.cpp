@@ -79,7 +79,7 @@ Tensor full(IntArrayRef sizes, const Scalar& fill_value, const TensorOptions& op
 }
 
 Tensor empty_like(const Tensor& t, const TensorOptions& options) {
-  if (t.has_sparse_layout()) return sparse_zeros_like(t, options.dtype_opt());  // torch's sparse empty_like
+  if (t.has_sparse_layout()) return sparse_empty_like(t, options.dtype_opt());
   TensorOptions o = options;
   if (!o.has_dtype()) o = o.dtype(t.dtype());
   // A dense tensor's strides are kept exactly, size-1 dims included, as in torch (later layouts depend on them).

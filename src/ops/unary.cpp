@@ -83,8 +83,10 @@ bool cuda_fp32_listed(std::string_view name) {
     if (autocast::active() && cuda_fp32_listed(#name)) [[unlikely]] {                         \
       EMBER_AUTOCAST(fp32, kCUDA, name, self);                                                \
     }                                                                                         \
-    Tensor r = self.has_sparse_layout() ? sparse_unary(#name, self, [](const Tensor& v) { return name(v); }) \
-                                        : run_unary(#name, UnaryKind::kind, kernels::name, {}, self);   \
+    if (self.has_sparse_layout()) [[unlikely]] {                                              \
+      return sparse_unary(#name, self, [](const Tensor& v) { return name(v); });              \
+    }                                                                                         \
+    Tensor r = run_unary(#name, UnaryKind::kind, kernels::name, {}, self);                   \
     if (autograd::needs_grad({&self})) autograd::record_##name(r, self);                      \
     return r;                                                                                 \
   }                                                                                           \

@@ -1,5 +1,11 @@
 // Gradients through sparse tensors: between a sparse tensor and its values, to_dense, sums and torch.sparse.mm.
 // A gradient arriving at a sparse tensor may be dense or sparse; values_at reads it at the tensor's coordinates.
+#include <cctype>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "ember/autograd.h"
 #include "ember/creation.h"
 #include "ember/linalg.h"
 #include "ember/ops.h"
@@ -67,6 +73,25 @@ void record_dense_gradient(const char* node, const Tensor& result, const Tensor&
   autograd::record(node, result, {&t}, {}, [formula = std::move(formula)](const autograd::BackwardContext& c) {
     const Tensor& g = c.grads[0];
     return TensorList{formula(g.has_sparse_layout() ? sparse_to_dense(g) : g)};
+  });
+}
+
+void record_unary(const char* op, const Tensor& result, const Tensor& a, const Tensor& applied,
+                  Tensor (*fn)(const Tensor&)) {
+  static std::mutex lock;
+  static std::unordered_map<std::string, std::string> names;  // torch's node names: the op capitalised
+  std::lock_guard<std::mutex> hold(lock);
+  std::string& name = names[op];
+  if (name.empty()) name = std::string(1, char(std::toupper(op[0]))) + (op + 1) + "Backward0";
+  // coalesced: a gradient with one entry per coordinate (duplicates of a neg'd tensor would count twice)
+  Tensor mask = autograd::untracked([&] { return applied.is_sparse() ? coalesce(shell(applied)) : shell(applied); });
+  autograd::record(name.c_str(), result, {&a}, {}, [mask, fn](const autograd::BackwardContext& c) {
+    const Tensor& values = mask.impl()->sparse->values;
+    Tensor at = autograd::untracked([&] { return values_at(c.grads[0], mask); });
+    autograd::GradModeGuard on(true);  // the derivative of fn at the values, by autograd on a dense copy
+    Tensor v = values.detach().requires_grad_(true);
+    Tensor dv = autograd::grad({fn(v)}, {v}, {at})[0];
+    return TensorList{with_values(mask, dv.detach())};
   });
 }
 

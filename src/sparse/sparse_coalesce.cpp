@@ -143,8 +143,9 @@ Tensor values_at(const Tensor& grad_in, const Tensor& mask) {
     IntArrayRef dense = sparse_detail::tail(mask.sizes(), mask.sparse_dim());
     DimVector rows = concat({mask._nnz()}, dense);
     if (!grad_in.has_sparse_layout()) {
-      DimVector flat = concat({-1}, dense);
-      return grad_in.reshape(flat).index_select(0, linear_positions(mask)).reshape(rows);
+      int64_t coordinates = 1;
+      for (int64_t d = 0; d < mask.sparse_dim(); ++d) coordinates *= mask.size(d);
+      return grad_in.reshape(concat({coordinates}, dense)).index_select(0, linear_positions(mask)).reshape(rows);
     }
     Tensor grad = coalesce(grad_in.is_sparse_csr() ? csr_to_coo(grad_in) : grad_in);
     const SparseParts& g = *grad.impl()->sparse;

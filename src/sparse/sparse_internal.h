@@ -58,6 +58,10 @@ void record_to_dense(const Tensor& result, const Tensor& t);  // ToDenseBackward
 // (dense: a sparse leaf reached only through such ops gets a dense .grad).
 void record_dense_gradient(const char* node, const Tensor& result, const Tensor& t,
                            std::function<Tensor(const Tensor&)> formula);
+// f applied to the values of `applied` (a, or a coalesced): the values' gradient is f's dense derivative at them;
+// a gets it as a sparse gradient at applied's coordinates. Node: torch's name for f (SinBackward0).
+void record_unary(const char* op, const Tensor& result, const Tensor& a, const Tensor& applied,
+                  Tensor (*fn)(const Tensor&));
 void record_sparse_sum(const Tensor& result, const Tensor& t);  // SumBackward0: the gradient at every coordinate
 // A node whose gradient is its result's (clone, coalesce, a dtype conversion).
 void record_pass_through(const char* node, const Tensor& result, const Tensor& t);

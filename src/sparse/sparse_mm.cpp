@@ -52,9 +52,10 @@ void csr_dense_kernel(const int64_t* crow, const int64_t* col, const T* vals, co
 }
 
 void check_mm_operands(const Tensor& a, const Tensor& b) {
+  a.size(-2);  // torch's IndexError for a 1-D sparse operand
   EMBER_CHECK(a.dim() == 2, Error, "addmm: matrices expected, got ", a.dim(), "D tensor");
-  EMBER_CHECK(a.dense_dim() == 0, NotImplementedError, "addmm: a sparse matrix with dense dims (values of size ",
-              int_list(a.impl()->sparse->values.sizes()), ") is not supported");
+  EMBER_CHECK(a.dense_dim() == 0, Error, "addmm: matrices expected, got ", a.sparse_dim(), "D tensor");
+  b.size(1);  // torch's IndexError for a 1-D dense operand
   EMBER_CHECK(b.dim() == 2, Error, "addmm: matrices expected, got ", b.dim(), "D tensor");
   EMBER_CHECK(a.size(1) == b.size(0), Error, "addmm: Argument #3 (dense): Expected dim 0 size ", a.size(1), ", got ",
               b.size(0));
@@ -93,10 +94,12 @@ Tensor sparse_mm(const Tensor& a, const Tensor& b) {
               "mm of two sparse tensors is not supported; convert one with to_dense()");
   return autograd::untracked([&] {
     if (a.has_sparse_layout()) return sparse_dense_product(a, b);
-    // dense @ sparse = (sparse^T @ dense^T)^T
+    // dense @ sparse = (sparse^T @ dense^T)^T; torch's CSR form is contiguous, its COO form this transpose
+    a.size(-2);  // torch's IndexError for a 1-D dense operand
     EMBER_CHECK(a.dim() == 2, Error, "addmm: matrices expected, got ", a.dim(), "D tensor");
     Tensor bt = sparse_transpose(b.is_sparse_csr() ? sparse_detail::csr_to_coo(b) : b, 0, 1);
-    return sparse_dense_product(bt, a.t()).t();
+    Tensor r = sparse_dense_product(bt, a.t()).t();
+    return b.is_sparse_csr() ? r.contiguous() : r;
   });
 }
 

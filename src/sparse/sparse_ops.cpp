@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "ember/creation.h"
+#include "ember/layout.h"
 #include "ember/ops.h"
 #include "ember/reduce.h"
 #include "ember/scatter.h"
@@ -53,7 +54,7 @@ void merge(const Tensor& ia, const Tensor& ib, std::vector<int64_t>& from_a, std
   }
 }
 
-// Rows of `a` and/or `b` (values or index columns, contiguous) placed per merge entry: a's, b's, or their sum.
+// Rows of `a` and/or `b` (values, contiguous) placed per merge entry: a's, b's, or their sum.
 template <typename T>
 void merged_rows(const T* a, const T* b, T* out, int64_t row, const std::vector<int64_t>& from_a,
                  const std::vector<int64_t>& from_b) {
@@ -108,6 +109,7 @@ Tensor mul_sparse_sparse(const Tensor& a_in, const Tensor& b_in) {
   }
   Tensor sa = sparse_detail::int64_tensor(both_a), sb = sparse_detail::int64_tensor(both_b);
   Tensor values = mul(pa.values.index_select(0, sa), pb.values.index_select(0, sb));
+  if (values.dim() > 1) values = add(values, wrapped_scalar(0));  // torch's kernel accumulates dense rows from +0
   return like_layout(make_coo(ia.index_select(1, sa), values, DimVector(a.sizes()), true), a_in.layout());
 }
 
@@ -116,6 +118,9 @@ Tensor mul_sparse_sparse(const Tensor& a_in, const Tensor& b_in) {
 Tensor sparse_add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   EMBER_CHECK(!a.has_sparse_layout() || b.has_sparse_layout(), Error,
               "add(sparse, dense) is not supported. Use add(dense, sparse) instead.");
+  EMBER_CHECK(a.has_sparse_layout() || std::ranges::equal(a.sizes(), b.sizes()), Error, "add: expected 'self' and "
+              "'other' to have same size, but self has size ", int_list(a.sizes()), " while other has size ",
+              int_list(b.sizes()), " (FYI: dense-sparse addition does not currently support broadcasting)");
   return autograd::untracked([&] {
     if (!a.has_sparse_layout()) return add(a, sparse_to_dense(b), alpha);
     return add_sparse_sparse(a, b, alpha);
@@ -130,6 +135,10 @@ Tensor sparse_mul(const Tensor& a, const Tensor& b) {
     if (d.dim() == 0) return with_values(s, a.has_sparse_layout() ? mul(s.impl()->sparse->values, d)
                                                                     : mul(d, s.impl()->sparse->values));
     EMBER_CHECK(s.is_sparse(), NotImplementedError, "mul of a sparse_csr tensor and a dense tensor is not supported");
+    DimVector shape = broadcast_shapes(s.sizes(), d.sizes());
+    EMBER_CHECK(std::ranges::equal(shape, s.sizes()), NotImplementedError, "mul of a sparse tensor of size ",
+                int_list(s.sizes()), " and a dense tensor of size ", int_list(d.sizes()), " broadcasts to ",
+                int_list(shape), ", past the sparse tensor: not supported");
     Tensor dense_values = sparse_detail::values_at(d.expand(s.sizes()), s);
     return with_values(s, mul(s.impl()->sparse->values, dense_values));
   });
@@ -157,6 +166,7 @@ void check_sparse_unary(const char* name, const Tensor& a) {
       "rad2deg", "relu", "round", "sgn", "sign", "sin", "sinh", "sqrt", "square", "tan", "tanh", "trunc"};
   std::string_view op(name);
   if (!linear_unary(op) && std::ranges::find(kZeroPreserving, op) == std::end(kZeroPreserving)) {
+    EMBER_CHECK(!a.is_sparse_csr(), Error, "unsupported tensor layout: SparseCsr");
     throw_sparse_unsupported(a, name);
   }
 }
@@ -166,10 +176,10 @@ void check_sparse_unary(const char* name, const Tensor& a) {
 Tensor sparse_unary(const char* name, const Tensor& a, Tensor (*fn)(const Tensor&)) {
   check_sparse_unary(name, a);
   bool linear = linear_unary(name);
-  return autograd::untracked([&] {
-    Tensor s = linear || !a.is_sparse() ? a : coalesce(a);
-    return with_values(s, fn(s.impl()->sparse->values));
-  });
+  Tensor s = autograd::untracked([&] { return linear || !a.is_sparse() ? a : coalesce(a); });
+  Tensor r = autograd::untracked([&] { return with_values(s, fn(s.impl()->sparse->values)); });
+  if (autograd::needs_grad({&a})) sparse_detail::record_unary(name, r, a, s, fn);
+  return r;
 }
 
 void sparse_unary_out(const char* name, Tensor& out, const Tensor& a, Tensor (*fn)(const Tensor&)) {
@@ -184,16 +194,24 @@ void sparse_unary_out(const char* name, Tensor& out, const Tensor& a, Tensor (*f
 
 // ---- sums
 
-Tensor sparse_sum(const Tensor& t, std::optional<ScalarType> dtype) {
+Tensor sparse_sum(const Tensor& t, std::optional<ScalarType> dtype, bool masked) {
   Tensor r = autograd::untracked([&] { return sum(t.impl()->sparse->values, {}, false, dtype); });
-  if (autograd::needs_grad({&t})) sparse_detail::record_sparse_sum(r, t);
+  if (!autograd::needs_grad({&t})) return r;
+  if (masked) {
+    sparse_detail::record_sparse_sum(r, t);
+  } else {
+    DimVector in_sizes(t.sizes());
+    sparse_detail::record_dense_gradient("SumBackward0", r, t, [in_sizes](const Tensor& g) {
+      return g.expand(in_sizes);
+    });
+  }
   return r;
 }
 
-Tensor sparse_sum(const Tensor& t_in, IntArrayRef dims_in, bool keepdim, std::optional<ScalarType> dtype) {
-  if (dims_in.empty()) return sparse_sum(t_in, dtype);
-  EMBER_CHECK(t_in.is_sparse(), Error, "reduction operations on CSR tensors with keepdim=False is unsupported");
-  Tensor t = t_in;
+Tensor sparse_sum(const Tensor& t, IntArrayRef dims_in, bool keepdim, std::optional<ScalarType> dtype, bool masked) {
+  if (dims_in.empty()) return sparse_sum(t, dtype, masked);
+  EMBER_CHECK(t.is_sparse(), Error, "reduction operations on CSR tensors with keepdim=False is unsupported");
+  EMBER_CHECK(t.dim() > 0, Error, "Trying to create tensor with negative dimension -1: [-1, 1]");
   int64_t sparse_dim = t.sparse_dim();
   std::vector<bool> reduce(size_t(t.dim()), false);
   for (int64_t d : dims_in) {
@@ -208,22 +226,24 @@ Tensor sparse_sum(const Tensor& t_in, IntArrayRef dims_in, bool keepdim, std::op
     else if (!is_floating_point(values.dtype())) values = values.to(kInt64);
     DimVector value_dims;
     for (int64_t d = sparse_dim; d < t.dim(); ++d) if (reduce[size_t(d)]) value_dims.push_back(d - sparse_dim + 1);
-    if (!value_dims.empty()) values = sum(values, value_dims, keepdim);
+    if (!value_dims.empty()) values = sum(values, value_dims);
     std::vector<int64_t> kept;
-    for (int64_t d = 0; d < sparse_dim; ++d) if (!reduce[size_t(d)] || keepdim) kept.push_back(d);
     DimVector sizes;
     for (int64_t d = 0; d < t.dim(); ++d) {
-      if (!reduce[size_t(d)]) sizes.push_back(t.size(d));
-      else if (keepdim) sizes.push_back(1);
+      if (reduce[size_t(d)]) continue;
+      sizes.push_back(t.size(d));
+      if (d < sparse_dim) kept.push_back(d);
     }
-    bool all_sparse = std::all_of(reduce.begin(), reduce.begin() + sparse_dim, [](bool r) { return r; });
-    if (all_sparse && !keepdim) return sum(values, {0});
-    Tensor rows = t.impl()->sparse->indices.index_select(0, sparse_detail::int64_tensor(kept));
-    for (size_t k = 0; k < kept.size(); ++k) if (reduce[size_t(kept[k])]) rows.select(0, int64_t(k)).zero_();
-    return coalesce(make_coo(rows, values, sizes, false));
+    Tensor r = kept.empty() ? sum(values, {0})
+        : coalesce(make_coo(t.impl()->sparse->indices.index_select(0, sparse_detail::int64_tensor(kept)), values,
+                            sizes, false));
+    // keepdim: torch sums, then unsqueezes (a kept dim of a sparse result becomes a sparse dim)
+    for (size_t d = 0; d < reduce.size() && keepdim; ++d) if (reduce[d]) r = r.unsqueeze(int64_t(d));
+    return r;
   });
   DimVector in_sizes(t.sizes());
-  sparse_detail::record_dense_gradient("SparseSumBackward0", r, t, [in_sizes, reduce, keepdim](const Tensor& g) {
+  sparse_detail::record_dense_gradient(masked ? "SparseSumBackward0" : "SumBackward1", r, t,
+                                       [in_sizes, reduce, keepdim](const Tensor& g) {
     Tensor grad = g;  // each summed element's gradient is its sum's
     for (size_t d = 0; d < reduce.size() && !keepdim; ++d) if (reduce[d]) grad = grad.unsqueeze(int64_t(d));
     return grad.expand(in_sizes);
@@ -237,6 +257,7 @@ Tensor sparse_transpose(const Tensor& t, int64_t dim0, int64_t dim1, const char*
   EMBER_CHECK(t.is_sparse(), NotImplementedError, "transpose of a sparse_csr tensor is not supported (it would be "
               "sparse_csc); convert with to_sparse() first");
   int64_t d0 = wrap_dim(dim0, t.dim()), d1 = wrap_dim(dim1, t.dim());
+  if (d0 == d1) return t;  // torch's transpose of a dim with itself
   int64_t sparse_dim = t.sparse_dim();
   EMBER_CHECK(d0 < sparse_dim && d1 < sparse_dim, Error, "sparse transpose: transposed dimensions must be sparse ",
               "Got sparse_dim: ", sparse_dim, ", d0: ", d0, ", d1: ", d1);
@@ -246,7 +267,9 @@ Tensor sparse_transpose(const Tensor& t, int64_t dim0, int64_t dim1, const char*
     indices.select(0, d1).copy_(t.impl()->sparse->indices.select(0, d0));
     DimVector sizes(t.sizes());
     std::swap(sizes[size_t(d0)], sizes[size_t(d1)]);
-    return make_coo(indices, t.impl()->sparse->values, sizes, d0 == d1 && t.is_coalesced());
+    Tensor transposed = make_coo(indices, t.impl()->sparse->values, sizes, false);
+    transposed.impl()->sparse->coalesced = false;  // torch's flag, even for one entry
+    return transposed;
   });
   sparse_detail::record_dense_gradient(node, r, t, [d0, d1](const Tensor& g) { return g.transpose(d0, d1); });
   return r;
@@ -284,6 +307,13 @@ Tensor sparse_zeros_like(const Tensor& t, std::optional<ScalarType> dtype) {
   DimVector value_sizes = sparse_detail::concat({0}, sparse_detail::tail(t.sizes(), t.sparse_dim()));
   return make_coo(empty({t.sparse_dim(), 0}, TensorOptions(kInt64)), empty(value_sizes, options),
                   DimVector(t.sizes()), true);
+}
+
+Tensor sparse_empty_like(const Tensor& t, std::optional<ScalarType> dtype) {
+  if (!t.is_sparse_csr()) return sparse_zeros_like(t, dtype);
+  const SparseParts& p = *t.impl()->sparse;
+  Tensor values = zeros(p.values.sizes(), TensorOptions(dtype.value_or(t.dtype())));
+  return sparse_detail::make_csr(p.indices.clone(), p.col_indices.clone(), values, DimVector(t.sizes()));
 }
 
 void sparse_copy_(Tensor& self, const Tensor& src) {

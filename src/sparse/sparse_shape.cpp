@@ -4,6 +4,7 @@
 
 #include "ember/creation.h"
 #include "ember/ops.h"
+#include "ember/reduce.h"
 #include "ember/scatter.h"
 #include "sparse_internal.h"
 
@@ -47,6 +48,7 @@ Tensor with_new_values(const Tensor& t, const Tensor& values, DimVector sizes) {
   SparseParts parts = *t.impl()->sparse;
   parts.indices = parts.indices.clone();
   parts.values = values;
+  parts.coalesced = false;  // torch's flag after an op on a dense dim
   return sparse_detail::make_sparse(std::move(parts), std::move(sizes));
 }
 
@@ -67,11 +69,13 @@ Tensor sparse_select(const Tensor& t, int64_t dim, int64_t index) {
   DimVector sizes;
   for (int64_t k = 0; k < t.dim(); ++k) if (k != d) sizes.push_back(t.size(k));
   Tensor r = autograd::untracked([&] {
-    if (d >= t.sparse_dim()) {
-      return with_new_values(t, t.impl()->sparse->values.select(d - t.sparse_dim() + 1, index), sizes);
-    }
+    const Tensor& values = t.impl()->sparse->values;
+    if (d >= t.sparse_dim()) return with_new_values(t, values.select(d - t.sparse_dim() + 1, index), sizes);
     std::vector<int64_t> slot;
-    return picked(t, d, entries_at(t, d, {index}, slot), nullptr, sizes);
+    std::vector<int64_t> entries = entries_at(t, d, {index}, slot);
+    if (t.sparse_dim() > 1) return picked(t, d, entries, nullptr, sizes);
+    // no sparse dim left: torch's dense result, the entries at `index` summed
+    return sum(values.index_select(0, sparse_detail::int64_tensor(entries)), {0});
   });
   DimVector in_sizes(t.sizes());
   sparse_detail::record_dense_gradient("SelectBackward0", r, t, [in_sizes, d, index](const Tensor& g) {
@@ -84,11 +88,20 @@ Tensor sparse_select(const Tensor& t, int64_t dim, int64_t index) {
 
 Tensor sparse_index_select(const Tensor& t, int64_t dim, const Tensor& index) {
   check_coo(t, "index_select");
+  EMBER_CHECK(t.dim() > 0, IndexError, "index_select() cannot be applied to a 0-dim tensor.");
   int64_t d = wrap_dim(dim, t.dim());
-  Tensor host = index.to(kInt64).contiguous().reshape({-1});
+  EMBER_CHECK(index.dtype() == kInt64, IndexError, "index_select() argument index must be 1-D strided (non-sparse) "
+              "long-tensor.");
+  Tensor host = index.contiguous().reshape({-1});
   std::vector<int64_t> wanted(host.data_ptr<int64_t>(), host.data_ptr<int64_t>() + host.numel());
-  for (int64_t& i : wanted) {
-    EMBER_CHECK(i >= -t.size(d) && i < t.size(d), IndexError, "index out of range in self");
+  for (int64_t& i : wanted) {  // torch: a sparse dim wraps negative indices, a dense dim refuses them
+    if (d < t.sparse_dim()) {
+      EMBER_CHECK(i >= -t.size(d) && i < t.size(d), IndexError, "index_select(): index contains ", i,
+                  " that is out of range for tensor of size ", int_list(t.sizes()), " at dimension ", d);
+    } else {
+      EMBER_CHECK(i >= 0 && i < t.size(d), Error, "index ", i, " is out of bounds for dimension ", d, " with size ",
+                  t.size(d));
+    }
     if (i < 0) i += t.size(d);
   }
   Tensor positions = sparse_detail::int64_tensor(wanted);

@@ -292,7 +292,7 @@ Tensor Tensor::indices() const {
 Tensor Tensor::_values() const {
   EMBER_CHECK(is_sparse(), NotImplementedError, "Could not run 'aten::_values' with arguments from the '",
               has_sparse_layout() ? "SparseCsrCPU" : "CPU", "' backend");
-  return sparse_detail::values_alias(*this);
+  return autograd::untracked([&] { return impl_->sparse->values.alias(); });  // not differentiable, as torch's
 }
 
 Tensor Tensor::values() const {

@@ -738,7 +738,9 @@ from gen_sort import SORT_OPS  # noqa: E402
 from gen_scatter import SCATTER_OPS  # noqa: E402
 from gen_shape import SHAPE_OPS  # noqa: E402
 from gen_quantized import QUANTIZED_OPS  # noqa: E402
+from gen_sparse import SPARSE_OPS  # noqa: E402
 OPS += NN_OPS + MODULE_OPS + OPTIM_OPS + SCHED_OPS + LINALG_OPS + SORT_OPS + SCATTER_OPS + SHAPE_OPS + QUANTIZED_OPS
+OPS += SPARSE_OPS
 
 try:
     import ember as _ember  # noqa: PLC0415 - only the names are read

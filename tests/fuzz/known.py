@@ -59,6 +59,14 @@ KNOWN = [
                 "torch.qint8); q.unsqueeze_(0); q.q_per_channel_axis()  # torch: 1, ember: 2",
           issue="torch bug, not copied: in-place view ops on a per-channel quantized tensor keep the old axis (or "
                 "raise), so the axis no longer names the channel dim. Ember moves the axis with its dim."),
+    Known(kinds=("spurious-error",), texts=("index_select(",),
+          ops=("sparse-dense", "sparse-sum", "sparse-add", "sparse-mm", "sparse-indices", "sparse-values", "sparse-nnz",
+               "sparse-repr", "sparse-coalesced"),
+          repro="torch.zeros(2, 2).to_sparse(1).index_select(1, torch.tensor([5]))  # torch: nnz=0 result, ember: "
+                "IndexError",
+          issue="torch bug, not copied: a sparse tensor's index_select along a dense dim checks the index only "
+                "against the stored values, so with no values (nnz 0) any index passes. Ember checks it as a "
+                "dense index_select does, as torch does for nnz > 0."),
 ]
 
 
