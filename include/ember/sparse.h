@@ -54,6 +54,10 @@ Tensor sparse_div(const Tensor& a, const Tensor& b, std::optional<std::string_vi
 Tensor sparse_unary(const char* name, const Tensor& a, Tensor (*fn)(const Tensor&));
 // Its in-place and out= form: in place, an op other than neg needs a coalesced tensor (torch's rule).
 void sparse_unary_out(const char* name, Tensor& out, const Tensor& a, Tensor (*fn)(const Tensor&));
+// self ** exponent at the entries (coalesced first); torch's errors for 0 and for a result dtype other than self's.
+Tensor sparse_pow(const Tensor& a, const Scalar& exponent);
+// Tensor.sparse_mask: self's elements (self dense or sparse) at the coordinates of sparse `mask`, in mask's layout.
+Tensor sparse_mask(const Tensor& self, const Tensor& mask);
 Tensor sparse_mm(const Tensor& a, const Tensor& b);  // sparse @ dense, dense @ sparse (dense result)
 Tensor sparse_addmm(const Tensor& input, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha);
 // torch.sparse.mm / torch.sparse.addmm: as sparse_addmm, but the sparse operand's gradient is sparse at its own

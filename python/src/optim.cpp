@@ -601,6 +601,7 @@ void init_optim(nb::module_& m) {
   bind_optimizer<optim::Adam>(o, base, "Adam");
   bind_optimizer<optim::AdamW>(o, base, "AdamW");
   bind_optimizer<optim::Adagrad>(o, base, "Adagrad");
+  bind_optimizer<optim::SparseAdam>(o, base, "SparseAdam");
   bind_optimizer<optim::RMSprop>(o, base, "RMSprop");
   bind_optimizer<optim::Adamax>(o, base, "Adamax");
   bind_optimizer<optim::NAdam>(o, base, "NAdam");

@@ -89,6 +89,7 @@ void init_sparse(nb::module_& m, nb::class_<Tensor>& cls) {
       .def("col_indices", &Tensor::col_indices)
       .def("is_coalesced", &Tensor::is_coalesced)
       .def("coalesce", &Tensor::coalesce)
+      .def("sparse_mask", &sparse_mask, nb::arg("mask"))
       .def("to_dense", [](const Tensor& t, std::optional<ScalarType> dtype, std::optional<bool>) {
         return t.to_dense(dtype);
       }, nb::arg("dtype") = nb::none(), nb::kw_only(), nb::arg("masked_grad") = nb::none())

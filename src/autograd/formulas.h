@@ -176,7 +176,7 @@ struct GatherAxis {
 void record_gathers(const char* name, const Tensor& result, const Tensor& self, const std::vector<GatherAxis>& axes);
 // embedding (formulas_nn_embedding.cpp): EmbeddingBackward0, rows of padding_idx get no gradient.
 void record_embedding(const Tensor& result, const Tensor& weight, const Tensor& indices, int64_t padding_idx,
-                      bool scale_grad_by_freq);
+                      bool scale_grad_by_freq, bool sparse);
 // embedding_bag: EmbeddingBagBackward0 for weight and per_sample_weights (undefined when none). bag: the kept
 // positions' indices, bags, per-sample weights (or undefined), positions in the input, gathered rows, and each bag's
 // count (mean mode; else undefined).
@@ -184,7 +184,7 @@ struct EmbeddingBag {
   Tensor indices, bags, weights, positions, rows, counts;
 };
 void record_embedding_bag(const Tensor& result, const Tensor& weight, const Tensor& per_sample_weights,
-                          const EmbeddingBag& bag, bool max_mode);
+                          const EmbeddingBag& bag, bool max_mode, bool sparse);
 }  // namespace ember::autograd
 
 namespace ember::autograd {

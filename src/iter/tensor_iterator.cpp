@@ -41,6 +41,9 @@ TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs
   if (out.defined() && out.has_sparse_layout()) [[unlikely]] throw_sparse_unsupported(out);
   Device device = common_device(inputs, out);
   common_ = result_type(inputs);
+  // torch's order: a number converts to the quantized dtype first (a RuntimeError, below), then the op is refused
+  bool number = std::ranges::any_of(inputs, [](const Tensor& t) { return t.impl()->is_wrapped_number; });
+  if (is_quantized(common_) && !number) [[unlikely]] throw_quantized_unsupported(common_);
   if (config.int_to_float && !is_floating_point(common_)) common_ = default_dtype();
   ScalarType result_dtype = config.bool_output ? kBool : common_;
 
@@ -54,12 +57,12 @@ TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs
     inputs_.push_back(full ? converted : broadcast_operand(converted, shape));
   }
   all_contiguous |= config.contiguous_output;  // then the output is allocated contiguous
+  if (is_quantized(common_)) [[unlikely]] throw_quantized_unsupported(common_);
 
   if (!out.defined()) {
     TensorOptions options = TensorOptions(result_dtype).with_device(device);
     out_ = all_contiguous ? empty(shape, options) : empty_strided(shape, fresh_strides(shape, same_shape), options);
     compute_out_ = out_;
-    if (is_quantized(common_)) [[unlikely]] throw_quantized_unsupported(common_);  // even with no elements to visit
     return;
   }
   out_ = out;
@@ -78,7 +81,6 @@ TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs
   check_no_internal_overlap(out);
   for (const Tensor& t : inputs) check_no_partial_overlap(out, t);
   compute_out_ = out.dtype() == result_dtype ? out : empty_like(out, out.options().with_dtype(result_dtype));
-  if (is_quantized(common_)) [[unlikely]] throw_quantized_unsupported(common_);
   out.bump_version();
 }
 

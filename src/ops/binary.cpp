@@ -5,6 +5,7 @@
 #include "ember/creation.h"
 #include "ember/layout.h"
 #include "ember/ops.h"
+#include "ember/quantized.h"
 #include "ember/reduce.h"
 #include "ember/type_promotion.h"
 
@@ -66,6 +67,13 @@ Tensor run_sparse(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
     case BinaryOp::Div: r = sparse_div(a, b); break;
     case BinaryOp::DivTrunc: r = sparse_div(a, b, "trunc"); break;
     case BinaryOp::DivFloor: case BinaryOp::FloorDivide: r = sparse_div(a, b, "floor"); break;
+    case BinaryOp::Pow:  // a number exponent only; in place is torch's missing pow_ kernel
+      if (!a.has_sparse_layout() || !b.impl()->is_wrapped_number || out.is_same(a))
+        throw_sparse_unsupported(sparse, out.is_same(a)                    ? "pow_.Scalar"
+                                         : a.impl()->is_wrapped_number ? "pow.Scalar"
+                                                                       : "pow.Tensor_Tensor");
+      r = sparse_pow(a, b.item());
+      break;
     default:
       EMBER_CHECK(!sparse.is_sparse_csr(), Error, "unsupported tensor layout: SparseCsr");
       throw_sparse_unsupported(sparse, binary_op_name(op));
@@ -98,8 +106,16 @@ std::optional<float> wide_scalar(BinaryOp op, const TensorIterator& it, const Te
 Tensor run(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
   if (a.has_sparse_layout() || b.has_sparse_layout() || (out.defined() && out.has_sparse_layout())) [[unlikely]] {
     Tensor r = run_sparse(op, out, a, b, alpha);
-    if (!out.defined() && autograd::needs_grad({&a, &b})) autograd::record_binary(op, r, a, b, alpha);
+    // sparse_pow records its own node
+    if (!out.defined() && op != BinaryOp::Pow && autograd::needs_grad({&a, &b}))
+      autograd::record_binary(op, r, a, b, alpha);
     return r;
+  }
+  if ((a.is_quantized() || b.is_quantized()) && binary_kind(op) == BinaryKind::Compare &&
+      !(out.defined() && out.is_quantized())) [[unlikely]] {
+    // torch compares quantized tensors by their dequantized values
+    auto real = [](const Tensor& t) { return t.is_quantized() ? dequantize(t) : t; };
+    return run(op, out, real(a), real(b), alpha);
   }
   if (op == BinaryOp::Sub) {
     EMBER_CHECK(!(a.dtype() == kBool && b.dtype() == kBool), Error,

@@ -95,6 +95,7 @@ Tensor& Tensor::fill_(const Scalar& value) {  // overlapping (expanded) targets 
     bump_version();
     return *this;
   }
+  if (is_quantized()) [[unlikely]] return copy_(full(sizes(), value, TensorOptions(kFloat32).with_device(device())));
   autograd::check_in_place(*this);
   if (autograd::needs_grad({this}) || autograd::writes_into_graph_view(*this)) {
     return write_recorded(*this, "FillBackward2", [&] { return full(sizes(), value, options()); });
@@ -108,6 +109,7 @@ Tensor& Tensor::fill_(const Tensor& value) {
   if (has_sparse_layout()) [[unlikely]] throw_sparse_unsupported(*this, "fill_");
   EMBER_CHECK(value.dim() == 0, Error, "fill_ only supports 0-dimension value tensor but got tensor with ", value.dim(),
               " dimensions.");
+  if (is_quantized()) [[unlikely]] return fill_(value.item());  // quantized with self's parameters
   // torch fills through copy_: the value converts to self's dtype unchecked (-3 gives 253 in uint8)
   Scalar number = autograd::untracked([&] { return value.to(dtype()).item(); });
   if (!autograd::needs_grad({&value})) {
@@ -172,6 +174,7 @@ Tensor& Tensor::zero_() {
     sparse_zero_(*this);
     return *this;
   }
+  if (is_quantized()) [[unlikely]] throw_quantized_unsupported(dtype());  // torch has fill_, not zero_
   return fill_(0);
 }
 

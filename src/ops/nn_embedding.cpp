@@ -30,14 +30,13 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
                  bool sparse) {
   EMBER_CHECK(weight.dim() == 2, Error, "'weight' must be 2-D");
   check_indices(indices, 1, "embedding");
-  EMBER_CHECK(!sparse || !weight.requires_grad(), NotImplementedError,
-              "embedding: sparse gradients are not supported (Ember has no sparse tensors)");
   Tensor result = autograd::untracked([&] {
     DimVector shape(indices.sizes());
     shape.push_back(weight.size(1));
     return index_select(weight, 0, indices.reshape({-1})).view(shape);
   });
-  if (autograd::needs_grad({&weight})) autograd::record_embedding(result, weight, indices, padding_idx, scale_grad_by_freq);
+  if (autograd::needs_grad({&weight}))
+    autograd::record_embedding(result, weight, indices, padding_idx, scale_grad_by_freq, sparse);
   return result;
 }
 
@@ -101,13 +100,12 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const std::optio
     offsets = *offsets_opt;
   }
   EMBER_CHECK(mode == "sum" || mode == "mean" || mode == "max", ValueError, "mode has to be one of sum, mean or max");
+  EMBER_CHECK(!scale_grad_by_freq || mode != "max", ValueError,
+              "max mode does not support scaling the gradient by the frequency");
+  EMBER_CHECK(!sparse || mode != "max", ValueError, "max mode does not support sparse weights");
   EMBER_CHECK(!psw || mode == "sum", NotImplementedError, "embedding_bag: per_sample_weights was not None. "
               "per_sample_weights is only supported for mode='sum' (got mode='", mode, "'). Please open a feature "
               "request on GitHub.");
-  EMBER_CHECK(!sparse || !weight.requires_grad(), NotImplementedError,
-              "embedding_bag: sparse gradients are not supported (Ember has no sparse tensors)");
-  EMBER_CHECK(!scale_grad_by_freq || mode != "max", ValueError,
-              "max mode does not support scaling the gradient by the frequency");
   // torch's CPU kernel pairs the frequencies with the gradient rows in an order of its own; not reproduced yet.
   EMBER_CHECK(!scale_grad_by_freq, NotImplementedError, "embedding_bag: scale_grad_by_freq is not implemented in Ember");
   check_indices(input, 1, "embedding_bag");
@@ -156,7 +154,7 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const std::optio
   });
   const Tensor& w_in = psw ? *psw : Tensor();
   if (autograd::needs_grad({&weight, &w_in})) {
-    autograd::record_embedding_bag(out, weight, w_in, {ki, kb, kw, pos, gathered, counts}, mode == "max");
+    autograd::record_embedding_bag(out, weight, w_in, {ki, kb, kw, pos, gathered, counts}, mode == "max", sparse);
   }
   return out;
 }

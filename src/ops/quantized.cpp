@@ -282,6 +282,12 @@ Tensor quantized_clone(const Tensor& t, MemoryFormat format) {
 void quantized_copy_(Tensor& self, const Tensor& src) {
   EMBER_CHECK(self.is_quantized(), Error, "Copying from quantized Tensor to non-quantized Tensor is not allowed, "
               "please use dequantize to get a float Tensor from a quantized Tensor");
+  if (!src.is_quantized()) {  // torch's checks for a float source, in its order
+    EMBER_CHECK(src.dtype() == kFloat32, Error, "Quantized copy only works with kFloat as source Tensor");
+    auto both = [&](MemoryFormat f) { return self.is_contiguous(f) && src.is_contiguous(f); };
+    EMBER_CHECK(both(MemoryFormat::Contiguous) || both(MemoryFormat::ChannelsLast), Error,
+                "Quantized copy only works with contiguous and NHWC Tensors");
+  }
   EMBER_CHECK(std::ranges::equal(self.sizes(), src.sizes()), Error,
               "Quantized copy only works with Tensors with the same shape");
   check_no_internal_overlap(self);
@@ -293,7 +299,6 @@ void quantized_copy_(Tensor& self, const Tensor& src) {
     raw = raw_view(src);
     self.impl()->quantizer = anchored(src.impl()->quantizer, self);  // torch's copy_ takes src's parameters
   } else {
-    EMBER_CHECK(src.dtype() == kFloat32, Error, "Quantized copy only works with kFloat as source Tensor");
     raw = raw_view(quantize_with(src, self.dtype(), self.impl()->quantizer));
   }
   if (overlap(self, raw) != Overlap::None) raw = raw.clone();

@@ -106,14 +106,15 @@ void Optimizer::zero_grad(bool set_to_none) {
     }
 }
 
-std::pair<std::vector<Tensor>, std::vector<Tensor>> Optimizer::with_grads(ParamGroup& group) {
-  std::vector<Tensor> params, grads;
+Optimizer::Grads Optimizer::with_grads(ParamGroup& group) {
+  Grads g;
   for (const Tensor& p : group_params(group))
     if (Tensor grad = p.grad(); grad.defined()) {
-      params.push_back(p);
-      grads.push_back(grad);
+      bool sparse = grad.has_sparse_layout();
+      (sparse ? g.sparse_params : g.params).push_back(p);
+      (sparse ? g.sparse_grads : g.grads).push_back(grad);
     }
-  return {params, grads};
+  return g;
 }
 
 Tensor Optimizer::step(const std::function<Tensor()>& closure) {
@@ -125,8 +126,9 @@ Tensor Optimizer::step(const std::function<Tensor()>& closure) {
   autograd::NoGradGuard no_grad;
   check_capture_health();
   for (const auto& g : groups_) {
-    auto [params, grads] = with_grads(*g);
-    if (!params.empty()) step_group(*g, params, grads);
+    Grads gr = with_grads(*g);
+    if (!gr.sparse_params.empty()) step_sparse(*g, gr.sparse_params, gr.sparse_grads);
+    if (!gr.params.empty()) step_group(*g, gr.params, gr.grads);
   }
   count_step();
   return loss;
@@ -144,6 +146,13 @@ void Optimizer::check_capture_health() const {
 
 void Optimizer::step_group(ParamGroup&, const std::vector<Tensor>&, const std::vector<Tensor>&) {
   throw NotImplementedError("Optimizer.step is not implemented: a subclass defines step()");
+}
+
+void Optimizer::step_sparse(ParamGroup&, const std::vector<Tensor>&, const std::vector<Tensor>&) {
+  std::string name = type_name();
+  if (name == "Adam" || name == "AdamW")  // torch's AdamW is an Adam: its message
+    throw Error("Adam does not support sparse gradients, please consider SparseAdam instead");
+  throw Error(name + " does not support sparse gradients");
 }
 
 std::shared_ptr<Dict> Optimizer::state_ptr(const Tensor& param) {

@@ -12,12 +12,16 @@
 #include "ember/optim/functional.h"
 #include "ember/optim/optimizer.h"
 #include "fused.h"
+#include "state.h"
 
 namespace ember::optim {
 namespace {
 
+using detail::bump_step;
 using detail::check_like;
+using detail::lazy;
 using detail::run_step;
+using detail::zero_step;
 
 // A number as Python prints it (torch's messages show the value given): 1.0, 1e-05, -1.
 std::string repr(const Value& v) {
@@ -64,25 +68,6 @@ void check_adam_options(const Dict& o) {
   check_min(o, "eps");
   check_betas(o);
   check_min(o, "weight_decay");
-}
-
-// A state entry, made by `make` the first time.
-template <typename Make>
-Tensor& lazy(Dict& s, const std::string& key, Make&& make) {
-  Value& v = s[key];
-  if (!std::holds_alternative<Tensor>(v)) v = make();
-  return std::get<Tensor>(v);
-}
-Tensor zero_step() { return zeros({}, TensorOptions(kFloat32).device(kCPU)); }  // on the CPU, as torch
-
-// Increments a parameter's step counter (a one-element float32 tensor, as torch) and returns it.
-double bump_step(const Tensor& step) {
-  EMBER_CHECK(step.numel() == 1 && step.dtype() == kFloat32 && step.device().is_cpu(), Error,
-              "optimizer: 'step' must be a one-element float32 CPU tensor");
-  float& s = *step.data_ptr<float>();
-  s += 1;
-  step.bump_version();
-  return s;
 }
 
 // The state tensors `keys` of every parameter (made as zeros like it when missing), one list per key,
@@ -197,6 +182,31 @@ void Adam::step_group(ParamGroup& o, const std::vector<Tensor>& params, const st
 }
 void AdamW::step_group(ParamGroup& o, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) {
   adam_group(*this, o, params, grads);
+}
+
+// ---- SparseAdam: options and checks (the step: sparse_steps.cpp)
+const Dict& SparseAdam::default_options() {
+  static const Dict d{{"lr", 1e-3}, {"betas", kBetas}, {"eps", 1e-8}, {"maximize", false}};
+  return d;
+}
+SparseAdam::SparseAdam(Params params, const Dict& options) : Optimizer(std::move(params), merged<SparseAdam>(options)) {
+  std::string sparse;  // torch's check: "Sparse params at indices [[0, 0]]: ..."
+  for (size_t g = 0; g < param_groups().size(); ++g) {
+    const std::vector<Tensor>& ps = group_params(*param_groups()[g]);
+    for (size_t i = 0; i < ps.size(); ++i)
+      if (ps[i].has_sparse_layout()) sparse += str(sparse.empty() ? "" : ", ", "[", g, ", ", i, "]");
+  }
+  EMBER_CHECK(sparse.empty(), ValueError, "Sparse params at indices [", sparse,
+              "]: SparseAdam requires dense parameter tensors");
+}
+const std::vector<std::string>& SparseAdam::positional() {
+  static const std::vector<std::string> names{"lr", "betas", "eps", "maximize"};
+  return names;
+}
+void SparseAdam::validate(const Dict& o) {
+  EMBER_CHECK(o.number("lr") > 0, ValueError, "Invalid learning rate: ", repr(o.at("lr")));
+  EMBER_CHECK(o.number("eps") > 0, ValueError, "Invalid epsilon value: ", repr(o.at("eps")));
+  check_betas(o);
 }
 
 // ---- Adagrad: sum += g^2; param -= lr / (1 + (step - 1) lr_decay) * g / (sqrt(sum) + eps)
@@ -500,6 +510,7 @@ Tensor LBFGS::step(const std::function<Tensor()>& closure) {
     std::vector<Tensor> parts;
     for (const Tensor& p : params) {
       Tensor gr = p.grad();
+      if (gr.defined() && gr.has_sparse_layout()) gr = gr.to_dense();
       parts.push_back(gr.defined() ? gr.reshape({-1}) : zeros({p.numel()}, p.options()));
     }
     return cat(parts);

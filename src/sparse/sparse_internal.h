@@ -61,10 +61,12 @@ void record_dense_gradient(const char* node, const Tensor& result, const Tensor&
 // f applied to the values of `applied` (a, or a coalesced): the values' gradient is f's dense derivative at them;
 // a gets it as a sparse gradient at applied's coordinates. Node: torch's name for f (SinBackward0).
 void record_unary(const char* op, const Tensor& result, const Tensor& a, const Tensor& applied,
-                  Tensor (*fn)(const Tensor&));
+                  std::function<Tensor(const Tensor&)> fn);
 void record_sparse_sum(const Tensor& result, const Tensor& t);  // SumBackward0: the gradient at every coordinate
 // A node whose gradient is its result's (clone, coalesce, a dtype conversion).
 void record_pass_through(const char* node, const Tensor& result, const Tensor& t);
+// SparseMaskBackward0: self gets the result's gradient at the mask's coordinates (dense when self is).
+void record_sparse_mask(const Tensor& result, const Tensor& self, const Tensor& mask);
 void record_coalesce(const Tensor& result, const Tensor& t);  // CoalesceBackward0: the gradient passes through
 
 }  // namespace ember::sparse_detail

@@ -171,15 +171,31 @@ void check_sparse_unary(const char* name, const Tensor& a) {
   }
 }
 
-}  // namespace
-
-Tensor sparse_unary(const char* name, const Tensor& a, Tensor (*fn)(const Tensor&)) {
-  check_sparse_unary(name, a);
+// fn applied to a's values (coalesced first unless fn is linear), its gradient recorded as `name`'s.
+Tensor map_values(const char* name, const Tensor& a, const std::function<Tensor(const Tensor&)>& fn) {
   bool linear = linear_unary(name);
   Tensor s = autograd::untracked([&] { return linear || !a.is_sparse() ? a : coalesce(a); });
   Tensor r = autograd::untracked([&] { return with_values(s, fn(s.impl()->sparse->values)); });
   if (autograd::needs_grad({&a})) sparse_detail::record_unary(name, r, a, s, fn);
   return r;
+}
+
+}  // namespace
+
+Tensor sparse_unary(const char* name, const Tensor& a, Tensor (*fn)(const Tensor&)) {
+  check_sparse_unary(name, a);
+  return map_values(name, a, fn);
+}
+
+Tensor sparse_pow(const Tensor& a, const Scalar& exponent) {
+  EMBER_CHECK(!a.is_sparse_csr(), Error, "unsupported tensor layout: SparseCsr");
+  EMBER_CHECK(exponent.to_double() != 0, Error,
+              "pow: cannot raise to zeroth power on sparse tensor; it would make the result tensor dense");
+  Tensor e = wrapped_scalar(exponent);
+  ScalarType dtype = result_type(std::vector<Tensor>{a.impl()->sparse->values, e});
+  EMBER_CHECK(dtype == a.dtype(), Error, "result type ", legacy_name(dtype), " can't be cast to the desired output type ",
+              legacy_name(a.dtype()));
+  return map_values("pow", a, [e](const Tensor& v) { return pow(v, e); });
 }
 
 void sparse_unary_out(const char* name, Tensor& out, const Tensor& a, Tensor (*fn)(const Tensor&)) {

@@ -67,6 +67,16 @@ KNOWN = [
           issue="torch bug, not copied: a sparse tensor's index_select along a dense dim checks the index only "
                 "against the stored values, so with no values (nnz 0) any index passes. Ember checks it as a "
                 "dense index_select does, as torch does for nnz > 0."),
+    Known(kinds=("value", "missing-error"), ops=("quantized", "quantized-dequantize"), texts=("unbind(", "select("),
+          repro="q = torch.quantize_per_channel(torch.ones(2, 3), torch.tensor([0.1, 0.2]), torch.tensor([0, 0]), 0, "
+                "torch.qint8); q.select(1, 0).q_per_channel_axis()  # torch: -1 (dequantize() then raises), ember: 0",
+          issue="torch bug, not copied: selecting a dim after a per-channel tensor's axis sets the axis to -1, so "
+                "the result cannot be dequantized. Ember keeps the axis, which still names the channel dim."),
+    Known(kinds=("spurious-error",), ops=("take_along_dim",), texts=(),
+          repro="torch.take_along_dim(torch.tensor([[1, 2], [3, 4]]), torch.tensor([[3]]), 1)  # torch: [[2], [4]] "
+                "(index 3 of 2-element rows), ember: RuntimeError",
+          issue="torch bug, not copied: take_along_dim does not bounds-check its indices on the CPU (gather does), so "
+                "an index past the dim gives some other element. Ember raises gather's error."),
 ]
 
 

@@ -104,10 +104,16 @@ class Optimizer {
   // torch's check before a step: capturing a step on a CUDA stream needs every group capturable (where the
   // optimizer has the option).
   void check_capture_health() const;
-  // Steps one group: `params` are the group's parameters that have a grad, `grads` their grads.
+  // Steps one group: `params` are the group's parameters that have a dense grad, `grads` their grads.
   virtual void step_group(ParamGroup& group, const std::vector<Tensor>& params, const std::vector<Tensor>& grads);
-  // The group's parameters that have a grad, and their grads (contiguous).
-  static std::pair<std::vector<Tensor>, std::vector<Tensor>> with_grads(ParamGroup& group);
+  // Steps the group's parameters whose grads are sparse (called first); by default torch's refusal
+  // ("RMSprop does not support sparse gradients"), raised before any parameter changes.
+  virtual void step_sparse(ParamGroup& group, const std::vector<Tensor>& params, const std::vector<Tensor>& grads);
+  // The group's parameters that have a grad, and their grads, dense and sparse apart.
+  struct Grads {
+    std::vector<Tensor> params, grads, sparse_params, sparse_grads;
+  };
+  static Grads with_grads(ParamGroup& group);
 
  private:
   std::vector<std::shared_ptr<ParamGroup>> groups_;
@@ -120,7 +126,8 @@ class Optimizer {
 // Each optimizer takes torch's options by torch's names (missing ones take torch's defaults), e.g.
 // Adam(params, {{"lr", 1e-2}, {"betas", std::vector<double>{0.9, 0.99}}}). positional() lists the
 // options torch takes positionally after params, in order (the Python binding's signature).
-#define EMBER_OPTIMIZER(Name)                                           \
+// `...`: further protected members (the step_sparse override of an optimizer with a sparse path).
+#define EMBER_OPTIMIZER(Name, ...)                                      \
   class Name : public Optimizer {                                       \
    public:                                                              \
     Name(Params params, const Dict& options = {});                      \
@@ -132,18 +139,25 @@ class Optimizer {
     const char* type_name() const override { return #Name; }            \
     void step_group(ParamGroup& group, const std::vector<Tensor>& params, \
                     const std::vector<Tensor>& grads) override;         \
+    __VA_ARGS__                                                         \
   };
+#define EMBER_SPARSE_STEP \
+  void step_sparse(ParamGroup& group, const std::vector<Tensor>& params, const std::vector<Tensor>& grads) override;
 
-EMBER_OPTIMIZER(SGD)
+// SGD and Adagrad also step sparse gradients (torch's math op by op); SparseAdam steps only sparse ones, updating the
+// moments at the gradient's entries alone (lazy Adam).
+EMBER_OPTIMIZER(SGD, EMBER_SPARSE_STEP)
 EMBER_OPTIMIZER(Adam)
 EMBER_OPTIMIZER(AdamW)
-EMBER_OPTIMIZER(Adagrad)
+EMBER_OPTIMIZER(Adagrad, EMBER_SPARSE_STEP)
+EMBER_OPTIMIZER(SparseAdam, EMBER_SPARSE_STEP)
 EMBER_OPTIMIZER(RMSprop)
 EMBER_OPTIMIZER(Adamax)
 EMBER_OPTIMIZER(NAdam)
 EMBER_OPTIMIZER(RAdam)
 EMBER_OPTIMIZER(Adadelta)
 #undef EMBER_OPTIMIZER
+#undef EMBER_SPARSE_STEP
 
 // L-BFGS over all parameters as one flat vector (one group): up to max_iter iterations of the two-loop
 // recursion per step, each re-evaluating the closure. line_search_fn "strong_wolfe" is not in yet.

@@ -1,0 +1,104 @@
+"""Regressions found in session 22 by the differential fuzzer: quantized tensors in comparisons (an error instead of
+torch's comparison of the dequantized values), fill_ (refused) and copy_ from a non-contiguous float source (accepted
+where torch refuses)."""
+import pytest
+import torch
+
+import ember
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+QDTYPES = ["quint8", "qint8", "qint32"]
+
+
+def q(m, dtype, values=((0.68, -2.0, 3.0), (-3.25, 3.0, 1.0)), scale=0.5, zero_point=3):
+    return m.quantize_per_tensor(m.tensor(values), scale, zero_point, getattr(m, dtype))
+
+
+def outcome(f, m):
+    try:
+        r = f(m)
+    except Exception as e:  # noqa: BLE001 - the exception type is what is compared
+        return type(e).__name__
+    if isinstance(r, (ember.Tensor, torch.Tensor)):
+        return (str(r.dtype).split(".")[-1], (r.int_repr() if r.is_quantized else r).tolist())
+    return r
+
+
+COMPARISONS = {
+    "eq_number": lambda m, a: a == 0,
+    "eq_float": lambda m, a: a == -2.0,
+    "ne_number": lambda m, a: a != 3,
+    "lt_number": lambda m, a: a < 1,
+    "ge_number": lambda m, a: a >= 1,
+    "eq_dense": lambda m, a: a == m.zeros(2, 3),
+    "gt_dense_broadcast": lambda m, a: m.gt(a, m.tensor([0.0, -1.0, 2.5])),
+    "eq_itself": lambda m, a: a == a,
+    "le_unsqueezed_contiguous": lambda m, a: a.unsqueeze(0).contiguous() <= 0,
+    "lt_transposed": lambda m, a: a.t() < 0,
+}
+
+
+@pytest.mark.parametrize("dtype", QDTYPES)
+@pytest.mark.parametrize("case", sorted(COMPARISONS))
+def test_quantized_comparisons_compare_dequantized_values(case, dtype):
+    # RuntimeError "empty_strided not supported on quantized tensors" from converting the number to the quantized dtype
+    f = COMPARISONS[case]
+    assert outcome(lambda m: f(m, q(m, dtype)), ember) == outcome(lambda m: f(m, q(m, dtype)), torch)
+
+
+@pytest.mark.parametrize("op", ["add", "mul", "sub", "maximum", "atan2", "remainder"])
+@pytest.mark.parametrize("other", ["number", "quantized", "float"])
+def test_quantized_elementwise_ops_raise_as_torch(op, other):
+    # torch: RuntimeError with a number (its conversion), NotImplementedError with a quantized tensor, RuntimeError
+    # (promotion) with a float one; maximum and atan2 take no number (TypeError)
+    def run(m):
+        a = q(m, "quint8")
+        return getattr(m, op)(a, {"number": 2, "quantized": a, "float": m.ones(2, 3)}[other])
+    assert outcome(run, ember) == outcome(run, torch)
+
+
+FILLS = {
+    "number": lambda m, a: a.fill_(0.5),
+    "int": lambda m, a: a.fill_(1),
+    "tensor": lambda m, a: a.fill_(m.tensor(0.5)),
+    "saturating": lambda m, a: a.fill_(1000.0),
+    "row_view": lambda m, a: a[1].fill_(2.0),
+    "transposed": lambda m, a: a.t().fill_(0.5),
+    "strided": lambda m, a: a[:, ::2].fill_(0.5),
+}
+
+
+@pytest.mark.parametrize("dtype", QDTYPES)
+@pytest.mark.parametrize("case", sorted(FILLS))
+def test_quantized_fill_quantizes_the_value(case, dtype):
+    def run(m):
+        a = q(m, dtype).clone()
+        FILLS[case](m, a)
+        return a
+    assert outcome(run, ember) == outcome(run, torch)
+
+
+def test_per_channel_fill_uses_each_channels_parameters():
+    def run(m):
+        a = m.quantize_per_channel(m.ones(3, 4), m.tensor([0.5, 1.0, 2.0], dtype=m.float64), m.tensor([0, 1, 2]), 0,
+                                   m.qint8)
+        return a.fill_(3.0)
+    assert outcome(run, ember) == outcome(run, torch)
+
+
+@pytest.mark.parametrize("source", ["transposed", "strided", "contiguous", "double"])
+def test_quantized_copy_from_float_needs_contiguous_operands(source):
+    # a transposed float source was quantized and copied where torch refuses
+    def run(m):
+        dst = q(m, "qint32", values=[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]).t().contiguous()
+        src = {"transposed": m.arange(6.0).view(2, 3).t().t() * 2,
+               "strided": (m.arange(12.0).view(2, 6)[:, ::2]),
+               "contiguous": m.arange(6.0).view(2, 3),
+               "double": m.arange(6.0, dtype=m.float64).view(2, 3)}[source]
+        if source == "transposed":
+            dst, src = dst.t(), m.arange(6.0).view(2, 3).t() * 2
+        return dst.copy_(src)
+    assert outcome(run, ember) == outcome(run, torch)
+    with pytest.raises(RuntimeError, match="contiguous and NHWC"):
+        q(ember, "quint8").t().copy_(ember.ones(3, 2))
