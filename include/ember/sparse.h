@@ -46,6 +46,8 @@ Tensor coalesce(const Tensor& t);
 
 // The sparse forms of ops; the dense entry points (add, mul, mm, sum, ...) send sparse operands here.
 Tensor sparse_add(const Tensor& a, const Tensor& b, const Scalar& alpha);  // either operand sparse
+// dense += alpha * sparse in place (not bool), touching only the sparse tensor's elements; sizes already checked.
+void add_sparse_into(Tensor& dense, const Tensor& sparse, const Scalar& alpha);
 Tensor sparse_mul(const Tensor& a, const Tensor& b);                       // sparse * sparse, or * a 0-dim tensor
 // sparse / a 0-dim tensor (torch refuses other divisors); a rounding mode coalesces first.
 Tensor sparse_div(const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode = {});

@@ -53,16 +53,25 @@ Tensor run_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, const
   });
 }
 
+Scalar negated(const Scalar& alpha) {
+  return alpha.is_floating_point() ? Scalar(-alpha.to_double()) : Scalar(-alpha.to_int());
+}
+
 // A binary op with a sparse operand: add, sub, mul and div have sparse forms (ember/sparse.h); the result is
 // written to `out` (in place or out=) when one is given.
 Tensor run_sparse(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
   const Tensor& sparse = a.has_sparse_layout() ? a : b.has_sparse_layout() ? b : out;
+  if ((op == BinaryOp::Add || op == BinaryOp::Sub) && out.is_same(a) && !a.has_sparse_layout() &&
+      a.dtype() != kBool && promote_types(a.dtype(), b.dtype()) == a.dtype() &&
+      std::ranges::equal(a.sizes(), b.sizes())) {  // dense += sparse: only the entries' elements change
+    Tensor target = out;
+    add_sparse_into(target, b, op == BinaryOp::Sub ? negated(alpha) : alpha);
+    return out;
+  }
   Tensor r;
   switch (op) {
     case BinaryOp::Add: r = sparse_add(a, b, alpha); break;
-    case BinaryOp::Sub:
-      r = sparse_add(a, b, alpha.is_floating_point() ? Scalar(-alpha.to_double()) : Scalar(-alpha.to_int()));
-      break;
+    case BinaryOp::Sub: r = sparse_add(a, b, negated(alpha)); break;
     case BinaryOp::Mul: r = sparse_mul(a, b); break;
     case BinaryOp::Div: r = sparse_div(a, b); break;
     case BinaryOp::DivTrunc: r = sparse_div(a, b, "trunc"); break;

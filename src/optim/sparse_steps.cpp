@@ -2,6 +2,7 @@
 // _sparse_adam math op by op, touching only the rows the gradient holds.
 #include <cmath>
 
+#include "ember/autograd.h"
 #include "ember/ops.h"
 #include "ember/optim/optimizer.h"
 #include "ember/sparse.h"
@@ -57,6 +58,20 @@ void Adagrad::step_sparse(ParamGroup& o, const std::vector<Tensor>& params, cons
     Tensor std = sparse_mask(sum, grad)._values().sqrt_().add_(o.number("eps"));
     add_out(p, p, at_entries(grad, div(values, std)), -clr);
   }
+}
+
+Tensor SparseAdam::step(const std::function<Tensor()>& closure) {
+  Tensor loss;
+  if (closure) {
+    autograd::GradModeGuard enable(true);
+    loss = closure();
+  }
+  for (const auto& g : param_groups())  // torch checks every grad before changing any parameter
+    for (const Tensor& p : group_params(*g))
+      EMBER_CHECK(!p.grad().defined() || p.grad().has_sparse_layout(), Error,
+                  "SparseAdam does not support dense gradients, please consider Adam instead");
+  Optimizer::step();
+  return loss;
 }
 
 void SparseAdam::step_group(ParamGroup&, const std::vector<Tensor>&, const std::vector<Tensor>&) {

@@ -77,7 +77,7 @@ void record_dense_gradient(const char* node, const Tensor& result, const Tensor&
 }
 
 void record_unary(const char* op, const Tensor& result, const Tensor& a, const Tensor& applied,
-                  std::function<Tensor(const Tensor&)> fn) {
+                  std::function<Tensor(const Tensor&)> fn, bool flagged_coalesced) {
   static std::mutex lock;
   static std::unordered_map<std::string, std::string> names;  // torch's node names: the op capitalised
   std::lock_guard<std::mutex> hold(lock);
@@ -85,13 +85,13 @@ void record_unary(const char* op, const Tensor& result, const Tensor& a, const T
   if (name.empty()) name = std::string(1, char(std::toupper(op[0]))) + (op + 1) + "Backward0";
   // coalesced: a gradient with one entry per coordinate (duplicates of a neg'd tensor would count twice)
   Tensor mask = autograd::untracked([&] { return applied.is_sparse() ? coalesce(shell(applied)) : shell(applied); });
-  autograd::record(name.c_str(), result, {&a}, {}, [mask, fn = std::move(fn)](const autograd::BackwardContext& c) {
+  autograd::record(name.c_str(), result, {&a}, {}, [mask, fn = std::move(fn), flagged_coalesced](const autograd::BackwardContext& c) {
     const Tensor& values = mask.impl()->sparse->values;
     Tensor at = autograd::untracked([&] { return values_at(c.grads[0], mask); });
     autograd::GradModeGuard on(true);  // the derivative of fn at the values, by autograd on a dense copy
     Tensor v = values.detach().requires_grad_(true);
     Tensor dv = autograd::grad({fn(v)}, {v}, {at})[0];
-    return TensorList{with_values(mask, dv.detach())};
+    return TensorList{with_values(mask, dv.detach(), flagged_coalesced)};
   });
 }
 

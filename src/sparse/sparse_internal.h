@@ -60,8 +60,9 @@ void record_dense_gradient(const char* node, const Tensor& result, const Tensor&
                            std::function<Tensor(const Tensor&)> formula);
 // f applied to the values of `applied` (a, or a coalesced): the values' gradient is f's dense derivative at them;
 // a gets it as a sparse gradient at applied's coordinates. Node: torch's name for f (SinBackward0).
+// flagged_coalesced: whether the gradient carries the coalesced flag (torch's pow gradient, a product, does not).
 void record_unary(const char* op, const Tensor& result, const Tensor& a, const Tensor& applied,
-                  std::function<Tensor(const Tensor&)> fn);
+                  std::function<Tensor(const Tensor&)> fn, bool flagged_coalesced = true);
 void record_sparse_sum(const Tensor& result, const Tensor& t);  // SumBackward0: the gradient at every coordinate
 // A node whose gradient is its result's (clone, coalesce, a dtype conversion).
 void record_pass_through(const char* node, const Tensor& result, const Tensor& t);

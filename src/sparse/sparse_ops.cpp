@@ -122,9 +122,24 @@ Tensor sparse_add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
               "'other' to have same size, but self has size ", int_list(a.sizes()), " while other has size ",
               int_list(b.sizes()), " (FYI: dense-sparse addition does not currently support broadcasting)");
   return autograd::untracked([&] {
-    if (!a.has_sparse_layout()) return add(a, sparse_to_dense(b), alpha);
-    return add_sparse_sparse(a, b, alpha);
+    if (a.has_sparse_layout()) return add_sparse_sparse(a, b, alpha);
+    ScalarType dtype = promote_types(a.dtype(), b.dtype());
+    if (dtype == kBool) return add(a, sparse_to_dense(b), alpha);
+    Tensor r = empty(a.sizes(), a.options().with_dtype(dtype)).copy_(a);  // contiguous, as torch's result
+    add_sparse_into(r, b, alpha);
+    return r;
   });
+}
+
+void add_sparse_into(Tensor& dense, const Tensor& sparse, const Scalar& alpha) {
+  Tensor s = as_coo(sparse);
+  const SparseParts& p = *s.impl()->sparse;
+  if (p.values.numel() == 0) return;
+  autograd::NoGradGuard no_grad;
+  Tensor values = mul(p.values, wrapped_scalar(alpha)).to(dense.dtype());
+  std::vector<Tensor> coordinates;
+  for (int64_t d = 0; d < p.indices.size(0); ++d) coordinates.push_back(p.indices.select(0, d));
+  index_put_(dense, coordinates, values, true);  // duplicate coordinates accumulate
 }
 
 Tensor sparse_mul(const Tensor& a, const Tensor& b) {
@@ -171,12 +186,14 @@ void check_sparse_unary(const char* name, const Tensor& a) {
   }
 }
 
-// fn applied to a's values (coalesced first unless fn is linear), its gradient recorded as `name`'s.
-Tensor map_values(const char* name, const Tensor& a, const std::function<Tensor(const Tensor&)>& fn) {
+// fn applied to a's values (coalesced first unless fn is linear), its gradient recorded as `name`'s (flagged coalesced
+// unless `flagged_gradient` is false).
+Tensor map_values(const char* name, const Tensor& a, const std::function<Tensor(const Tensor&)>& fn,
+                  bool flagged_gradient = true) {
   bool linear = linear_unary(name);
   Tensor s = autograd::untracked([&] { return linear || !a.is_sparse() ? a : coalesce(a); });
   Tensor r = autograd::untracked([&] { return with_values(s, fn(s.impl()->sparse->values)); });
-  if (autograd::needs_grad({&a})) sparse_detail::record_unary(name, r, a, s, fn);
+  if (autograd::needs_grad({&a})) sparse_detail::record_unary(name, r, a, s, fn, flagged_gradient);
   return r;
 }
 
@@ -195,7 +212,7 @@ Tensor sparse_pow(const Tensor& a, const Scalar& exponent) {
   ScalarType dtype = result_type(std::vector<Tensor>{a.impl()->sparse->values, e});
   EMBER_CHECK(dtype == a.dtype(), Error, "result type ", legacy_name(dtype), " can't be cast to the desired output type ",
               legacy_name(a.dtype()));
-  return map_values("pow", a, [e](const Tensor& v) { return pow(v, e); });
+  return map_values("pow", a, [e](const Tensor& v) { return pow(v, e); }, false);
 }
 
 void sparse_unary_out(const char* name, Tensor& out, const Tensor& a, Tensor (*fn)(const Tensor&)) {
