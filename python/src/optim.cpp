@@ -34,10 +34,10 @@ optim::Value option_value(nb::handle h) {
   if (PyFloat_CheckExact(h.ptr())) return nb::cast<double>(h);
   if (PyUnicode_CheckExact(h.ptr())) return nb::cast<std::string>(h);
   if (nb::isinstance<Tensor>(h)) return nb::cast<Tensor>(h);
-  if (PyTuple_CheckExact(h.ptr())) {  // a tuple of floats (betas): a C++ vector
+  if (PyTuple_CheckExact(h.ptr())) {  // a tuple of numbers (betas, Rprop's (1e-6, 50)): a C++ vector of floats
     std::vector<double> v;
     for (nb::handle x : nb::borrow<nb::tuple>(h))
-      if (PyFloat_CheckExact(x.ptr())) v.push_back(nb::cast<double>(x));
+      if (PyFloat_CheckExact(x.ptr()) || PyLong_CheckExact(x.ptr())) v.push_back(nb::cast<double>(x));
     if (v.size() == nb::len(h)) return v;
   }
   if (PyList_CheckExact(h.ptr()) && nb::len(h) > 0) {  // a list of tensors
@@ -607,6 +607,8 @@ void init_optim(nb::module_& m) {
   bind_optimizer<optim::NAdam>(o, base, "NAdam");
   bind_optimizer<optim::RAdam>(o, base, "RAdam");
   bind_optimizer<optim::Adadelta>(o, base, "Adadelta");
+  bind_optimizer<optim::ASGD>(o, base, "ASGD");
+  bind_optimizer<optim::Rprop>(o, base, "Rprop");
   bind_optimizer<optim::LBFGS>(o, base, "LBFGS");
   init_lr_scheduler(o);
 }

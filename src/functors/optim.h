@@ -304,9 +304,66 @@ struct AdadeltaStep {
   }
 };
 
+// ---- ASGD: a = ax, the average of the iterates. Per tensor: s = {eta, mu}; flag: mu is 1 (ax copies the parameter).
+template <typename T, bool kDecay, bool kCopy>
+struct ASGDUpdate {
+  using Elem = T;
+  T sign, wd, shrink, neg_eta, mu;
+  EMBER_HOST_DEVICE void operator()(int64_t k, T* p, const T* g, T* a, T*, T*) const {
+    T d = g[k] * sign;
+    if constexpr (kDecay) d = std::fma(p[k], wd, d);
+    T x = p[k] = std::fma(d, neg_eta, p[k] * shrink);
+    a[k] = kCopy ? x : a[k] + (x - a[k]) * mu;
+  }
+};
+struct ASGDStep {
+  double lambd, weight_decay;
+  bool maximize;
+  template <typename T, typename Fn>
+  void visit_types(const TensorScalars& t, Fn&& fn) const {
+    static_flags([&](auto... f) { fn(std::type_identity<ASGDUpdate<T, decltype(f)::value...>>{}); },
+                 weight_decay != 0, t.flag);
+  }
+  template <typename F, typename T = typename F::Elem>
+  F make(const TensorScalars& t) const {
+    return {T(maximize ? -1 : 1), T(weight_decay), T(1 - lambd * t.s[0]), T(-t.s[0]), T(t.s[1])};
+  }
+};
+
+// ---- Rprop: a = prev (the last gradient kept), b = step_size. torch's sign is 0 for NaN.
+template <typename T>
+struct RpropUpdate {
+  using Elem = T;
+  T sign, etaminus, etaplus, lo, hi;
+  EMBER_HOST_DEVICE static T sgn(T x) { return T(T(0) < x) - T(x < T(0)); }
+  EMBER_HOST_DEVICE void operator()(int64_t k, T* p, const T* g, T* a, T* b, T*) const {
+    T d = g[k] * sign;
+    T s = sgn(d * a[k]);
+    T factor = s > T(0) ? etaplus : s < T(0) ? etaminus : T(1);
+    T size = b[k] * factor;
+    size = size != size ? size : size < lo ? lo : size > hi ? hi : size;  // clamp, NaN kept
+    b[k] = size;
+    if (factor == etaminus) d = T(0);  // the sign flipped: no move, and no flip counted next time
+    p[k] = p[k] + -sgn(d) * size;
+    a[k] = d;
+  }
+};
+struct RpropStep {
+  double etaminus, etaplus, step_size_min, step_size_max;
+  bool maximize;
+  template <typename T, typename Fn>
+  void visit_types(const TensorScalars&, Fn&& fn) const {
+    fn(std::type_identity<RpropUpdate<T>>{});
+  }
+  template <typename F, typename T = typename F::Elem>
+  F make(const TensorScalars&) const {
+    return {T(maximize ? -1 : 1), T(etaminus), T(etaplus), T(step_size_min), T(step_size_max)};
+  }
+};
+
 // A group's step: which optimizer, with its options.
-using OptimUpdate =
-    std::variant<SGDStep, AdamStep, AdagradStep, RMSpropStep, AdamaxStep, NAdamStep, RAdamStep, AdadeltaStep>;
+using OptimUpdate = std::variant<SGDStep, AdamStep, AdagradStep, RMSpropStep, AdamaxStep, NAdamStep, RAdamStep,
+                                 AdadeltaStep, ASGDStep, RpropStep>;
 
 // Calls fn(functor) with the update of one tensor of element type T (float or double).
 template <typename T, typename Fn>

@@ -27,9 +27,14 @@ SETTINGS = {  # name: {argument: choices}; each argument is given with probabili
                  "maximize": ["True"]},
     "RMSprop": {"lr": ["0.01"], "alpha": ["0.99", "0.5"], "eps": ["1e-8", "1e-3"], "weight_decay": ["0.1"],
                 "momentum": ["0.0", "0.5"], "centered": ["True"], "maximize": ["True"]},
+    "ASGD": {"lr": ["0.01", "0.1"], "lambd": ["1e-4", "0.1"], "alpha": ["0.75", "1.0"], "t0": ["1e6", "1.0"],
+             "weight_decay": ["0.1"], "maximize": ["True"]},
+    "Rprop": {"lr": ["0.01", "0.1"], "etas": ["(0.5, 1.2)", "(0.1, 2.0)"], "step_sizes": ["(1e-6, 50)", "(0.01, 0.05)"],
+              "maximize": ["True"]},
 }
 INVALID = {"lr": "-0.1", "betas": "(1.5, 0.9)", "eps": "-1.0", "weight_decay": "-0.1", "momentum": "-0.5",
-           "rho": "1.5", "alpha": "-0.1", "lr_decay": "-0.1", "dampening": "0.5", "initial_accumulator_value": "-1.0"}
+           "rho": "1.5", "alpha": "-0.1", "lr_decay": "-0.1", "dampening": "0.5", "initial_accumulator_value": "-1.0",
+           "etas": "(1.5, 1.2)"}
 FLOATS = ["float32", "float32", "float64", "float16", "bfloat16"]
 
 

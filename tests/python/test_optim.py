@@ -81,6 +81,14 @@ SETTINGS = [
     ("Adadelta", dict()),
     ("Adadelta", dict(lr=0.5, rho=0.8, eps=1e-5, weight_decay=0.1)),
     ("Adadelta", dict(maximize=True)),
+    ("ASGD", dict()),
+    ("ASGD", dict(lr=0.05, lambd=0.01, alpha=0.9, t0=3, weight_decay=0.1)),
+    ("ASGD", dict(lr=0.05, t0=0, maximize=True)),
+    ("Rprop", dict()),
+    ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.2))),
+    ("Rprop", dict(lr=0.05, maximize=True)),
+    ("Rprop", dict(step_sizes=(1e-6, 50))),  # tuples with ints (once refused as "not a tuple of floats")
+    ("Adam", dict(betas=(0, 0.99))),
 ]
 
 
@@ -247,6 +255,11 @@ def test_zero_grad_and_closure():
     lambda m, p: m.optim.RAdam(p, betas=(-0.1, 0.9)),
     lambda m, p: m.optim.Adadelta(p, rho=1.5),
     lambda m, p: m.optim.Adadelta(p, lr=-0.5),
+    lambda m, p: m.optim.ASGD(p, lr=-0.5),
+    lambda m, p: m.optim.ASGD(p, weight_decay=-0.5),
+    lambda m, p: m.optim.Rprop(p, etas=(1.2, 1.5)),
+    lambda m, p: m.optim.Rprop(p, etas=(0.5, 0.9)),
+    lambda m, p: m.optim.Rprop(p, 0.1, (0.5, 1.2), (1e-6, 50), False),
     lambda m, p: m.optim.SGD(p, 0.1, 0.9, 0, 0, False, 3),
     lambda m, p: m.optim.Adam(p, lrr=0.1),
     lambda m, p: m.optim.SGD(p, lr=0.1).load_state_dict({"state": {}, "param_groups": []}),
