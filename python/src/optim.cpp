@@ -262,15 +262,26 @@ void bind_optimizer(nb::module_& m, nb::class_<Optimizer>& base, const char* nam
           throw nb::type_error((std::string(name) + ".__init__() takes from 2 to " + std::to_string(pos.size() + 2) +
                                 " positional arguments but " + std::to_string(nb::len(args) + 2) + " were given")
                                    .c_str());
+        auto option = [name](const std::string& key, nb::handle v) {
+          // torch's Adam and AdamW take betas of two floats or two tensors (the others take ints too)
+          bool adam = std::string_view(name) == "Adam" || std::string_view(name) == "AdamW";
+          if (adam && key == "betas" && PyTuple_Check(v.ptr()) && nb::len(v) == 2) {
+            auto is = [&](auto check) { return check(v[0].ptr()) && check(v[1].ptr()); };
+            if (!is([](PyObject* x) { return PyFloat_Check(x); }) &&
+                !is([](PyObject* x) { return nb::isinstance<Tensor>(nb::handle(x)); }))
+              throw nb::value_error("betas must be either both floats or both Tensors");
+          }
+          return option_value(v);
+        };
         Dict options;
-        for (size_t i = 0; i < nb::len(args); ++i) options[pos[i]] = option_value(args[i]);
+        for (size_t i = 0; i < nb::len(args); ++i) options[pos[i]] = option(pos[i], args[i]);
         for (auto [k, v] : kwargs) {
           std::string key = nb::cast<std::string>(k);
           if (!T::default_options().contains(key))
             throw nb::type_error((std::string(name) + ".__init__() got an unexpected keyword argument '" + key + "'").c_str());
           if (options.contains(key))
             throw nb::type_error((std::string(name) + ".__init__() got multiple values for argument '" + key + "'").c_str());
-          options[key] = option_value(v);
+          options[key] = option(key, v);
         }
         new (self) T(params_from(params), options);
       });

@@ -88,7 +88,7 @@ SETTINGS = [
     ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.2))),
     ("Rprop", dict(lr=0.05, maximize=True)),
     ("Rprop", dict(step_sizes=(1e-6, 50))),  # tuples with ints (once refused as "not a tuple of floats")
-    ("Adam", dict(betas=(0, 0.99))),
+    ("Adamax", dict(betas=(0, 0.99))),
 ]
 
 
@@ -255,6 +255,8 @@ def test_zero_grad_and_closure():
     lambda m, p: m.optim.RAdam(p, betas=(-0.1, 0.9)),
     lambda m, p: m.optim.Adadelta(p, rho=1.5),
     lambda m, p: m.optim.Adadelta(p, lr=-0.5),
+    lambda m, p: m.optim.Adam(p, betas=(0, 0.99)),
+    lambda m, p: m.optim.AdamW(p, 0.1, (0.9, 0)),
     lambda m, p: m.optim.ASGD(p, lr=-0.5),
     lambda m, p: m.optim.ASGD(p, weight_decay=-0.5),
     lambda m, p: m.optim.Rprop(p, etas=(1.2, 1.5)),
