@@ -181,7 +181,18 @@ const Dict& Adagrad::default_options() {
                       {"differentiable", false}, {"fused", {}}};
   return d;
 }
-EMBER_OPTIMIZER_BASICS(Adagrad, "lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps")
+Adagrad::Adagrad(Params params, const Dict& options) : Optimizer(std::move(params), merged<Adagrad>(options)) {
+  for (const auto& g : param_groups())  // torch makes Adagrad's state here, not on the first step
+    for (const Tensor& p : group_params(*g)) {
+      Dict& s = state(p);
+      s["step"] = zero_step();
+      s["sum"] = full_like(p, g->number("initial_accumulator_value"));
+    }
+}
+const std::vector<std::string>& Adagrad::positional() {
+  static const std::vector<std::string> names{"lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps"};
+  return names;
+}
 void Adagrad::validate(const Dict& o) {
   for (const char* k : {"lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps"}) check_min(o, k);
 }
@@ -190,8 +201,7 @@ void Adagrad::step_group(ParamGroup& o, const std::vector<Tensor>& params, const
   std::vector<Tensor> sums;
   std::vector<functors::TensorScalars> clr;  // lr / (1 + (step - 1) lr_decay)
   for (const Tensor& p : params) {
-    // torch makes Adagrad's state at construction; here on the first step, with the same values
-    Dict& s = state(p);
+    Dict& s = state(p);  // made at construction; a parameter added later gets it here
     double step = bump_step(lazy(s, "step", zero_step));
     sums.push_back(lazy(s, "sum", [&] { return full_like(p, o.number("initial_accumulator_value")); }));
     check_like(sums.back(), p, "sum", sums.size() - 1);

@@ -85,7 +85,8 @@ void record_unary(const char* op, const Tensor& result, const Tensor& a, const T
   if (name.empty()) name = std::string(1, char(std::toupper(op[0]))) + (op + 1) + "Backward0";
   // coalesced: a gradient with one entry per coordinate (duplicates of a neg'd tensor would count twice)
   Tensor mask = autograd::untracked([&] { return applied.is_sparse() ? coalesce(shell(applied)) : shell(applied); });
-  autograd::record(name.c_str(), result, {&a}, {}, [mask, fn = std::move(fn), flagged_coalesced](const autograd::BackwardContext& c) {
+  autograd::record(name.c_str(), result, {&a}, {},
+                   [mask, fn = std::move(fn), flagged_coalesced](const autograd::BackwardContext& c) {
     const Tensor& values = mask.impl()->sparse->values;
     Tensor at = autograd::untracked([&] { return values_at(c.grads[0], mask); });
     autograd::GradModeGuard on(true);  // the derivative of fn at the values, by autograd on a dense copy

@@ -199,7 +199,8 @@ Tensor sparse_mask(const Tensor& self, const Tensor& mask_in) {
   EMBER_CHECK(std::ranges::equal(self.sizes(), mask_in.sizes()), Error, "sparse_mask(): operands have incompatible "
               "sizes; self has size ", self.sizes(), " but mask has size ", mask_in.sizes());
   Tensor mask = mask_in.is_sparse_csr() ? sparse_detail::csr_to_coo(mask_in) : mask_in;
-  Tensor r = autograd::untracked([&] { return sparse_detail::with_values(mask, sparse_detail::values_at(self, mask)); });
+  Tensor r = autograd::untracked(
+      [&] { return sparse_detail::with_values(mask, sparse_detail::values_at(self, mask)); });
   if (mask_in.is_sparse_csr()) r = sparse_detail::coo_to_csr(r);
   if (autograd::needs_grad({&self})) sparse_detail::record_sparse_mask(r, self, mask);
   return r;

@@ -210,8 +210,8 @@ Tensor sparse_pow(const Tensor& a, const Scalar& exponent) {
               "pow: cannot raise to zeroth power on sparse tensor; it would make the result tensor dense");
   Tensor e = wrapped_scalar(exponent);
   ScalarType dtype = result_type(std::vector<Tensor>{a.impl()->sparse->values, e});
-  EMBER_CHECK(dtype == a.dtype(), Error, "result type ", legacy_name(dtype), " can't be cast to the desired output type ",
-              legacy_name(a.dtype()));
+  EMBER_CHECK(dtype == a.dtype(), Error, "result type ", legacy_name(dtype),
+              " can't be cast to the desired output type ", legacy_name(a.dtype()));
   return map_values("pow", a, [e](const Tensor& v) { return pow(v, e); }, false);
 }
 

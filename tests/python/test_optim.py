@@ -500,3 +500,12 @@ def test_half_parameters_step_as_torch(name, kwargs, dtype):
     for key, value in to.state[tp].items():
         if torch.is_tensor(value) and value.dim():
             assert str(eo.state[ep][key].dtype) == str(value.dtype), key
+
+
+def test_adagrad_state_exists_before_the_first_step():
+    # torch makes Adagrad's step and sum at construction (state_dict shows them); Ember made them on the first step
+    def state(m):
+        p = m.nn.Parameter(m.ones(2, 3))
+        opt = m.optim.Adagrad([p], initial_accumulator_value=0.5)
+        return {k: v.tolist() for k, v in opt.state_dict()["state"][0].items()}
+    assert state(ember) == state(torch)
