@@ -34,10 +34,11 @@ optim::Value option_value(nb::handle h) {
   if (PyFloat_CheckExact(h.ptr())) return nb::cast<double>(h);
   if (PyUnicode_CheckExact(h.ptr())) return nb::cast<std::string>(h);
   if (nb::isinstance<Tensor>(h)) return nb::cast<Tensor>(h);
-  if (PyTuple_CheckExact(h.ptr())) {  // a tuple of numbers (betas, Rprop's (1e-6, 50)): a C++ vector of floats
-    std::vector<double> v;
+  if (PyTuple_CheckExact(h.ptr())) {  // numbers (betas, Rprop's (1e-6, 50)): a C++ vector of floats, None as NaN
+    std::vector<double> v;                // (Adafactor's eps=(None, 1e-3))
     for (nb::handle x : nb::borrow<nb::tuple>(h))
       if (PyFloat_CheckExact(x.ptr()) || PyLong_CheckExact(x.ptr())) v.push_back(nb::cast<double>(x));
+      else if (x.is_none()) v.push_back(NAN);
     if (v.size() == nb::len(h)) return v;
   }
   if (PyList_CheckExact(h.ptr()) && nb::len(h) > 0) {  // a list of tensors
@@ -56,7 +57,7 @@ nb::object from_value(const optim::Value& v) {
         if constexpr (std::is_same_v<X, std::monostate>) return nb::none();
         else if constexpr (std::is_same_v<X, std::vector<double>>) {
           nb::list l;
-          for (double d : x) l.append(d);
+          for (double d : x) l.append(std::isnan(d) ? nb::none() : nb::cast(d));  // NaN: None (see option_value)
           return nb::tuple(l);
         } else if constexpr (std::is_same_v<X, std::vector<Tensor>>) {
           nb::list l;
@@ -620,6 +621,7 @@ void init_optim(nb::module_& m) {
   bind_optimizer<optim::Adadelta>(o, base, "Adadelta");
   bind_optimizer<optim::ASGD>(o, base, "ASGD");
   bind_optimizer<optim::Rprop>(o, base, "Rprop");
+  bind_optimizer<optim::Adafactor>(o, base, "Adafactor");
   bind_optimizer<optim::LBFGS>(o, base, "LBFGS");
   init_lr_scheduler(o);
 }

@@ -29,6 +29,8 @@ SETTINGS = {  # name: {argument: choices}; each argument is given with probabili
                 "momentum": ["0.0", "0.5"], "centered": ["True"], "maximize": ["True"]},
     "ASGD": {"lr": ["0.01", "0.1"], "lambd": ["1e-4", "0.1"], "alpha": ["0.75", "1.0"], "t0": ["1e6", "1.0"],
              "weight_decay": ["0.1"], "maximize": ["True"]},
+    "Adafactor": {"lr": ["0.01", "0.1"], "beta2_decay": ["-0.8", "-0.5"], "eps": ["(None, 1e-3)", "(1e-6, 0.0)"],
+                  "d": ["1.0", "2.0"], "weight_decay": ["0.1"], "maximize": ["True"]},
     "Rprop": {"lr": ["0.01", "0.1"], "etas": ["(0.5, 1.2)", "(0.1, 2.0)"], "step_sizes": ["(1e-6, 50)", "(0.01, 0.05)"],
               "maximize": ["True"]},
 }

@@ -89,6 +89,9 @@ SETTINGS = [
     ("Rprop", dict(lr=0.05, maximize=True)),
     ("Rprop", dict(step_sizes=(1e-6, 50))),  # tuples with ints (once refused as "not a tuple of floats")
     ("Adamax", dict(betas=(0, 0.99))),
+    ("Adafactor", dict()),
+    ("Adafactor", dict(lr=0.1, beta2_decay=-0.5, eps=(1e-6, 1e-2), d=2.0, weight_decay=0.1)),
+    ("Adafactor", dict(eps=(None, 0.0), maximize=True)),
 ]
 
 
@@ -257,6 +260,9 @@ def test_zero_grad_and_closure():
     lambda m, p: m.optim.Adadelta(p, lr=-0.5),
     lambda m, p: m.optim.Adam(p, betas=(0, 0.99)),
     lambda m, p: m.optim.AdamW(p, 0.1, (0.9, 0)),
+    lambda m, p: m.optim.Adafactor(p, beta2_decay=0.5),
+    lambda m, p: m.optim.Adafactor(p, d=0.5),
+    lambda m, p: m.optim.Adafactor(p, 0.1, -0.8, (None, -1.0)),
     lambda m, p: m.optim.ASGD(p, lr=-0.5),
     lambda m, p: m.optim.ASGD(p, weight_decay=-0.5),
     lambda m, p: m.optim.Rprop(p, etas=(1.2, 1.5)),

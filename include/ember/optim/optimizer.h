@@ -159,6 +159,7 @@ EMBER_OPTIMIZER(RAdam)
 EMBER_OPTIMIZER(Adadelta)
 EMBER_OPTIMIZER(ASGD)
 EMBER_OPTIMIZER(Rprop)
+EMBER_OPTIMIZER(Adafactor)  // eps's first element NaN: None, the parameter dtype's machine epsilon
 #undef EMBER_OPTIMIZER
 #undef EMBER_SPARSE_STEP
 
