@@ -622,6 +622,7 @@ void init_optim(nb::module_& m) {
   bind_optimizer<optim::ASGD>(o, base, "ASGD");
   bind_optimizer<optim::Rprop>(o, base, "Rprop");
   bind_optimizer<optim::Adafactor>(o, base, "Adafactor");
+  bind_optimizer<optim::Muon>(o, base, "Muon");
   bind_optimizer<optim::LBFGS>(o, base, "LBFGS");
   init_lr_scheduler(o);
 }

@@ -515,3 +515,50 @@ def test_adagrad_state_exists_before_the_first_step():
         opt = m.optim.Adagrad([p], initial_accumulator_value=0.5)
         return {k: v.tolist() for k, v in opt.state_dict()["state"][0].items()}
     assert state(ember) == state(torch)
+
+
+MUON_SETTINGS = [dict(), dict(lr=0.02, nesterov=False, weight_decay=0.0, adjust_lr_fn="match_rms_adamw"),
+                 dict(momentum=0.5, ns_steps=3, ns_coefficients=(2.0, -1.5, 0.5), eps=1e-3, adjust_lr_fn="original")]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+@pytest.mark.parametrize("shape", [(4, 6), (6, 4), (8, 8)])
+@pytest.mark.parametrize("kwargs", MUON_SETTINGS, ids=["defaults", "plain-momentum", "coefficients"])
+def test_muon_trajectory_matches_torch(kwargs, shape, dtype):
+    # Muon takes 2-D parameters only, so it is not in SETTINGS; its Newton-Schulz products run in bfloat16
+    def run(m):
+        rng = np.random.default_rng(0)
+        w = m.nn.Parameter(m.tensor(rng.standard_normal(shape).tolist(), dtype=getattr(m, dtype)))
+        opt = m.optim.Muon([w], **kwargs)
+        for _ in range(5):
+            w.grad = m.tensor(rng.standard_normal(shape).tolist(), dtype=getattr(m, dtype))
+            opt.step()
+        return w, opt
+    (ew, eo), (tw, to) = run(ember), run(torch)
+    tol = 1e-2 if dtype == "bfloat16" else 1e-6
+    torch.testing.assert_close(to_torch(ew.detach()).double(), tw.detach().double(), rtol=tol, atol=tol)
+    assert eo.state_dict()["param_groups"] == to.state_dict()["param_groups"]
+    buffer = eo.state_dict()["state"][0]["momentum_buffer"]
+    torch.testing.assert_close(to_torch(buffer).double(), to.state_dict()["state"][0]["momentum_buffer"].double(),
+                               rtol=tol, atol=tol)  # bfloat16: lerp's ties round by float noise
+
+
+@pytest.mark.parametrize("case", [
+    lambda m: m.optim.Muon([m.nn.Parameter(m.ones(3))]),
+    lambda m: m.optim.Muon([m.nn.Parameter(m.ones(2, 2))], lr=-1),
+    lambda m: m.optim.Muon([m.nn.Parameter(m.ones(2, 2))], adjust_lr_fn="linear"),
+    lambda m: m.optim.Muon([m.nn.Parameter(m.ones(2, 2))], 0.1, 0.1, -0.5),
+])
+def test_muon_errors_match_torch(case):
+    (_, ee), (_, te) = outcome(lambda: case(ember)), outcome(lambda: case(torch))
+    assert te is not None and type(ee) is type(te) and str(ee) == str(te), (ee, te)
+
+
+@pytest.mark.parametrize("kwargs", [dict(ns_steps=100), dict(ns_coefficients=(1.0, 2.0))])
+def test_muon_step_errors_match_torch(kwargs):
+    def step(m):
+        p = m.nn.Parameter(m.ones(2, 2))
+        p.grad = m.ones(2, 2)
+        m.optim.Muon([p], **kwargs).step()
+    (_, ee), (_, te) = outcome(lambda: step(ember)), outcome(lambda: step(torch))
+    assert te is not None and type(ee) is type(te) and str(ee) == str(te), (ee, te)

@@ -160,6 +160,7 @@ EMBER_OPTIMIZER(Adadelta)
 EMBER_OPTIMIZER(ASGD)
 EMBER_OPTIMIZER(Rprop)
 EMBER_OPTIMIZER(Adafactor)  // eps's first element NaN: None, the parameter dtype's machine epsilon
+EMBER_OPTIMIZER(Muon)       // 2-D parameters; the update orthogonalised in bfloat16
 #undef EMBER_OPTIMIZER
 #undef EMBER_SPARSE_STEP
 
