@@ -127,8 +127,12 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const std::optio
   int64_t n = idx.numel(), bags = include_last_offset ? std::max<int64_t>(off.numel() - 1, 0) : off.numel();
   EMBER_CHECK(off.numel() == 0 || off[0].item<int64_t>() == 0, Error, "offsets[0] has to be 0, i.e., the first sequence "
               "in the mini-batch has to start from position 0. However, got ", off[0].item<int64_t>());
-  EMBER_CHECK(max(idx.numel() ? idx : zeros({1}, idx.options())).item<int64_t>() < rows && (idx.numel() == 0 ||
-              min(idx).item<int64_t>() >= 0), IndexError, "index out of range in self");
+  Tensor outside = nonzero(logical_or(lt(idx, wrapped_scalar(0)), ge(idx, wrapped_scalar(rows))));
+  if (outside.numel()) {  // torch's RuntimeError (embedding's own is an IndexError)
+    int64_t at = outside[0][0].item<int64_t>();
+    throw Error(str("embedding_bag: index ", at, " of input takes value ", idx[at].item<int64_t>(),
+                    " which is not in the valid range [0, ", rows, ")"));
+  }
   // Each position's bag (positions past the last bag's end belong to none), and the positions that count.
   Tensor bag = sub(searchsorted(off, arange(n, off.options()), false, true), wrapped_scalar(1));
   Tensor keep = lt(bag, wrapped_scalar(bags));

@@ -88,7 +88,9 @@ void record_unary(const char* op, const Tensor& result, const Tensor& a, const T
   autograd::record(name.c_str(), result, {&a}, {},
                    [mask, fn = std::move(fn), flagged_coalesced](const autograd::BackwardContext& c) {
     const Tensor& values = mask.impl()->sparse->values;
-    Tensor at = autograd::untracked([&] { return values_at(c.grads[0], mask); });
+    // the gradient at the entries (a CSR mask's entries in its COO form's order)
+    Tensor at = autograd::untracked(
+        [&] { return values_at(c.grads[0], mask.is_sparse_csr() ? csr_to_coo(mask) : mask); });
     autograd::GradModeGuard on(true);  // the derivative of fn at the values, by autograd on a dense copy
     Tensor v = values.detach().requires_grad_(true);
     Tensor dv = autograd::grad({fn(v)}, {v}, {at})[0];

@@ -137,6 +137,10 @@ void add_sparse_into(Tensor& dense, const Tensor& sparse, const Scalar& alpha) {
   if (p.values.numel() == 0) return;
   autograd::NoGradGuard no_grad;
   Tensor values = mul(p.values, wrapped_scalar(alpha)).to(dense.dtype());
+  if (p.indices.size(0) == 0) {  // no sparse dims (a 0-dim tensor): every entry adds to the whole
+    add_out(dense, dense, sum(values, {0}), 1);
+    return;
+  }
   std::vector<Tensor> coordinates;
   for (int64_t d = 0; d < p.indices.size(0); ++d) coordinates.push_back(p.indices.select(0, d));
   index_put_(dense, coordinates, values, true);  // duplicate coordinates accumulate

@@ -45,6 +45,45 @@ TEST(Optim, EveryOptimizerFitsLinearRegression) {
   EXPECT_LT(train([](auto p) { return optim::NAdam(p, {{"lr", 0.05}}); }, 500), 1e-4);
   EXPECT_LT(train([](auto p) { return optim::RAdam(p, {{"lr", 0.05}}); }, 500), 1e-4);
   EXPECT_LT(train([](auto p) { return optim::Adadelta(p, {{"lr", 5.0}}); }, 500), 1e-2);  // slow: from 13 to < 0.01
+  EXPECT_LT(train([](auto p) { return optim::ASGD(p, {{"lr", 0.1}}); }, 300), 1e-4);
+  EXPECT_LT(train([](auto p) { return optim::Rprop(p, {{"lr", 0.01}}); }, 300), 1e-4);
+  EXPECT_LT(train([](auto p) { return optim::Adafactor(p, {{"lr", 0.05}, {"weight_decay", 0.0}}); }, 500), 1e-2);
+}
+
+TEST(Optim, MuonTakesMatricesOnly) {
+  EXPECT_THROW(optim::Muon(std::vector<Tensor>{nn::make_parameter(ones({3}))}), ValueError);
+  Tensor w = nn::make_parameter(ones({4, 2}));
+  optim::Muon opt(std::vector<Tensor>{w}, {{"lr", 0.1}, {"weight_decay", 0.0}});
+  w.set_grad(ones({4, 2}));
+  opt.step();
+  EXPECT_LT(w.max().item<float>(), 1.f);  // moved against the gradient
+}
+
+TEST(Optim, SparseEmbeddingGradientsStepOnlyTheirRows) {
+  // nn.Embedding(sparse=True) gives a sparse COO gradient; SGD, Adagrad and SparseAdam touch only its rows
+  for (int which = 0; which < 3; ++which) {
+    manual_seed(0);
+    nn::Embedding emb(10, 3, std::nullopt, std::nullopt, 2.0, false, /*sparse=*/true);
+    Tensor before = emb.weight.detach().clone();
+    std::vector<Tensor> params{emb.weight};
+    std::unique_ptr<optim::Optimizer> opt;
+    if (which == 0) opt = std::make_unique<optim::SGD>(params, optim::Dict{{"lr", 0.1}, {"momentum", 0.9}});
+    if (which == 1) opt = std::make_unique<optim::Adagrad>(params, optim::Dict{{"lr", 0.1}});
+    if (which == 2) opt = std::make_unique<optim::SparseAdam>(params, optim::Dict{{"lr", 0.1}});
+    for (int step = 0; step < 3; ++step) {
+      opt->zero_grad();
+      emb.forward(tensor<int64_t>({1, 4, 4})).sum().backward();
+      EXPECT_TRUE(emb.weight.grad().is_sparse());
+      opt->step();
+    }
+    Tensor changed = (emb.weight.detach() != before).any({1}).to(kInt64);
+    EXPECT_TRUE(equal(changed, tensor<int64_t>({0, 1, 0, 0, 1, 0, 0, 0, 0, 0})));
+  }
+  Tensor w = nn::make_parameter(ones({4, 2}));
+  optim::Adam adam(std::vector<Tensor>{w});
+  w.set_grad(sparse_coo_tensor(tensor<int64_t>({0}).reshape({1, 1}), ones({1, 2}), IntArrayRef({4, 2})));
+  EXPECT_THROW(adam.step(), Error);  // "Adam does not support sparse gradients, please consider SparseAdam instead"
+  EXPECT_TRUE(equal(w.detach(), ones({4, 2})));
 }
 
 TEST(Optim, StateAndParamGroups) {

@@ -139,7 +139,10 @@ def _step(g, env, e, s, grad):
     if not grad and coo:
         d = g.dim(s)
         size = s.shape[int(d) % nd] if nd and not g.bad else 2
-        steps += [lambda: f"({e}) // 2", lambda: f"({e}) * ({_dense(g, g.broadcast_shape(tuple(s.shape)), 'float32')})",
+        mask_shape = tuple(s.shape) if not g.bad else g.broadcast_shape(tuple(s.shape))
+        steps += [lambda: f"({e}).pow({r.choice(['2', '3', '0.5', '-1', '0'] if s.is_floating_point() else ['2', '3'])})",
+                  lambda: f"{_dense(g, mask_shape, str(s.dtype)[6:])}.sparse_mask(({e}).coalesce())",
+                  lambda: f"({e}) // 2", lambda: f"({e}) * ({_dense(g, g.broadcast_shape(tuple(s.shape)), 'float32')})",
                   lambda: f"({e}).select({d}, {r.randint(-size, size - 1) if size else 0})",
                   lambda: f"({e})[{r.randint(0, max(s.shape[0] - 1, 0)) if nd and not g.bad else nd + 1}]",
                   lambda: f"({e}).index_select({d}, {g.index_tensor(size)})",
@@ -225,4 +228,32 @@ def gen_sparse(g):
     return op, read
 
 
-SPARSE_OPS = [("sparse", gen_sparse, 4)]  # (family, generator, weight), appended to gen.OPS
+def gen_sparse_embedding(g):
+    """The sparse gradient of an embedding table (or bag) looked up by literal indices (padding_idx, a repeated row,
+    an index out of range when bad), read dense with its index order, or after an optimizer step on it."""
+    r = g.r
+    rows, dim = r.randint(1, 5), r.randint(1, 3)
+    n = r.randint(0, 6)
+    idx = [r.randrange(rows) for _ in range(n)]
+    if g.bad and idx:
+        idx[r.randrange(n)] = r.choice([rows, -1])
+    dt = g.dtype(["float32", "float64"])
+    w = f"_w = m.tensor({g.literal((rows, dim), dt)}, dtype=m.{dt}, requires_grad=True)"
+    pad = f", padding_idx={r.randint(-rows, rows - 1)}" if g.chance(0.3) else ""
+    index = f"m.tensor({idx}, dtype=m.{r.choice(['int64', 'int32'])})"
+    if g.chance(0.3) and n:
+        mode = r.choice(["sum", "mean", "max" if g.bad else "sum"])
+        look = f"m.nn.functional.embedding_bag({index}, _w, m.tensor([0, {n // 2}]), mode='{mode}', sparse=True{pad})"
+    else:
+        look = f"m.nn.functional.embedding({index}, _w, sparse=True{pad}" + \
+               (", scale_grad_by_freq=True)" if g.bad and g.chance(0.3) else ")")
+    backward = f"({look} * m.arange(1.0, {look}.numel() + 1, dtype=m.{dt}).view({look}.shape)).sum().backward()"
+    if g.chance(0.4):
+        opt = r.choice(["m.optim.SGD([_w], lr=0.1, momentum=0.9)", "m.optim.Adagrad([_w], lr=0.1)",
+                        "m.optim.SparseAdam([_w], lr=0.1)", "m.optim.Adam([_w], lr=0.1)"])
+        return "sparse.embedding", f"{w}; _o = {opt}; {backward}; _o.step(); {backward}; _o.step(); {{out}} = _w.detach()"
+    read = r.choice(["_w.grad.to_dense()", "_w.grad._indices()", "_w.grad._values()", "_w.grad.coalesce()._values()"])
+    return "sparse.embedding", f"{w}; {backward}; {{out}} = {read}"
+
+
+SPARSE_OPS = [("sparse", gen_sparse, 4), ("sparse", gen_sparse_embedding, 1)]  # (family, generator, weight)

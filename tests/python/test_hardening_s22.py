@@ -102,3 +102,34 @@ def test_quantized_copy_from_float_needs_contiguous_operands(source):
     assert outcome(run, ember) == outcome(run, torch)
     with pytest.raises(RuntimeError, match="contiguous and NHWC"):
         q(ember, "quint8").t().copy_(ember.ones(3, 2))
+
+
+def sparse(m, dense):
+    return m.tensor(dense).to_sparse()
+
+
+@pytest.mark.parametrize("dims", [0, 1, 2])
+def test_dense_add_sparse_in_place_every_rank(dims):
+    # dense.add_(sparse) scatters the entries in place; a 0-dim sparse tensor (no sparse dims) raised a shape error
+    values = {0: 1.68, 1: [0.0, 2.0, 0.0], 2: [[0.0, 1.5], [2.0, 0.0]]}[dims]
+    def run(m):
+        d = m.ones_like(m.tensor(values, dtype=m.float64))
+        d.add_(sparse(m, values).double(), alpha=2)
+        return d.add(sparse(m, values).double(), alpha=-0.5)
+    assert outcome(run, ember) == outcome(run, torch)
+
+
+def test_embedding_bag_index_out_of_range_is_a_runtime_error():
+    # Ember raised IndexError (embedding's type); torch's embedding_bag raises RuntimeError
+    for m in (ember, torch):
+        with pytest.raises(RuntimeError, match="valid range|idx"):
+            m.nn.functional.embedding_bag(m.tensor([3, 1, 4]), m.ones(4, 2), m.tensor([0, 1]), sparse=True)
+
+
+def test_gradient_through_an_op_on_csr_values():
+    # NegBackward0 of a CSR tensor looked its entries up as if it were COO (IndexError at backward)
+    def run(m):
+        x = m.tensor([[2.5, 0.0, -3.0], [0.0, 4.0, 0.0]], requires_grad=True)
+        (-(x.to_sparse_csr())).values().sum().backward()
+        return x.grad
+    assert outcome(run, ember) == outcome(run, torch)
