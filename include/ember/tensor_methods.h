@@ -20,6 +20,8 @@ Tensor round(int64_t decimals) const;
 #undef EMBER_BINARY_OP
 Tensor add(const Tensor& other, const Scalar& alpha) const;
 Tensor sub(const Tensor& other, const Scalar& alpha) const;
+Tensor& add_(const Tensor& other, const Scalar& alpha);  // self += alpha * other, as libtorch's
+Tensor& sub_(const Tensor& other, const Scalar& alpha);
 Tensor div(const Tensor& other, std::optional<std::string_view> rounding_mode) const;
 Tensor logical_not() const;
 Tensor& logical_not_();

@@ -22,6 +22,8 @@ Tensor Tensor::round(int64_t decimals) const { return ember::round(*this, decima
 #include "ember/binary_ops.def"
 #undef EMBER_BINARY_OP
 Tensor Tensor::add(const Tensor& other, const Scalar& alpha) const { return ember::add(*this, other, alpha); }
+Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) { return ember::add_out(*this, *this, other, alpha); }
+Tensor& Tensor::sub_(const Tensor& other, const Scalar& alpha) { return ember::sub_out(*this, *this, other, alpha); }
 Tensor Tensor::sub(const Tensor& other, const Scalar& alpha) const { return ember::sub(*this, other, alpha); }
 Tensor Tensor::div(const Tensor& other, std::optional<std::string_view> rounding_mode) const {
   return ember::div(*this, other, rounding_mode);

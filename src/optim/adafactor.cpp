@@ -97,7 +97,7 @@ void Adafactor::step_group(ParamGroup& o, const std::vector<Tensor>& params, con
     }
     Tensor update = estimate.clamp_(eps1 * eps1).rsqrt_().mul_(grad);
     const double denom = std::max(1.0, norm(update).item<double>() / (std::sqrt(double(update.numel())) * d));
-    add_out(p, p, update, -alpha / denom);
+    p.add_(update, -alpha / denom);
   }
 }
 

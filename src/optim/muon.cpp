@@ -91,7 +91,7 @@ void Muon::step_group(ParamGroup& o, const std::vector<Tensor>& params, const st
     Tensor update = o.flag("nesterov") ? grad.lerp(buffers[i], wrapped_scalar(momentum)) : buffers[i];
     update = orthogonalised(update, o);
     p.mul_(1 - lr * o.number("weight_decay"));
-    add_out(p, p, update, -adjusted_lr(lr, o.at("adjust_lr_fn"), p.sizes()));
+    p.add_(update, -adjusted_lr(lr, o.at("adjust_lr_fn"), p.sizes()));
   }
 }
 

@@ -34,12 +34,12 @@ void SGD::step_sparse(ParamGroup& o, const std::vector<Tensor>& params, const st
         slot = grad.clone().detach();
       } else {
         Tensor& buf = std::get<Tensor>(slot);
-        add_out(buf.mul_(momentum), buf, grad, 1 - o.number("dampening"));
+        buf.mul_(momentum).add_(grad, 1 - o.number("dampening"));
       }
       const Tensor& buf = std::get<Tensor>(slot);
       grad = o.flag("nesterov") ? add(grad, buf, momentum) : buf;
     }
-    add_out(p, p, grad, -lr);
+    p.add_(grad, -lr);
   }
 }
 
@@ -56,7 +56,7 @@ void Adagrad::step_sparse(ParamGroup& o, const std::vector<Tensor>& params, cons
     Tensor values = grad._values();
     sum.add_(at_entries(grad, pow(values, wrapped_scalar(2))));
     Tensor std = sparse_mask(sum, grad)._values().sqrt_().add_(o.number("eps"));
-    add_out(p, p, at_entries(grad, div(values, std)), -clr);
+    p.add_(at_entries(grad, div(values, std)), -clr);
   }
 }
 

@@ -108,3 +108,13 @@ TEST(Memory, CachesLargeBlocks) {
   cpu_empty_cache();
   EXPECT_EQ(cpu_memory_stats().cached_bytes, 0u);
 }
+
+TEST(Tensor, InPlaceAddAndSubTakeAlphaAsLibtorch) {
+  Tensor t = ones({3});
+  t.add_(arange(3).to(kFloat32), 2);  // t += 2 * [0, 1, 2]
+  EXPECT_TRUE(equal(t, tensor<float>({1, 3, 5})));
+  t.sub_(ones({3}), 0.5);
+  EXPECT_TRUE(equal(t, tensor<float>({0.5, 2.5, 4.5})));
+  Tensor leaf = ones({2}).requires_grad_();
+  EXPECT_THROW(leaf.add_(ones({2}), 2), Error);  // a leaf that requires grad cannot change in place
+}

@@ -54,6 +54,14 @@ void binary_loop(const TensorIterator& it, F f, bool swapped = false) {
     auto* b = reinterpret_cast<const T*>(p[2]);
     constexpr int64_t so = sizeof(Out), st = sizeof(T);
     if (s[0] == so && s[1] == st && s[2] == st) {
+      if constexpr (std::is_same_v<Out, T>) {
+        // In place (x += y): GCC's runtime alias check sees o and a overlap and takes its scalar loop (8x slower);
+        // o alone, read and written at the same index, vectorises.
+        if (o == a) {
+          for (int64_t i = 0; i < n; ++i) o[i] = f(o[i], b[i]);
+          return;
+        }
+      }
       if (stream_contiguous(o, a, b, n, f)) return;
       for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
     } else if (s[0] == so && s[1] == st && s[2] == 0) {
