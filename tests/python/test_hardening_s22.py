@@ -133,3 +133,14 @@ def test_gradient_through_an_op_on_csr_values():
         (-(x.to_sparse_csr())).values().sum().backward()
         return x.grad
     assert outcome(run, ember) == outcome(run, torch)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "float64"])
+@pytest.mark.parametrize("bounds", [(-1, 2), (3, 1), (None, 0.25), (-1.5, None), (-2.0, 1e6)])
+def test_clamp_in_place_with_number_bounds(bounds, dtype):
+    # float tensors with number bounds clamp in place in two passes (no copy); NaN stays, min > max gives max,
+    # a bound the dtype cannot hold raises
+    def run(m):
+        x = m.tensor([float("nan"), -3.0, 0.5, 7.0, -float("inf")], dtype=getattr(m, dtype)).t()
+        return x.clamp_(*bounds)
+    assert outcome(run, ember) == outcome(run, torch)
