@@ -263,9 +263,9 @@ void bind_optimizer(nb::module_& m, nb::class_<Optimizer>& base, const char* nam
           throw nb::type_error((std::string(name) + ".__init__() takes from 2 to " + std::to_string(pos.size() + 2) +
                                 " positional arguments but " + std::to_string(nb::len(args) + 2) + " were given")
                                    .c_str());
-        auto option = [name](const std::string& key, nb::handle v) {
+        auto option = [](const std::string& key, nb::handle v) {
           // torch's Adam and AdamW take betas of two floats or two tensors (the others take ints too)
-          bool adam = std::string_view(name) == "Adam" || std::string_view(name) == "AdamW";
+          constexpr bool adam = std::is_same_v<T, optim::Adam> || std::is_same_v<T, optim::AdamW>;
           if (adam && key == "betas" && PyTuple_Check(v.ptr()) && nb::len(v) == 2) {
             auto is = [&](auto check) { return check(v[0].ptr()) && check(v[1].ptr()); };
             if (!is([](PyObject* x) { return PyFloat_Check(x); }) &&

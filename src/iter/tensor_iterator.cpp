@@ -41,7 +41,8 @@ TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs
   if (out.defined() && out.has_sparse_layout()) [[unlikely]] throw_sparse_unsupported(out);
   Device device = common_device(inputs, out);
   common_ = result_type(inputs);
-  // torch's order: a number converts to the quantized dtype first (a RuntimeError, below), then the op is refused
+  // A quantized op is refused here, but with a number operand torch first converts the number to the quantized
+  // dtype, which raises its RuntimeError (the conversion below does the same).
   bool number = std::ranges::any_of(inputs, [](const Tensor& t) { return t.impl()->is_wrapped_number; });
   if (is_quantized(common_) && !number) [[unlikely]] throw_quantized_unsupported(common_);
   if (config.int_to_float && !is_floating_point(common_)) common_ = default_dtype();
@@ -57,7 +58,6 @@ TensorIterator::TensorIterator(const Tensor& out, std::span<const Tensor> inputs
     inputs_.push_back(full ? converted : broadcast_operand(converted, shape));
   }
   all_contiguous |= config.contiguous_output;  // then the output is allocated contiguous
-  if (is_quantized(common_)) [[unlikely]] throw_quantized_unsupported(common_);
 
   if (!out.defined()) {
     TensorOptions options = TensorOptions(result_dtype).with_device(device);

@@ -16,6 +16,16 @@
 
 namespace ember {
 
+namespace {
+
+// Number bounds must fit the result dtype, as torch.
+void check_bounds_fit(const std::optional<Tensor>& min, const std::optional<Tensor>& max, ScalarType dtype) {
+  for (const auto* bound : {&min, &max})
+    if (*bound) check_wrapped_fits(**bound, dtype);
+}
+
+}  // namespace
+
 Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
   EMBER_CHECK(min || max, Error, "torch.clamp: At least one of 'min' or 'max' must not be None");
   ScalarType dtype = result_type(std::array{x, min.value_or(x), max.value_or(x)});
@@ -24,9 +34,7 @@ Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optio
                        : max && max->impl()->is_wrapped_number ? "clamp_max_scalar_cpu" : nullptr;
     EMBER_CHECK(!kernel, NotImplementedError, "\"", kernel ? kernel : "", "\" not implemented for 'Bool'");
   }
-  for (const auto* bound : {&min, &max}) {  // number bounds must fit the result dtype, as torch
-    if (*bound) check_wrapped_fits(**bound, dtype);
-  }
+  check_bounds_fit(min, max, dtype);
   Tensor r = autograd::untracked([&] {  // all three cast to the result dtype first, as torch
     Tensor input = x.to(dtype);
     Tensor lower = min ? maximum(input, min->to(dtype)) : input;  // maximum/minimum keep NaNs of x, as clamp does
@@ -53,8 +61,7 @@ Tensor& clamp_(Tensor& self, const std::optional<Tensor>& min, const std::option
   auto number = [](const std::optional<Tensor>& b) { return !b || b->impl()->is_wrapped_number; };
   if ((min || max) && is_floating_point(self.dtype()) && number(min) && number(max)) {
     // number bounds on a float tensor: two in-place passes, no result to allocate and copy back (7x faster)
-    for (const auto* bound : {&min, &max})
-      if (*bound) check_wrapped_fits(**bound, self.dtype());
+    check_bounds_fit(min, max, self.dtype());
     if (min) maximum_out(self, self, *min);  // NaNs of self stay, as clamp's
     if (max) minimum_out(self, self, *max);
     return self;

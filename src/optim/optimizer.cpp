@@ -117,12 +117,14 @@ Optimizer::Grads Optimizer::with_grads(ParamGroup& group) {
   return g;
 }
 
+Tensor Optimizer::evaluate(const std::function<Tensor()>& closure) {
+  if (!closure) return Tensor();
+  autograd::GradModeGuard enable(true);
+  return closure();
+}
+
 Tensor Optimizer::step(const std::function<Tensor()>& closure) {
-  Tensor loss;
-  if (closure) {
-    autograd::GradModeGuard enable(true);
-    loss = closure();
-  }
+  Tensor loss = evaluate(closure);
   autograd::NoGradGuard no_grad;
   check_capture_health();
   for (const auto& g : groups_) {

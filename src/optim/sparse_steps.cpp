@@ -2,11 +2,11 @@
 // _sparse_adam math op by op, touching only the rows the gradient holds.
 #include <cmath>
 
-#include "ember/autograd.h"
 #include "ember/ops.h"
 #include "ember/optim/optimizer.h"
 #include "ember/sparse.h"
 #include "ember/type_promotion.h"
+#include "../sparse/sparse_internal.h"
 #include "state.h"
 
 namespace ember::optim {
@@ -16,9 +16,9 @@ using detail::bump_step;
 using detail::lazy;
 using detail::zero_step;
 
-// A sparse tensor of grad's size at its coordinates with `values` (torch's _make_sparse).
+// A sparse tensor of (coalesced) grad's size at its coordinates with `values` (torch's _make_sparse).
 Tensor at_entries(const Tensor& grad, const Tensor& values) {
-  return sparse_coo_tensor(grad._indices(), values, grad.sizes(), {}, true, false);
+  return sparse_detail::make_coo(grad._indices(), values, DimVector(grad.sizes()), true);
 }
 
 }  // namespace
@@ -61,11 +61,7 @@ void Adagrad::step_sparse(ParamGroup& o, const std::vector<Tensor>& params, cons
 }
 
 Tensor SparseAdam::step(const std::function<Tensor()>& closure) {
-  Tensor loss;
-  if (closure) {
-    autograd::GradModeGuard enable(true);
-    loss = closure();
-  }
+  Tensor loss = evaluate(closure);
   for (const auto& g : param_groups())  // torch checks every grad before changing any parameter
     for (const Tensor& p : group_params(*g))
       EMBER_CHECK(!p.grad().defined() || p.grad().has_sparse_layout(), Error,

@@ -22,8 +22,8 @@ T multiply_add(T acc, T a, T b) {
   }
 }
 
-// out (m, p) = csr (m, k) @ dense (k, p), dense contiguous, every element of out written; each row of out is a sum of scaled rows of
-// dense. Columns go in blocks of 256 bytes whose sums stay in registers over the row's entries; the block of the
+// out (m, p) = csr (m, k) @ dense (k, p), dense contiguous, every element of out written; each row of out is a sum
+// of scaled rows of dense. Columns go in blocks of 256 bytes whose sums stay in registers over the row's entries; the block of the
 // entry 16 ahead is prefetched (the rows are gathered at random: 2x on a 10000 x 64 float matrix).
 template <typename T>
 void csr_dense_kernel(const int64_t* crow, const int64_t* col, const T* vals, const T* dense, T* out, int64_t m,

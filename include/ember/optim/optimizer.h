@@ -101,6 +101,8 @@ class Optimizer {
  protected:
   // The class's name, for messages ("Adam").
   virtual const char* type_name() const { return "Optimizer"; }
+  // The closure's loss, evaluated with grad enabled (undefined without a closure).
+  static Tensor evaluate(const std::function<Tensor()>& closure);
   // torch's check before a step: capturing a step on a CUDA stream needs every group capturable (where the
   // optimizer has the option).
   void check_capture_health() const;
