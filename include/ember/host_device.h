@@ -7,3 +7,7 @@
 #else
 #define EMBER_HOST_DEVICE
 #endif
+
+// An element function the compiler must inline into its loop (GCC may otherwise leave a call in a loop it would
+// vectorise).
+#define EMBER_ALWAYS_INLINE __attribute__((always_inline)) inline

@@ -1,6 +1,7 @@
 // The CPU backend's column of every kernel table (src/dispatch/kernels.h), filled when the library loads.
 #include "binary/binary_kernels.h"
 #include "copy_kernel.h"
+#include "fused_pointwise_kernel.h"
 #include "gemm.h"
 #include "index_kernel.h"
 #include "quantize_kernel.h"
@@ -33,6 +34,7 @@ bool register_kernels() {
   kernels::copy.set(cpu, &copy_kernel);
   kernels::fill.set(cpu, &fill_kernel);
   kernels::where.set(cpu, &where_kernel);
+  kernels::fused_pointwise.set(cpu, &fused_pointwise_kernel);
   kernels::quantize.set(cpu, &quantize_kernel);
   kernels::dequantize.set(cpu, &dequantize_kernel);
   kernels::reduce.set(cpu, &reduce_kernel);

@@ -18,7 +18,7 @@ void reduce_kernel(ReduceOp op, const Tensor& acc, const Tensor& input);
 void arg_extremum_kernel(bool is_max, const Tensor& x, const Tensor& values, const Tensor& indices);
 void softmax_kernel(const Tensor& x, const Tensor& out, bool log, ScalarType source);
 
-// Elementwise kernels (src/cuda/binary/, src/cuda/unary/, copy.cu, where.cu).
+// Elementwise kernels (src/cuda/binary/, src/cuda/unary/, copy.cu, where.cu, fused_pointwise.cu).
 void binary_kernel(BinaryOp op, const TensorIterator& it, const Scalar& alpha, std::optional<float> wide_b);
 bool pow_scalar_kernel(const TensorIterator& it, double exp);
 #define EMBER_UNARY_OP(name, kind, expr) void name##_kernel(const TensorIterator& it);
@@ -26,5 +26,6 @@ bool pow_scalar_kernel(const TensorIterator& it, double exp);
 #undef EMBER_UNARY_OP
 void copy_kernel(const Tensor& dst, const Tensor& src);
 void where_kernel(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
+void fused_pointwise_kernel(FusedPointwise op, const TensorIterator& it, const Scalar& value);
 
 }  // namespace ember::cuda_backend

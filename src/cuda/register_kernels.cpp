@@ -29,6 +29,7 @@ void register_kernels() {
 #undef EMBER_UNARY_OP
   kernels::copy.set(cuda, copy_kernel);
   kernels::where.set(cuda, where_kernel);
+  kernels::fused_pointwise.set(cuda, fused_pointwise_kernel);
   kernels::random_fill.set(cuda, random_fill_kernel);
   register_nn_kernels();
   register_conv_kernels();

@@ -13,6 +13,7 @@ constinit KernelTable<PowScalarFn> pow_scalar("pow_scalar");
 constinit KernelTable<CopyFn> copy("copy");
 constinit KernelTable<FillFn> fill("fill");
 constinit KernelTable<WhereFn> where("where");
+constinit KernelTable<FusedPointwiseFn> fused_pointwise("fused_pointwise");
 constinit KernelTable<AffineFn> quantize("quantize");
 constinit KernelTable<AffineFn> dequantize("dequantize");
 constinit KernelTable<ReduceFn> reduce("reduce");

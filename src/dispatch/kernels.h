@@ -65,6 +65,10 @@ enum class ReduceOp { Sum, Prod, Max, Min, All, Any };
 // index by stable rank; a NaN row gives its first NaN unless ignore_nan), mode (the most frequent, smallest on a
 // tie, torch's index). values (R, rows' dtype), indices (R, int64).
 enum class RowStat { Kth, Median, NanMedian, Mode };
+// The pointwise ops torch computes in one pass (functors in src/functors/pointwise.h) and their iterator inputs:
+// lerp (start, end, weight), lerp with a number weight (start, end; the kernel's `value` is the weight), addcmul and
+// addcdiv (self, tensor1, tensor2; `value` the scale).
+enum class FusedPointwise { Lerp, LerpScalar, Addcmul, Addcdiv };
 
 namespace kernels {
 
@@ -97,6 +101,9 @@ extern KernelTable<FillFn> fill;
 // out = cond ? a : b elementwise; all four of one shape, a, b and out of one dtype.
 using WhereFn = void (*)(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
 extern KernelTable<WhereFn> where;
+// out = op(inputs...) over a planned iterator in one pass (see FusedPointwise).
+using FusedPointwiseFn = void (*)(FusedPointwise op, const TensorIterator& it, const Scalar& value);
+extern KernelTable<FusedPointwiseFn> fused_pointwise;
 // Affine quantization (ember/quantized.h) between float32 and a quantized dtype's integers, both contiguous: element
 // i is in channel (i / inner) % channels, with scales[c] and zero_points[c]. quantize writes dst's integers from
 // src's floats, dequantize dst's floats from src's integers; per_channel selects torch's per-channel rounding.

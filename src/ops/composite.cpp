@@ -1,4 +1,4 @@
-// Elementwise ops composed from the basic ones: clamp, lerp, nan_to_num, gelu, softplus,
+// Elementwise ops composed from the basic ones: clamp, nan_to_num, gelu, softplus,
 // round(decimals), logical_not, isclose, allclose, equal.
 #include "../core/autocast_policy.h"
 #include <algorithm>
@@ -68,33 +68,6 @@ Tensor& clamp_(Tensor& self, const std::optional<Tensor>& min, const std::option
   }
   self.copy_(compute());
   return self;
-}
-
-Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
-  bool number = weight.impl()->is_wrapped_number;
-  // torch's order: the dtypes (a 0-dim weight may differ, as a number), the shapes, then the kernel's dtype
-  for (auto [t, name] : {std::pair{&end, "end"}, std::pair{weight.dim() == 0 ? &start : &weight, "weight"}}) {
-    EMBER_CHECK(t->dtype() == start.dtype(), Error, "expected dtype ", dtype_info(start.dtype()).cpp_name, " for `", name,
-                "` but got dtype ", dtype_info(t->dtype()).cpp_name);
-  }
-  broadcast_shapes(broadcast_shapes(start.sizes(), end.sizes()), weight.sizes());
-  const Tensor operands[3] = {start, end, weight};  // torch's iterator leaves out a number weight
-  ScalarType dtype = number ? start.dtype() : result_type(operands);  // a 0-dim weight takes part in promotion
-  EMBER_CHECK(is_floating_point(dtype), NotImplementedError, "\"lerp_kernel_", number ? "scalar" : "tensor",
-              "\" not implemented for '", legacy_name(dtype), "'");
-  check_wrapped_fits(weight, opmath_dtype(dtype));
-  // torch's two-sided form: exact at both ends; float16/bfloat16 compute in float32, rounded once.
-  Tensor r = autograd::untracked([&] {
-    ScalarType math = opmath_dtype(dtype);
-    Tensor s = start.to(math), e = end.to(math), w = weight.impl()->is_wrapped_number ? weight : weight.to(math);
-    Tensor diff = sub(e, s);
-    // 1 - w of a number weight in double (two numbers would promote to float32)
-    Tensor rest = w.impl()->is_wrapped_number ? wrapped_scalar(1.0 - w.item().to_double()) : sub(wrapped_scalar(1), w);
-    Tensor blended = where(lt(abs(w), wrapped_scalar(0.5)), add(s, mul(w, diff)), sub(e, mul(diff, rest))).to(dtype);
-    return in_elementwise_layout(blended, std::span(operands, number ? 2 : 3));
-  });
-  if (autograd::needs_grad({&start, &end, &weight})) autograd::record_lerp(r, start, end, weight);
-  return r;
 }
 
 Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf, std::optional<double> neginf) {

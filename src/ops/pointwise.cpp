@@ -1,11 +1,12 @@
-// Pointwise ops composed from the elementwise tables: addcmul/addcdiv, clamp_min/clamp_max, heaviside, ldexp,
-// float_power, isneginf/isposinf (ember/pointwise.h).
+// Pointwise ops: lerp and addcmul/addcdiv (fused kernels), and composed from the elementwise tables: one-sided
+// clamps, heaviside, ldexp, float_power, isneginf/isposinf (ember/pointwise.h).
 #include "ember/pointwise.h"
 
 #include <array>
 
 #include "../autograd/formulas.h"
 #include "../autograd/formulas_pointwise.h"
+#include "../dispatch/kernels.h"
 #include "../iter/tensor_iterator.h"
 #include "in_place_composite.h"
 #include "ember/creation.h"
@@ -21,8 +22,17 @@ namespace ember {
 
 namespace {
 
-// self + value * (t1 op t2), op mul or div, in the promoted dtype (float16/bfloat16 in float32, rounded once).
-Tensor addc(bool divide, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+// One pass of a fused kernel over (out, inputs...): out undefined for a new result, or the in-place tensor.
+Tensor run_fused(FusedPointwise op, const Tensor& out, std::span<const Tensor> inputs, const Scalar& value = 0) {
+  TensorIterator it(out, inputs);
+  kernels::fused_pointwise[it.device_type()](op, it, value);
+  return it.finish();
+}
+
+// self + value * (t1 op t2), op mul or div, in the promoted dtype (float16/bfloat16 in float32, rounded once), into
+// `out` (undefined: a new tensor).
+Tensor addc_into(bool divide, const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2,
+                 const Scalar& value) {
   const std::array operands{self, t1, t2};
   ScalarType dtype = result_type(operands);
   EMBER_CHECK(divide || dtype != kBool, NotImplementedError, "\"addcmul_cpu_out\" not implemented for 'Bool'");
@@ -32,15 +42,13 @@ Tensor addc(bool divide, const Tensor& self, const Tensor& t1, const Tensor& t2,
               "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + "
               "value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
               "implementation: (input + value * tensor1 / tensor2), for all dtypes.");
-  broadcast_shapes(broadcast_shapes(self.sizes(), t1.sizes()), t2.sizes());
-  ScalarType math = opmath_dtype(dtype);
-  // value is taken in the compute type, as torch's kernel (0.5 is 0 for integers)
-  Tensor v = wrapped_scalar(is_floating_point(math) ? Scalar(value.to_double()) : Scalar(value.to_int()));
-  Tensor r = autograd::untracked([&] {
-    Tensor a = t1.to(math), b = t2.to(math);
-    Tensor term = divide ? div(mul(v, a), b) : mul(mul(v, a), b);
-    return in_elementwise_layout(add(self.to(math), term).to(dtype), operands);
-  });
+  EMBER_CHECK(!is_float8(dtype), NotImplementedError, "\"", divide ? "addcdiv" : "addcmul",
+              "_cpu_out\" not implemented for '", legacy_name(dtype), "'");
+  return run_fused(divide ? FusedPointwise::Addcdiv : FusedPointwise::Addcmul, out, operands, value);
+}
+
+Tensor addc(bool divide, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  Tensor r = autograd::untracked([&] { return addc_into(divide, Tensor(), self, t1, t2, value); });
   if (autograd::needs_grad({&self, &t1, &t2})) autograd::record_addc(divide, r, self, t1, t2, value);
   return r;
 }
@@ -48,8 +56,28 @@ Tensor addc(bool divide, const Tensor& self, const Tensor& t1, const Tensor& t2,
 Tensor& addc_out(bool divide, Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2,
                  const Scalar& value) {
   auto compute = [&] { return addc(divide, self, t1, t2, value); };
-  if (out.is_same(self)) return write_in_place(out, {&t1, &t2}, compute);
+  if (out.is_same(self)) {
+    return write_in_place(out, {&t1, &t2}, compute, [&] { addc_into(divide, out, out, t1, t2, value); });
+  }
   return composite_out(out, {&self, &t1, &t2}, divide ? "addcdiv" : "addcmul", compute);
+}
+
+// torch's lerp, exact at both ends, into `out` (undefined: a new tensor); float16/bfloat16 compute in float32.
+Tensor lerp_into(const Tensor& out, const Tensor& start, const Tensor& end, const Tensor& weight) {
+  bool number = weight.impl()->is_wrapped_number;
+  // torch's order: the dtypes (a 0-dim weight may differ, as a number), the shapes, then the kernel's dtype
+  for (auto [t, name] : {std::pair{&end, "end"}, std::pair{weight.dim() == 0 ? &start : &weight, "weight"}}) {
+    EMBER_CHECK(t->dtype() == start.dtype(), Error, "expected dtype ", dtype_info(start.dtype()).cpp_name, " for `",
+                name, "` but got dtype ", dtype_info(t->dtype()).cpp_name);
+  }
+  broadcast_shapes(broadcast_shapes(start.sizes(), end.sizes()), weight.sizes());
+  const Tensor operands[3] = {start, end, weight};  // torch's iterator leaves out a number weight
+  ScalarType dtype = number ? start.dtype() : result_type(operands);  // a 0-dim weight takes part in promotion
+  EMBER_CHECK(is_floating_point(dtype) && !is_float8(dtype), NotImplementedError, "\"lerp_kernel_",
+              number ? "scalar" : "tensor", "\" not implemented for '", legacy_name(dtype), "'");
+  check_wrapped_fits(weight, opmath_dtype(dtype));
+  if (number) return run_fused(FusedPointwise::LerpScalar, out, std::span(operands, 2), weight.item());
+  return run_fused(FusedPointwise::Lerp, out, operands);
 }
 
 // clamp with one bound, recorded as torch's ClampMin/ClampMax nodes.
@@ -93,8 +121,14 @@ Tensor& clamp_max_(Tensor& x, const Tensor& max) {
   return write_in_place(x, {&max}, [&] { return clamp_one_in_place(false, x, max); });
 }
 
+Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
+  Tensor r = autograd::untracked([&] { return lerp_into(Tensor(), start, end, weight); });
+  if (autograd::needs_grad({&start, &end, &weight})) autograd::record_lerp(r, start, end, weight);
+  return r;
+}
 Tensor& lerp_(Tensor& self, const Tensor& end, const Tensor& weight) {
-  return write_in_place(self, {&end, &weight}, [&] { return lerp(self, end, weight); });
+  return write_in_place(self, {&end, &weight}, [&] { return lerp(self, end, weight); },
+                        [&] { lerp_into(self, self, end, weight); });
 }
 
 Tensor heaviside(const Tensor& x, const Tensor& values) {
