@@ -12,11 +12,12 @@ namespace {
 // out[i] = f(in[i]...) of element type T, computed in C. Contiguous rows are loops the compiler vectorises; in
 // place (out is the first input) reads o alone, which GCC vectorises where its alias check would not.
 template <typename T, typename F, size_t... I>
-void fused_loop(const TensorIterator& it, const F& f, std::index_sequence<I...>) {
+void fused_loop(const TensorIterator& it, const F& f_shared, std::index_sequence<I...>) {
   using C = Compute<T>;
   constexpr size_t N = 1 + sizeof...(I);
   parallel_rows(it.plan<N>(), kParallelGrain, [&](const std::array<char*, N>& p, int64_t n,
                                                   const std::array<int64_t, N>& s) {
+    const F f = f_shared;  // a local copy: f's numbers read through a reference could alias o (no vector loop)
     auto* o = reinterpret_cast<T*>(p[0]);
     const T* in[sizeof...(I)] = {reinterpret_cast<const T*>(p[I + 1])...};
     constexpr int64_t size = sizeof(T);

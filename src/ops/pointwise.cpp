@@ -197,6 +197,11 @@ Tensor ldexp(const Tensor& x, const Tensor& other) {
 }
 Tensor& ldexp_out(Tensor& out, const Tensor& x, const Tensor& other) {
   if (out.is_same(x)) return write_in_place(out, {&other}, [&] { return ldexp(x, other); });
+  const Tensor operands[2] = {x, other};
+  ScalarType dtype = result_type(operands);
+  // torch checks out's dtype before the exponent's (a bool exponent into an integer out names the cast)
+  EMBER_CHECK(can_cast(is_floating_point(dtype) ? dtype : default_dtype(), out.dtype()), Error,
+              "ldexp can't be cast to the desired output type ", legacy_name(out.dtype()));
   return composite_out(out, {&x, &other}, "ldexp", [&] { return ldexp(x, other); });
 }
 

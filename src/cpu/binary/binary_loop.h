@@ -42,13 +42,14 @@ bool stream_contiguous(Out* o, const T* a, const T* b, int64_t n, F& f) {
 // out[i] = f(a[i], b[i]) over a plan of (out, a, b), or of (out, b, a) where `swapped`; the contiguous and
 // scalar-operand cases are separate loops the compiler vectorises.
 template <typename Out, typename T, typename F>
-void binary_loop(const TensorIterator& it, F f, bool swapped = false) {
+void binary_loop(const TensorIterator& it, F f_shared, bool swapped = false) {
   auto plan = it.plan<3>();
   if (swapped) {
     std::swap(plan.base[1], plan.base[2]);
     std::swap(plan.strides[1], plan.strides[2]);
   }
   parallel_rows(plan, kParallelGrain, [&](const std::array<char*, 3>& p, int64_t n, const std::array<int64_t, 3>& s) {
+    F f = f_shared;  // a local copy: f's numbers read through the closure could alias o, which blocks vectorising
     auto* o = reinterpret_cast<Out*>(p[0]);
     auto* a = reinterpret_cast<const T*>(p[1]);
     auto* b = reinterpret_cast<const T*>(p[2]);

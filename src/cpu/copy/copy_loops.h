@@ -1,6 +1,7 @@
 // The loops of the strided copy with dtype conversion (copy_kernel.h), for the files that instantiate them:
 // one per family of destination dtypes, so each compiles fast.
 #pragma once
+#include <algorithm>
 #include <cstring>
 
 #ifdef __AVX2__
@@ -23,6 +24,10 @@ void convert_row(char* dst, const char* src, int64_t n, int64_t ds, int64_t ss) 
   }
   if (ss == 0) {  // broadcast source (fill)
     D v = convert<D>(*reinterpret_cast<const S*>(src));
+    if (ds == sizeof(D)) {  // contiguous: a loop the compiler vectorises (a runtime stride keeps it scalar)
+      std::fill_n(reinterpret_cast<D*>(dst), n, v);
+      return;
+    }
     for (int64_t i = 0; i < n; ++i) *reinterpret_cast<D*>(dst + i * ds) = v;
     return;
   }

@@ -18,25 +18,26 @@ void elementwise(const TensorIterator& it, F f) {
   if (it.numel() == 0) return;
   auto plan = it.plan<N>();
   parallel_rows(plan, kParallelGrain / 4, [&](const std::array<char*, N>& p, int64_t n, const std::array<int64_t, N>& s) {
+    const F fn = f;  // a local copy: f's parameters read through a reference could alias the output, no vector loop
     bool contiguous = true;
     for (int k = 0; k < N; ++k) contiguous = contiguous && s[k] == int64_t(sizeof(T));
     auto* o = reinterpret_cast<T*>(p[0]);
     auto* a = reinterpret_cast<const T*>(p[1]);
     if constexpr (N == 2) {
       if (contiguous) {
-        for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
+        for (int64_t i = 0; i < n; ++i) o[i] = fn(a[i]);
       } else {
         for (int64_t i = 0; i < n; ++i) {
-          *reinterpret_cast<T*>(p[0] + i * s[0]) = f(*reinterpret_cast<const T*>(p[1] + i * s[1]));
+          *reinterpret_cast<T*>(p[0] + i * s[0]) = fn(*reinterpret_cast<const T*>(p[1] + i * s[1]));
         }
       }
     } else {
       auto* b = reinterpret_cast<const T*>(p[2]);
       if (contiguous) {
-        for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+        for (int64_t i = 0; i < n; ++i) o[i] = fn(a[i], b[i]);
       } else {
         for (int64_t i = 0; i < n; ++i) {
-          *reinterpret_cast<T*>(p[0] + i * s[0]) = f(*reinterpret_cast<const T*>(p[1] + i * s[1]),
+          *reinterpret_cast<T*>(p[0] + i * s[0]) = fn(*reinterpret_cast<const T*>(p[1] + i * s[1]),
                                                     *reinterpret_cast<const T*>(p[2] + i * s[2]));
         }
       }
