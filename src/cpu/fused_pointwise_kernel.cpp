@@ -1,4 +1,4 @@
-// lerp, addcmul and addcdiv on the CPU: one pass over (out, inputs...) in the compute type, as torch's kernels.
+// lerp, addcmul, addcdiv, clamp by numbers and nan_to_num on the CPU: one pass over (out, inputs...) in the compute type, as torch's kernels.
 #include "fused_pointwise_kernel.h"
 
 #include "../dispatch/fused_pointwise.h"
@@ -38,9 +38,9 @@ void fused_loop(const TensorIterator& it, const F& f_shared, std::index_sequence
 
 }  // namespace
 
-void fused_pointwise_kernel(FusedPointwise op, const TensorIterator& it, const Scalar& value) {
+void fused_pointwise_kernel(FusedPointwise op, const TensorIterator& it, std::span<const Scalar> values) {
   if (it.numel() == 0) return;
-  visit_fused_pointwise(op, it.common_dtype(), value, [&]<typename T, typename F>(const F& f) {
+  visit_fused_pointwise(op, it.common_dtype(), values, [&]<typename T, typename F>(const F& f) {
     fused_loop<T>(it, f, std::make_index_sequence<F::arity>{});
   });
 }

@@ -1,4 +1,4 @@
-// lerp, addcmul and addcdiv on CUDA: one elementwise pass in the compute type (src/functors/pointwise.h); a number
+// lerp, addcmul, addcdiv, clamp by numbers and nan_to_num on CUDA: one elementwise pass in the compute type (src/functors/pointwise.h); a number
 // operand is bound in.
 #include "../dispatch/fused_pointwise.h"
 #include "elementwise.cuh"
@@ -18,9 +18,10 @@ struct InCompute {
 
 }  // namespace
 
-void fused_pointwise_kernel(FusedPointwise op, const TensorIterator& it, const Scalar& value) {
-  visit_fused_pointwise(op, it.common_dtype(), value, [&]<typename T, typename F>(const F& f) {
-    if constexpr (F::arity == 2) elementwise_tensors<T, T, T>(it.output(), inputs_of<2>(it), InCompute<T, F>{f});
+void fused_pointwise_kernel(FusedPointwise op, const TensorIterator& it, std::span<const Scalar> values) {
+  visit_fused_pointwise(op, it.common_dtype(), values, [&]<typename T, typename F>(const F& f) {
+    if constexpr (F::arity == 1) elementwise_tensors<T, T>(it.output(), inputs_of<1>(it), InCompute<T, F>{f});
+    else if constexpr (F::arity == 2) elementwise_tensors<T, T, T>(it.output(), inputs_of<2>(it), InCompute<T, F>{f});
     else elementwise_tensors<T, T, T, T>(it.output(), inputs_of<3>(it), InCompute<T, F>{f});
   });
 }

@@ -26,6 +26,6 @@ bool pow_scalar_kernel(const TensorIterator& it, double exp);
 #undef EMBER_UNARY_OP
 void copy_kernel(const Tensor& dst, const Tensor& src);
 void where_kernel(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
-void fused_pointwise_kernel(FusedPointwise op, const TensorIterator& it, const Scalar& value);
+void fused_pointwise_kernel(FusedPointwise op, const TensorIterator& it, std::span<const Scalar> values);
 
 }  // namespace ember::cuda_backend

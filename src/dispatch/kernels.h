@@ -2,6 +2,7 @@
 // the device-neutral types their signatures use. src/ops reaches kernels only through these tables.
 #pragma once
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "../iter/tensor_iterator.h"
@@ -65,10 +66,11 @@ enum class ReduceOp { Sum, Prod, Max, Min, All, Any };
 // index by stable rank; a NaN row gives its first NaN unless ignore_nan), mode (the most frequent, smallest on a
 // tie, torch's index). values (R, rows' dtype), indices (R, int64).
 enum class RowStat { Kth, Median, NanMedian, Mode };
-// The pointwise ops torch computes in one pass (functors in src/functors/pointwise.h) and their iterator inputs:
-// lerp (start, end, weight), lerp with a number weight (start, end; the kernel's `value` is the weight), addcmul and
-// addcdiv (self, tensor1, tensor2; `value` the scale).
-enum class FusedPointwise { Lerp, LerpScalar, Addcmul, Addcdiv };
+// The pointwise ops torch computes in one pass (functors in src/functors/pointwise.h), their iterator inputs and the
+// kernel's `values`: lerp (start, end, weight), lerp with a number weight (start, end; the weight), addcmul and
+// addcdiv (self, tensor1, tensor2; the scale), clamp of a float tensor by numbers (x; min, max, infinite where
+// absent) and nan_to_num (x; the replacements of NaN, +inf and -inf, rounded to x's dtype unchecked).
+enum class FusedPointwise { Lerp, LerpScalar, Addcmul, Addcdiv, Clamp, NanToNum };
 
 namespace kernels {
 
@@ -102,7 +104,7 @@ extern KernelTable<FillFn> fill;
 using WhereFn = void (*)(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
 extern KernelTable<WhereFn> where;
 // out = op(inputs...) over a planned iterator in one pass (see FusedPointwise).
-using FusedPointwiseFn = void (*)(FusedPointwise op, const TensorIterator& it, const Scalar& value);
+using FusedPointwiseFn = void (*)(FusedPointwise op, const TensorIterator& it, std::span<const Scalar> values);
 extern KernelTable<FusedPointwiseFn> fused_pointwise;
 // Affine quantization (ember/quantized.h) between float32 and a quantized dtype's integers, both contiguous: element
 // i is in channel (i / inner) % channels, with scales[c] and zero_points[c]. quantize writes dst's integers from

@@ -1,4 +1,5 @@
-// Element functions of the pointwise ops torch computes in one pass (lerp, addcmul, addcdiv), for every device.
+// Element functions of the pointwise ops torch computes in one pass (lerp, addcmul, addcdiv, clamp by numbers,
+// nan_to_num), for every device.
 // C is the compute type (Compute<T>); multiply-adds are fused as torch's vectorised CPU kernels fuse them, so a
 // contiguous float result is bitwise torch's.
 #pragma once
@@ -45,6 +46,24 @@ struct Addcdiv {  // self + value * t1 / t2
   static constexpr int arity = 3;
   C value;
   EMBER_HOST_DEVICE C operator()(C self, C t1, C t2) const { return C(self + C(value * t1) / t2); }
+};
+
+template <typename C>
+struct Clamp {  // clamp(x, lo, hi) by numbers (a missing bound is an infinity); NaNs of x and the bounds propagate
+  static constexpr int arity = 1;
+  C lo, hi;
+  EMBER_HOST_DEVICE C operator()(C x) const {  // selects, which vectorise (torch's: a bound wins a tie of zeros)
+    C m = x > lo || x != x ? x : lo;
+    return m < hi || m != m ? m : hi;
+  }
+};
+template <typename C>
+struct NanToNum {  // NaN, +inf and -inf replaced
+  static constexpr int arity = 1;
+  C nan, posinf, neginf;
+  EMBER_HOST_DEVICE C operator()(C x) const {
+    return x != x ? nan : x == C(INFINITY) ? posinf : x == C(-INFINITY) ? neginf : x;
+  }
 };
 
 }  // namespace ember::functors

@@ -8,6 +8,7 @@
 
 #include "../autograd/formulas.h"
 #include "../iter/tensor_iterator.h"
+#include "fused.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
 #include "ember/ops.h"
@@ -24,6 +25,20 @@ void check_bounds_fit(const std::optional<Tensor>& min, const std::optional<Tens
     if (*bound) check_wrapped_fits(**bound, dtype);
 }
 
+// Whether clamp(x, min, max) is a float x (not quantized) bounded by numbers, which one fused pass computes.
+bool number_bounds_of_float(const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  auto number = [](const std::optional<Tensor>& b) { return !b || b->impl()->is_wrapped_number; };
+  return (min || max) && is_floating_point(x.dtype()) && number(min) && number(max);
+}
+
+// clamp of a float x by numbers into `out` (undefined: a new tensor); a missing bound is an infinity.
+Tensor clamp_by_numbers(const Tensor& out, const Tensor& x, const std::optional<Tensor>& min,
+                        const std::optional<Tensor>& max) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  Scalar lo = min ? min->item() : Scalar(-inf), hi = max ? max->item() : Scalar(inf);
+  return run_fused(FusedPointwise::Clamp, out, std::span(&x, 1), {lo, hi});
+}
+
 }  // namespace
 
 Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
@@ -36,6 +51,7 @@ Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optio
   }
   check_bounds_fit(min, max, dtype);
   Tensor r = autograd::untracked([&] {  // all three cast to the result dtype first, as torch
+    if (number_bounds_of_float(x, min, max)) return clamp_by_numbers(Tensor(), x, min, max);
     Tensor input = x.to(dtype);
     Tensor lower = min ? maximum(input, min->to(dtype)) : input;  // maximum/minimum keep NaNs of x, as clamp does
     Tensor clamped = max ? minimum(lower, max->to(dtype)) : lower.is_same(x) ? x.clone() : lower;
@@ -58,12 +74,9 @@ Tensor& clamp_(Tensor& self, const std::optional<Tensor>& min, const std::option
     return autograd::record_in_place(self, compute);
   }
   autograd::check_in_place(self);
-  auto number = [](const std::optional<Tensor>& b) { return !b || b->impl()->is_wrapped_number; };
-  if ((min || max) && is_floating_point(self.dtype()) && number(min) && number(max)) {
-    // number bounds on a float tensor: two in-place passes, no result to allocate and copy back (7x faster)
+  if (number_bounds_of_float(self, min, max)) {  // one pass in place, no result to allocate and copy back
     check_bounds_fit(min, max, self.dtype());
-    if (min) maximum_out(self, self, *min);  // NaNs of self stay, as clamp's
-    if (max) minimum_out(self, self, *max);
+    clamp_by_numbers(self, self, min, max);
     return self;
   }
   self.copy_(compute());
@@ -77,11 +90,9 @@ Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf, std
              : x.dtype() == kBFloat16 ? 3.3895313892515355e38
              : double(std::numeric_limits<float>::max());
   // Replacements are cast to x's dtype unchecked (1e300 gives inf in float32), as torch.
-  auto value = [&](double v) { return wrapped_scalar(v).to(x.dtype()); };
   Tensor r = autograd::untracked([&] {
-    Tensor t = where(isnan(x), value(nan), x);
-    t = where(eq(x, wrapped_scalar(INFINITY)), value(posinf.value_or(big)), t);
-    t = where(eq(x, wrapped_scalar(-INFINITY)), value(neginf.value_or(-big)), t);
+    Tensor t = run_fused(FusedPointwise::NanToNum, Tensor(), std::span(&x, 1),
+                         {nan, posinf.value_or(big), neginf.value_or(-big)});
     // torch writes into empty_like(x): x's own strides where x is dense, size-1 dims included
     if (!is_non_overlapping_and_dense(x.sizes(), x.strides()) || std::ranges::equal(t.strides(), x.strides())) return t;
     return empty_like(x).copy_(t);

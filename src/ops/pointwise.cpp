@@ -6,8 +6,8 @@
 
 #include "../autograd/formulas.h"
 #include "../autograd/formulas_pointwise.h"
-#include "../dispatch/kernels.h"
 #include "../iter/tensor_iterator.h"
+#include "fused.h"
 #include "in_place_composite.h"
 #include "ember/creation.h"
 #include "ember/layout.h"
@@ -21,13 +21,6 @@
 namespace ember {
 
 namespace {
-
-// One pass of a fused kernel over (out, inputs...): out undefined for a new result, or the in-place tensor.
-Tensor run_fused(FusedPointwise op, const Tensor& out, std::span<const Tensor> inputs, const Scalar& value = 0) {
-  TensorIterator it(out, inputs);
-  kernels::fused_pointwise[it.device_type()](op, it, value);
-  return it.finish();
-}
 
 // self + value * (t1 op t2), op mul or div, in the promoted dtype (float16/bfloat16 in float32, rounded once), into
 // `out` (undefined: a new tensor).
@@ -44,7 +37,7 @@ Tensor addc_into(bool divide, const Tensor& out, const Tensor& self, const Tenso
               "implementation: (input + value * tensor1 / tensor2), for all dtypes.");
   EMBER_CHECK(!is_float8(dtype), NotImplementedError, "\"", divide ? "addcdiv" : "addcmul",
               "_cpu_out\" not implemented for '", legacy_name(dtype), "'");
-  return run_fused(divide ? FusedPointwise::Addcdiv : FusedPointwise::Addcmul, out, operands, value);
+  return run_fused(divide ? FusedPointwise::Addcdiv : FusedPointwise::Addcmul, out, operands, {value});
 }
 
 Tensor addc(bool divide, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
@@ -76,7 +69,7 @@ Tensor lerp_into(const Tensor& out, const Tensor& start, const Tensor& end, cons
   EMBER_CHECK(is_floating_point(dtype) && !is_float8(dtype), NotImplementedError, "\"lerp_kernel_",
               number ? "scalar" : "tensor", "\" not implemented for '", legacy_name(dtype), "'");
   check_wrapped_fits(weight, opmath_dtype(dtype));
-  if (number) return run_fused(FusedPointwise::LerpScalar, out, std::span(operands, 2), weight.item());
+  if (number) return run_fused(FusedPointwise::LerpScalar, out, std::span(operands, 2), {weight.item()});
   return run_fused(FusedPointwise::Lerp, out, operands);
 }
 

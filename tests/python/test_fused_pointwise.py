@@ -1,6 +1,7 @@
-"""lerp, addcmul and addcdiv run as one fused pass (src/functors/pointwise.h): bitwise torch's result in every dtype
-and layout (torch's vectorised kernels fuse the multiply-adds, and so do Ember's), torch's result layout, in place
-through aliased and overlapping views, and torch's errors."""
+"""lerp, addcmul, addcdiv, clamp by numbers and nan_to_num run as one fused pass (src/functors/pointwise.h): torch's
+result in every dtype and layout, bitwise (torch's vectorised kernels fuse the multiply-adds, and so do Ember's; clamp
+may differ from torch's strided loop in the sign of a zero), torch's result layout, in place through aliased and
+overlapping views, and torch's errors."""
 import pytest
 import torch
 
@@ -45,6 +46,12 @@ def operands(dtype, layout):
     return make(1001), make(1001), make(1001)  # contiguous, with a vector loop's tail
 
 
+def specials(m, a):
+    """a with its elements above 1 made inf, below -1.5 -inf, in between -1.5 and -1 NaN."""
+    zero = a * 0  # of a's sign
+    return m.where(a > 1, a / zero, m.where(a < -1.5, -a / zero, m.where(a < -1, zero / zero, a)))
+
+
 OPS = {
     "addcmul": lambda m, a, b, w: m.addcmul(a, b, w, value=0.7 if a.is_floating_point() else 3),
     "addcdiv": lambda m, a, b, w: m.addcdiv(a, b, w.abs() + 1, value=-0.7),
@@ -55,11 +62,18 @@ OPS = {
     "addcdiv_": lambda m, a, b, w: a.clone().addcdiv_(b, w.abs() + 1, value=-0.5),
     "lerp_": lambda m, a, b, w: a.clone().lerp_(b, w * 0.7),
     "lerp_number_": lambda m, a, b, w: a.clone().lerp_(b, 0.6),
+    "clamp": lambda m, a, b, w: m.clamp(a * 4, -1.5, 0.5),
+    "clamp_min": lambda m, a, b, w: a.clamp(min=0.25),
+    "clamp_crossed": lambda m, a, b, w: a.clamp(1.0, -1.0),
+    "clamp_": lambda m, a, b, w: a.clone().clamp_(max=-0.125),
+    "clamp_nan_bound": lambda m, a, b, w: m.clamp(a, float("nan"), 1.0),
+    "nan_to_num": lambda m, a, b, w: m.nan_to_num(specials(m, a), nan=0.5, neginf=-7.0),
+    "nan_to_num_default": lambda m, a, b, w: specials(m, a).nan_to_num(),
 }
 LAYOUTS = ["contiguous", "transposed", "expanded", "offset", "0-dim weight", "0-dim", "empty"]
 
 
-# lerp and addcdiv refuse integers (test_errors)
+# lerp and addcdiv refuse integers (test_errors); integer clamp and nan_to_num are not fused
 OP_DTYPES = [(op, dtype) for op in OPS for dtype in FLOATS + (INTS if op.startswith("addcmul") else [])]
 
 
@@ -73,7 +87,9 @@ def test_bitwise_torch(op, dtype, layout):
     assert tuple(got.shape) == tuple(expected.shape)
     if expected.numel():  # numpy gives empty arrays zero strides
         assert tuple(got.stride()) == tuple(expected.stride())
-    assert torch.equal(to_torch(got), expected)
+    got = to_torch(got)
+    assert torch.equal(got.isnan(), expected.isnan())
+    assert torch.equal(got.nan_to_num(0.5), expected.nan_to_num(0.5))
 
 
 # In place over views of one buffer: self is the input it reads, or partly overlaps another input (refused).
@@ -120,6 +136,9 @@ ERRORS = [
     "m.addcmul(m.ones(3, dtype=m.int8), m.ones(3, dtype=m.int8), m.ones(3, dtype=m.int8), value=0.5)",
     "m.addcmul(m.ones(3, dtype=m.int32), m.ones(3), m.ones(3, dtype=m.int64), value=True)",
     "m.lerp(m.ones(3), m.ones(3), m.tensor(0.5, dtype=m.float64))",
+    "m.clamp(m.ones(3, dtype=m.float16), 1e6)",
+    "m.clamp(m.ones(3), -1e300)",
+    "m.nan_to_num(m.tensor([float('nan'), float('inf')], dtype=m.float16), 1e6, 1e300)",
 ]
 
 
