@@ -1,6 +1,7 @@
 // Built with -fassociative-math: row folds vectorise. Accumulating in double (or int64) keeps
 // float sums exact where torch's are (the sum of 2^24 float32 ones is 16777216).
 #include "reduce_kernels.h"
+#include "row_max.h"
 #include "compute_type.h"
 
 #include <cmath>
@@ -267,6 +268,18 @@ double sum_contiguous(const double* a, int64_t n) { return fold_contiguous<doubl
 
 namespace {
 
+// The index of a float row's extreme: the first NaN, else the first element equal to the extreme value. Vector
+// passes: the extreme (NaNs skipped), the first NaN or extreme, then a NaN after it.
+template <typename C, bool kMax>
+int64_t arg_extremum_float_row(const C* row, int64_t n) {
+  C m = row_extreme<C, kMax>(row, n);
+  auto is_nan = [](auto v) { return v != v; };
+  int64_t j = find_first(row, 0, n, [m](auto v) { return (v == m) | (v != v); });
+  if (j == n || is_nan(row[j])) return j;  // j == n: an all-NaN row's m is its first NaN, found at 0
+  int64_t nan = find_first(row, j + 1, n, is_nan);
+  return nan < n ? nan : j;
+}
+
 // Each row's extreme (the first NaN, else the first of the extreme value) and its index.
 template <typename T>
 void arg_extremum_rows(bool is_max, const T* in, int64_t rows, int64_t n, T* vals, int64_t* idx) {
@@ -274,6 +287,14 @@ void arg_extremum_rows(bool is_max, const T* in, int64_t rows, int64_t n, T* val
   parallel_for(0, rows, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
     for (int64_t r = b; r < e; ++r) {
       const T* row = in + r * n;
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        if (n >= 64) {
+          int64_t best = is_max ? arg_extremum_float_row<T, true>(row, n) : arg_extremum_float_row<T, false>(row, n);
+          vals[r] = row[best];
+          idx[r] = best;
+          continue;
+        }
+      }
       int64_t best = 0;
       C bv = C(row[0]);
       for (int64_t i = 1; i < n && bv == bv; ++i) {

@@ -65,3 +65,37 @@ def test_fill_contiguous_and_strided(dtype):
         if m is torch:
             expected = x.tolist()
     assert x.tolist() == expected
+
+
+def extreme_rows(dtype):
+    """Rows of 200 (the vector search) and 63 (the scalar loop) with ties, signed zeros, infinities and NaNs."""
+    g = torch.Generator().manual_seed(3)
+    x = torch.randint(-4, 5, (12, 200), generator=g).to(getattr(torch, dtype))
+    x[1, 7] = x[1, 150] = 9  # a tie: the first
+    x[2, 180] = float("nan")  # a NaN after the extreme
+    x[3, 0] = float("nan")  # a NaN first
+    x[4] = float("nan")
+    x[5, 40:] = 0.0
+    x[5, 33] = -0.0
+    x[5, :33] = -1.0
+    x[6, 199] = float("inf")
+    x[7, 100] = float("-inf")
+    x[8, 130] = float("nan")
+    x[8, 190] = float("nan")
+    x[9, 64:] = 5  # the extreme starts a 32-element block
+    return x
+
+
+@pytest.mark.parametrize("width", [200, 63])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("op", ["max", "min", "argmax", "argmin"])
+def test_arg_extremum_rows(op, dtype, width):
+    x = extreme_rows(dtype)[:, :width]
+    e = ember.from_numpy(x.float().numpy()).to(getattr(ember, dtype))
+    expected, got = getattr(x, op)(1), getattr(e, op)(1)
+    if op.startswith("arg"):
+        assert got.tolist() == expected.tolist()
+    else:
+        assert got.indices.tolist() == expected.indices.tolist()
+        assert torch.equal(torch.from_numpy(got.values.float().numpy()).isnan(), expected.values.float().isnan())
+        assert torch.equal(torch.from_numpy(got.values.float().numpy()).nan_to_num(7), expected.values.float().nan_to_num(7))
