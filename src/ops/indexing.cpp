@@ -402,8 +402,9 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   bool empty_self = self.dim() > 1 && self.numel() == 0;
   EMBER_CHECK(!empty_self || flat.numel() == 0 || size > 0, Error,
               "index_select(): self indexing axis dim should be positive");
+  const int64_t* values = flat.data_ptr<int64_t>();
   for (int64_t i = 0; i < flat.numel(); ++i) {  // no negative indices here, unlike x[idx]
-    int64_t v = flat.data_ptr<int64_t>()[i];
+    int64_t v = values[i];
     if (v >= 0 && v < size) continue;
     // torch's dim-1 kernel and its check for empty inputs (of 2+ dims) have their own error
     EMBER_CHECK(self.dim() < 2 || (d != 1 && !empty_self), Error, "INDICES element is out of DATA bounds, id=", v, " axis_dim=", size);

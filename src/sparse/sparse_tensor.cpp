@@ -240,7 +240,8 @@ Tensor sparse_csr_tensor(const Tensor& crow, const Tensor& col, const Tensor& va
   } else {
     Tensor cols = host_int64(col);
     int64_t top = -1;
-    for (int64_t k = 0; k < cols.numel(); ++k) top = std::max(top, cols.data_ptr<int64_t>()[k]);
+    const int64_t* col_index = cols.data_ptr<int64_t>();
+    for (int64_t k = 0; k < cols.numel(); ++k) top = std::max(top, col_index[k]);
     sizes = sparse_detail::concat({crow.numel() - 1, top + 1}, sparse_detail::tail(values.sizes(), 1));
   }
   if (check_invariants) check_csr(crow, col, sizes[0], sizes[1]);
