@@ -91,6 +91,7 @@ Tensor vander(const Tensor& x, std::optional<int64_t> n, bool increasing) {
   if (columns == 0) return empty({x.size(0), 0}, base.options());
   // 1, x, x^2, ... as a running product, reversed unless increasing (torch's graph: CumprodBackward0, FlipBackward0)
   Tensor ones_column = ones({x.size(0), 1}, base.options());
+  if (columns == 1) return ones_column;  // x^0 only: no graph, as torch's
   const Tensor parts[2] = {ones_column, base.unsqueeze(1).expand({x.size(0), columns - 1})};
   Tensor powers = cumprod(cat(parts, 1), 1);
   return increasing ? powers : flip(powers, std::vector<int64_t>{1});

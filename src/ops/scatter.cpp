@@ -415,6 +415,11 @@ Tensor index_fill_into(const Tensor& target, int64_t dim, const Tensor& index, c
   EMBER_CHECK(index.dim() <= 1, Error, "Index has to be a vector/scalar");
   check_kernel_dtype(target, "index_fill_cpu");
   int64_t size = nonempty_size(target, d);
+  if (target.numel() == 0) {  // torch checks no index then, but its kernel fails on a filled dim of size 0
+    EMBER_CHECK(size > 0 || index.numel() == 0, Error, "index_fill_(): index ", index.reshape({-1}).select(0, 0).item().to_int(),
+                " is out of bounds for dimension ", d, " with size 0");
+    return empty({0}, index.options());
+  }
   Tensor positions = checked_positions(index, size, true, [&](int64_t v) {
     throw IndexError(str("index ", v, " is out of bounds for dimension ", d, " with size ", size));
   });

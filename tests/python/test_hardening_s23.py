@@ -99,3 +99,26 @@ def test_arg_extremum_rows(op, dtype, width):
         assert got.indices.tolist() == expected.indices.tolist()
         assert torch.equal(torch.from_numpy(got.values.float().numpy()).isnan(), expected.values.float().isnan())
         assert torch.equal(torch.from_numpy(got.values.float().numpy()).nan_to_num(7), expected.values.float().nan_to_num(7))
+
+
+EMPTY_AND_EDGE = {
+    # an empty target: torch checks no index, but fails on a filled dim of size 0
+    "index_fill filled dim of size 0": lambda m: m.index_fill(m.zeros(2, 3, 0), 2, m.tensor([0]), 1.0),
+    "index_fill other dim of size 0": lambda m: m.zeros(0, 3).index_fill_(1, m.tensor([5]), 1.0),
+    "index_fill_ 1-d empty": lambda m: m.zeros(0).index_fill_(0, m.tensor([0]), 1.0),
+    "index_fill_ empty index": lambda m: m.zeros(0).index_fill_(0, m.tensor([], dtype=m.int64), 1.0),
+    # vander with one column is x^0: no graph
+    "vander N=1": lambda m: m.vander(m.tensor([2.0, 3.0], requires_grad=True), N=1),
+    "vander of one element": lambda m: m.vander(m.tensor([-3.75], dtype=m.float64, requires_grad=True)),
+}
+
+
+@pytest.mark.parametrize("case", list(EMPTY_AND_EDGE))
+def test_empty_and_edge(case):
+    def summary(m):
+        try:
+            r = EMPTY_AND_EDGE[case](m)
+        except Exception as e:  # noqa: BLE001 - the exception type is what is compared
+            return type(e).__name__
+        return str(r.dtype), r.tolist(), r.requires_grad
+    assert summary(ember) == summary(torch)
