@@ -70,10 +70,12 @@ void scan_kernel(const Tensor& rows, const Tensor& out, bool product) {
     if constexpr (std::is_same_v<A, double> || std::is_same_v<A, float> || std::is_same_v<A, int64_t>) {
       const A* in = rows.data_ptr<A>();
       A* o = out.data_ptr<A>();
-      for (int64_t r = 0; r < R; ++r) {
-        A acc = o[r * n] = in[r * n];  // the first element as it is (a -0 stays -0)
-        for (int64_t i = r * n + 1; i < (r + 1) * n; ++i) o[i] = acc = product ? acc * in[i] : acc + in[i];
-      }
+      parallel_for(0, R, std::max<int64_t>(1, kParallelGrain / n), [&](int64_t b, int64_t e) {  // rows in parallel
+        for (int64_t r = b; r < e; ++r) {
+          A acc = o[r * n] = in[r * n];  // the first element as it is (a -0 stays -0)
+          for (int64_t i = r * n + 1; i < (r + 1) * n; ++i) o[i] = acc = product ? acc * in[i] : acc + in[i];
+        }
+      });
     }
   });
 }
