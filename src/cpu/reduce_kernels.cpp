@@ -119,11 +119,26 @@ Acc fold_contiguous(const T* a, int64_t n, Acc r) {
     M nan = M{};
     int64_t i = 0;
     if constexpr (std::is_same_v<C, T>) {
+      auto pick = [](V v, V acc) { return Op == ReduceOp::Max ? (v > acc ? v : acc) : (v < acc ? v : acc); };
+      if (n >= 4 * W) {  // four accumulators: one compare-select chain is latency-bound
+        V acc[4] = {m, m, m, m};
+        M nans[4] = {};
+        for (; i + 4 * W <= n; i += 4 * W) {
+          for (int k = 0; k < 4; ++k) {
+            V v;
+            std::memcpy(&v, a + i + k * W, sizeof(V));
+            nans[k] |= v != v;
+            acc[k] = pick(v, acc[k]);
+          }
+        }
+        m = pick(pick(acc[0], acc[1]), pick(acc[2], acc[3]));
+        nan = nans[0] | nans[1] | nans[2] | nans[3];
+      }
       for (; i + W <= n; i += W) {
         V v;
         std::memcpy(&v, a + i, sizeof(V));
         nan |= v != v;
-        m = Op == ReduceOp::Max ? (v > m ? v : m) : (v < m ? v : m);
+        m = pick(v, m);
       }
     }
     C best = m[0];
