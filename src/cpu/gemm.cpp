@@ -52,31 +52,23 @@ bool has_non_finite(const Operand& m, int64_t rows, int64_t cols) {
   return found != 0;
 }
 
-// oneDNN's sgemm multiplies a row-major A by a transposed B with up to 256 rows 1.1-2.2x faster than BLIS (one
-// core: 128x784 @ (512x784)^T, Linear's forward at batch 128: 92 vs 75 GFLOP/s); BLIS is as fast or faster elsewhere.
-bool prefers_onednn(const Operand& a, const Operand& b, int64_t M) { return !a.trans && b.trans && M <= 256; }
-
+// float32 products run on oneDNN's sgemm, double on BLIS. On this AVX-512 machine (session 23) oneDNN's sgemm
+// reaches 320-375 GFLOP/s on 2 cores across shapes, torch's MKL 320-380, BLIS 205-220 (1024^3: 5.97 vs 10.5 ms).
 template <typename T>
 void blas_gemm(const Operand& a, const Operand& b, T* c, int64_t M, int64_t N, int64_t K, double alpha, double beta) {
-  const bool onednn_sgemm = std::is_same_v<T, float> && prefers_onednn(a, b, M);
   auto call = [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
     // Sub-blocks: rows [m0, m1) of A and C, columns [n0, n1) of B and C.
     const T* pa = static_cast<const T*>(a.data) + (a.trans ? m0 : m0 * a.ld);
     const T* pb = static_cast<const T*>(b.data) + (b.trans ? n0 * b.ld : n0);
     T* pc = c + m0 * N + n0;
-    auto ta = a.trans ? CblasTrans : CblasNoTrans, tb = b.trans ? CblasTrans : CblasNoTrans;
     if constexpr (std::is_same_v<T, float>) {
-      if (onednn_sgemm) {
-        SingleOmpThread one_thread;  // each Ember thread runs its own block
-        dnnl_status_t status = dnnl_sgemm(a.trans ? 'T' : 'N', b.trans ? 'T' : 'N', m1 - m0, n1 - n0, K, float(alpha),
-                                          pa, a.ld, pb, b.ld, float(beta), pc, N);
-        EMBER_CHECK(status == dnnl_success, Error, "oneDNN's sgemm failed (status ", int(status), ") for ", M, "x",
-                    K, " @ ", K, "x", N);
-        return;
-      }
-      cblas_sgemm(CblasRowMajor, ta, tb, int(m1 - m0), int(n1 - n0), int(K), float(alpha), pa, int(a.ld), pb,
-                  int(b.ld), float(beta), pc, int(N));
+      SingleOmpThread one_thread;  // each Ember thread runs its own block
+      dnnl_status_t status = dnnl_sgemm(a.trans ? 'T' : 'N', b.trans ? 'T' : 'N', m1 - m0, n1 - n0, K, float(alpha),
+                                        pa, a.ld, pb, b.ld, float(beta), pc, N);
+      EMBER_CHECK(status == dnnl_success, Error, "oneDNN's sgemm failed (status ", int(status), ") for ", M, "x",
+                  K, " @ ", K, "x", N);
     } else {
+      auto ta = a.trans ? CblasTrans : CblasNoTrans, tb = b.trans ? CblasTrans : CblasNoTrans;
       cblas_dgemm(CblasRowMajor, ta, tb, int(m1 - m0), int(n1 - n0), int(K), alpha, pa, int(a.ld), pb, int(b.ld),
                   beta, pc, int(N));
     }
@@ -159,9 +151,9 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, dou
       }
       Tensor ka, kb;
       Operand oa = as_operand(a, ka), ob = as_operand(b, kb);
-      // BLIS multiplies a transposed A about 20% slower (512x128^T @ 128x512: 132 vs 165 GFLOP/s), and its
-      // small-matrix path then drops inf * 0 terms (nan in IEEE and torch): A is made row-major when N is not
-      // tiny, or when an operand holds an inf or nan.
+      // A transposed A multiplies slower (BLIS: 512x128^T @ 128x512 132 vs 165 GFLOP/s; oneDNN: 276 vs 308), and
+      // BLIS's small-matrix path then drops inf * 0 terms (nan in IEEE and torch): A is made row-major when N is
+      // not tiny, or when an operand holds an inf or nan.
       auto non_finite = [&](const Operand& o, int64_t rows, int64_t cols) {
         return a.dtype() == kFloat32 ? has_non_finite<float>(o, rows, cols) : has_non_finite<double>(o, rows, cols);
       };
@@ -169,8 +161,8 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, dou
         ka = a.contiguous();
         oa = {ka.data_ptr(), false, K};
       }
-      // With a short K, BLIS multiplies by a transposed B about 2x slower (512x64 @ (512x64)^T: 46 vs 88 GFLOP/s).
-      if (ob.trans && K < 256 && M >= 64 && !(a.dtype() == kFloat32 && prefers_onednn(oa, ob, M))) {
+      // With a short K, BLIS (double) multiplies by a transposed B about 2x slower (512x64 @ (512x64)^T).
+      if (ob.trans && K < 256 && M >= 64 && a.dtype() == kFloat64) {
         kb = b.contiguous();
         ob = {kb.data_ptr(), false, N};
       }
