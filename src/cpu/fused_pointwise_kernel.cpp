@@ -1,4 +1,5 @@
-// lerp, addcmul, addcdiv, clamp by numbers and nan_to_num on the CPU: one pass over (out, inputs...) in the compute type, as torch's kernels.
+// lerp, addcmul, addcdiv, clamp by numbers and nan_to_num on the CPU: one pass over (out, inputs...) in the compute
+// type, as torch's kernels.
 #include "fused_pointwise_kernel.h"
 
 #include "../dispatch/fused_pointwise.h"

@@ -23,7 +23,7 @@ void visit_fused_pointwise(FusedPointwise op, ScalarType dtype, std::span<const 
         case FusedPointwise::Addcdiv: return run.template operator()<T>(functors::Addcdiv<C>{number(0)});
         default: break;
       }
-      if constexpr (!std::is_integral_v<C>) {  // the op layer refuses the others integers
+      if constexpr (!std::is_integral_v<C>) {  // the op layer gives the others no integers
         switch (op) {
           case FusedPointwise::Lerp: return run.template operator()<T>(functors::Lerp{});
           case FusedPointwise::LerpScalar: return run.template operator()<T>(functors::LerpScalar<C>{number(0)});

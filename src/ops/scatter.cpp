@@ -415,9 +415,22 @@ Tensor index_fill_into(const Tensor& target, int64_t dim, const Tensor& index, c
   EMBER_CHECK(index.dim() <= 1, Error, "Index has to be a vector/scalar");
   check_kernel_dtype(target, "index_fill_cpu");
   int64_t size = nonempty_size(target, d);
-  if (target.numel() == 0) {  // torch checks no index then, but its kernel fails on a filled dim of size 0
-    EMBER_CHECK(size > 0 || index.numel() == 0, Error, "index_fill_(): index ", index.reshape({-1}).select(0, 0).item().to_int(),
-                " is out of bounds for dimension ", d, " with size 0");
+  if (target.numel() == 0) {  // torch checks no index into an empty tensor, unless the filled dim has size 0
+    bool others_empty = false;
+    for (int64_t k = 0; k < target.dim(); ++k) others_empty = others_empty || (k != d && target.size(k) == 0);
+    if (size == 0 && index.numel() > 0 && !others_empty) {
+      // torch first views the storage with that dim of size 1 and stride 0: RuntimeError where the storage is too
+      // small for the view, else the kernel's IndexError
+      int64_t first = index.reshape({-1}).select(0, 0).item().to_int(), needed = target.storage_offset() + 1;
+      for (int64_t k = 0; k < target.dim(); ++k) {
+        if (k != d) needed += (target.size(k) - 1) * target.stride(k);
+      }
+      std::string message = str("index ", first, " is out of bounds for dimension ", d, " with size 0");
+      if (needed * int64_t(target.element_size()) > int64_t(target.storage().nbytes())) {
+        throw Error(str("index_fill_(): ", message, " (the storage is too small for its view)"));
+      }
+      throw IndexError(message);
+    }
     return empty({0}, index.options());
   }
   Tensor positions = checked_positions(index, size, true, [&](int64_t v) {

@@ -102,11 +102,15 @@ def test_arg_extremum_rows(op, dtype, width):
 
 
 EMPTY_AND_EDGE = {
-    # an empty target: torch checks no index, but fails on a filled dim of size 0
+    # an empty target: torch checks no index, but fails on a filled dim of size 0 (RuntimeError where its restrided
+    # view does not fit the storage, else IndexError)
     "index_fill filled dim of size 0": lambda m: m.index_fill(m.zeros(2, 3, 0), 2, m.tensor([0]), 1.0),
     "index_fill other dim of size 0": lambda m: m.zeros(0, 3).index_fill_(1, m.tensor([5]), 1.0),
     "index_fill_ 1-d empty": lambda m: m.zeros(0).index_fill_(0, m.tensor([0]), 1.0),
     "index_fill_ empty index": lambda m: m.zeros(0).index_fill_(0, m.tensor([], dtype=m.int64), 1.0),
+    "index_fill_ expanded empty": lambda m: m.tensor([-3], dtype=m.int8).expand(0, 2).index_fill_(
+        0, m.tensor([0, 0, 0]), m.tensor(0, dtype=m.uint8)),
+    "index_fill_ all dims empty": lambda m: m.zeros(0, 0).index_fill_(0, m.tensor([1]), 1.0),
     # vander with one column is x^0: no graph
     "vander N=1": lambda m: m.vander(m.tensor([2.0, 3.0], requires_grad=True), N=1),
     "vander of one element": lambda m: m.vander(m.tensor([-3.75], dtype=m.float64, requires_grad=True)),
