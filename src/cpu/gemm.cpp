@@ -171,6 +171,7 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, dou
       return;
     }
     case kFloat16: case kBFloat16: {  // accumulate in float32
+      if (a.dtype() == kBFloat16 && alpha == 1 && beta == 0 && onednn_bf16_gemm(a, b, out)) return;
       Tensor acc = beta == 0 ? empty({M, N}, out.options().with_dtype(kFloat32)) : out.to(kFloat32, true);
       gemm(a.to(kFloat32), b.to(kFloat32), acc, alpha, beta);
       Tensor(out).copy_(acc);

@@ -1,5 +1,6 @@
-// What Ember's oneDNN kernels share (conv_onednn.cpp, eval_chain_onednn.cpp, train_chain_onednn.cpp): the engine, the thread split that keeps
-// oneDNN off its own OpenMP team, user scratchpads, reorders, and caches of primitives and reordered weights.
+// What Ember's oneDNN kernels share (conv_onednn.cpp, eval_chain_onednn.cpp, train_chain_onednn.cpp,
+// ../gemm_bf16.cpp): the engine, the thread split that keeps oneDNN off its own OpenMP team, user scratchpads,
+// reorders, and caches of primitives and reordered weights.
 #pragma once
 #include <algorithm>
 #include <map>
@@ -82,7 +83,7 @@ std::shared_ptr<const Cached> cached_primitive(int kind, const std::vector<int64
 
 // The kinds of cached primitives.
 enum Kind { Forward, BackwardData, BackwardWeights, FusedForward, MaxPoolForward, TrainForward, TrainBackwardData,
-            TrainBackwardWeights };
+            TrainBackwardWeights, Matmul };
 
 // `w` (given as `given`) in layout `want`, reordered once and kept while the tensor's storage, offset and version
 // are unchanged.
