@@ -86,8 +86,9 @@ EMBER_UNARY_GRAD(sinh, "SinhBackward0", true, false, mul(g, cosh(x)))
 EMBER_UNARY_GRAD(cosh, "CoshBackward0", true, false, mul(g, sinh(x)))
 EMBER_UNARY_GRAD(tanh, "TanhBackward0", false, true, mul(g, one_minus(mul(r, r))))
 EMBER_UNARY_GRAD(sigmoid, "SigmoidBackward0", false, true, mul(g, mul(r, one_minus(r))))
-EMBER_UNARY_GRAD(silu, "SiluBackward0", true, false,
-                 mul(g, mul(sigmoid(x), add(mul(x, one_minus(sigmoid(x))), wrapped_scalar(1)))))
+EMBER_UNARY_GRAD(silu, "SiluBackward0", true, false,  // one fused pass outside double backward
+                 !is_grad_enabled() ? activation_backward(Activation::Silu, g, x, {}, false)
+                 : mul(g, mul(sigmoid(x), add(mul(x, one_minus(sigmoid(x))), wrapped_scalar(1)))))
 EMBER_UNARY_GRAD(erf, "ErfBackward0", true, false, mul(g, exp(neg(mul(x, x))) * kTwoOverSqrtPi))
 EMBER_UNARY_GRAD(erfc, "ErfcBackward0", true, false, mul(g, exp(neg(mul(x, x))) * -kTwoOverSqrtPi))
 EMBER_UNARY_GRAD(reciprocal, "ReciprocalBackward0", false, true, neg(mul(g, mul(r, r))))

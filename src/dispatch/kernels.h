@@ -224,7 +224,7 @@ namespace ember {
 
 // The activations with numbers or a kernel of their own (the rest are unary_ops.def rows or composites).
 enum class Activation { LeakyRelu, Elu, Hardtanh, Hardswish, Hardsigmoid, Threshold, Mish, LogSigmoid, Softshrink,
-                        Hardshrink, GeluErf, GeluTanh };
+                        Hardshrink, GeluErf, GeluTanh, Silu };
 // An activation's numbers: leaky_relu (slope), elu (alpha, scale, input_scale), hardtanh (min, max), threshold
 // (threshold, value), the shrinks (lambd).
 struct ActivationParams {

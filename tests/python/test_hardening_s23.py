@@ -126,3 +126,17 @@ def test_empty_and_edge(case):
             return type(e).__name__
         return str(r.dtype), r.tolist(), r.requires_grad
     assert summary(ember) == summary(torch)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
+def test_silu_backward_fused(dtype):
+    """silu's gradient is one fused pass (Activation::Silu) outside double backward: torch's values, NaN at +-inf."""
+    x = torch.randn(10001, generator=torch.Generator().manual_seed(0)) * 4
+    x[:4] = torch.tensor([float("inf"), float("-inf"), float("nan"), 0.0])
+    g = torch.randn(10001, generator=torch.Generator().manual_seed(1))
+    grads = []
+    for m, xs, gs in ((torch, x, g), (ember, ember.from_numpy(x.numpy()), ember.from_numpy(g.numpy()))):
+        xs = xs.to(getattr(m, dtype)).requires_grad_()
+        m.nn.functional.silu(xs).backward(gs.to(getattr(m, dtype)))
+        grads.append(torch.from_numpy(xs.grad.float().numpy()) if m is ember else xs.grad.float())
+    assert torch.allclose(grads[1], grads[0], rtol=1e-4, atol=1e-6, equal_nan=True)

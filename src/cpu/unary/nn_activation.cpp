@@ -70,6 +70,7 @@ void forward_floating(Activation op, const TensorIterator& it, const ActivationP
       return run([t](C x) { return x >= -t && x <= t ? C(0) : x; });
     }
     case Activation::GeluErf: return run([](C x) { return C(0.5) * x * (C(1) + std::erf(x * C(kSqrt1_2))); });
+    case Activation::Silu: return run([](C x) { return x / (C(1) + std::exp(-x)); });
     case Activation::GeluTanh:
       return run([](C x) { return C(0.5) * x * (C(1) + std::tanh(C(kSqrt2OverPi) * (x + C(kCubic) * x * x * x))); });
   }
@@ -113,6 +114,11 @@ void backward_floating(Activation op, const TensorIterator& it, const Activation
         C cdf = C(0.5) * (C(1) + std::erf(x * C(kSqrt1_2)));
         C pdf = std::exp(C(-0.5) * x * x) * C(kTwoOverSqrtPi * kSqrt1_2 * 0.5);
         return g * (cdf + x * pdf);
+      });
+    case Activation::Silu:  // torch's silu_backward: sigmoid times (1 + x (1 - sigmoid))
+      return run([](C g, C x) {
+        C sig = C(1) / (C(1) + std::exp(-x));
+        return g * sig * (C(1) + x * (C(1) - sig));
       });
     case Activation::GeluTanh:
       return run([](C g, C x) {

@@ -28,6 +28,7 @@ struct Forward {
     else if constexpr (Op == A::Softshrink) r = x > a ? x - a : (x < -a ? x + a : x * C(0));
     else if constexpr (Op == A::Hardshrink) r = x >= -C(T(a)) && x <= C(T(a)) ? C(0) : x;  // lambd rounded to T
     else if constexpr (Op == A::GeluErf) r = C(0.5) * x * (C(1) + std::erf(x * C(kSqrt1_2)));
+    else if constexpr (Op == A::Silu) r = x / (C(1) + std::exp(-x));
     else r = C(0.5) * x * (C(1) + std::tanh(C(kSqrt2OverPi) * (x + C(kCubic) * x * x * x)));
     return T(r);
   }

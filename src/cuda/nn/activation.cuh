@@ -17,7 +17,7 @@ void visit_activation(Activation op, Fn&& fn) {
   case A::name: return fn(std::integral_constant<A, A::name>{});
     EMBER_CASE(LeakyRelu) EMBER_CASE(Elu) EMBER_CASE(Hardtanh) EMBER_CASE(Hardswish) EMBER_CASE(Hardsigmoid)
     EMBER_CASE(Threshold) EMBER_CASE(Mish) EMBER_CASE(LogSigmoid) EMBER_CASE(Softshrink) EMBER_CASE(Hardshrink)
-    EMBER_CASE(GeluErf) EMBER_CASE(GeluTanh)
+    EMBER_CASE(GeluErf) EMBER_CASE(GeluTanh) EMBER_CASE(Silu)
 #undef EMBER_CASE
   }
   throw Error("unknown activation");

@@ -44,6 +44,9 @@ struct Backward {
       C cdf = C(0.5) * (C(1) + std::erf(s * C(kSqrt1_2)));
       C pdf = std::exp(C(-0.5) * s * s) * C(kTwoOverSqrtPi * kSqrt1_2 * 0.5);
       r = g * (cdf + s * pdf);
+    } else if constexpr (Op == A::Silu) {
+      C sig = C(1) / (C(1) + std::exp(-s));
+      r = g * sig * (C(1) + s * (C(1) - sig));
     } else {
       C s2 = s * s;
       C t = std::tanh(C(kSqrt2OverPi) * s * (C(1) + C(kCubic) * s2));
