@@ -25,18 +25,15 @@ def main():
     rng = np.random.default_rng(0)
     a, b = (rng.standard_normal(N).astype(np.float32) for _ in range(2))
     i = rng.integers(0, N, N // 8)
-    env = {"N": N}
+    env = {}  # per library: the module as m and the operands
     for p, m in (("e", ember), ("t", torch)):
-        env[p] = m
-        env[p + "a"], env[p + "b"] = m.from_numpy(a.copy()), m.from_numpy(b.copy())
-        env[p + "M"], env[p + "i"] = m.from_numpy(a.reshape(1024, 1024).copy()), m.from_numpy(i.copy())
+        env[p] = {"m": m, "N": N, "a": m.from_numpy(a.copy()), "b": m.from_numpy(b.copy()),
+                  "M": m.from_numpy(a.reshape(1024, 1024).copy()), "i": m.from_numpy(i.copy())}
 
-    def on(p, stmt):
-        for name in ("a", "b", "M", "i"):
-            stmt = stmt.replace(f"({name}", f"({p}{name}").replace(f"{name}.", f"{p}{name}.").replace(f", {name}", f", {p}{name}")
-        return stmt.replace("m.", p + ".")
+    def on(p, stmt):  # the statement as a function over library p's names
+        return eval(f"lambda: {stmt}", env[p])
 
-    ratios = [compare(stmt, on("e", stmt), on("t", stmt), globals=env, repeat=3, min_time=0.05, rounds=5)
+    ratios = [compare(stmt, on("e", stmt), on("t", stmt), repeat=3, min_time=0.05, rounds=5)
               for stmt in OPS]
     print(f"median speed ratio {statistics.median(ratios):.2f}x over {len(OPS)} ops")
 

@@ -14,16 +14,6 @@
 
 namespace ember::cpu {
 
-namespace {
-
-// A matrix operand as BLAS sees it: row-major data, optionally transposed, with a leading dim.
-struct Operand {
-  const void* data;
-  bool trans;
-  int64_t ld;
-};
-
-// Describes `m` (rows, cols) without copying when it is row- or column-major; copies otherwise.
 Operand as_operand(const Tensor& m, Tensor& keep) {
   int64_t rows = m.sizes()[0], cols = m.sizes()[1];
   int64_t s0 = m.strides()[0], s1 = m.strides()[1];
@@ -36,6 +26,8 @@ Operand as_operand(const Tensor& m, Tensor& keep) {
   keep = m.contiguous();
   return {keep.data_ptr(), false, std::max<int64_t>(cols, 1)};
 }
+
+namespace {
 
 // Whether a row- or column-major operand holds an inf or nan: every exponent bit set, tested on the bits so
 // that each contiguous run vectorises.
@@ -171,7 +163,11 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, dou
       return;
     }
     case kFloat16: case kBFloat16: {  // accumulate in float32
-      if (a.dtype() == kBFloat16 && alpha == 1 && beta == 0 && onednn_bf16_gemm(a, b, out)) return;
+      if (a.dtype() == kBFloat16 && alpha == 1 && beta == 0 && has_onednn_bf16_matmul()) {
+        Tensor ka, kb;
+        onednn_bf16_gemm(as_operand(a, ka), as_operand(b, kb), out.data_ptr(), M, N, K);
+        return;
+      }
       Tensor acc = beta == 0 ? empty({M, N}, out.options().with_dtype(kFloat32)) : out.to(kFloat32, true);
       gemm(a.to(kFloat32), b.to(kFloat32), acc, alpha, beta);
       Tensor(out).copy_(acc);

@@ -9,19 +9,7 @@ namespace ember::cpu {
 
 using namespace onednn;
 
-namespace {
-
-// m (rows, cols) as oneDNN strides when it is row- or column-major, else empty.
-memory::dims matrix_strides(const Tensor& m) {
-  int64_t rows = m.size(0), cols = m.size(1), s0 = m.stride(0), s1 = m.stride(1);
-  if ((s1 == 1 || cols <= 1) && (s0 >= std::max<int64_t>(cols, 1) || rows <= 1)) return {std::max<int64_t>(s0, cols), 1};
-  if ((s0 == 1 || rows <= 1) && (s1 >= std::max<int64_t>(rows, 1) || cols <= 1)) return {1, std::max<int64_t>(s1, rows)};
-  return {};
-}
-
-// Whether oneDNN has a bfloat16 matmul here: not below AVX512_BF16 (or under ONEDNN_MAX_CPU_ISA=AVX2, as the tests
-// pin it), where the float32 path runs instead.
-bool has_bf16_matmul() {
+bool has_onednn_bf16_matmul() {
   static const bool available = [] {
     try {
       memory::desc d({16, 16}, memory::data_type::bf16, Tag::ab);
@@ -34,15 +22,12 @@ bool has_bf16_matmul() {
   return available;
 }
 
-}  // namespace
-
-bool onednn_bf16_gemm(const Tensor& a, const Tensor& b, const Tensor& out) {
-  memory::dims sa = matrix_strides(a), sb = matrix_strides(b);
-  if (sa.empty() || sb.empty() || !has_bf16_matmul()) return false;
-  const int64_t M = a.size(0), K = a.size(1), N = b.size(1);
-  const auto* pa = static_cast<const uint16_t*>(a.data_ptr());
-  const auto* pb = static_cast<const uint16_t*>(b.data_ptr());
-  auto* pc = static_cast<uint16_t*>(out.data_ptr());
+void onednn_bf16_gemm(const Operand& a, const Operand& b, void* out, int64_t M, int64_t N, int64_t K) {
+  auto strides = [](const Operand& o) { return o.trans ? memory::dims{1, o.ld} : memory::dims{o.ld, 1}; };
+  const memory::dims sa = strides(a), sb = strides(b);
+  const auto* pa = static_cast<const uint16_t*>(a.data);
+  const auto* pb = static_cast<const uint16_t*>(b.data);
+  auto* pc = static_cast<uint16_t*>(out);
   constexpr auto bf16 = memory::data_type::bf16;
   // Row blocks of A and C, one per Ember thread, each on one OpenMP thread (over_parts)
   over_parts(M, 16, [&](int64_t first, int64_t rows, int64_t) {
@@ -57,7 +42,6 @@ bool onednn_bf16_gemm(const Tensor& a, const Tensor& b, const Tensor& out) {
     memory mc(dc, cpu_engine(), pc + first * N);
     run(c->primitive, c->scratchpad, {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}}, stream);
   });
-  return true;
 }
 
 }  // namespace ember::cpu

@@ -1,8 +1,6 @@
 // Measures the machine's float32 FMA throughput, the roofline that GEMM benchmarks report against.
 #include "ember/parallel.h"
 
-#include <immintrin.h>
-
 #include <atomic>
 #include <chrono>
 
@@ -10,37 +8,27 @@ namespace ember {
 
 namespace {
 
-// The widest float32 vector the build targets (AVX-512 where the compiler may use it, else AVX2).
+// The widest float32 vector the build targets (GCC's vector extensions: AVX-512 where the compiler may use it, else
+// AVX2); a multiply-add of them compiles to one FMA (GNU C++ contracts).
 #ifdef __AVX512F__
-using Vec = __m512;
 constexpr int kLanes = 16;
-inline Vec splat(float v) { return _mm512_set1_ps(v); }
-inline Vec fmadd(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
-inline Vec add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
-inline void store(float* p, Vec v) { _mm512_storeu_ps(p, v); }
 #else
-using Vec = __m256;
 constexpr int kLanes = 8;
-inline Vec splat(float v) { return _mm256_set1_ps(v); }
-inline Vec fmadd(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
-inline Vec add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
-inline void store(float* p, Vec v) { _mm256_storeu_ps(p, v); }
 #endif
+typedef float Vec __attribute__((vector_size(kLanes * sizeof(float))));
 
 // Twelve independent FMA chains: enough to cover two FMA ports at 4-6 cycles of latency.
 int64_t fma_burst(int64_t iterations) {
   Vec acc[12];
-  for (int k = 0; k < 12; ++k) acc[k] = splat(float(k));
-  const Vec mul = splat(0.999999f), shift = splat(1e-7f);
+  for (int k = 0; k < 12; ++k) acc[k] = float(k) - Vec{};
+  const Vec mul = 0.999999f - Vec{}, shift = 1e-7f - Vec{};
   for (int64_t i = 0; i < iterations; ++i) {
-    for (int k = 0; k < 12; ++k) acc[k] = fmadd(acc[k], mul, shift);
+    for (int k = 0; k < 12; ++k) acc[k] = acc[k] * mul + shift;
   }
   Vec sum = acc[0];
-  for (int k = 1; k < 12; ++k) sum = add(sum, acc[k]);
-  float lanes[kLanes];
-  store(lanes, sum);
+  for (int k = 1; k < 12; ++k) sum += acc[k];
   // The result feeds the return value, so the loop cannot be removed.
-  return lanes[0] != 0 ? iterations * 12 * kLanes * 2 : 0;
+  return sum[0] != 0 ? iterations * 12 * kLanes * 2 : 0;
 }
 
 }  // namespace
